@@ -1,0 +1,172 @@
+/**
+ * The closed set of mooring's error codes. Each code is a constant with a message, whether it is
+ * worth retrying, and the exit code a CLI gives for it. `docs/errors.md` lists every code; a test
+ * keeps the two in sync. Retries are decided on codes, never on message text.
+ */
+
+export interface ErrorSpec {
+  /** One line describing what went wrong, for docs and as a default message. */
+  readonly summary: string;
+  /** Whether the operation may succeed if tried again unchanged. */
+  readonly retryable: boolean;
+}
+
+export const ERROR_CODES = {
+  // configuration and input
+  MOORING_E_CONFIG_INVALID: { summary: 'The agent settings are invalid.', retryable: false },
+  MOORING_E_INPUT_INVALID: {
+    summary: 'An input file or argument is missing or malformed.',
+    retryable: false,
+  },
+
+  // control plane (client side)
+  MOORING_E_CP_UNREACHABLE: { summary: 'The control plane could not be reached.', retryable: true },
+  MOORING_E_CP_TIMEOUT: { summary: 'A control-plane request timed out.', retryable: true },
+  MOORING_E_CP_UNAVAILABLE: {
+    summary: 'The control plane answered 429 or 5xx (after retries).',
+    retryable: true,
+  },
+  MOORING_E_CP_UNAUTHORIZED: {
+    summary: 'The control plane refused the API key (401/403).',
+    retryable: false,
+  },
+  MOORING_E_CP_NOT_FOUND: { summary: 'The control plane has no such resource (404).', retryable: false },
+  MOORING_E_CP_REJECTED: { summary: 'The control plane rejected the request (4xx).', retryable: false },
+  MOORING_E_CP_BAD_RESPONSE: {
+    summary: 'The control plane sent a response that does not match the interface.',
+    retryable: true,
+  },
+  MOORING_E_RECORD_INVALID: {
+    summary: 'A record in a control-plane page is malformed; it is refused alone.',
+    retryable: false,
+  },
+  MOORING_E_RECORD_UNSUPPORTED: {
+    summary: 'A record uses a value this agent does not support (a new source or status).',
+    retryable: false,
+  },
+
+  // listener registration
+  MOORING_E_LISTENER_NOT_FOUND: { summary: 'The configured listener does not exist.', retryable: false },
+  MOORING_E_LISTENER_NOT_K8S: {
+    summary: "The configured listener's compute_type is not k8s.",
+    retryable: false,
+  },
+
+  // rendering and policy
+  MOORING_E_RENDER_INVALID: {
+    summary: 'The ResourceSpec has an invalid value or combination.',
+    retryable: false,
+  },
+  MOORING_E_RENDER_POLICY: {
+    summary: 'The ResourceSpec asks for something the policy forbids (hostPath, privileged).',
+    retryable: false,
+  },
+  MOORING_E_RENDER_NAME_COLLISION: {
+    summary: 'Two deployments would produce the same object names in one namespace.',
+    retryable: false,
+  },
+  MOORING_E_RENDER_NO_IMAGE: { summary: 'The revision has no image_uri to run.', retryable: false },
+  MOORING_E_NAMESPACE_NOT_ALLOWED: {
+    summary: "The deployment's target namespace is not one of the agent's namespaces.",
+    retryable: false,
+  },
+
+  // Kubernetes
+  MOORING_E_KUBE_UNREACHABLE: { summary: 'The Kubernetes API could not be reached.', retryable: true },
+  MOORING_E_KUBE_SERVER: { summary: 'The Kubernetes API answered 429 or 5xx.', retryable: true },
+  MOORING_E_KUBE_CONFLICT: {
+    summary: 'A Kubernetes write conflicted (409: stale resourceVersion or field ownership).',
+    retryable: true,
+  },
+  MOORING_E_KUBE_INVALID: {
+    summary: 'The Kubernetes API rejected an object as invalid (422).',
+    retryable: false,
+  },
+  MOORING_E_KUBE_IMMUTABLE: {
+    summary: 'A change touches an immutable field and the object may not be recreated.',
+    retryable: false,
+  },
+  MOORING_E_KUBE_FORBIDDEN: { summary: 'The Kubernetes API refused the agent (401/403).', retryable: false },
+  MOORING_E_KUBE_NOT_FOUND: { summary: 'A Kubernetes object or namespace does not exist.', retryable: false },
+  MOORING_E_KUBE_REQUEST: { summary: 'The Kubernetes API rejected a request (other 4xx).', retryable: false },
+
+  // pruning, health, reconcile
+  MOORING_E_PRUNE_LISTING_INCOMPLETE: {
+    summary: 'An inventory listing failed or was partial; nothing was pruned.',
+    retryable: true,
+  },
+  MOORING_E_PRUNE_CAP_EXCEEDED: {
+    summary: 'More deletions were due than the per-cycle cap allows; none were made.',
+    retryable: false,
+  },
+  MOORING_E_ROLLOUT_FAILED: {
+    summary: 'A workload failed to roll out (progress deadline exceeded).',
+    retryable: false,
+  },
+  MOORING_E_RECONCILE_TIMEOUT: { summary: 'A reconcile did not finish within its timeout.', retryable: true },
+
+  // agent
+  MOORING_E_LEADERSHIP_LOST: {
+    summary: 'The agent lost its leader lease; it stopped writing.',
+    retryable: true,
+  },
+  MOORING_E_INTERNAL: { summary: 'An unexpected internal error (a bug: please report it).', retryable: true },
+} as const satisfies Record<string, ErrorSpec>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export interface MooringErrorOptions {
+  cause?: unknown;
+  /** Structured, secret-free details for logs and status (field names, ids, HTTP status). */
+  details?: Record<string, unknown>;
+  /** Overrides the code's default retryability (e.g. a Retry-After hint). */
+  retryable?: boolean;
+  /** Server hint in milliseconds before the next try, when one was given. */
+  retryAfterMs?: number;
+}
+
+/** An error with a code from the closed set. Messages must never contain secret values. */
+export class MooringError extends Error {
+  readonly code: ErrorCode;
+  readonly retryable: boolean;
+  readonly details: Record<string, unknown>;
+  readonly retryAfterMs: number | undefined;
+
+  constructor(code: ErrorCode, message?: string, options: MooringErrorOptions = {}) {
+    super(
+      message ?? ERROR_CODES[code].summary,
+      options.cause === undefined ? undefined : { cause: options.cause },
+    );
+    this.name = 'MooringError';
+    this.code = code;
+    this.retryable = options.retryable ?? ERROR_CODES[code].retryable;
+    this.details = options.details ?? {};
+    this.retryAfterMs = options.retryAfterMs;
+  }
+}
+
+/**
+ * An error that must not be retried until the desired state changes (controller-runtime's
+ * TerminalError): the reconcile loop parks the deployment and reports it.
+ */
+export class TerminalError extends MooringError {
+  constructor(code: ErrorCode, message?: string, options: Omit<MooringErrorOptions, 'retryable'> = {}) {
+    super(code, message, { ...options, retryable: false });
+    this.name = 'TerminalError';
+  }
+}
+
+export function isMooringError(err: unknown): err is MooringError {
+  return err instanceof MooringError;
+}
+
+/** True when trying again may help. Unknown errors are retried (with backoff), never parked. */
+export function isRetryable(err: unknown): boolean {
+  if (err instanceof MooringError) return err.retryable;
+  return true;
+}
+
+/** The code of an error, `MOORING_E_INTERNAL` for errors that are not ours. */
+export function errorCode(err: unknown): ErrorCode {
+  return err instanceof MooringError ? err.code : 'MOORING_E_INTERNAL';
+}
