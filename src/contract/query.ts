@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { DEPLOYMENT_STATUSES, DEPLOYMENT_TYPES, REVISION_STATUSES } from './enums.ts';
+
+/**
+ * Query parameters (names fixed by DESIGN.md: the interface leaves them "not shown"). The server
+ * parses them with these schemas; the client builds them from the same names.
+ */
+
+const limit = z.coerce.number().int().min(1).max(100).default(20);
+const offset = z.coerce.number().int().min(0).default(0);
+
+/** `true`/`false` only: a typo such as `yes` is a 422, not silently false. */
+const bool = z.enum(['true', 'false']).transform((v) => v === 'true');
+
+/** A comma list: items trimmed; an empty item is rejected (DESIGN.md). */
+function commaList<T extends z.ZodType<string, string>>(item: T) {
+  return z
+    .string()
+    .transform((s) => s.split(',').map((p) => p.trim()))
+    .pipe(z.array(z.string().min(1, 'empty item in comma list').pipe(item)).min(1));
+}
+
+export const PageQuery = z.strictObject({ limit, offset });
+
+export const DeploymentListQuery = z.strictObject({
+  limit,
+  offset,
+  name: z.string().min(1).optional(),
+  name_contains: z.string().min(1).optional(),
+  status: z.enum(DEPLOYMENT_STATUSES).optional(),
+  remote_reconciled: bool.optional(),
+  tag_value_ids: commaList(z.string()).optional(),
+  image_version: z.string().min(1).optional(),
+  deployment_type: z.enum(DEPLOYMENT_TYPES).optional(),
+  deployment_ids: commaList(z.uuid()).optional(),
+});
+export type DeploymentListQuery = z.infer<typeof DeploymentListQuery>;
+/** What a caller passes: every filter optional, lists as arrays. */
+export type DeploymentFilters = Partial<Omit<DeploymentListQuery, 'limit' | 'offset'>> & { limit?: number };
+
+export const RevisionListQuery = z.strictObject({
+  limit,
+  offset,
+  status: commaList(z.enum(REVISION_STATUSES)).optional(),
+  remote_reconciled: bool.optional(),
+});
+export type RevisionListQuery = z.infer<typeof RevisionListQuery>;
+export type RevisionFilters = Partial<Omit<RevisionListQuery, 'limit' | 'offset'>> & { limit?: number };
+
+export const ListenerListQuery = PageQuery;
+
+export const TokenListQuery = z.strictObject({ provider_id: z.string().min(1).optional() });

@@ -1,0 +1,123 @@
+import type { z } from 'zod';
+import { COMPUTE_TYPES, DEPLOYMENT_STATUSES, DEPLOYMENT_TYPES, REVISION_STATUSES, SOURCES } from './enums.ts';
+import {
+  RawListEnvelope,
+  type DeploymentRecord,
+  type ListenerRecord,
+  type RevisionRecord,
+} from './schemas.ts';
+
+/** A record refused alone: the rest of its page goes on. */
+export interface RejectedRecord {
+  index: number;
+  /** The record's `id` when it had a readable one. */
+  id?: string;
+  code: 'MOORING_E_RECORD_INVALID';
+  /** Which fields are wrong and how; never the values (they may be secrets). */
+  reason: string;
+}
+
+/** A record kept but flagged: it uses a value this agent does not know. */
+export interface UnsupportedRecord {
+  index: number;
+  id: string;
+  code: 'MOORING_E_RECORD_UNSUPPORTED';
+  reason: string;
+}
+
+export interface ParsedPage<T> {
+  items: T[];
+  rejected: RejectedRecord[];
+  unsupported: UnsupportedRecord[];
+  /** Where the next page starts. */
+  offset: number;
+}
+
+/** Thrown when the envelope itself is not a page: the whole listing is then incomplete. */
+export class MalformedPageError extends Error {
+  constructor(reason: string) {
+    super(`malformed list envelope: ${reason}`);
+    this.name = 'MalformedPageError';
+  }
+}
+
+/** Renders zod issues as `path: message` without the offending values. */
+export function describeIssues(error: z.ZodError, limit = 5): string {
+  const parts = error.issues
+    .slice(0, limit)
+    .map((i) => `${i.path.length ? i.path.join('.') : '(record)'}: ${i.message}`);
+  const more = error.issues.length > limit ? ` (+${error.issues.length - limit} more)` : '';
+  return parts.join('; ') + more;
+}
+
+function readId(item: unknown): string | undefined {
+  if (item && typeof item === 'object' && 'id' in item) {
+    const id = (item as { id: unknown }).id;
+    if (typeof id === 'string' && id.length > 0 && id.length <= 128) return id;
+  }
+  return undefined;
+}
+
+/**
+ * Parses one list page tolerantly: a bad envelope throws `MalformedPageError`; each bad record is
+ * rejected alone with a reason; records with unknown enum values are kept and flagged.
+ */
+export function parsePage<S extends z.ZodType>(
+  body: unknown,
+  item: S,
+  flag: (record: z.infer<S>) => string[] = () => [],
+): ParsedPage<z.infer<S>> {
+  const envelope = RawListEnvelope.safeParse(body);
+  if (!envelope.success) throw new MalformedPageError(describeIssues(envelope.error));
+  const page: ParsedPage<z.infer<S>> = {
+    items: [],
+    rejected: [],
+    unsupported: [],
+    offset: envelope.data.offset,
+  };
+  envelope.data.resources.forEach((raw, index) => {
+    const parsed = item.safeParse(raw);
+    const id = readId(raw);
+    if (!parsed.success) {
+      page.rejected.push({
+        index,
+        ...(id ? { id } : {}),
+        code: 'MOORING_E_RECORD_INVALID',
+        reason: describeIssues(parsed.error),
+      });
+      return;
+    }
+    page.items.push(parsed.data);
+    const reasons = flag(parsed.data);
+    if (reasons.length > 0 && id) {
+      page.unsupported.push({ index, id, code: 'MOORING_E_RECORD_UNSUPPORTED', reason: reasons.join('; ') });
+    }
+  });
+  return page;
+}
+
+function unknownValue(field: string, value: unknown, known: readonly string[]): string[] {
+  return value == null || known.includes(value as string)
+    ? []
+    : [`${field} "${String(value)}" is not supported`];
+}
+
+/** Fields of a deployment whose values the interface does not list. */
+export function deploymentUnsupported(d: DeploymentRecord): string[] {
+  return [
+    ...unknownValue('source', d.source, SOURCES),
+    ...unknownValue('status', d.status, DEPLOYMENT_STATUSES),
+    ...unknownValue('source_config.deployment_type', d.source_config.deployment_type, DEPLOYMENT_TYPES),
+  ];
+}
+
+export function revisionUnsupported(r: RevisionRecord): string[] {
+  return [
+    ...unknownValue('source', r.source, SOURCES),
+    ...unknownValue('status', r.status, REVISION_STATUSES),
+  ];
+}
+
+export function listenerUnsupported(l: ListenerRecord): string[] {
+  return unknownValue('compute_type', l.compute_type, COMPUTE_TYPES);
+}
