@@ -1,0 +1,101 @@
+{{/*
+Names and labels shared by every template.
+*/}}
+
+{{/* Chart name, truncated to the 63 characters a label value allows. */}}
+{{- define "mooring.name" -}}
+{{- .Chart.Name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* Release full name: the release name when it already contains the chart name. */}}
+{{- define "mooring.fullname" -}}
+{{- if contains .Chart.Name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name .Chart.Name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+
+{{- define "mooring.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* Selector labels: stable for the life of the release. */}}
+{{- define "mooring.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "mooring.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{/*
+Labels of every object. managed-by is Helm's: the agent's own ownership label
+(app.kubernetes.io/managed-by: mooring) is for the objects it creates, never for itself.
+*/}}
+{{- define "mooring.labels" -}}
+helm.sh/chart: {{ include "mooring.chart" . }}
+{{ include "mooring.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/component: agent
+app.kubernetes.io/part-of: mooring
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end }}
+
+{{- define "mooring.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "mooring.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- required "serviceAccount.name is required when serviceAccount.create is false" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{/* registry/repository:tag, or @digest when a digest is given. */}}
+{{- define "mooring.image" -}}
+{{- $repo := .Values.image.repository }}
+{{- if .Values.image.registry }}
+{{- $repo = printf "%s/%s" .Values.image.registry .Values.image.repository }}
+{{- end }}
+{{- if .Values.image.digest }}
+{{- printf "%s@%s" $repo .Values.image.digest }}
+{{- else }}
+{{- printf "%s:%s" $repo (default .Chart.AppVersion .Values.image.tag) }}
+{{- end }}
+{{- end }}
+
+{{/* Name of the Secret holding the API key, and its key. */}}
+{{- define "mooring.apiKeySecretName" -}}
+{{- if .Values.existingSecret }}
+{{- .Values.existingSecret }}
+{{- else }}
+{{- printf "%s-api-key" (include "mooring.fullname" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+
+{{- define "mooring.apiKeySecretKey" -}}
+{{- if .Values.existingSecret }}
+{{- .Values.existingSecretKey }}
+{{- else -}}
+api-key
+{{- end }}
+{{- end }}
+
+{{/* The release namespace's Role (Lease and Events); distinct from the watched-namespace Role. */}}
+{{- define "mooring.selfRoleName" -}}
+{{- printf "%s-self" (include "mooring.fullname" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+Cross-field rules the JSON schema cannot state with a clear message. Included by the Deployment,
+so every render checks them.
+*/}}
+{{- define "mooring.validate" -}}
+{{- if and (not .Values.apiKey) (not .Values.existingSecret) }}
+{{- fail "mooring: set apiKey or existingSecret (the name of a Secret in the release namespace holding the control plane API key)" }}
+{{- end }}
+{{- if and .Values.apiKey .Values.existingSecret }}
+{{- fail "mooring: set only one of apiKey and existingSecret, not both" }}
+{{- end }}
+{{- range .Values.extraEnv }}
+{{- if eq .name "MOORING_API_KEY" }}
+{{- fail "mooring: extraEnv must not set MOORING_API_KEY (a plain env value); use apiKey or existingSecret, mounted as a file" }}
+{{- end }}
+{{- end }}
+{{- end }}
