@@ -1,0 +1,529 @@
+/**
+ * The agent's settings (`mooring run`, `mooring diff`): one table drives parsing of flags and
+ * environment, validation, and the `--help` text, so the three can never disagree. Flags win over
+ * the environment. Every problem is reported as one line naming the flag and its env twin; secret
+ * values (the API key) are never echoed.
+ */
+import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+
+/** How a raw string becomes a value. */
+type Kind = 'string' | 'url' | 'uuid' | 'list' | 'seconds' | 'int' | 'port' | 'bool' | 'level';
+
+interface Setting {
+  /** Key in `AgentConfig` (before unit conversion). */
+  key: string;
+  flag: string;
+  env: string;
+  kind: Kind;
+  /** The default as text for `--help` (also parsed when `value` is absent). */
+  defaultText: string;
+  /** The default as a raw string, when there is a literal one. */
+  value?: string;
+  unit?: string;
+  description: string;
+  /** Never echo the value in problems. */
+  secret?: boolean;
+}
+
+/** The agreed settings (docs/operator-guide.md mirrors this table). */
+export const SETTINGS: readonly Setting[] = [
+  {
+    key: 'controlPlaneUrl',
+    flag: 'control-plane-url',
+    env: 'MOORING_CONTROL_PLANE_URL',
+    kind: 'url',
+    defaultText: '(required)',
+    description: 'base URL of the control plane',
+  },
+  {
+    key: 'apiKey',
+    flag: 'api-key',
+    env: 'MOORING_API_KEY',
+    kind: 'string',
+    defaultText: '-',
+    secret: true,
+    description: 'API key (prefer --api-key-file)',
+  },
+  {
+    key: 'apiKeyFile',
+    flag: 'api-key-file',
+    env: 'MOORING_API_KEY_FILE',
+    kind: 'string',
+    defaultText: '-',
+    description: 'file holding the API key (a mounted Secret); one of the two is required',
+  },
+  {
+    key: 'tenantId',
+    flag: 'tenant-id',
+    env: 'MOORING_TENANT_ID',
+    kind: 'uuid',
+    defaultText: '-',
+    description: 'forwarded as X-Tenant-Id',
+  },
+  {
+    key: 'listenerId',
+    flag: 'listener-id',
+    env: 'MOORING_LISTENER_ID',
+    kind: 'uuid',
+    defaultText: '(required)',
+    description: "this agent's listener (uuid)",
+  },
+  {
+    key: 'namespaces',
+    flag: 'namespaces',
+    env: 'MOORING_NAMESPACES',
+    kind: 'list',
+    defaultText: '(required)',
+    description: 'comma list of namespaces the agent may write',
+  },
+  {
+    key: 'kubeconfig',
+    flag: 'kubeconfig',
+    env: 'MOORING_KUBECONFIG',
+    kind: 'string',
+    defaultText: 'in-cluster, then $KUBECONFIG',
+    description: 'kubeconfig file',
+  },
+  {
+    key: 'pollInterval',
+    flag: 'poll-interval',
+    env: 'MOORING_POLL_INTERVAL',
+    kind: 'seconds',
+    value: '15',
+    defaultText: '15',
+    unit: 'seconds',
+    description: 'time between polls (jittered +-10%)',
+  },
+  {
+    key: 'heartbeatInterval',
+    flag: 'heartbeat-interval',
+    env: 'MOORING_HEARTBEAT_INTERVAL',
+    kind: 'seconds',
+    value: '60',
+    defaultText: '60',
+    unit: 'seconds',
+    description: 'time between listener PATCHes',
+  },
+  {
+    key: 'concurrency',
+    flag: 'concurrency',
+    env: 'MOORING_CONCURRENCY',
+    kind: 'int',
+    value: '8',
+    defaultText: '8',
+    unit: 'reconciles',
+    description: 'reconciles at once',
+  },
+  {
+    key: 'reconcileTimeout',
+    flag: 'reconcile-timeout',
+    env: 'MOORING_RECONCILE_TIMEOUT',
+    kind: 'seconds',
+    value: '120',
+    defaultText: '120',
+    unit: 'seconds',
+    description: 'time one reconcile may take',
+  },
+  {
+    key: 'opsHost',
+    flag: 'ops-host',
+    env: 'MOORING_OPS_HOST',
+    kind: 'string',
+    value: '0.0.0.0',
+    defaultText: '0.0.0.0',
+    description: 'address of /healthz /readyz /metrics /status',
+  },
+  {
+    key: 'opsPort',
+    flag: 'ops-port',
+    env: 'MOORING_OPS_PORT',
+    kind: 'port',
+    value: '8080',
+    defaultText: '8080',
+    unit: 'port',
+    description: 'port of the same (0 = any free port)',
+  },
+  {
+    key: 'leaderElection',
+    flag: 'leader-election',
+    env: 'MOORING_LEADER_ELECTION',
+    kind: 'bool',
+    value: 'false',
+    defaultText: 'false',
+    description: 'elect a leader on a Lease; only it writes',
+  },
+  {
+    key: 'leaseName',
+    flag: 'lease-name',
+    env: 'MOORING_LEASE_NAME',
+    kind: 'string',
+    value: 'mooring-leader',
+    defaultText: 'mooring-leader',
+    description: 'Lease name',
+  },
+  {
+    key: 'leaseNamespace',
+    flag: 'lease-namespace',
+    env: 'MOORING_LEASE_NAMESPACE',
+    kind: 'string',
+    defaultText: '$MOORING_POD_NAMESPACE, else first of --namespaces',
+    description: 'Lease namespace',
+  },
+  {
+    key: 'identity',
+    flag: 'identity',
+    env: 'MOORING_POD_NAME',
+    kind: 'string',
+    defaultText: 'hostname',
+    description: "this replica's identity in the Lease",
+  },
+  {
+    key: 'shutdownGracePeriod',
+    flag: 'shutdown-grace-period',
+    env: 'MOORING_SHUTDOWN_GRACE_PERIOD',
+    kind: 'seconds',
+    value: '20',
+    defaultText: '20',
+    unit: 'seconds',
+    description: 'time in-flight reconciles get on SIGTERM',
+  },
+  {
+    key: 'dryRun',
+    flag: 'dry-run',
+    env: 'MOORING_DRY_RUN',
+    kind: 'bool',
+    value: 'false',
+    defaultText: 'false',
+    description: 'observe and report, write nothing',
+  },
+  {
+    key: 'deleteVolumes',
+    flag: 'delete-volumes',
+    env: 'MOORING_DELETE_VOLUMES',
+    kind: 'bool',
+    value: 'false',
+    defaultText: 'false',
+    description: 'also delete PVCs when a deployment is deleted',
+  },
+  {
+    key: 'recreateStatefulSets',
+    flag: 'recreate-statefulsets',
+    env: 'MOORING_RECREATE_STATEFULSETS',
+    kind: 'bool',
+    value: 'false',
+    defaultText: 'false',
+    description: 'allow recreating a StatefulSet on an immutable change (volumes kept)',
+  },
+  {
+    key: 'redisImage',
+    flag: 'redis-image',
+    env: 'MOORING_REDIS_IMAGE',
+    kind: 'string',
+    value: 'redis:7.4-alpine',
+    defaultText: 'redis:7.4-alpine',
+    description: 'image of the Redis component',
+  },
+  {
+    key: 'postgresImage',
+    flag: 'postgres-image',
+    env: 'MOORING_POSTGRES_IMAGE',
+    kind: 'string',
+    value: 'postgres:16-alpine',
+    defaultText: 'postgres:16-alpine',
+    description: 'image of the Postgres component',
+  },
+  {
+    key: 'storageClass',
+    flag: 'storage-class',
+    env: 'MOORING_STORAGE_CLASS',
+    kind: 'string',
+    defaultText: '(cluster default)',
+    description: 'storageClassName of Postgres volumes',
+  },
+  {
+    key: 'clusterDomain',
+    flag: 'cluster-domain',
+    env: 'MOORING_CLUSTER_DOMAIN',
+    kind: 'string',
+    value: 'cluster.local',
+    defaultText: 'cluster.local',
+    description: 'DNS suffix in service URIs',
+  },
+  {
+    key: 'allowHostPath',
+    flag: 'allow-host-path',
+    env: 'MOORING_ALLOW_HOST_PATH',
+    kind: 'bool',
+    value: 'false',
+    defaultText: 'false',
+    description: 'policy: allow hostPath volumes',
+  },
+  {
+    key: 'allowPrivileged',
+    flag: 'allow-privileged',
+    env: 'MOORING_ALLOW_PRIVILEGED',
+    kind: 'bool',
+    value: 'false',
+    defaultText: 'false',
+    description: 'policy: allow privileged containers',
+  },
+  {
+    key: 'logLevel',
+    flag: 'log-level',
+    env: 'MOORING_LOG_LEVEL',
+    kind: 'level',
+    value: 'info',
+    defaultText: 'info',
+    description: 'log level: fatal, error, warn, info, debug, trace, silent',
+  },
+];
+
+/** The parsed settings. Durations are converted to milliseconds. */
+export interface AgentConfig {
+  controlPlaneUrl: string;
+  /** The API key (from --api-key or the file). Never log it. */
+  apiKey: string;
+  tenantId: string | undefined;
+  listenerId: string;
+  namespaces: string[];
+  /** Kubeconfig file; undefined = in-cluster, then $KUBECONFIG. */
+  kubeconfig: string | undefined;
+  pollIntervalMs: number;
+  heartbeatIntervalMs: number;
+  concurrency: number;
+  reconcileTimeoutMs: number;
+  opsHost: string;
+  opsPort: number;
+  leaderElection: boolean;
+  leaseName: string;
+  leaseNamespace: string;
+  identity: string;
+  shutdownGracePeriodMs: number;
+  dryRun: boolean;
+  deleteVolumes: boolean;
+  recreateStatefulSets: boolean;
+  redisImage: string;
+  postgresImage: string;
+  storageClass: string | undefined;
+  clusterDomain: string;
+  allowHostPath: boolean;
+  allowPrivileged: boolean;
+  logLevel: string;
+}
+
+const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
+/** One zod schema per kind: raw string in, value out. Messages say what is expected. */
+const KIND_SCHEMAS: Record<Kind, z.ZodType> = {
+  string: z.string().trim().min(1, 'must not be empty'),
+  url: z
+    .string()
+    .trim()
+    .refine((s) => /^https?:\/\//.test(s) && URL.canParse(s), 'must be an http(s) URL'),
+  uuid: z.string().trim().pipe(z.uuid('must be a uuid')),
+  list: z
+    .string()
+    .transform((s) =>
+      s
+        .split(',')
+        .map((p) => p.trim())
+        .filter((p) => p.length > 0),
+    )
+    .pipe(
+      z
+        .array(z.string().regex(DNS_LABEL, 'each namespace must be a DNS-1123 label'))
+        .min(1, 'must name at least one namespace'),
+    ),
+  seconds: z
+    .string()
+    .trim()
+    .regex(/^\d+(\.\d+)?$/, 'must be a positive number of seconds')
+    .transform(Number)
+    .pipe(z.number().positive('must be a positive number of seconds')),
+  int: z
+    .string()
+    .trim()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(1, 'must be at least 1').max(1000, 'must be at most 1000')),
+  port: z
+    .string()
+    .trim()
+    .regex(/^\d+$/, 'must be a port number')
+    .transform(Number)
+    .pipe(z.number().int().min(0).max(65535, 'must be a port number (0-65535)')),
+  bool: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .pipe(z.enum(['true', 'false', '1', '0', 'yes', 'no'], 'must be true or false'))
+    .transform((s) => s === 'true' || s === '1' || s === 'yes'),
+  level: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .pipe(z.enum(LEVELS, `must be one of ${LEVELS.join(', ')}`)),
+};
+
+export interface ConfigSources {
+  argv: readonly string[];
+  env: Readonly<Record<string, string | undefined>>;
+  /** Reads the API key file; injectable for tests. */
+  readFile?: (path: string) => string;
+  /** The default identity; injectable for tests. */
+  hostname?: () => string;
+}
+
+export type ConfigResult =
+  | { ok: true; config: AgentConfig; help: false }
+  | { ok: false; problems: string[]; help: false }
+  | { ok: true; help: true };
+
+function label(s: Setting): string {
+  return `--${s.flag} (${s.env})`;
+}
+
+/** Collects the raw string of each setting: flags win over the environment. */
+function collectRaw(
+  argv: readonly string[],
+  env: ConfigSources['env'],
+): { raw: Map<string, string>; help: boolean; problems: string[] } {
+  const options: Record<string, { type: 'string' | 'boolean' }> = { help: { type: 'boolean' } };
+  for (const s of SETTINGS) options[s.flag] = { type: s.kind === 'bool' ? 'boolean' : 'string' };
+  const raw = new Map<string, string>();
+  const problems: string[] = [];
+  let values: Record<string, string | boolean | undefined> = {};
+  try {
+    values = parseArgs({
+      args: [...argv],
+      options,
+      strict: true,
+      allowPositionals: false,
+      allowNegative: true,
+    }).values as Record<string, string | boolean | undefined>;
+  } catch (err) {
+    // parseArgs names the offending flag in its message; it never contains a flag's value.
+    problems.push((err as Error).message.split('\n')[0] ?? String(err));
+    return { raw, help: false, problems };
+  }
+  for (const s of SETTINGS) {
+    const fromFlag = values[s.flag];
+    const fromEnv = env[s.env];
+    if (fromFlag !== undefined) raw.set(s.key, String(fromFlag));
+    else if (fromEnv !== undefined && fromEnv !== '') raw.set(s.key, fromEnv);
+    else if (s.value !== undefined) raw.set(s.key, s.value);
+  }
+  return { raw, help: values.help === true, problems };
+}
+
+/**
+ * Parses the agent settings from flags and environment. Returns every problem at once (one line
+ * each) rather than stopping at the first, so an operator fixes a manifest in one go.
+ */
+export function parseAgentConfig(sources: ConfigSources): ConfigResult {
+  const { raw, help, problems } = collectRaw(sources.argv, sources.env);
+  if (help) return { ok: true, help: true };
+  if (problems.length > 0) return { ok: false, problems, help: false };
+
+  const values: Record<string, unknown> = {};
+  for (const s of SETTINGS) {
+    const text = raw.get(s.key);
+    if (text === undefined) continue;
+    const parsed = KIND_SCHEMAS[s.kind].safeParse(text);
+    if (parsed.success) values[s.key] = parsed.data;
+    else {
+      const why = parsed.error.issues[0]?.message ?? 'is invalid';
+      problems.push(`${label(s)}: ${why}${s.secret ? '' : ` (got "${text}")`}`);
+    }
+  }
+  const setting = (key: string) => SETTINGS.find((s) => s.key === key)!;
+  for (const key of ['controlPlaneUrl', 'listenerId', 'namespaces']) {
+    if (!raw.has(key)) problems.push(`${label(setting(key))}: is required`);
+  }
+
+  let apiKey: string | undefined;
+  if (raw.has('apiKey') && raw.has('apiKeyFile')) {
+    problems.push('--api-key (MOORING_API_KEY) and --api-key-file (MOORING_API_KEY_FILE): set only one');
+  } else if (typeof values.apiKey === 'string') {
+    apiKey = values.apiKey;
+  } else if (typeof values.apiKeyFile === 'string') {
+    const file = values.apiKeyFile;
+    try {
+      apiKey = (sources.readFile ?? ((p) => readFileSync(p, 'utf8')))(file).trim();
+      if (apiKey === '') problems.push(`${label(setting('apiKeyFile'))}: file "${file}" is empty`);
+    } catch (err) {
+      const code = (err as { code?: string }).code ?? 'unreadable';
+      problems.push(`${label(setting('apiKeyFile'))}: cannot read "${file}" (${code})`);
+    }
+  } else if (!raw.has('apiKey')) {
+    problems.push('--api-key-file (MOORING_API_KEY_FILE) or --api-key (MOORING_API_KEY): one is required');
+  }
+
+  if (problems.length > 0) return { ok: false, problems, help: false };
+
+  const namespaces = values.namespaces as string[];
+  const seconds = (key: string) => Math.round((values[key] as number) * 1000);
+  const config: AgentConfig = {
+    controlPlaneUrl: (values.controlPlaneUrl as string).replace(/\/+$/, ''),
+    apiKey: apiKey!,
+    tenantId: values.tenantId as string | undefined,
+    listenerId: values.listenerId as string,
+    namespaces,
+    kubeconfig: values.kubeconfig as string | undefined,
+    pollIntervalMs: seconds('pollInterval'),
+    heartbeatIntervalMs: seconds('heartbeatInterval'),
+    concurrency: values.concurrency as number,
+    reconcileTimeoutMs: seconds('reconcileTimeout'),
+    opsHost: values.opsHost as string,
+    opsPort: values.opsPort as number,
+    leaderElection: values.leaderElection as boolean,
+    leaseName: values.leaseName as string,
+    leaseNamespace:
+      (values.leaseNamespace as string | undefined) ??
+      (sources.env.MOORING_POD_NAMESPACE || undefined) ??
+      namespaces[0]!,
+    identity: (values.identity as string | undefined) ?? (sources.hostname ?? hostname)(),
+    shutdownGracePeriodMs: seconds('shutdownGracePeriod'),
+    dryRun: values.dryRun as boolean,
+    deleteVolumes: values.deleteVolumes as boolean,
+    recreateStatefulSets: values.recreateStatefulSets as boolean,
+    redisImage: values.redisImage as string,
+    postgresImage: values.postgresImage as string,
+    storageClass: values.storageClass as string | undefined,
+    clusterDomain: values.clusterDomain as string,
+    allowHostPath: values.allowHostPath as boolean,
+    allowPrivileged: values.allowPrivileged as boolean,
+    logLevel: values.logLevel as string,
+  };
+  return { ok: true, config, help: false };
+}
+
+/** The `--help` text of a command taking the agent settings, generated from `SETTINGS`. */
+export function configHelp(command: string, summary: string): string {
+  const rows = SETTINGS.map((s) => {
+    const left = s.kind === 'bool' ? `--${s.flag}, --no-${s.flag}` : `--${s.flag} <${s.unit ?? 'value'}>`;
+    return { left, s };
+  });
+  const width = Math.max(...rows.map((r) => r.left.length));
+  const lines = rows.map(
+    ({ left, s }) =>
+      `  ${left.padEnd(width)}  ${s.description}\n  ${''.padEnd(width)}  env ${s.env}; default: ${s.defaultText}${s.unit ? ` (${s.unit})` : ''}`,
+  );
+  return [
+    `Usage: mooring ${command} [flags]`,
+    '',
+    summary,
+    '',
+    'Every flag has an environment twin; a flag wins over its variable. Booleans accept',
+    'true/false, 1/0, yes/no in the environment.',
+    '',
+    'Flags:',
+    ...lines,
+    `  ${'--help'.padEnd(width)}  print this text`,
+    '',
+  ].join('\n');
+}

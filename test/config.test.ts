@@ -1,0 +1,166 @@
+import { describe, expect, it } from 'vitest';
+import { configHelp, parseAgentConfig, SETTINGS } from '../src/config.ts';
+
+const LISTENER = '3f1c8a52-6a43-4a51-9a0e-0c1f7f3f9d11';
+const BASE_ENV = {
+  MOORING_CONTROL_PLANE_URL: 'http://cp.example:8000/',
+  MOORING_API_KEY: 'k-123',
+  MOORING_LISTENER_ID: LISTENER,
+  MOORING_NAMESPACES: 'team-a, team-b',
+};
+
+function parse(
+  argv: string[],
+  env: Record<string, string | undefined> = BASE_ENV,
+  files: Record<string, string> = {},
+) {
+  return parseAgentConfig({
+    argv,
+    env,
+    hostname: () => 'host-1',
+    readFile: (p) => {
+      const content = files[p];
+      if (content === undefined) throw Object.assign(new Error('nope'), { code: 'ENOENT' });
+      return content;
+    },
+  });
+}
+
+function ok(result: ReturnType<typeof parse>) {
+  if (!result.ok || result.help) throw new Error(`expected a config, got ${JSON.stringify(result)}`);
+  return result.config;
+}
+
+function problems(result: ReturnType<typeof parse>): string[] {
+  if (result.ok) throw new Error('expected problems');
+  return result.problems;
+}
+
+describe('parseAgentConfig', () => {
+  it('applies documented defaults and converts seconds to milliseconds', () => {
+    const c = ok(parse([]));
+    expect(c).toMatchObject({
+      controlPlaneUrl: 'http://cp.example:8000',
+      apiKey: 'k-123',
+      listenerId: LISTENER,
+      namespaces: ['team-a', 'team-b'],
+      pollIntervalMs: 15_000,
+      heartbeatIntervalMs: 60_000,
+      concurrency: 8,
+      reconcileTimeoutMs: 120_000,
+      opsHost: '0.0.0.0',
+      opsPort: 8080,
+      leaderElection: false,
+      leaseName: 'mooring-leader',
+      leaseNamespace: 'team-a',
+      identity: 'host-1',
+      shutdownGracePeriodMs: 20_000,
+      dryRun: false,
+      redisImage: 'redis:7.4-alpine',
+      postgresImage: 'postgres:16-alpine',
+      clusterDomain: 'cluster.local',
+      logLevel: 'info',
+    });
+    expect(c.kubeconfig).toBeUndefined();
+    expect(c.storageClass).toBeUndefined();
+  });
+
+  it('lets flags win over the environment', () => {
+    const c = ok(
+      parse(['--poll-interval', '1.5', '--namespaces', 'x', '--dry-run', '--no-leader-election'], {
+        ...BASE_ENV,
+        MOORING_POLL_INTERVAL: '30',
+        MOORING_DRY_RUN: 'false',
+        MOORING_LEADER_ELECTION: 'true',
+      }),
+    );
+    expect(c.pollIntervalMs).toBe(1500);
+    expect(c.namespaces).toEqual(['x']);
+    expect(c.dryRun).toBe(true);
+    expect(c.leaderElection).toBe(false);
+  });
+
+  it('reads booleans from the environment', () => {
+    const c = ok(parse([], { ...BASE_ENV, MOORING_LEADER_ELECTION: 'yes', MOORING_ALLOW_HOST_PATH: '1' }));
+    expect(c.leaderElection).toBe(true);
+    expect(c.allowHostPath).toBe(true);
+  });
+
+  it('takes the lease namespace from MOORING_POD_NAMESPACE before the first namespace', () => {
+    expect(ok(parse([], { ...BASE_ENV, MOORING_POD_NAMESPACE: 'mooring-system' })).leaseNamespace).toBe(
+      'mooring-system',
+    );
+    expect(
+      ok(parse(['--lease-namespace', 'ops'], { ...BASE_ENV, MOORING_POD_NAMESPACE: 'x' })).leaseNamespace,
+    ).toBe('ops');
+  });
+
+  it('reads the API key from a file and trims the trailing newline', () => {
+    const env = { ...BASE_ENV, MOORING_API_KEY: undefined, MOORING_API_KEY_FILE: '/run/key' };
+    expect(ok(parse([], env, { '/run/key': 'from-file\n' })).apiKey).toBe('from-file');
+  });
+
+  it('reports a missing key file without failing on other settings first', () => {
+    const env = { ...BASE_ENV, MOORING_API_KEY: undefined, MOORING_API_KEY_FILE: '/run/missing' };
+    expect(problems(parse([], env))).toEqual([
+      '--api-key-file (MOORING_API_KEY_FILE): cannot read "/run/missing" (ENOENT)',
+    ]);
+  });
+
+  it('reports every problem at once, one line each', () => {
+    const lines = problems(
+      parse(['--poll-interval', 'soon', '--concurrency', '0', '--ops-port', '70000'], {
+        MOORING_LISTENER_ID: 'nope',
+      }),
+    );
+    expect(lines).toEqual([
+      '--listener-id (MOORING_LISTENER_ID): must be a uuid (got "nope")',
+      '--poll-interval (MOORING_POLL_INTERVAL): must be a positive number of seconds (got "soon")',
+      '--concurrency (MOORING_CONCURRENCY): must be at least 1 (got "0")',
+      '--ops-port (MOORING_OPS_PORT): must be a port number (0-65535) (got "70000")',
+      '--control-plane-url (MOORING_CONTROL_PLANE_URL): is required',
+      '--namespaces (MOORING_NAMESPACES): is required',
+      '--api-key-file (MOORING_API_KEY_FILE) or --api-key (MOORING_API_KEY): one is required',
+    ]);
+  });
+
+  it('never echoes the API key in a problem', () => {
+    const lines = problems(parse(['--api-key', '  '], { ...BASE_ENV, MOORING_API_KEY: undefined }));
+    expect(lines).toEqual(['--api-key (MOORING_API_KEY): must not be empty']);
+  });
+
+  it('refuses both key forms at once', () => {
+    expect(problems(parse(['--api-key-file', '/k'], BASE_ENV, { '/k': 'x' }))).toEqual([
+      '--api-key (MOORING_API_KEY) and --api-key-file (MOORING_API_KEY_FILE): set only one',
+    ]);
+  });
+
+  it('rejects unknown flags, bad namespaces, bad URLs and levels', () => {
+    expect(problems(parse(['--poll', '3']))[0]).toMatch(/Unknown option '--poll'/);
+    expect(problems(parse(['--namespaces', 'Team_A']))).toEqual([
+      '--namespaces (MOORING_NAMESPACES): each namespace must be a DNS-1123 label (got "Team_A")',
+    ]);
+    expect(problems(parse(['--control-plane-url', 'ftp://x']))).toEqual([
+      '--control-plane-url (MOORING_CONTROL_PLANE_URL): must be an http(s) URL (got "ftp://x")',
+    ]);
+    expect(problems(parse(['--log-level', 'loud']))[0]).toMatch(
+      /^--log-level \(MOORING_LOG_LEVEL\): must be one of/,
+    );
+  });
+
+  it('answers --help without validating', () => {
+    expect(parse(['--help'], {})).toEqual({ ok: true, help: true });
+  });
+});
+
+describe('configHelp', () => {
+  it('lists every setting with its env twin and default', () => {
+    const text = configHelp('run', 'Run the agent.');
+    for (const s of SETTINGS) {
+      expect(text).toContain(`--${s.flag}`);
+      expect(text).toContain(`env ${s.env}; default: ${s.defaultText}`);
+    }
+    expect(text).toContain('--poll-interval <seconds>');
+    expect(text).toContain('default: 15 (seconds)');
+  });
+});
