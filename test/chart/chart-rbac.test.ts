@@ -1,0 +1,237 @@
+import { describe, expect, it } from 'vitest';
+import { ciValueSets, type KubeObject, RELEASE, template } from './helm.ts';
+import {
+  type AccessRequest,
+  boundRoles,
+  documentedRoles,
+  type RoleLike,
+  rolesAllow,
+  WATCHED_NAMESPACE_PERMISSIONS,
+} from './rbac.ts';
+
+const SERVICE_ACCOUNT = { name: 'mooring', namespace: RELEASE.namespace };
+
+describe('rolesAllow', () => {
+  const role = (namespace: string, rules: RoleLike['rules']): RoleLike => ({
+    kind: 'Role',
+    metadata: { name: 'r', namespace },
+    rules,
+  });
+  const apps = role('apps', [
+    { apiGroups: ['apps'], resources: ['deployments'], verbs: ['get', 'patch'] },
+    { apiGroups: [''], resources: ['namespaces'], resourceNames: ['apps'], verbs: ['get'] },
+    {
+      apiGroups: ['coordination.k8s.io'],
+      resources: ['leases'],
+      resourceNames: ['l'],
+      verbs: ['create', 'get'],
+    },
+  ]);
+  const req = (r: Partial<AccessRequest>): AccessRequest => ({
+    verb: 'get',
+    group: 'apps',
+    resource: 'deployments',
+    namespace: 'apps',
+    name: 'web',
+    ...r,
+  });
+
+  it('matches verb, group, resource and the Role namespace', () => {
+    expect(rolesAllow([apps], req({}))).toBe(true);
+    expect(rolesAllow([apps], req({ verb: 'delete' }))).toBe(false);
+    expect(rolesAllow([apps], req({ group: '' }))).toBe(false);
+    expect(rolesAllow([apps], req({ resource: 'statefulsets' }))).toBe(false);
+    expect(rolesAllow([apps], req({ namespace: 'other' }))).toBe(false);
+    expect(rolesAllow([apps], req({ namespace: '' }))).toBe(false);
+  });
+
+  it('authorizes server-side apply as patch', () => {
+    expect(rolesAllow([apps], req({ verb: 'apply' }))).toBe(true);
+    expect(
+      rolesAllow(
+        [role('apps', [{ apiGroups: ['apps'], resources: ['deployments'], verbs: ['apply'] }])],
+        req({ verb: 'apply' }),
+      ),
+    ).toBe(false);
+  });
+
+  it('treats GET of a namespace as a request in that namespace', () => {
+    expect(
+      rolesAllow([apps], { verb: 'get', group: '', resource: 'namespaces', namespace: '', name: 'apps' }),
+    ).toBe(true);
+    expect(rolesAllow([apps], { verb: 'get', group: '', resource: 'namespaces', name: 'apps' })).toBe(true);
+    expect(rolesAllow([apps], { verb: 'get', group: '', resource: 'namespaces', name: 'kube-system' })).toBe(
+      false,
+    );
+    expect(rolesAllow([apps], { verb: 'list', group: '', resource: 'namespaces' })).toBe(false);
+  });
+
+  it('never lets resourceNames authorize a create or a list', () => {
+    const lease = { group: 'coordination.k8s.io', resource: 'leases', namespace: 'apps' };
+    expect(rolesAllow([apps], { ...lease, verb: 'get', name: 'l' })).toBe(true);
+    expect(rolesAllow([apps], { ...lease, verb: 'get', name: 'other' })).toBe(false);
+    expect(rolesAllow([apps], { ...lease, verb: 'create', name: 'l' })).toBe(false);
+    expect(rolesAllow([apps], { ...lease, verb: 'get' })).toBe(false);
+  });
+
+  it('honours wildcards and ClusterRoles', () => {
+    const all: RoleLike = {
+      kind: 'ClusterRole',
+      metadata: { name: 'all' },
+      rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }],
+    };
+    expect(rolesAllow([all], req({ namespace: '', resource: 'nodes', group: '' }))).toBe(true);
+    expect(rolesAllow([], req({}))).toBe(false);
+  });
+
+  it('boundRoles keeps only roles bound to the subject', () => {
+    const objects = [
+      apps,
+      role('x', [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }]),
+      {
+        kind: 'RoleBinding',
+        metadata: { namespace: 'apps' },
+        roleRef: { kind: 'Role', name: 'r' },
+        subjects: [{ kind: 'ServiceAccount', ...SERVICE_ACCOUNT }],
+      },
+      {
+        kind: 'RoleBinding',
+        metadata: { namespace: 'x' },
+        roleRef: { kind: 'Role', name: 'r' },
+        subjects: [{ kind: 'ServiceAccount', name: 'someone-else', namespace: 'mooring' }],
+      },
+    ];
+    expect(boundRoles(objects, SERVICE_ACCOUNT)).toEqual([apps]);
+  });
+});
+
+/** Every request worth asking about for one installation: documented ones and likely excesses. */
+function universe(namespaces: string[], leaseName: string): AccessRequest[] {
+  const verbs = ['get', 'list', 'watch', 'create', 'update', 'patch', 'apply', 'delete', 'deletecollection'];
+  const resources: Array<[string, string]> = [
+    ...WATCHED_NAMESPACE_PERMISSIONS.map((p): [string, string] => [p.group, p.resource]),
+    ['coordination.k8s.io', 'leases'],
+    ['', 'configmaps'],
+    ['', 'pods'],
+    ['', 'pods/exec'],
+    ['', 'pods/log'],
+    ['', 'serviceaccounts'],
+    ['', 'serviceaccounts/token'],
+    ['', 'nodes'],
+    ['', 'persistentvolumes'],
+    ['apps', 'daemonsets'],
+    ['apps', 'replicasets'],
+    ['apps', 'deployments/scale'],
+    ['batch', 'jobs'],
+    ['events.k8s.io', 'events'],
+    ['rbac.authorization.k8s.io', 'roles'],
+    ['rbac.authorization.k8s.io', 'rolebindings'],
+    ['rbac.authorization.k8s.io', 'clusterroles'],
+    ['apiextensions.k8s.io', 'customresourcedefinitions'],
+  ];
+  const spaces = [...namespaces, RELEASE.namespace, 'kube-system', ''];
+  const names = [undefined, 'web', leaseName, 'mooring-leader', 'kube-system', ...namespaces];
+  const out: AccessRequest[] = [];
+  for (const verb of verbs) {
+    for (const [group, resource] of resources) {
+      for (const namespace of spaces) {
+        for (const name of names) out.push({ verb, group, resource, namespace, ...(name ? { name } : {}) });
+      }
+    }
+  }
+  return out;
+}
+
+describe.each([...ciValueSets().entries()])(
+  "the chart's Roles grant exactly the documented set (%s values)",
+  (_name, file) => {
+    const objects: KubeObject[] = template([file]);
+    const roles = boundRoles(objects, SERVICE_ACCOUNT);
+    const deployment = objects.find((o) => o.kind === 'Deployment') as KubeObject & {
+      spec: { template: { spec: { containers: Array<{ env: Array<{ name: string; value?: string }> }> } } };
+    };
+    const env = new Map(deployment.spec.template.spec.containers[0]!.env.map((e) => [e.name, e.value]));
+    const namespaces = (env.get('MOORING_NAMESPACES') ?? '').split(',');
+    const leaderElection = env.get('MOORING_LEADER_ELECTION') === 'true';
+    const leaseName = env.get('MOORING_LEASE_NAME') ?? 'mooring-leader';
+    const documented = documentedRoles({
+      namespaces,
+      releaseNamespace: RELEASE.namespace,
+      leaderElection,
+      leaseName,
+    });
+
+    it('binds every Role it renders to the agent ServiceAccount', () => {
+      expect(roles.length).toBe(objects.filter((o) => o.kind === 'Role').length);
+      expect(roles.map((r) => r.metadata.namespace).sort()).toEqual(
+        [...namespaces, RELEASE.namespace].sort(),
+      );
+    });
+
+    it('uses no wildcard anywhere', () => {
+      for (const rule of roles.flatMap((r) => r.rules ?? [])) {
+        expect([...(rule.apiGroups ?? []), ...(rule.resources ?? []), ...rule.verbs]).not.toContain('*');
+      }
+    });
+
+    it('allows a request if and only if the documented set does', () => {
+      const requests = universe(namespaces, leaseName);
+      const differences = requests.filter((r) => rolesAllow(roles, r) !== rolesAllow(documented, r));
+      expect(differences).toEqual([]);
+      // The comparison is not vacuous: both sides allow some and refuse some.
+      const allowed = requests.filter((r) => rolesAllow(roles, r)).length;
+      expect(allowed).toBeGreaterThan(50);
+      expect(allowed).toBeLessThan(requests.length / 4);
+    });
+
+    it('allows what the agent does: apply a Deployment, check its namespace, prune a PVC', () => {
+      const ns = namespaces[0]!;
+      expect(
+        rolesAllow(roles, {
+          verb: 'apply',
+          group: 'apps',
+          resource: 'deployments',
+          namespace: ns,
+          name: 'web',
+        }),
+      ).toBe(true);
+      expect(rolesAllow(roles, { verb: 'get', group: '', resource: 'namespaces', name: ns })).toBe(true);
+      expect(
+        rolesAllow(roles, {
+          verb: 'delete',
+          group: '',
+          resource: 'persistentvolumeclaims',
+          namespace: ns,
+          name: 'd',
+        }),
+      ).toBe(true);
+      expect(
+        rolesAllow(roles, { verb: 'create', group: '', resource: 'persistentvolumeclaims', namespace: ns }),
+      ).toBe(false);
+      expect(
+        rolesAllow(roles, { verb: 'get', group: '', resource: 'configmaps', namespace: ns, name: 'c' }),
+      ).toBe(false);
+      expect(
+        rolesAllow(roles, { verb: 'create', group: '', resource: 'events', namespace: RELEASE.namespace }),
+      ).toBe(true);
+      expect(
+        rolesAllow(roles, {
+          verb: 'get',
+          group: 'apps',
+          resource: 'deployments',
+          namespace: RELEASE.namespace,
+          name: 'mooring',
+        }),
+      ).toBe(false);
+      expect(
+        rolesAllow(roles, {
+          verb: 'update',
+          group: 'coordination.k8s.io',
+          resource: 'leases',
+          namespace: RELEASE.namespace,
+          name: leaseName,
+        }),
+      ).toBe(leaderElection);
+    });
+  },
+);
