@@ -1,0 +1,256 @@
+/**
+ * The reconcile runner: takes keys (deployment ids) from a `WorkQueue`, runs at most one reconcile
+ * per key and at most `concurrency` in all, each with a timeout, and decides what happens next in
+ * ONE place (`#interpret`, after controller-runtime's `reconcileHandler`): success with an optional
+ * requeue-after, a retryable error (per-key exponential backoff with jitter and a cap, honouring a
+ * server's Retry-After), or a terminal error (parked until the desired state changes). Nothing
+ * else in the agent touches reconcile timers.
+ */
+import { isRetryable, MooringError } from '../errors.ts';
+import { type Clock, jitter, systemClock } from './clock.ts';
+import { WorkQueue } from './work-queue.ts';
+
+/** What a successful reconcile asks for: nothing, or to be looked at again after a while. */
+export interface ReconcileOutcome {
+  requeueAfterMs?: number;
+}
+
+/** Reconciles one key. Must honour `signal` (timeout or shutdown) promptly. */
+export type ReconcileFn = (key: string, signal: AbortSignal) => Promise<ReconcileOutcome | undefined>;
+
+/** How one run ended, as interpreted. */
+export type RunResult =
+  | { kind: 'success'; requeueAfterMs: number | undefined }
+  | { kind: 'retry'; error: unknown; attempt: number; delayMs: number }
+  | { kind: 'terminal'; error: unknown };
+
+export interface RunReport {
+  key: string;
+  /** The desired-state hash the run worked on. */
+  desiredHash: string;
+  result: RunResult;
+  durationMs: number;
+}
+
+export interface BackoffOptions {
+  /** Delay after the first failure. Default 1 s. */
+  baseMs?: number;
+  /** Upper bound of any backoff delay. Default 5 min. */
+  maxMs?: number;
+  /** Jitter as a fraction of the delay (+-). Default 0.2. */
+  jitterFraction?: number;
+}
+
+export interface RunnerOptions {
+  reconcile: ReconcileFn;
+  /** Reconciles at once. Default 8. */
+  concurrency?: number;
+  /** Time one reconcile may take before its signal is aborted. Default 120 s. */
+  timeoutMs?: number;
+  backoff?: BackoffOptions;
+  clock?: Clock;
+  random?: () => number;
+  /** Called once per finished run (metrics, status, logs). Must not throw. */
+  onReport?: (report: RunReport) => void;
+}
+
+/** The delay before retry number `attempt` (1-based): base * 2^(attempt-1), jittered, capped. */
+export function backoffDelayMs(attempt: number, options: BackoffOptions = {}, random = Math.random): number {
+  const base = options.baseMs ?? 1000;
+  const max = options.maxMs ?? 300_000;
+  const raw = Math.min(max, base * 2 ** Math.min(attempt - 1, 30));
+  return Math.min(max, Math.max(0, jitter(raw, options.jitterFraction ?? 0.2, random)));
+}
+
+export class Runner {
+  readonly #options: Required<Omit<RunnerOptions, 'onReport' | 'backoff'>> & {
+    backoff: BackoffOptions;
+    onReport: (report: RunReport) => void;
+  };
+  readonly #queue: WorkQueue;
+  /** Latest desired-state hash per key, as the poller last saw it. */
+  readonly #desired = new Map<string, string>();
+  /** Consecutive failures per key (for backoff). */
+  readonly #failures = new Map<string, number>();
+  /** Keys parked after a terminal error, with the desired hash they failed on. */
+  readonly #parked = new Map<string, string>();
+  readonly #inFlight = new Map<string, Promise<void>>();
+  /** Aborted when a stop's grace period runs out: in-flight reconciles are cancelled. */
+  readonly #cancelAll = new AbortController();
+  #running = false;
+  #idleWaiters: (() => void)[] = [];
+
+  constructor(options: RunnerOptions) {
+    this.#options = {
+      reconcile: options.reconcile,
+      concurrency: options.concurrency ?? 8,
+      timeoutMs: options.timeoutMs ?? 120_000,
+      backoff: options.backoff ?? {},
+      clock: options.clock ?? systemClock,
+      random: options.random ?? Math.random,
+      onReport: options.onReport ?? (() => {}),
+    };
+    this.#queue = new WorkQueue(this.#options.clock, () => this.#pump());
+  }
+
+  /** Starts dispatching queued keys. */
+  start(): void {
+    this.#running = true;
+    this.#pump();
+  }
+
+  /**
+   * Asks for `key` to be reconciled towards the state identified by `desiredHash`. A changed hash
+   * runs now (and unparks, and resets backoff); an unchanged one is a resync: it runs now unless
+   * the key is parked, in backoff, or already running that very state.
+   */
+  enqueue(key: string, desiredHash: string): void {
+    const changed = this.#desired.get(key) !== desiredHash;
+    this.#desired.set(key, desiredHash);
+    const parkedOn = this.#parked.get(key);
+    if (parkedOn !== undefined) {
+      if (parkedOn === desiredHash) return;
+      this.#parked.delete(key);
+    }
+    if (changed) this.#failures.delete(key);
+    else if (this.#queue.isProcessing(key)) return;
+    else if ((this.#failures.get(key) ?? 0) > 0 && this.#queue.hasDelayed(key)) return;
+    this.#queue.add(key);
+  }
+
+  /** Forgets `key` (its deployment is gone); an in-flight run finishes and is not retried. */
+  forget(key: string): void {
+    this.#desired.delete(key);
+    this.#failures.delete(key);
+    this.#parked.delete(key);
+    this.#queue.remove(key);
+  }
+
+  isParked(key: string): boolean {
+    return this.#parked.has(key);
+  }
+
+  /** Keys ready to run (queue depth). */
+  get depth(): number {
+    return this.#queue.depth;
+  }
+
+  get inFlight(): number {
+    return this.#inFlight.size;
+  }
+
+  /** Resolves when nothing is queued or running (delayed retries do not count). */
+  whenIdle(): Promise<void> {
+    if (this.#queue.depth === 0 && this.#inFlight.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#idleWaiters.push(resolve));
+  }
+
+  /**
+   * Stops dispatching and cancels pending retries; lets in-flight reconciles finish within
+   * `graceMs`, then aborts them and waits at most `abortWaitMs` more. Resolves `true` when every
+   * reconcile finished on its own.
+   */
+  async stop(graceMs: number, abortWaitMs = 2000): Promise<boolean> {
+    this.#running = false;
+    this.#queue.clearDelayed();
+    const settled = () => Promise.all([...this.#inFlight.values()]).then(() => true);
+    const timeout = (ms: number) =>
+      new Promise<false>((resolve) => this.#options.clock.setTimeout(() => resolve(false), ms));
+    if (this.#inFlight.size === 0) return true;
+    if (await Promise.race([settled(), timeout(graceMs)])) return true;
+    this.#cancelAll.abort(new MooringError('MOORING_E_INTERNAL', 'shutdown: grace period over'));
+    await Promise.race([settled(), timeout(abortWaitMs)]);
+    return false;
+  }
+
+  #pump(): void {
+    while (this.#running && this.#inFlight.size < this.#options.concurrency) {
+      const key = this.#queue.next();
+      if (key === undefined) break;
+      const run = this.#run(key).finally(() => {
+        this.#inFlight.delete(key);
+        this.#queue.done(key);
+        this.#pump();
+        this.#notifyIdle();
+      });
+      this.#inFlight.set(key, run);
+    }
+    this.#notifyIdle();
+  }
+
+  #notifyIdle(): void {
+    if (this.#queue.depth > 0 || this.#inFlight.size > 0) return;
+    const waiters = this.#idleWaiters;
+    this.#idleWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  async #run(key: string): Promise<void> {
+    const { clock, timeoutMs } = this.#options;
+    const desiredHash = this.#desired.get(key) ?? '';
+    const started = clock.now();
+    const timedOut = new AbortController();
+    const timer = clock.setTimeout(
+      () => timedOut.abort(new MooringError('MOORING_E_RECONCILE_TIMEOUT', `reconcile ${key}: timed out`)),
+      timeoutMs,
+    );
+    const signal = AbortSignal.any([timedOut.signal, this.#cancelAll.signal]);
+    let outcome: { ok: true; value: ReconcileOutcome | undefined } | { ok: false; error: unknown };
+    try {
+      outcome = { ok: true, value: await this.#options.reconcile(key, signal) };
+    } catch (error) {
+      outcome = { ok: false, error };
+    } finally {
+      clock.clearTimeout(timer);
+    }
+    // A reconcile that overran its timeout failed with the timeout, whatever it returned.
+    if (timedOut.signal.aborted) {
+      outcome = {
+        ok: false,
+        error: new MooringError(
+          'MOORING_E_RECONCILE_TIMEOUT',
+          `reconcile ${key}: timed out after ${timeoutMs} ms`,
+          {
+            cause: outcome.ok ? undefined : outcome.error,
+          },
+        ),
+      };
+    }
+    const result = this.#interpret(key, desiredHash, outcome);
+    try {
+      this.#options.onReport({ key, desiredHash, result, durationMs: clock.now() - started });
+    } catch {
+      // Reporting must never break the loop.
+    }
+  }
+
+  /** The one place that decides what an outcome means for the key's future. */
+  #interpret(
+    key: string,
+    desiredHash: string,
+    outcome: { ok: true; value: ReconcileOutcome | undefined } | { ok: false; error: unknown },
+  ): RunResult {
+    if (outcome.ok) {
+      this.#failures.delete(key);
+      this.#parked.delete(key);
+      const requeueAfterMs = outcome.value?.requeueAfterMs;
+      if (requeueAfterMs !== undefined && requeueAfterMs > 0 && this.#running) {
+        this.#queue.addAfter(key, requeueAfterMs);
+      }
+      return { kind: 'success', requeueAfterMs };
+    }
+    const { error } = outcome;
+    if (!isRetryable(error)) {
+      this.#failures.delete(key);
+      // Park only if the state it failed on is still the desired one; otherwise the newer state runs.
+      if (this.#desired.get(key) === desiredHash) this.#parked.set(key, desiredHash);
+      return { kind: 'terminal', error };
+    }
+    const attempt = (this.#failures.get(key) ?? 0) + 1;
+    this.#failures.set(key, attempt);
+    const hint = error instanceof MooringError ? (error.retryAfterMs ?? 0) : 0;
+    const delayMs = Math.max(backoffDelayMs(attempt, this.#options.backoff, this.#options.random), hint);
+    if (this.#running && this.#desired.has(key)) this.#queue.addAfter(key, delayMs);
+    return { kind: 'retry', error, attempt, delayMs };
+  }
+}
