@@ -1,0 +1,42 @@
+# syntax=docker/dockerfile:1
+# The mooring agent image. No build step: the sources are TypeScript that Node 24 runs directly
+# (type stripping), so the image holds package.json, production dependencies, bin/ and src/.
+#
+#   docker build -t mooring:dev --build-arg VERSION="$(node -p 'require("./package.json").version')" \
+#     --build-arg REVISION="$(git rev-parse HEAD)" .
+
+ARG NODE_IMAGE=node:24-slim
+
+# Production dependencies only; install scripts are not needed and not run.
+FROM ${NODE_IMAGE} AS deps
+WORKDIR /app
+ENV NODE_ENV=production
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
+  && npm cache clean --force
+
+FROM ${NODE_IMAGE} AS runtime
+ARG VERSION=0.1.0
+ARG REVISION=unknown
+ARG CREATED=unknown
+LABEL org.opencontainers.image.title="mooring" \
+      org.opencontainers.image.description="A small, safe pull-based Kubernetes deployment agent" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.created="${CREATED}" \
+      org.opencontainers.image.licenses="Apache-2.0" \
+      org.opencontainers.image.source="https://github.com/mooring-dev/mooring" \
+      org.opencontainers.image.base.name="docker.io/library/node:24-slim"
+ENV NODE_ENV=production \
+    HOME=/tmp
+WORKDIR /app
+# Owned by root and not writable by the agent's user: the root filesystem is read-only anyway.
+COPY --from=deps /app/node_modules ./node_modules
+COPY package.json ./
+COPY bin ./bin
+COPY src ./src
+# The same uid:gid the Helm chart's securityContext sets (runAsNonRoot needs a numeric user).
+USER 65532:65532
+EXPOSE 8080
+ENTRYPOINT ["node", "/app/bin/mooring.js"]
+CMD ["run"]

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { parseAgentConfig } from '../../src/config.ts';
+import { ciValueSets, type KubeObject, only, RELEASE, template } from './helm.ts';
+
+interface EnvVar {
+  name: string;
+  value?: string;
+  valueFrom?: { fieldRef?: { fieldPath: string } };
+}
+
+const POD = { 'metadata.name': 'mooring-6d4cf56db6-x7k2p', 'metadata.namespace': RELEASE.namespace };
+
+/** The environment the kubelet would give the agent container (downward API resolved). */
+function containerEnv(objects: KubeObject[]): Record<string, string> {
+  // biome-ignore lint/suspicious/noExplicitAny: reading a rendered manifest
+  const env = (only(objects, 'Deployment').spec as any).template.spec.containers[0].env as EnvVar[];
+  const out: Record<string, string> = {};
+  for (const e of env) {
+    const field = e.valueFrom?.fieldRef?.fieldPath as keyof typeof POD | undefined;
+    out[e.name] = field ? POD[field] : (e.value ?? '');
+  }
+  return out;
+}
+
+describe.each([...ciValueSets().entries()])(
+  'the agent accepts the environment the chart gives it (%s values)',
+  (_n, file) => {
+    const objects = template([file]);
+    const env = containerEnv(objects);
+
+    it('parses with no problem, reading the key from the mounted file', () => {
+      const read: string[] = [];
+      const result = parseAgentConfig({
+        argv: [],
+        env,
+        readFile: (p: string) => {
+          read.push(p);
+          return 'key-from-the-mounted-secret\n';
+        },
+      });
+      expect(result).toMatchObject({ ok: true });
+      expect(read).toEqual([env.MOORING_API_KEY_FILE]);
+      if (!result.ok || result.help) return;
+      expect(result.config.apiKey).toBe('key-from-the-mounted-secret');
+      expect(result.config.namespaces.join(',')).toBe(env.MOORING_NAMESPACES);
+      expect(result.config.opsPort).toBe(8080);
+      expect(result.config.identity).toBe(POD['metadata.name']);
+      expect(result.config.leaseNamespace).toBe(RELEASE.namespace);
+      expect(result.config.kubeconfig).toBeUndefined();
+    });
+  },
+);

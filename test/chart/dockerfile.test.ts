@@ -1,0 +1,139 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import path from 'node:path';
+import { DockerfileParser, type Instruction } from 'dockerfile-ast';
+import { validate, ValidationSeverity } from 'dockerfile-utils';
+import { describe, expect, it } from 'vitest';
+import { repoRoot } from '../../scripts/render-deploy.ts';
+
+const text = readFileSync(path.join(repoRoot, 'Dockerfile'), 'utf8');
+const dockerfile = DockerfileParser.parse(text);
+const pkg = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as {
+  dependencies: Record<string, string>;
+};
+
+/** Instructions of the last stage (the image that ships). */
+function finalStage(): Instruction[] {
+  const froms = dockerfile.getFROMs();
+  const start = froms[froms.length - 1]!.getRange().start.line;
+  return dockerfile.getInstructions().filter((i) => i.getRange().start.line >= start);
+}
+
+function args(instruction: Instruction | undefined): string[] {
+  return (instruction?.getArguments() ?? []).map((a) => a.getValue());
+}
+
+function ofKind(instructions: Instruction[], keyword: string): Instruction[] {
+  return instructions.filter((i) => i.getKeyword() === keyword);
+}
+
+describe('Dockerfile', () => {
+  it('passes the dockerfile-utils linter with every optional check as an error', () => {
+    const strict = {
+      deprecatedMaintainer: ValidationSeverity.ERROR,
+      directiveCasing: ValidationSeverity.ERROR,
+      emptyContinuationLine: ValidationSeverity.ERROR,
+      instructionCasing: ValidationSeverity.ERROR,
+      instructionCmdMultiple: ValidationSeverity.ERROR,
+      instructionEntrypointMultiple: ValidationSeverity.ERROR,
+      instructionHealthcheckMultiple: ValidationSeverity.ERROR,
+      instructionJSONInSingleQuotes: ValidationSeverity.ERROR,
+      instructionWorkdirRelative: ValidationSeverity.ERROR,
+    };
+    expect(validate(text, strict).map((d) => `line ${d.range.start.line + 1}: ${d.message}`)).toEqual([]);
+    // The linter is live: a broken file is reported.
+    expect(validate('FROM node:24-slim\nEXPOSE http\nWORKDIR app\n', strict).length).toBeGreaterThanOrEqual(
+      2,
+    );
+  });
+
+  it('is multi-stage on a Node 24 slim base', () => {
+    const froms = dockerfile.getFROMs();
+    expect(froms.length).toBeGreaterThanOrEqual(2);
+    const base = dockerfile
+      .getInitialARGs()
+      .find((a) => a.getProperty()?.getName() === 'NODE_IMAGE')
+      ?.getProperty()
+      ?.getValue();
+    expect(base).toBe('node:24-slim');
+    // Every stage starts from the one pinned base (a Dockerfile variable, not a JS template).
+    const variable = ['$', '{NODE_IMAGE}'].join('');
+    for (const from of froms) expect(from.getImageName()).toBe(variable);
+  });
+
+  it('installs production dependencies only, from the lock file', () => {
+    const runs = dockerfile.getInstructions().filter((i) => i.getKeyword() === 'RUN');
+    const install = runs.map((r) => args(r).join(' ')).find((r) => r.includes('npm ci'));
+    expect(install).toMatch(/npm ci --omit=dev/);
+    expect(install).toMatch(/--ignore-scripts/);
+  });
+
+  it('runs `mooring run` as uid 65532, the chart runAsUser', () => {
+    const stage = finalStage();
+    expect(args(ofKind(stage, 'USER').at(-1))).toEqual(['65532:65532']);
+    const entrypoint = ofKind(stage, 'ENTRYPOINT');
+    expect(entrypoint).toHaveLength(1);
+    expect(entrypoint[0]!.getRawArgumentsContent()).toBe('["node", "/app/bin/mooring.js"]');
+    expect(ofKind(stage, 'CMD')[0]!.getRawArgumentsContent()).toBe('["run"]');
+    expect(args(ofKind(stage, 'EXPOSE')[0])).toEqual(['8080']);
+  });
+
+  it('carries the OCI labels', () => {
+    const labels = ofKind(finalStage(), 'LABEL')
+      .map((l) => l.getRawArgumentsContent())
+      .join(' ');
+    for (const key of ['title', 'description', 'version', 'revision', 'created', 'licenses', 'source']) {
+      expect(labels).toContain(`org.opencontainers.image.${key}=`);
+    }
+  });
+
+  it('copies only what exists and what .dockerignore lets through', () => {
+    const ignore = readFileSync(path.join(repoRoot, '.dockerignore'), 'utf8');
+    const copies = dockerfile
+      .getCOPYs()
+      .filter((c) => !c.getFlags().some((f) => f.getName() === 'from'))
+      .flatMap((c) => args(c).slice(0, -1));
+    expect(copies.sort()).toEqual(['bin', 'package-lock.json', 'package.json', 'package.json', 'src']);
+    for (const source of copies) {
+      expect(existsSync(path.join(repoRoot, source)), source).toBe(true);
+      const allowed = statSync(path.join(repoRoot, source)).isDirectory() ? `!${source}/` : `!${source}`;
+      expect(ignore.split('\n'), source).toContain(allowed);
+    }
+    expect(ignore.split('\n')[1]).toBe('**');
+  });
+});
+
+/** Bare package names imported by the files under `dir` (static and dynamic imports). */
+function importedPackages(dir: string): Set<string> {
+  const found = new Set<string>();
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile() || !/\.(ts|js)$/.test(entry.name)) continue;
+    const source = readFileSync(path.join(entry.parentPath, entry.name), 'utf8');
+    const specs = [
+      ...source.matchAll(/^\s*(?:import|export)\b[^;'"]*?\bfrom\s*['"]([^'"]+)['"]/gm),
+      ...source.matchAll(/^\s*import\s*['"]([^'"]+)['"]/gm),
+      ...source.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g),
+    ].map((m) => m[1]!);
+    for (const spec of specs) {
+      if (spec.startsWith('.') || spec.startsWith('/')) continue;
+      if (spec.startsWith('node:') || builtinModules.includes(spec)) continue;
+      const parts = spec.split('/');
+      found.add(spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!);
+    }
+  }
+  return found;
+}
+
+describe('the image runs without devDependencies', () => {
+  it('imports from bin/ and src/ only packages listed in dependencies', () => {
+    const used = new Set([
+      ...importedPackages(path.join(repoRoot, 'src')),
+      ...importedPackages(path.join(repoRoot, 'bin')),
+    ]);
+    expect(used.size).toBeGreaterThan(3);
+    const missing = [...used].filter((name) => !(name in pkg.dependencies));
+    expect(missing, 'imported at run time but not in dependencies (npm ci --omit=dev drops them)').toEqual(
+      [],
+    );
+  });
+});
