@@ -1,0 +1,118 @@
+/**
+ * What the agent knows about each deployment it owns, for `/status`, the deployments-by-state
+ * metric and `mooring status`. It holds ids, names, states and coded reasons only: never a
+ * secret, a spec or an error's free text from outside mooring.
+ */
+
+/** The state of one deployment as the agent sees it. */
+export const DEPLOYMENT_STATES = [
+  /** Seen in a listing, not reconciled yet. */
+  'Pending',
+  /** Applied; workloads rolling out. */
+  'Progressing',
+  'Ready',
+  /** Applied, but a workload failed (rollout deadline). */
+  'Failed',
+  'Deleting',
+  'Deleted',
+  /** The last reconcile failed with a retryable error; it will be retried with backoff. */
+  'Retrying',
+  /** Refused with a terminal error; parked until the deployment changes. */
+  'Refused',
+] as const;
+export type DeploymentState = (typeof DEPLOYMENT_STATES)[number];
+
+export interface DeploymentStatusEntry {
+  id: string;
+  name: string;
+  namespace: string | null;
+  /** The revision the agent runs (or would run). */
+  revision: string | null;
+  /** The deployment's status in the control plane (READY, UNUSED, AWAITING_DELETE...). */
+  controlPlaneStatus: string;
+  state: DeploymentState;
+  /** A coded reason (`MOORING_E_*: message`) or a health reason; null when all is well. */
+  reason: string | null;
+  /** When a reconcile last changed something in the cluster (ISO 8601). */
+  lastAppliedAt: string | null;
+  /** When a reconcile last finished (ISO 8601). */
+  lastReconcileAt: string | null;
+  /** Change-set summary of the last reconcile, e.g. "created 3, unchanged 2". */
+  lastChanges: string | null;
+}
+
+export interface ObservedDeployment {
+  id: string;
+  name: string;
+  namespace: string | null;
+  revision: string | null;
+  controlPlaneStatus: string;
+}
+
+export interface ReconcileRecord {
+  state: DeploymentState;
+  reason: string | null;
+  /** True when the reconcile wrote something. */
+  changed: boolean;
+  changes: string | null;
+  atMs: number;
+}
+
+export class StatusStore {
+  readonly #entries = new Map<string, DeploymentStatusEntry>();
+
+  /** Records what the latest listing says about a deployment (new ones start Pending). */
+  observe(d: ObservedDeployment): void {
+    const prev = this.#entries.get(d.id);
+    this.#entries.set(d.id, {
+      state: 'Pending',
+      reason: null,
+      lastAppliedAt: null,
+      lastReconcileAt: null,
+      lastChanges: null,
+      ...prev,
+      ...d,
+    });
+  }
+
+  /** Records a reconcile's outcome. Unknown ids are ignored (the deployment went meanwhile). */
+  record(id: string, r: ReconcileRecord): void {
+    const entry = this.#entries.get(id);
+    if (!entry) return;
+    const at = new Date(r.atMs).toISOString();
+    entry.state = r.state;
+    entry.reason = r.reason;
+    entry.lastReconcileAt = at;
+    if (r.changes !== null) entry.lastChanges = r.changes;
+    if (r.changed) entry.lastAppliedAt = at;
+  }
+
+  get(id: string): DeploymentStatusEntry | undefined {
+    return this.#entries.get(id);
+  }
+
+  remove(id: string): void {
+    this.#entries.delete(id);
+  }
+
+  ids(): string[] {
+    return [...this.#entries.keys()];
+  }
+
+  /** Entries sorted by namespace then name, as copies. */
+  list(): DeploymentStatusEntry[] {
+    return [...this.#entries.values()]
+      .map((e) => ({ ...e }))
+      .sort((a, b) => (a.namespace ?? '').localeCompare(b.namespace ?? '') || a.name.localeCompare(b.name));
+  }
+
+  /** Count per state, every state present (zeros included) so the metric series stay stable. */
+  counts(): Record<DeploymentState, number> {
+    const counts = Object.fromEntries(DEPLOYMENT_STATES.map((s) => [s, 0])) as Record<
+      DeploymentState,
+      number
+    >;
+    for (const e of this.#entries.values()) counts[e.state] += 1;
+    return counts;
+  }
+}

@@ -1,0 +1,137 @@
+/**
+ * The agent's Prometheus metrics, in a registry of its own (never prom-client's global default,
+ * so two agents in one process, as in tests and the sandbox, do not collide). Label values come
+ * from closed sets or ids the operator configured; never from secrets or free text.
+ */
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+export interface AgentMetrics {
+  registry: Registry;
+  /** Poll cycles by result: success, failure. */
+  polls: Counter<'result'>;
+  pollDuration: Histogram<'result'>;
+  /** Reconciles by result: success, retry, terminal. */
+  reconciles: Counter<'result'>;
+  reconcileDuration: Histogram<'result'>;
+  /** Control-plane requests by route template and result (HTTP status or "error"). */
+  controlPlaneRequests: Counter<'route' | 'result'>;
+  /** Kubernetes API requests by verb and result (HTTP status or "error"). */
+  kubeRequests: Counter<'verb' | 'result'>;
+  /** Deployments by state, filled at scrape time. */
+  deployments: Gauge<'state'>;
+  queueDepth: Gauge;
+  reconcilesInFlight: Gauge;
+  /** 1 while this replica holds the lease (or leader election is off). */
+  leader: Gauge;
+  heartbeats: Counter<'result'>;
+  lastPollSuccess: Gauge;
+  buildInfo: Gauge<'version' | 'node_version'>;
+}
+
+export interface MetricsSources {
+  version: string;
+  /** Deployment counts by state at scrape time. */
+  deploymentStates?: () => Record<string, number>;
+  queueDepth?: () => number;
+  inFlight?: () => number;
+}
+
+const DURATION_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+
+export function createMetrics(sources: MetricsSources): AgentMetrics {
+  const registry = new Registry();
+  const registers = [registry];
+  const deploymentStates = sources.deploymentStates ?? (() => ({}));
+  const metrics: AgentMetrics = {
+    registry,
+    polls: new Counter({
+      name: 'mooring_polls_total',
+      help: 'Poll cycles of the control plane, by result (success, failure).',
+      labelNames: ['result'],
+      registers,
+    }),
+    pollDuration: new Histogram({
+      name: 'mooring_poll_duration_seconds',
+      help: 'Duration of a poll cycle (all pages and new revisions), by result.',
+      labelNames: ['result'],
+      buckets: DURATION_BUCKETS,
+      registers,
+    }),
+    reconciles: new Counter({
+      name: 'mooring_reconciles_total',
+      help: 'Reconciles of one deployment, by result (success, retry, terminal).',
+      labelNames: ['result'],
+      registers,
+    }),
+    reconcileDuration: new Histogram({
+      name: 'mooring_reconcile_duration_seconds',
+      help: 'Duration of one reconcile, by result.',
+      labelNames: ['result'],
+      buckets: DURATION_BUCKETS,
+      registers,
+    }),
+    controlPlaneRequests: new Counter({
+      name: 'mooring_control_plane_requests_total',
+      help: 'Requests to the control plane, by route template and result (HTTP status or "error").',
+      labelNames: ['route', 'result'],
+      registers,
+    }),
+    kubeRequests: new Counter({
+      name: 'mooring_kube_requests_total',
+      help: 'Requests to the Kubernetes API, by verb and result (HTTP status or "error").',
+      labelNames: ['verb', 'result'],
+      registers,
+    }),
+    deployments: new Gauge({
+      name: 'mooring_deployments',
+      help: 'Deployments owned by this listener, by state.',
+      labelNames: ['state'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [state, count] of Object.entries(deploymentStates())) this.set({ state }, count);
+      },
+    }),
+    queueDepth: new Gauge({
+      name: 'mooring_queue_depth',
+      help: 'Deployments waiting for a reconcile slot.',
+      registers,
+      collect() {
+        this.set(sources.queueDepth?.() ?? 0);
+      },
+    }),
+    reconcilesInFlight: new Gauge({
+      name: 'mooring_reconciles_in_flight',
+      help: 'Reconciles running now.',
+      registers,
+      collect() {
+        this.set(sources.inFlight?.() ?? 0);
+      },
+    }),
+    leader: new Gauge({
+      name: 'mooring_leader',
+      help: '1 while this replica is the leader (always 1 without leader election).',
+      registers,
+    }),
+    heartbeats: new Counter({
+      name: 'mooring_heartbeats_total',
+      help: 'Listener heartbeats (PATCH), by result (success, failure).',
+      labelNames: ['result'],
+      registers,
+    }),
+    lastPollSuccess: new Gauge({
+      name: 'mooring_last_poll_success_timestamp_seconds',
+      help: 'Unix time of the last complete poll.',
+      registers,
+    }),
+    buildInfo: new Gauge({
+      name: 'mooring_build_info',
+      help: 'Always 1; labels carry the build.',
+      labelNames: ['version', 'node_version'],
+      registers,
+    }),
+  };
+  metrics.buildInfo.set({ version: sources.version, node_version: process.versions.node }, 1);
+  metrics.leader.set(0);
+  return metrics;
+}
