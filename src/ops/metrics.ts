@@ -31,7 +31,7 @@ export interface AgentMetrics {
 export interface MetricsSources {
   version: string;
   /** Deployment counts by state at scrape time. */
-  deploymentStates?: () => Record<string, number>;
+  deploymentStates?: () => Readonly<Record<string, number>>;
   queueDepth?: () => number;
   inFlight?: () => number;
 }
@@ -41,7 +41,7 @@ const DURATION_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120
 export function createMetrics(sources: MetricsSources): AgentMetrics {
   const registry = new Registry();
   const registers = [registry];
-  const deploymentStates = sources.deploymentStates ?? (() => ({}));
+  const deploymentStates: () => Readonly<Record<string, number>> = sources.deploymentStates ?? (() => ({}));
   const metrics: AgentMetrics = {
     registry,
     polls: new Counter({
