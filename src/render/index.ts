@@ -1,0 +1,140 @@
+import type { DeploymentRecord, RevisionRecord } from '../contract/index.ts';
+import { renderApiServer } from './api-server.ts';
+import { checkSecretReferences } from './app.ts';
+import { POSTGRES_URI_CUSTOM, REDIS_URI_CUSTOM } from './defaults.ts';
+import { checkSecrets, renderEnvSecret } from './env-secret.ts';
+import { RenderError } from './errors.ts';
+import { checkLabelValue, checkUserLabels, isDnsLabel } from './labels.ts';
+import { baseNameOf, objectNames } from './names.ts';
+import { renderNetworkPolicy } from './network-policy.ts';
+import { podParts } from './pod.ts';
+import { renderPostgres } from './postgres.ts';
+import { renderRedis } from './redis.ts';
+import type { RenderSettings } from './settings.ts';
+import type { KubeObject, RenderContext } from './types.ts';
+import { renderWorkers } from './workers.ts';
+
+export { RenderError } from './errors.ts';
+export { baseNameOf, detectCollisions, type NameCollision } from './names.ts';
+export {
+  type Component,
+  COMPONENTS,
+  defaultRenderSettings,
+  mergeRenderSettings,
+  type RenderSettings,
+  RenderSettingsFile,
+} from './settings.ts';
+export type { KubeObject, ObjectMeta } from './types.ts';
+export { ANNOTATIONS, LABELS } from './labels.ts';
+
+export interface RenderInput {
+  deployment: DeploymentRecord;
+  /** The revision to run (chosen by the caller); absent: the deployment's own revision config. */
+  revision?: RevisionRecord | undefined;
+  settings: RenderSettings;
+}
+
+export interface RenderResult {
+  namespace: string;
+  baseName: string;
+  /** In apply order; delete in reverse. */
+  objects: KubeObject[];
+}
+
+/** The order objects are applied in: what others refer to comes first. */
+export const KIND_ORDER = [
+  'Secret',
+  'Service',
+  'StatefulSet',
+  'Deployment',
+  'HorizontalPodAutoscaler',
+  'PodDisruptionBudget',
+  'NetworkPolicy',
+] as const;
+
+const NAMESPACE_FIELD = 'source_config.listener_config.k8s_namespace';
+
+/**
+ * Renders one deployment into Kubernetes objects. Pure: no I/O, clock, environment or randomness;
+ * the same input gives byte-identical output. Throws `RenderError` (coded, naming a field) for
+ * anything it cannot render; never another error.
+ */
+export function renderDeployment(input: RenderInput): RenderResult {
+  try {
+    return renderUnchecked(input);
+  } catch (err) {
+    if (err instanceof RenderError) throw err;
+    // A bug, not bad input: still a coded, terminal error, so one deployment cannot stop the agent.
+    throw new RenderError(
+      'MOORING_E_RENDER_INVALID',
+      '',
+      `the deployment could not be rendered: ${String(err)}`,
+    );
+  }
+}
+
+function renderUnchecked({ deployment, revision, settings }: RenderInput): RenderResult {
+  const namespace = deployment.source_config?.listener_config?.k8s_namespace;
+  if (!namespace)
+    throw new RenderError('MOORING_E_RENDER_INVALID', NAMESPACE_FIELD, `${NAMESPACE_FIELD} is not set`);
+  if (!isDnsLabel(namespace)) {
+    throw new RenderError(
+      'MOORING_E_RENDER_INVALID',
+      NAMESPACE_FIELD,
+      `${NAMESPACE_FIELD} "${namespace}" is not a DNS-1123 label`,
+    );
+  }
+  const image = revision?.source_revision_config?.image_uri || deployment.source_revision_config?.image_uri;
+  if (!image) {
+    throw new RenderError(
+      'MOORING_E_RENDER_NO_IMAGE',
+      'source_revision_config.image_uri',
+      'source_revision_config.image_uri is not set on the revision or the deployment',
+    );
+  }
+  const spec = deployment.source_config?.resource_spec ?? {};
+  const baseName = baseNameOf(deployment.name);
+  const secretNames = checkSecrets(deployment.secrets);
+  const ctx: RenderContext = {
+    deployment,
+    spec,
+    settings,
+    namespace,
+    names: objectNames(baseName),
+    labels: {
+      listenerId: checkLabelValue('settings.listenerId', 'the listener id', settings.listenerId),
+      deploymentId: checkLabelValue('id', 'the deployment id', deployment.id),
+      baseName,
+      userLabels: checkUserLabels(spec.labels),
+    },
+    revisionId: revision?.id ?? deployment.latest_revision_id ?? deployment.active_revision_id ?? '',
+    image,
+    scaledToZero: deployment.status === 'UNUSED',
+    pod: podParts(spec, image, settings),
+    bundledRedis: !secretNames.has(REDIS_URI_CUSTOM),
+    bundledPostgres: !secretNames.has(POSTGRES_URI_CUSTOM),
+    secretNames,
+  };
+  const references = checkSecretReferences(ctx);
+  const objects = [
+    renderEnvSecret(ctx),
+    ...renderPostgres(ctx),
+    ...renderRedis(ctx),
+    ...renderApiServer(ctx, references),
+    ...renderWorkers(ctx, references),
+    renderNetworkPolicy(ctx),
+  ].filter((o): o is KubeObject => o !== undefined);
+  return { namespace, baseName, objects: inApplyOrder(objects) };
+}
+
+/** Stable sort by kind; within a kind, the order components were rendered in. */
+function inApplyOrder(objects: KubeObject[]): KubeObject[] {
+  const rank = (o: KubeObject) => {
+    const i = (KIND_ORDER as readonly string[]).indexOf(o.kind);
+    return i < 0 ? KIND_ORDER.length : i;
+  };
+  return objects
+    .map((o, i) => ({ o, i }))
+    .sort((a, b) => rank(a.o) - rank(b.o) || a.i - b.i)
+    .map((x) => x.o);
+}

@@ -1,0 +1,53 @@
+import { DEFAULT_RESOURCES, REDIS_DEFAULTS } from './defaults.ts';
+import { objectLabels, selectorLabels } from './labels.ts';
+import { datastorePodSpec, podAnnotations } from './pod.ts';
+import { resolveResources, resourceFields } from './resources.ts';
+import { type KubeObject, meta, type RenderContext } from './types.ts';
+
+/**
+ * The bundled Redis: Deployment and Service `b-redis` (6379). A cache: its data lives in an
+ * emptyDir and is lost with the pod. None when the deployment brings `REDIS_URI_CUSTOM`.
+ */
+export function renderRedis(ctx: RenderContext): KubeObject[] {
+  if (!ctx.bundledRedis) return [];
+  const resources = resolveResources(ctx.spec, resourceFields('redis_'), DEFAULT_RESOURCES.redis);
+  const name = ctx.names.redis;
+  const container: Record<string, unknown> & { name: string } = {
+    name: 'redis',
+    image: ctx.settings.redisImage,
+  };
+  const command = ctx.settings.commands?.redis;
+  if (command && command.length > 0) container.command = [...command];
+  Object.assign(container, {
+    ports: [{ containerPort: REDIS_DEFAULTS.port, name: 'redis', protocol: 'TCP' }],
+    readinessProbe: { tcpSocket: { port: 'redis' } },
+    resources,
+    securityContext: { allowPrivilegeEscalation: false },
+    volumeMounts: [{ mountPath: '/data', name: 'data' }],
+  });
+  const annotations = podAnnotations(ctx.pod);
+  const service: KubeObject = {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: meta(ctx, name, 'redis'),
+    spec: {
+      ports: [{ name: 'redis', port: REDIS_DEFAULTS.port, protocol: 'TCP', targetPort: 'redis' }],
+      selector: selectorLabels(ctx.labels, 'redis'),
+      type: 'ClusterIP',
+    },
+  };
+  const deployment: KubeObject = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: meta(ctx, name, 'redis'),
+    spec: {
+      replicas: ctx.scaledToZero ? 0 : 1,
+      selector: { matchLabels: selectorLabels(ctx.labels, 'redis') },
+      template: {
+        metadata: { ...(annotations ? { annotations } : {}), labels: objectLabels(ctx.labels, 'redis') },
+        spec: datastorePodSpec(ctx.pod, container, [{ emptyDir: {}, name: 'data' }]),
+      },
+    },
+  };
+  return [service, deployment];
+}

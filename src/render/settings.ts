@@ -1,0 +1,81 @@
+import { z } from 'zod';
+
+/** The workloads one deployment may become, also the value of `app.kubernetes.io/component`. */
+export const COMPONENTS = ['api-server', 'queue', 'orchestrator', 'executor', 'redis', 'postgres'] as const;
+export type Component = (typeof COMPONENTS)[number];
+
+/** App components: they run the deployment's image and receive the ResourceSpec customisation. */
+export const APP_COMPONENTS = ['api-server', 'queue', 'orchestrator', 'executor'] as const;
+export type AppComponent = (typeof APP_COMPONENTS)[number];
+
+/** What the operator decides about rendering (agent settings, or `mooring render --settings`). */
+export interface RenderSettings {
+  /** This agent's listener id: the value of the `mooring.dev/listener-id` label. */
+  listenerId: string;
+  /** Image of the bundled Redis (when the deployment brings no `REDIS_URI_CUSTOM`). */
+  redisImage: string;
+  /** Image of the bundled Postgres (when the deployment brings no `POSTGRES_URI_CUSTOM`). */
+  postgresImage: string;
+  /** StorageClass of the Postgres volume; absent: the cluster's default class. */
+  storageClassName?: string | undefined;
+  /** The cluster's DNS domain, used in service addresses (`svc.<clusterDomain>`). */
+  clusterDomain: string;
+  /** What the policy lets a ResourceSpec ask for. Both false by default. */
+  policy: { allowHostPath: boolean; allowPrivileged: boolean };
+  /** Per-component command override (the container's `command`); absent: the image's entrypoint. */
+  commands?: Partial<Record<Component, string[]>> | undefined;
+}
+
+/** Defaults of the render settings (documented in docs/configuration.md, "Rendering defaults"). */
+export const RENDER_SETTINGS_DEFAULTS = {
+  redisImage: 'docker.io/library/redis:7.4-alpine',
+  postgresImage: 'docker.io/library/postgres:16-alpine',
+  clusterDomain: 'cluster.local',
+  policy: { allowHostPath: false, allowPrivileged: false },
+} as const;
+
+/** The default settings for a listener. */
+export function defaultRenderSettings(listenerId: string): RenderSettings {
+  return {
+    listenerId,
+    redisImage: RENDER_SETTINGS_DEFAULTS.redisImage,
+    postgresImage: RENDER_SETTINGS_DEFAULTS.postgresImage,
+    clusterDomain: RENDER_SETTINGS_DEFAULTS.clusterDomain,
+    policy: { ...RENDER_SETTINGS_DEFAULTS.policy },
+  };
+}
+
+/**
+ * A settings file (`mooring render --settings`): every member optional, merged over the defaults.
+ * Closed: a misspelt member is an error, not silently ignored.
+ */
+export const RenderSettingsFile = z.strictObject({
+  listenerId: z.string().min(1).optional(),
+  redisImage: z.string().min(1).optional(),
+  postgresImage: z.string().min(1).optional(),
+  storageClassName: z.string().min(1).optional(),
+  clusterDomain: z.string().min(1).optional(),
+  policy: z
+    .strictObject({ allowHostPath: z.boolean().optional(), allowPrivileged: z.boolean().optional() })
+    .optional(),
+  commands: z.partialRecord(z.enum(COMPONENTS), z.array(z.string())).optional(),
+});
+export type RenderSettingsFile = z.infer<typeof RenderSettingsFile>;
+
+/** Merges a parsed settings file over the defaults. */
+export function mergeRenderSettings(listenerId: string, file: RenderSettingsFile): RenderSettings {
+  const base = defaultRenderSettings(listenerId);
+  return {
+    ...base,
+    ...(file.redisImage ? { redisImage: file.redisImage } : {}),
+    ...(file.postgresImage ? { postgresImage: file.postgresImage } : {}),
+    ...(file.storageClassName ? { storageClassName: file.storageClassName } : {}),
+    ...(file.clusterDomain ? { clusterDomain: file.clusterDomain } : {}),
+    policy: { ...base.policy, ...stripUndefined(file.policy ?? {}) },
+    ...(file.commands ? { commands: file.commands } : {}),
+  };
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,56 @@
+import type { DeploymentRecord, ResourceSpecRecord } from '../contract/index.ts';
+import { ANNOTATIONS, type LabelContext, type ObjectComponent, objectLabels, sortKeys } from './labels.ts';
+import type { ObjectNames } from './names.ts';
+import type { PodParts } from './pod.ts';
+import type { RenderSettings } from './settings.ts';
+
+/** Metadata of a rendered object: always namespaced, labelled and annotated. */
+export interface ObjectMeta {
+  name: string;
+  namespace: string;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+}
+
+/** A rendered Kubernetes object: plain data, ready to serialize or apply. */
+export interface KubeObject {
+  apiVersion: string;
+  kind: string;
+  metadata: ObjectMeta;
+  [key: string]: unknown;
+}
+
+/** Everything the component renderers share, computed and checked once per render. */
+export interface RenderContext {
+  deployment: DeploymentRecord;
+  spec: ResourceSpecRecord;
+  settings: RenderSettings;
+  namespace: string;
+  names: ObjectNames;
+  labels: LabelContext;
+  revisionId: string;
+  image: string;
+  /** Status UNUSED: every workload at zero replicas, no autoscaler or disruption budget. */
+  scaledToZero: boolean;
+  pod: PodParts;
+  /** Whether the bundled Redis / Postgres are rendered (no *_URI_CUSTOM secret). */
+  bundledRedis: boolean;
+  bundledPostgres: boolean;
+  /** Names of the deployment's secrets (never their values). */
+  secretNames: ReadonlySet<string>;
+}
+
+/** Metadata for an object of this deployment: ownership labels and the revision annotation. */
+export function meta(
+  ctx: RenderContext,
+  name: string,
+  component: ObjectComponent,
+  extraAnnotations: Record<string, string> = {},
+): ObjectMeta {
+  return {
+    name,
+    namespace: ctx.namespace,
+    labels: objectLabels(ctx.labels, component),
+    annotations: sortKeys({ ...extraAnnotations, [ANNOTATIONS.revisionId]: ctx.revisionId }),
+  };
+}
