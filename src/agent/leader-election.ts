@@ -1,0 +1,287 @@
+/**
+ * Leader election on a coordination.k8s.io/v1 Lease, with client-go's rules: a candidate takes the
+ * lease when it is free or when its record has not changed for a lease duration *as observed
+ * locally* (so clock skew between replicas does not matter); the leader renews every retry
+ * period and gives up leadership when it could not renew within the renew deadline; writes use
+ * the lease's resourceVersion, so two candidates never both win. On shutdown the leader releases
+ * the lease by clearing `holderIdentity`, so a standby takes over at once instead of after 15 s.
+ */
+import { type ApiException, CoordinationV1Api, type KubeConfig, V1MicroTime } from '@kubernetes/client-node';
+import type { Logger } from '../log.ts';
+import { type Clock, jitter, sleep, systemClock } from './clock.ts';
+
+/** The part of a Lease that election reads and writes. */
+export interface LeaseRecord {
+  holderIdentity: string | undefined;
+  leaseDurationSeconds: number | undefined;
+  acquireTimeMs: number | undefined;
+  renewTimeMs: number | undefined;
+  leaseTransitions: number | undefined;
+  resourceVersion: string | undefined;
+}
+
+/** Lease storage: the Kubernetes API in production, an in-memory fake in unit tests. */
+export interface LeaseClient {
+  /** The lease, or undefined when it does not exist. */
+  get(): Promise<LeaseRecord | undefined>;
+  /** Creates it; rejects with `LeaseConflict` when it exists. */
+  create(record: LeaseRecord): Promise<LeaseRecord>;
+  /** Replaces it if `record.resourceVersion` is current; rejects with `LeaseConflict` otherwise. */
+  update(record: LeaseRecord): Promise<LeaseRecord>;
+}
+
+/** Another candidate wrote first (HTTP 409). */
+export class LeaseConflict extends Error {
+  constructor() {
+    super('lease changed concurrently');
+    this.name = 'LeaseConflict';
+  }
+}
+
+function isConflict(err: unknown): boolean {
+  return (err as ApiException<unknown>)?.code === 409;
+}
+
+const toMs = (d: Date | string | undefined): number | undefined =>
+  d === undefined ? undefined : new Date(d).getTime();
+
+/** A `LeaseClient` over the Kubernetes API (client-node). */
+export function kubeLeaseClient(kc: KubeConfig, namespace: string, name: string): LeaseClient {
+  const api = kc.makeApiClient(CoordinationV1Api);
+  const fromLease = (lease: {
+    metadata?: { resourceVersion?: string };
+    spec?: {
+      holderIdentity?: string;
+      leaseDurationSeconds?: number;
+      acquireTime?: Date;
+      renewTime?: Date;
+      leaseTransitions?: number;
+    };
+  }): LeaseRecord => ({
+    holderIdentity: lease.spec?.holderIdentity || undefined,
+    leaseDurationSeconds: lease.spec?.leaseDurationSeconds,
+    acquireTimeMs: toMs(lease.spec?.acquireTime),
+    renewTimeMs: toMs(lease.spec?.renewTime),
+    leaseTransitions: lease.spec?.leaseTransitions,
+    resourceVersion: lease.metadata?.resourceVersion,
+  });
+  const toBody = (r: LeaseRecord) => ({
+    apiVersion: 'coordination.k8s.io/v1',
+    kind: 'Lease',
+    metadata: {
+      name,
+      namespace,
+      ...(r.resourceVersion ? { resourceVersion: r.resourceVersion } : {}),
+      labels: { 'app.kubernetes.io/managed-by': 'mooring' },
+    },
+    spec: {
+      holderIdentity: r.holderIdentity ?? '',
+      leaseDurationSeconds: r.leaseDurationSeconds,
+      acquireTime: r.acquireTimeMs === undefined ? undefined : new V1MicroTime(r.acquireTimeMs),
+      renewTime: r.renewTimeMs === undefined ? undefined : new V1MicroTime(r.renewTimeMs),
+      leaseTransitions: r.leaseTransitions,
+    },
+  });
+  return {
+    async get() {
+      try {
+        return fromLease(await api.readNamespacedLease({ name, namespace }));
+      } catch (err) {
+        if ((err as ApiException<unknown>)?.code === 404) return undefined;
+        throw err;
+      }
+    },
+    async create(record) {
+      try {
+        return fromLease(await api.createNamespacedLease({ namespace, body: toBody(record) }));
+      } catch (err) {
+        throw isConflict(err) ? new LeaseConflict() : err;
+      }
+    },
+    async update(record) {
+      try {
+        return fromLease(await api.replaceNamespacedLease({ name, namespace, body: toBody(record) }));
+      } catch (err) {
+        throw isConflict(err) ? new LeaseConflict() : err;
+      }
+    },
+  };
+}
+
+export interface LeaderElectorOptions {
+  client: LeaseClient;
+  identity: string;
+  /** How long a lease is valid without renewal. Default 15 s. */
+  leaseDurationMs?: number;
+  /** How long the leader keeps trying to renew before it steps down. Default 10 s. */
+  renewDeadlineMs?: number;
+  /** Time between attempts. Default 2 s. */
+  retryPeriodMs?: number;
+  clock?: Clock;
+  random?: () => number;
+  logger: Logger;
+  /** Called when this replica becomes the leader. */
+  onStartedLeading: () => void;
+  /** Called when it stops being the leader (lost, or released on shutdown). */
+  onStoppedLeading: () => void;
+}
+
+export class LeaderElector {
+  readonly #o: Required<LeaderElectorOptions>;
+  #leader = false;
+  /** The last record seen and the local time it was first seen: expiry is judged on that. */
+  #observed: LeaseRecord | undefined;
+  #observedAtMs = 0;
+  #lastRenewMs = 0;
+
+  constructor(options: LeaderElectorOptions) {
+    this.#o = {
+      leaseDurationMs: 15_000,
+      renewDeadlineMs: 10_000,
+      retryPeriodMs: 2_000,
+      clock: systemClock,
+      random: Math.random,
+      ...options,
+    };
+  }
+
+  get isLeader(): boolean {
+    return this.#leader;
+  }
+
+  /** The holder last observed (for logs and status). */
+  get observedHolder(): string | undefined {
+    return this.#observed?.holderIdentity;
+  }
+
+  /**
+   * Campaigns and renews until `signal` aborts; then releases the lease if held. Never throws:
+   * API errors are logged and retried.
+   */
+  async run(signal: AbortSignal): Promise<void> {
+    const { clock, retryPeriodMs, renewDeadlineMs, logger } = this.#o;
+    while (!signal.aborted) {
+      const ok = await this.#tryAcquireOrRenew();
+      if (signal.aborted) break;
+      const now = clock.now();
+      if (ok) {
+        this.#lastRenewMs = now;
+        if (!this.#leader) {
+          this.#leader = true;
+          logger.info({ identity: this.#o.identity }, 'became the leader');
+          this.#o.onStartedLeading();
+        }
+      } else if (this.#leader && now - this.#lastRenewMs >= renewDeadlineMs) {
+        this.#stepDown('could not renew the lease within the renew deadline');
+      }
+      // Candidates spread their attempts (client-go's jitter factor 1.2); the leader renews on time.
+      const waitMs = this.#leader ? retryPeriodMs : jitter(retryPeriodMs * 1.1, 0.1 / 1.1, this.#o.random);
+      try {
+        await sleep(clock, waitMs, signal);
+      } catch {
+        break;
+      }
+    }
+    await this.release();
+  }
+
+  /** Clears `holderIdentity` if this replica holds the lease, and steps down. */
+  async release(): Promise<void> {
+    if (!this.#leader) return;
+    this.#stepDown('released on shutdown');
+    const observed = this.#observed;
+    if (!observed || observed.holderIdentity !== this.#o.identity) return;
+    try {
+      await this.#withTimeout(
+        this.#o.client.update({
+          ...observed,
+          holderIdentity: undefined,
+          leaseDurationSeconds: 1,
+          renewTimeMs: this.#o.clock.now(),
+        }),
+      );
+      this.#o.logger.info({ identity: this.#o.identity }, 'released the lease');
+    } catch (err) {
+      this.#o.logger.warn({ err, identity: this.#o.identity }, 'could not release the lease; it will expire');
+    }
+  }
+
+  #stepDown(reason: string): void {
+    if (!this.#leader) return;
+    this.#leader = false;
+    this.#o.logger.warn({ identity: this.#o.identity, reason }, 'stopped leading');
+    this.#o.onStoppedLeading();
+  }
+
+  /** One attempt; true when this replica holds a fresh lease afterwards. */
+  async #tryAcquireOrRenew(): Promise<boolean> {
+    const { client, identity, clock, leaseDurationMs, logger } = this.#o;
+    const now = clock.now();
+    const fresh: Omit<LeaseRecord, 'resourceVersion'> = {
+      holderIdentity: identity,
+      leaseDurationSeconds: Math.ceil(leaseDurationMs / 1000),
+      acquireTimeMs: now,
+      renewTimeMs: now,
+      leaseTransitions: 0,
+    };
+    try {
+      const current = await this.#withTimeout(client.get());
+      if (!current) {
+        this.#observe(await this.#withTimeout(client.create({ ...fresh, resourceVersion: undefined })));
+        return true;
+      }
+      this.#observe(current);
+      const holder = current.holderIdentity;
+      const durationMs = (current.leaseDurationSeconds ?? Math.ceil(leaseDurationMs / 1000)) * 1000;
+      const heldByOther = holder !== undefined && holder !== identity;
+      if (heldByOther && this.#observedAtMs + durationMs > clock.now()) return false;
+      const next: LeaseRecord =
+        holder === identity
+          ? { ...current, renewTimeMs: now, leaseDurationSeconds: fresh.leaseDurationSeconds }
+          : {
+              ...fresh,
+              leaseTransitions: (current.leaseTransitions ?? 0) + 1,
+              resourceVersion: current.resourceVersion,
+            };
+      this.#observe(await this.#withTimeout(client.update(next)));
+      return true;
+    } catch (err) {
+      if (!(err instanceof LeaseConflict)) logger.warn({ err, identity }, 'lease request failed');
+      return false;
+    }
+  }
+
+  #observe(record: LeaseRecord): void {
+    const prev = this.#observed;
+    if (
+      !prev ||
+      prev.resourceVersion !== record.resourceVersion ||
+      prev.holderIdentity !== record.holderIdentity ||
+      prev.renewTimeMs !== record.renewTimeMs
+    ) {
+      this.#observedAtMs = this.#o.clock.now();
+    }
+    this.#observed = record;
+  }
+
+  /** A hung request must not keep a deposed leader writing: each call gets a retry period. */
+  #withTimeout<T>(promise: Promise<T>): Promise<T> {
+    const { clock, retryPeriodMs } = this.#o;
+    return new Promise<T>((resolve, reject) => {
+      const timer = clock.setTimeout(
+        () => reject(new Error('lease request timed out')),
+        Math.max(retryPeriodMs, 1000),
+      );
+      promise.then(
+        (v) => {
+          clock.clearTimeout(timer);
+          resolve(v);
+        },
+        (e: unknown) => {
+          clock.clearTimeout(timer);
+          reject(e);
+        },
+      );
+    });
+  }
+}

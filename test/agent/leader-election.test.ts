@@ -1,0 +1,137 @@
+import { describe, expect, it } from 'vitest';
+import {
+  LeaderElector,
+  type LeaseClient,
+  LeaseConflict,
+  type LeaseRecord,
+} from '../../src/agent/leader-election.ts';
+import { silentLogger } from '../../src/log.ts';
+import { FakeClock } from './fake-clock.ts';
+
+/** One Lease with resourceVersion semantics; each candidate gets a view that can be cut off. */
+class FakeLeaseStore {
+  record: LeaseRecord | undefined;
+  rv = 0;
+  writes: string[] = [];
+
+  client(name: string, cut: { off: boolean }): LeaseClient {
+    const guard = () => {
+      if (cut.off) throw new Error(`${name}: network down`);
+    };
+    return {
+      get: async () => {
+        guard();
+        return this.record && { ...this.record };
+      },
+      create: async (r) => {
+        guard();
+        if (this.record) throw new LeaseConflict();
+        this.record = { ...r, resourceVersion: String(++this.rv) };
+        this.writes.push(`${name} create ${r.holderIdentity}`);
+        return { ...this.record };
+      },
+      update: async (r) => {
+        guard();
+        if (!this.record || r.resourceVersion !== this.record.resourceVersion) throw new LeaseConflict();
+        this.record = { ...r, resourceVersion: String(++this.rv) };
+        this.writes.push(`${name} update ${r.holderIdentity ?? '(none)'}`);
+        return { ...this.record };
+      },
+    };
+  }
+}
+
+function candidate(store: FakeLeaseStore, clock: FakeClock, identity: string) {
+  const cut = { off: false };
+  const events: string[] = [];
+  const controller = new AbortController();
+  const elector = new LeaderElector({
+    client: store.client(identity, cut),
+    identity,
+    clock,
+    random: () => 0.5,
+    logger: silentLogger(),
+    onStartedLeading: () => events.push('started'),
+    onStoppedLeading: () => events.push('stopped'),
+  });
+  const done = elector.run(controller.signal);
+  return { elector, cut, events, controller, done };
+}
+
+describe('LeaderElector', () => {
+  it('elects exactly one leader and keeps it while it renews', async () => {
+    const clock = new FakeClock();
+    const store = new FakeLeaseStore();
+    const a = candidate(store, clock, 'a');
+    await clock.advance(0);
+    const b = candidate(store, clock, 'b');
+    await clock.advance(60_000);
+    expect(a.elector.isLeader).toBe(true);
+    expect(b.elector.isLeader).toBe(false);
+    expect(b.events).toEqual([]);
+    expect(store.record?.holderIdentity).toBe('a');
+    // b never wrote: it only reads while a's lease is fresh.
+    expect(store.writes.filter((w) => w.startsWith('b'))).toEqual([]);
+    a.controller.abort();
+    b.controller.abort();
+    await clock.advance(10_000);
+    await Promise.all([a.done, b.done]);
+  });
+
+  it('a leader that cannot renew steps down after the renew deadline; the other takes over after the lease duration', async () => {
+    const clock = new FakeClock();
+    const store = new FakeLeaseStore();
+    const a = candidate(store, clock, 'a');
+    await clock.advance(0);
+    const b = candidate(store, clock, 'b');
+    await clock.advance(4_000);
+    expect(a.elector.isLeader).toBe(true);
+    const cutAt = clock.now();
+    a.cut.off = true;
+    // a steps down once 10 s pass without a renewal (before its 15 s lease could be taken).
+    await clock.advance(8_000);
+    expect(a.elector.isLeader).toBe(true);
+    await clock.advance(4_000);
+    expect(a.elector.isLeader).toBe(false);
+    expect(a.events).toEqual(['started', 'stopped']);
+    expect(b.elector.isLeader).toBe(false);
+    // b takes over once the record it saw has been unchanged for the lease duration.
+    await clock.advance(8_000);
+    expect(b.elector.isLeader).toBe(true);
+    expect(clock.now() - cutAt).toBeLessThanOrEqual(20_000);
+    expect(store.record).toMatchObject({ holderIdentity: 'b', leaseTransitions: 1 });
+    a.controller.abort();
+    b.controller.abort();
+    await clock.advance(10_000);
+  });
+
+  it('releases the lease on shutdown so a standby takes over within a retry period', async () => {
+    const clock = new FakeClock();
+    const store = new FakeLeaseStore();
+    const a = candidate(store, clock, 'a');
+    await clock.advance(0);
+    const b = candidate(store, clock, 'b');
+    await clock.advance(5_000);
+    a.controller.abort();
+    await clock.advance(0);
+    await a.done;
+    expect(store.record?.holderIdentity).toBeUndefined();
+    expect(a.events).toEqual(['started', 'stopped']);
+    await clock.advance(2_500);
+    expect(b.elector.isLeader).toBe(true);
+    b.controller.abort();
+    await clock.advance(10_000);
+  });
+
+  it('two candidates racing on a free lease: one wins, the other gets a conflict', async () => {
+    const clock = new FakeClock();
+    const store = new FakeLeaseStore();
+    const a = candidate(store, clock, 'a');
+    const b = candidate(store, clock, 'b');
+    await clock.advance(30_000);
+    expect([a.elector.isLeader, b.elector.isLeader].filter(Boolean)).toHaveLength(1);
+    a.controller.abort();
+    b.controller.abort();
+    await clock.advance(10_000);
+  });
+});
