@@ -1,7 +1,101 @@
-import { EXIT, type CliContext } from './context.ts';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { startControlPlane } from '../control-plane/server/index.ts';
+import { MooringError } from '../errors.ts';
+import { createLogger } from '../log.ts';
+import { type CliContext, EXIT } from './context.ts';
 
-/** `mooring control-plane`: not built yet (see the open issues). */
-export async function controlPlane(_argv: string[], ctx: CliContext): Promise<number> {
-  ctx.stderr.write('mooring control-plane: not implemented yet\n');
-  return EXIT.failure;
+const HELP = `mooring control-plane: the reference deployment management service (SQLite)
+
+Usage: mooring control-plane [flags]
+
+Flags:
+  --host HOST        address to listen on (default 127.0.0.1)
+  --port PORT        TCP port; 0 picks a free one (default 8080)
+  --db PATH          SQLite database file, or :memory: (default :memory:, data lost at exit)
+  --api-key KEY      the key callers must send as X-Api-Key (default: $MOORING_API_KEY; required)
+  --seed FILE        YAML or JSON seed of listeners, deployments, tokens, connections, integrations
+                     (default: none; records that already exist are skipped)
+  --help             print this help
+
+Environment:
+  MOORING_API_KEY    the API key, when --api-key is not given
+  MOORING_LOG_LEVEL  log level (default info): one JSON line per request
+`;
+
+/** `mooring control-plane`: serves the reference control plane until Ctrl-C. */
+export async function controlPlane(argv: string[], ctx: CliContext): Promise<number> {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    values = parseArgs({
+      args: argv,
+      options: {
+        host: { type: 'string' },
+        port: { type: 'string' },
+        db: { type: 'string' },
+        'api-key': { type: 'string' },
+        seed: { type: 'string' },
+        help: { type: 'boolean' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }).values;
+  } catch (error) {
+    ctx.stderr.write(`mooring control-plane: ${(error as Error).message}\n`);
+    return EXIT.usage;
+  }
+  if (values.help) {
+    ctx.stdout.write(HELP);
+    return EXIT.ok;
+  }
+  const problems: string[] = [];
+  const portText = typeof values.port === 'string' ? values.port : '8080';
+  const port = Number(portText);
+  if (!/^\d+$/.test(portText) || port > 65535)
+    problems.push(`--port must be an integer 0..65535, got "${portText}"`);
+  const apiKey = typeof values['api-key'] === 'string' ? values['api-key'] : ctx.env.MOORING_API_KEY;
+  if (!apiKey) problems.push('--api-key (or MOORING_API_KEY) is required');
+  const db = typeof values.db === 'string' ? values.db : ':memory:';
+  if (db === '') problems.push('--db must be a file path or :memory:');
+  if (problems.length > 0) {
+    for (const p of problems) ctx.stderr.write(`mooring control-plane: ${p}\n`);
+    return EXIT.usage;
+  }
+
+  const logger = createLogger({
+    base: { component: 'control-plane' },
+    level: ctx.env.MOORING_LOG_LEVEL ?? 'info',
+  });
+  let server: Awaited<ReturnType<typeof startControlPlane>>;
+  try {
+    server = await startControlPlane({
+      host: typeof values.host === 'string' ? values.host : '127.0.0.1',
+      port,
+      db: db === ':memory:' ? db : resolve(ctx.cwd, db),
+      apiKey: apiKey!,
+      ...(typeof values.seed === 'string' ? { seed: resolve(ctx.cwd, values.seed) } : {}),
+      logger,
+    });
+  } catch (err) {
+    if (err instanceof MooringError && err.code === 'MOORING_E_INPUT_INVALID') {
+      ctx.stderr.write(`mooring control-plane: ${err.code}: ${err.message}\n`);
+      return EXIT.usage;
+    }
+    throw err;
+  }
+  const s = server.seeded;
+  if (typeof values.seed === 'string') {
+    ctx.stdout.write(
+      `seeded ${s.listeners} listeners, ${s.deployments} deployments, ${s.tokens} tokens, ` +
+        `${s.connections} connections, ${s.integrations} integrations\n`,
+    );
+  }
+  ctx.stdout.write(`control plane listening on ${server.url}\n`);
+  await new Promise<void>((done) => {
+    if (ctx.signal.aborted) done();
+    else ctx.signal.addEventListener('abort', () => done(), { once: true });
+  });
+  await server.close();
+  logger.flush();
+  return EXIT.ok;
 }

@@ -1,0 +1,135 @@
+import { MooringError } from '../errors.ts';
+
+/** Transport error codes (undici's and the socket layer's) that mean "the request may not have arrived". */
+const NETWORK_CODES = new Set([
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'UND_ERR_DESTROYED',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
+/** HTTP statuses worth another try: the request was not processed, or may succeed shortly. */
+export const RETRY_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
+
+export interface RequestInfo {
+  method: string;
+  /** The route pattern (`/v2/deployments/{deployment_id}`), never the full URL with a query. */
+  route: string;
+}
+
+/**
+ * Maps a transport failure to a coded error. Only the error's code and name are kept in the
+ * message: undici messages never contain request headers, but nothing here relies on that.
+ */
+export function transportError(err: unknown, info: RequestInfo): MooringError {
+  const e = err as { code?: unknown; name?: unknown; cause?: { code?: unknown } };
+  const code =
+    typeof e?.code === 'string' ? e.code : typeof e?.cause?.code === 'string' ? e.cause.code : undefined;
+  const name = typeof e?.name === 'string' ? e.name : 'Error';
+  const details = { ...info, cause: code ?? name };
+  if (name === 'TimeoutError' || (code !== undefined && TIMEOUT_CODES.has(code))) {
+    return new MooringError('MOORING_E_CP_TIMEOUT', `${info.method} ${info.route}: timed out`, {
+      cause: err,
+      details,
+    });
+  }
+  return new MooringError(
+    'MOORING_E_CP_UNREACHABLE',
+    `${info.method} ${info.route}: control plane unreachable (${code ?? name})`,
+    { cause: err, details },
+  );
+}
+
+/** True for transport failures the client retries. */
+export function isNetworkError(err: MooringError): boolean {
+  if (err.code === 'MOORING_E_CP_TIMEOUT') return true;
+  return err.code === 'MOORING_E_CP_UNREACHABLE' && NETWORK_CODES.has(String(err.details.cause));
+}
+
+/** True when the client should try again: network failures and 429/502/503/504. */
+export function shouldRetry(err: unknown): boolean {
+  if (!(err instanceof MooringError)) return false;
+  if (err.code === 'MOORING_E_CP_UNREACHABLE' || err.code === 'MOORING_E_CP_TIMEOUT')
+    return isNetworkError(err);
+  return err.code === 'MOORING_E_CP_UNAVAILABLE' && RETRY_STATUSES.has(Number(err.details.status));
+}
+
+/**
+ * Maps an unexpected HTTP status to a coded error. The server's `detail` is kept (shortened) in
+ * `details.detail`: it names fields and rules, and this server never echoes header values.
+ */
+export function statusError(
+  status: number,
+  body: string,
+  info: RequestInfo,
+  retryAfterMs: number | undefined,
+): MooringError {
+  const detail = readDetail(body);
+  const details: Record<string, unknown> = { ...info, status, ...(detail ? { detail } : {}) };
+  const where = `${info.method} ${info.route}: HTTP ${status}`;
+  if (status === 401 || status === 403) {
+    return new MooringError('MOORING_E_CP_UNAUTHORIZED', `${where}: API key refused`, { details });
+  }
+  if (status === 404) return new MooringError('MOORING_E_CP_NOT_FOUND', `${where}: not found`, { details });
+  if (status === 429 || status >= 500) {
+    return new MooringError('MOORING_E_CP_UNAVAILABLE', `${where}: control plane unavailable`, {
+      details,
+      ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+    });
+  }
+  return new MooringError('MOORING_E_CP_REJECTED', `${where}${detail ? `: ${detail}` : ''}`, { details });
+}
+
+function readDetail(body: string): string | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  const detail = (parsed as { detail?: unknown })?.detail;
+  let text: string | undefined;
+  if (typeof detail === 'string') text = detail;
+  else if (Array.isArray(detail)) {
+    text = detail
+      .map((d) => {
+        const item = d as { loc?: unknown; msg?: unknown };
+        const loc = Array.isArray(item.loc) ? item.loc.join('.') : '?';
+        return `${loc}: ${typeof item.msg === 'string' ? item.msg : 'invalid'}`;
+      })
+      .join('; ');
+  }
+  return text === undefined ? undefined : text.slice(0, 500);
+}
+
+/**
+ * `Retry-After` as milliseconds: delta-seconds or an HTTP date, capped at `capMs`; undefined
+ * when absent or unreadable.
+ */
+export function parseRetryAfter(
+  value: string | undefined,
+  capMs: number,
+  nowMs = Date.now(),
+): number | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  const trimmed = value.trim();
+  let ms: number;
+  if (/^\d+$/.test(trimmed)) ms = Number(trimmed) * 1000;
+  else {
+    const date = Date.parse(trimmed);
+    if (Number.isNaN(date)) return undefined;
+    ms = date - nowMs;
+  }
+  return Math.min(Math.max(ms, 0), capMs);
+}

@@ -1,0 +1,188 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import pRetry from 'p-retry';
+import { Pool } from 'undici';
+import { MooringError } from '../errors.ts';
+import { type Logger, silentLogger } from '../log.ts';
+import { parseRetryAfter, shouldRetry, statusError, transportError } from './client-errors.ts';
+
+/** What the `onRequest` hook sees for every HTTP attempt (for metrics): never a URL or header. */
+export interface RequestEvent {
+  method: string;
+  route: string;
+  /** The HTTP status, when one was received. */
+  status?: number;
+  /** The error code, when the attempt failed. */
+  code?: string;
+  durationMs: number;
+}
+
+export interface TransportOptions {
+  baseUrl: string;
+  apiKey: string;
+  /** Sent as `X-Tenant-Id` when set. */
+  tenantId?: string;
+  /** Per attempt: headers and body must arrive within this time. Default 10 000. */
+  timeoutMs?: number;
+  /** Retries after the first attempt for network errors and 429/502/503/504. Default 4. */
+  retries?: number;
+  /** First backoff delay (before jitter). Default 250. */
+  retryMinDelayMs?: number;
+  /** Backoff cap. Default 5 000. */
+  retryMaxDelayMs?: number;
+  /** Cap on a server's `Retry-After`. Default 30 000. */
+  retryAfterCapMs?: number;
+  /** Keep-alive connections in the pool. Default 4. */
+  connections?: number;
+  logger?: Logger;
+  onRequest?: (event: RequestEvent) => void;
+}
+
+export interface Call {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  /** The route pattern, for errors, logs and metrics. */
+  route: string;
+  /** The concrete path (ids already encoded). */
+  path: string;
+  query?: Record<string, string>;
+  body?: unknown;
+  /** Success statuses. */
+  ok: readonly number[];
+}
+
+/**
+ * HTTP to the control plane: one keep-alive pool, a timeout per attempt, retries with jittered
+ * exponential backoff (p-retry) for network failures and 429/502/503/504 (a `Retry-After` is
+ * waited out first, capped), and a coded `MooringError` for every failure. The API key is only
+ * ever placed in the request header.
+ */
+export class Transport {
+  readonly #pool: Pool;
+  readonly #headers: Record<string, string>;
+  readonly #options: Required<Omit<TransportOptions, 'apiKey' | 'tenantId' | 'logger' | 'onRequest'>>;
+  readonly #logger: Logger;
+  readonly #onRequest: ((event: RequestEvent) => void) | undefined;
+  readonly #closing = new AbortController();
+
+  constructor(options: TransportOptions) {
+    const url = new URL(options.baseUrl);
+    this.#options = {
+      baseUrl: url.origin,
+      timeoutMs: options.timeoutMs ?? 10_000,
+      retries: options.retries ?? 4,
+      retryMinDelayMs: options.retryMinDelayMs ?? 250,
+      retryMaxDelayMs: options.retryMaxDelayMs ?? 5_000,
+      retryAfterCapMs: options.retryAfterCapMs ?? 30_000,
+      connections: options.connections ?? 4,
+    };
+    this.#pool = new Pool(url.origin, {
+      connections: this.#options.connections,
+      keepAliveTimeout: 4_000,
+      headersTimeout: this.#options.timeoutMs,
+      bodyTimeout: this.#options.timeoutMs,
+      connectTimeout: this.#options.timeoutMs,
+    });
+    this.#headers = {
+      accept: 'application/json',
+      'x-api-key': options.apiKey,
+      ...(options.tenantId ? { 'x-tenant-id': options.tenantId } : {}),
+    };
+    this.#logger = options.logger ?? silentLogger();
+    this.#onRequest = options.onRequest;
+  }
+
+  /** Sends a request with retries; resolves with the parsed JSON body (undefined for 204). */
+  async send(call: Call): Promise<unknown> {
+    return pRetry(() => this.#attempt(call), {
+      retries: this.#options.retries,
+      minTimeout: this.#options.retryMinDelayMs,
+      maxTimeout: this.#options.retryMaxDelayMs,
+      factor: 2,
+      randomize: true,
+      signal: this.#closing.signal,
+      shouldRetry: ({ error }) => shouldRetry(error),
+      onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
+        if (!shouldRetry(error) || retriesLeft === 0) return;
+        const e = error as MooringError;
+        this.#logger.debug(
+          { method: call.method, route: call.route, code: e.code, status: e.details.status, attemptNumber },
+          'control-plane request failed; retrying',
+        );
+        // The server said when to come back: wait that long, then p-retry adds its own backoff.
+        if (e.retryAfterMs) await sleep(e.retryAfterMs, undefined, { signal: this.#closing.signal });
+      },
+    });
+  }
+
+  async #attempt(call: Call): Promise<unknown> {
+    const info = { method: call.method, route: call.route };
+    const started = performance.now();
+    let status: number | undefined;
+    let code: string | undefined;
+    try {
+      const qs =
+        call.query && Object.keys(call.query).length > 0 ? `?${new URLSearchParams(call.query)}` : '';
+      const hasBody = call.body !== undefined;
+      let res: Awaited<ReturnType<Pool['request']>>;
+      try {
+        res = await this.#pool.request({
+          method: call.method,
+          path: call.path + qs,
+          headers: hasBody ? { ...this.#headers, 'content-type': 'application/json' } : this.#headers,
+          ...(hasBody ? { body: JSON.stringify(call.body) } : {}),
+          signal: AbortSignal.any([AbortSignal.timeout(this.#options.timeoutMs), this.#closing.signal]),
+        });
+        status = res.statusCode;
+        const text = await res.body.text();
+        if (!call.ok.includes(res.statusCode)) {
+          const retryAfter = res.headers['retry-after'];
+          const retryAfterMs = parseRetryAfter(
+            Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
+            this.#options.retryAfterCapMs,
+          );
+          throw statusError(res.statusCode, text, info, retryAfterMs);
+        }
+        if (res.statusCode === 204 || text === '') return undefined;
+        try {
+          return JSON.parse(text);
+        } catch {
+          throw new MooringError(
+            'MOORING_E_CP_BAD_RESPONSE',
+            `${call.method} ${call.route}: response is not JSON`,
+            {
+              details: { ...info, status },
+            },
+          );
+        }
+      } catch (err) {
+        if (err instanceof MooringError) throw err;
+        throw transportError(err, info);
+      }
+    } catch (err) {
+      code = (err as MooringError).code;
+      throw err;
+    } finally {
+      this.#report({
+        method: call.method,
+        route: call.route,
+        ...(status !== undefined ? { status } : {}),
+        ...(code !== undefined ? { code } : {}),
+        durationMs: performance.now() - started,
+      });
+    }
+  }
+
+  /** A metrics hook must never break a request. */
+  #report(event: RequestEvent): void {
+    try {
+      this.#onRequest?.(event);
+    } catch (err) {
+      this.#logger.warn({ errorName: (err as Error)?.name }, 'onRequest hook threw');
+    }
+  }
+
+  /** Aborts retries in progress and closes the pool. */
+  async close(): Promise<void> {
+    this.#closing.abort(new MooringError('MOORING_E_CP_UNREACHABLE', 'control-plane client closed'));
+    await this.#pool.close();
+  }
+}

@@ -1,0 +1,95 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { HttpError } from './errors.ts';
+
+/** Request bodies larger than this get 413 (1 MiB). */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * Reads a JSON body, refusing more than `limitBytes`: a declared Content-Length over the limit is
+ * refused before reading; a streamed body is refused as soon as it crosses the limit, and reading
+ * stops there (the connection is closed after the answer, so the rest is never buffered).
+ */
+export async function readJsonBody(req: IncomingMessage, limitBytes = MAX_BODY_BYTES): Promise<unknown> {
+  const type = req.headers['content-type'];
+  if (type !== undefined && !/^application\/([\w.+-]*\+)?json\b/i.test(type)) {
+    throw new HttpError(415, 'Content-Type must be application/json');
+  }
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limitBytes) throw tooLarge(limitBytes);
+
+  const text = (await readLimited(req, limitBytes)).toString('utf8');
+  if (text.trim() === '') {
+    throw new HttpError(422, [{ loc: ['body'], msg: 'Field required', type: 'missing' }]);
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new HttpError(422, [{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }]);
+  }
+}
+
+/**
+ * Collects the body with listeners rather than an async iterator: leaving an iterator early
+ * destroys the request and its socket, and then the 413 could not be sent. Here reading just
+ * stops (the stream is paused) and the answer carries `Connection: close`.
+ */
+function readLimited(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const cleanup = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onFail);
+      req.off('close', onFail);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limitBytes) {
+        cleanup();
+        req.pause();
+        reject(tooLarge(limitBytes));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(Buffer.concat(chunks));
+    };
+    // A client that goes away mid-body made a bad request, not a server fault.
+    const onFail = () => {
+      cleanup();
+      reject(new HttpError(400, 'request body was not received completely'));
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onFail);
+    req.on('close', onFail);
+  });
+}
+
+function tooLarge(limitBytes: number): HttpError {
+  return new HttpError(413, `request body exceeds ${limitBytes} bytes`, { connection: 'close' });
+}
+
+/** Writes a JSON answer (or an empty one for 204). */
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): void {
+  if (status === 204 || body === undefined) {
+    res.writeHead(status, headers);
+    res.end();
+    return;
+  }
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    ...headers,
+  });
+  res.end(text);
+}

@@ -1,0 +1,297 @@
+import type { SQLInputValue } from 'node:sqlite';
+import type {
+  Deployment,
+  DeploymentCreate,
+  DeploymentListQuery,
+  DeploymentPatch,
+  DeploymentStatus,
+  Revision,
+  RevisionListQuery,
+  RevisionStatus,
+  Secret,
+  SourceConfig,
+  SourceRevisionConfig,
+} from '../../contract/index.ts';
+import { conflict, HttpError, notFound, type ValidationItem } from './errors.ts';
+import { applyPatch, imageVersion, initialRevisionStatus } from './revisions.ts';
+import { type Database, type Page, placeholders } from './store.ts';
+
+/** Extra inputs only seeds and tests give: the wire never sets them. */
+export interface CreateExtras {
+  tenantId: string;
+  id?: string;
+  status?: DeploymentStatus;
+  tagValueIds?: readonly string[];
+}
+
+const ORDER = 'created_at, seq';
+
+/** Deployments and their revisions: validation against stored state, revision rules, filters. */
+export class DeploymentStore {
+  readonly #db: Database;
+
+  constructor(db: Database) {
+    this.#db = db;
+  }
+
+  create(input: DeploymentCreate, extras: CreateExtras): Deployment {
+    return this.#db.transaction(() => {
+      const sourceConfig: SourceConfig = input.source_config ?? {};
+      this.#checkReferences(input.source, sourceConfig, input.secrets, input.secret_references);
+      const taken = this.#db.sqlite
+        .prepare("SELECT 1 FROM deployments WHERE tenant_id = ? AND name = ? AND status != 'AWAITING_DELETE'")
+        .get(extras.tenantId, input.name);
+      if (taken) throw conflict(`a deployment named "${input.name}" already exists`);
+
+      const now = this.#db.timestamp();
+      const id = extras.id ?? this.#db.newId();
+      if (this.#db.sqlite.prepare('SELECT 1 FROM deployments WHERE id = ?').get(id)) {
+        throw conflict(`deployment ${id} already exists`);
+      }
+      const revisionConfig: SourceRevisionConfig = {
+        ...(input.source_revision_config ?? {}),
+        repo_commit_sha: null,
+      };
+      const deployment: Deployment = {
+        name: input.name,
+        source: input.source,
+        source_config: sourceConfig,
+        source_revision_config: revisionConfig,
+        secrets: input.secrets ?? [],
+        id,
+        tenant_id: extras.tenantId,
+        created_at: now,
+        updated_at: now,
+        status: extras.status ?? 'READY',
+        latest_revision_id: null,
+        active_revision_id: null,
+        secret_references: input.secret_references ?? null,
+        image_version: imageVersion(revisionConfig.image_uri),
+      };
+      this.#db.sqlite
+        .prepare(
+          `INSERT INTO deployments (id, tenant_id, name, status, listener_id, remote_reconciled,
+             deployment_type, image_version, created_at, doc) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, '{}')`,
+        )
+        .run(
+          id,
+          extras.tenantId,
+          deployment.name,
+          deployment.status,
+          sourceConfig.listener_id ?? null,
+          sourceConfig.listener_id ? 1 : 0,
+          sourceConfig.deployment_type ?? null,
+          deployment.image_version ?? null,
+          now,
+        );
+      for (const tag of new Set(extras.tagValueIds ?? [])) {
+        this.#db.sqlite
+          .prepare('INSERT INTO deployment_tags (deployment_id, tag_value_id) VALUES (?, ?)')
+          .run(id, tag);
+      }
+      this.#addRevision(deployment, input.source, now);
+      return deployment;
+    });
+  }
+
+  patch(id: string, patch: DeploymentPatch, tenantId: string | undefined): Deployment {
+    return this.#db.transaction(() => {
+      const current = this.get(id, tenantId);
+      if (current.status === 'AWAITING_DELETE') throw conflict(`deployment ${id} is being deleted`);
+      const latest = current.latest_revision_id
+        ? this.getRevision(id, current.latest_revision_id)
+        : undefined;
+      const outcome = applyPatch(current, latest, patch);
+      this.#checkReferences(current.source, outcome.sourceConfig, patch.secrets, patch.secret_references);
+      const now = this.#db.timestamp();
+      const next: Deployment = {
+        ...current,
+        source_config: outcome.sourceConfig,
+        source_revision_config: outcome.sourceRevisionConfig,
+        secrets: outcome.secrets,
+        secret_references: outcome.secretReferences,
+        image_version: imageVersion(outcome.sourceRevisionConfig.image_uri),
+        updated_at: now,
+      };
+      if (outcome.newRevisionSource) this.#addRevision(next, outcome.newRevisionSource, now);
+      else this.#write(next);
+      return next;
+    });
+  }
+
+  /** DELETE: marks the deployment AWAITING_DELETE; the agent removes its objects. Idempotent. */
+  markForDeletion(id: string, tenantId: string | undefined): void {
+    this.#db.transaction(() => {
+      const current = this.get(id, tenantId);
+      if (current.status !== 'AWAITING_DELETE') this.setStatus(id, 'AWAITING_DELETE');
+    });
+  }
+
+  /** For tests and operators: statuses are read-only on the wire. */
+  setStatus(id: string, status: DeploymentStatus): Deployment {
+    return this.#db.transaction(() => {
+      const next = { ...this.get(id, undefined), status, updated_at: this.#db.timestamp() };
+      this.#write(next);
+      return next;
+    });
+  }
+
+  get(id: string, tenantId: string | undefined): Deployment {
+    const found = this.#db.doc<Deployment>('SELECT doc FROM deployments WHERE id = ?', id);
+    if (!found || (tenantId !== undefined && found.tenant_id !== tenantId)) throw notFound('deployment');
+    return found;
+  }
+
+  list(q: DeploymentListQuery, tenantId: string | undefined): Page<Deployment> {
+    const where: string[] = [];
+    const params: SQLInputValue[] = [];
+    const eq = (column: string, value: SQLInputValue | undefined) => {
+      if (value === undefined) return;
+      where.push(`${column} = ?`);
+      params.push(value);
+    };
+    eq('tenant_id', tenantId);
+    eq('name', q.name);
+    eq('status', q.status);
+    eq('remote_reconciled', q.remote_reconciled === undefined ? undefined : q.remote_reconciled ? 1 : 0);
+    eq('image_version', q.image_version);
+    eq('deployment_type', q.deployment_type);
+    if (q.name_contains !== undefined) {
+      where.push('instr(name, ?) > 0');
+      params.push(q.name_contains);
+    }
+    if (q.deployment_ids) {
+      where.push(`id IN (${placeholders(q.deployment_ids.length)})`);
+      params.push(...q.deployment_ids);
+    }
+    if (q.tag_value_ids) {
+      where.push(
+        `id IN (SELECT deployment_id FROM deployment_tags WHERE tag_value_id IN (${placeholders(q.tag_value_ids.length)}))`,
+      );
+      params.push(...q.tag_value_ids);
+    }
+    return this.#db.page<Deployment>('deployments', where, params, ORDER, q.limit, q.offset);
+  }
+
+  getRevision(deploymentId: string, revisionId: string, tenantId?: string): Revision {
+    this.get(deploymentId, tenantId);
+    const found = this.#db.doc<Revision>(
+      'SELECT doc FROM revisions WHERE id = ? AND deployment_id = ?',
+      revisionId,
+      deploymentId,
+    );
+    if (!found) throw notFound('revision');
+    return found;
+  }
+
+  listRevisions(deploymentId: string, q: RevisionListQuery, tenantId: string | undefined): Page<Revision> {
+    this.get(deploymentId, tenantId);
+    const where = ['deployment_id = ?'];
+    const params: SQLInputValue[] = [deploymentId];
+    if (q.status) {
+      where.push(`status IN (${placeholders(q.status.length)})`);
+      params.push(...q.status);
+    }
+    if (q.remote_reconciled !== undefined) {
+      where.push('remote_reconciled = ?');
+      params.push(q.remote_reconciled ? 1 : 0);
+    }
+    return this.#db.page<Revision>('revisions', where, params, ORDER, q.limit, q.offset);
+  }
+
+  /** For tests: a build service would move revisions on; nothing on the wire can. */
+  setRevisionStatus(deploymentId: string, revisionId: string, status: RevisionStatus): Revision {
+    return this.#db.transaction(() => {
+      const next = {
+        ...this.getRevision(deploymentId, revisionId),
+        status,
+        updated_at: this.#db.timestamp(),
+      };
+      this.#db.sqlite
+        .prepare('UPDATE revisions SET status = ?, doc = ? WHERE id = ?')
+        .run(status, JSON.stringify(next), revisionId);
+      // What a deploy service would do: the revision that reached DEPLOYED is the active one.
+      if (status === 'DEPLOYED') {
+        this.#write({ ...this.get(deploymentId, undefined), active_revision_id: revisionId });
+      }
+      return next;
+    });
+  }
+
+  /** Creates a revision from the deployment's current values, moves latest (and active when deployed), writes both. */
+  #addRevision(deployment: Deployment, source: Deployment['source'], now: string): void {
+    const status = initialRevisionStatus(source);
+    const revision: Revision = {
+      id: this.#db.newId(),
+      created_at: now,
+      updated_at: now,
+      status,
+      source,
+      source_revision_config: deployment.source_revision_config,
+    };
+    // A revision is remote reconciled when its deployment was at the time it was made.
+    const remote = deployment.source_config.listener_id ? 1 : 0;
+    this.#db.sqlite
+      .prepare(
+        'INSERT INTO revisions (id, deployment_id, status, remote_reconciled, created_at, doc) VALUES (?, ?, ?, ?, ?, ?)',
+      )
+      .run(revision.id, deployment.id, status, remote, now, JSON.stringify(revision));
+    deployment.latest_revision_id = revision.id;
+    if (status === 'DEPLOYED') deployment.active_revision_id = revision.id;
+    this.#write(deployment);
+  }
+
+  #write(d: Deployment): void {
+    this.#db.sqlite
+      .prepare(
+        `UPDATE deployments SET status = ?, listener_id = ?, remote_reconciled = ?, deployment_type = ?,
+           image_version = ?, doc = ? WHERE id = ?`,
+      )
+      .run(
+        d.status,
+        d.source_config.listener_id ?? null,
+        d.source_config.listener_id ? 1 : 0,
+        d.source_config.deployment_type ?? null,
+        d.image_version ?? null,
+        JSON.stringify(d),
+        d.id,
+      );
+  }
+
+  /** Rules the schema cannot express: they need stored state or look across members. */
+  #checkReferences(
+    source: Deployment['source'],
+    sourceConfig: SourceConfig,
+    secrets: readonly Secret[] | null | undefined,
+    secretReferences: Deployment['secret_references'] | undefined,
+  ): void {
+    const items: ValidationItem[] = [];
+    const listenerId = sourceConfig.listener_id;
+    if (listenerId && !this.#db.sqlite.prepare('SELECT 1 FROM listeners WHERE id = ?').get(listenerId)) {
+      items.push({
+        loc: ['body', 'source_config', 'listener_id'],
+        msg: 'listener not found',
+        type: 'value_error',
+      });
+    }
+    const seen = new Set<string>();
+    (secrets ?? []).forEach((s, i) => {
+      if (seen.has(s.name)) {
+        items.push({
+          loc: ['body', 'secrets', i, 'name'],
+          msg: 'duplicate secret name',
+          type: 'value_error',
+        });
+      }
+      seen.add(s.name);
+    });
+    if (secretReferences && secretReferences.length > 0 && source !== 'external_docker') {
+      items.push({
+        loc: ['body', 'secret_references'],
+        msg: 'secret_references apply only to source external_docker',
+        type: 'value_error',
+      });
+    }
+    if (items.length > 0) throw new HttpError(422, items);
+  }
+}

@@ -1,0 +1,119 @@
+import { randomUUID } from 'node:crypto';
+import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
+import { migrate } from './migrations.ts';
+
+/** One page of a listing: `offset` is where the next page starts (DESIGN.md). */
+export interface Page<T> {
+  resources: T[];
+  offset: number;
+}
+
+export interface DatabaseOptions {
+  /** `:memory:` (default) or a file path. Files use WAL so readers never block the writer. */
+  db?: string;
+  /** Clock for created_at/updated_at; injected so tests can fix time. */
+  now?: () => Date;
+  /** Id source; injected so tests can make ids predictable. */
+  newId?: () => string;
+}
+
+/**
+ * The SQLite connection and the primitives every table module uses: transactions, JSON
+ * documents, paging. `node:sqlite` is synchronous, so a whole transaction runs without yielding
+ * the event loop; `BEGIN IMMEDIATE` also serialises writers from other processes on a file.
+ */
+export class Database {
+  readonly sqlite: DatabaseSync;
+  readonly now: () => Date;
+  readonly newId: () => string;
+  #depth = 0;
+
+  constructor(options: DatabaseOptions = {}) {
+    const path = options.db ?? ':memory:';
+    this.sqlite = new DatabaseSync(path);
+    this.now = options.now ?? (() => new Date());
+    this.newId = options.newId ?? randomUUID;
+    this.sqlite.exec('PRAGMA foreign_keys = ON');
+    this.sqlite.exec('PRAGMA busy_timeout = 5000');
+    if (path !== ':memory:') {
+      this.sqlite.exec('PRAGMA journal_mode = WAL');
+      this.sqlite.exec('PRAGMA synchronous = NORMAL');
+    }
+    migrate(this.sqlite);
+  }
+
+  /** The current time as the interface writes it (ISO 8601, UTC, milliseconds). */
+  timestamp(): string {
+    return this.now().toISOString();
+  }
+
+  /** Runs `fn` in one write transaction; nested calls join the outer one. */
+  transaction<T>(fn: () => T): T {
+    if (this.#depth > 0) return fn();
+    this.sqlite.exec('BEGIN IMMEDIATE');
+    this.#depth++;
+    try {
+      const result = fn();
+      this.sqlite.exec('COMMIT');
+      return result;
+    } catch (err) {
+      this.sqlite.exec('ROLLBACK');
+      throw err;
+    } finally {
+      this.#depth--;
+    }
+  }
+
+  /** The parsed `doc` column of the first matching row, or undefined. */
+  doc<T>(sql: string, ...params: SQLInputValue[]): T | undefined {
+    const row = this.sqlite.prepare(sql).get(...params) as { doc: string } | undefined;
+    return row ? (JSON.parse(row.doc) as T) : undefined;
+  }
+
+  docs<T>(sql: string, ...params: SQLInputValue[]): T[] {
+    const rows = this.sqlite.prepare(sql).all(...params) as { doc: string }[];
+    return rows.map((r) => JSON.parse(r.doc) as T);
+  }
+
+  /** A page of documents: `where` is a list of SQL conditions joined with AND. */
+  page<T>(
+    table: string,
+    where: string[],
+    params: SQLInputValue[],
+    order: string,
+    limit: number,
+    offset: number,
+  ): Page<T> {
+    const clause = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
+    const resources = this.docs<T>(
+      `SELECT doc FROM ${table} ${clause} ORDER BY ${order} LIMIT ? OFFSET ?`,
+      ...params,
+      limit,
+      offset,
+    );
+    return { resources, offset: offset + resources.length };
+  }
+
+  /** Every row of every table, in insertion order: tests compare it before and after a rejected write. */
+  dump(): Record<string, unknown[]> {
+    const tables = this.sqlite
+      .prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+      )
+      .all() as { name: string }[];
+    const out: Record<string, unknown[]> = {};
+    for (const { name } of tables) {
+      out[name] = this.sqlite.prepare(`SELECT * FROM ${name} ORDER BY rowid`).all();
+    }
+    return out;
+  }
+
+  close(): void {
+    if (this.sqlite.isOpen) this.sqlite.close();
+  }
+}
+
+/** `?, ?, ?` for a list of n values. */
+export function placeholders(n: number): string {
+  return Array.from({ length: n }, () => '?').join(', ');
+}
