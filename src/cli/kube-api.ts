@@ -1,7 +1,78 @@
-import { EXIT, type CliContext } from './context.ts';
+import { parseArgs } from 'node:util';
+import { createLogger } from '../log.ts';
+import { startKubeApi } from '../sandbox/server.ts';
+import { type CliContext, EXIT } from './context.ts';
 
-/** `mooring kube-api`: not built yet (see the open issues). */
-export async function kubeApi(_argv: string[], ctx: CliContext): Promise<number> {
-  ctx.stderr.write('mooring kube-api: not implemented yet\n');
-  return EXIT.failure;
+const HELP = `mooring kube-api: a sandbox Kubernetes API server (HTTPS, real semantics) for trying and testing mooring
+
+Usage: mooring kube-api [flags]
+
+Flags:
+  --host HOST              address to listen on (default 127.0.0.1)
+  --port PORT              TCP port; 0 picks a free one (default 0)
+  --kubeconfig-out FILE    write a kubeconfig for the server to FILE (default: none; printed path only when set)
+  --namespaces A,B         namespaces to create at start, besides default (default: none)
+  --rollout-delay-ms MS    simulated controller: milliseconds until a Deployment/StatefulSet is Available (default 0)
+  --help                   print this help
+`;
+
+/** `mooring kube-api`: serves the sandbox API until Ctrl-C. */
+export async function kubeApi(argv: string[], ctx: CliContext): Promise<number> {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    values = parseArgs({
+      args: argv,
+      options: {
+        host: { type: 'string' },
+        port: { type: 'string' },
+        'kubeconfig-out': { type: 'string' },
+        namespaces: { type: 'string' },
+        'rollout-delay-ms': { type: 'string' },
+        help: { type: 'boolean' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }).values;
+  } catch (error) {
+    ctx.stderr.write(`mooring kube-api: ${(error as Error).message}\n`);
+    return EXIT.usage;
+  }
+  if (values.help) {
+    ctx.stdout.write(HELP);
+    return EXIT.ok;
+  }
+  const problems: string[] = [];
+  const port = Number(values.port ?? '0');
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    problems.push(`--port must be an integer 0..65535, got "${String(values.port)}"`);
+  const delay = Number(values['rollout-delay-ms'] ?? '0');
+  if (!Number.isFinite(delay) || delay < 0)
+    problems.push(`--rollout-delay-ms must be a number >= 0, got "${String(values['rollout-delay-ms'])}"`);
+  const namespaces =
+    typeof values.namespaces === 'string' ? values.namespaces.split(',').map((n) => n.trim()) : [];
+  for (const ns of namespaces) {
+    if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(ns) || ns.length > 63)
+      problems.push(`--namespaces: "${ns}" is not a valid namespace name`);
+  }
+  if (problems.length > 0) {
+    for (const p of problems) ctx.stderr.write(`mooring kube-api: ${p}\n`);
+    return EXIT.usage;
+  }
+  const kubeconfigOut = typeof values['kubeconfig-out'] === 'string' ? values['kubeconfig-out'] : undefined;
+  const api = await startKubeApi({
+    host: typeof values.host === 'string' ? values.host : '127.0.0.1',
+    port,
+    namespaces,
+    rolloutDelayMs: delay,
+    ...(kubeconfigOut ? { kubeconfigOut } : {}),
+    logger: createLogger({ base: { component: 'kube-api' }, level: ctx.env.MOORING_LOG_LEVEL ?? 'info' }),
+  });
+  ctx.stdout.write(`sandbox Kubernetes API listening on ${api.url}\n`);
+  if (api.kubeconfigPath) ctx.stdout.write(`kubeconfig written to ${api.kubeconfigPath}\n`);
+  await new Promise<void>((resolve) => {
+    if (ctx.signal.aborted) resolve();
+    else ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  await api.close();
+  return EXIT.ok;
 }

@@ -1,0 +1,102 @@
+/**
+ * The shared state of one sandbox API server: the store, the clock, identifiers, the Service IP
+ * allocator, and the hook the simulated controller listens on. Verb handlers receive it.
+ */
+import { randomUUID } from 'node:crypto';
+import type { DefaultingContext } from './defaults.ts';
+import { findByKind, findByResource, type ResourceType } from './resources.ts';
+import { forbidden, namespaceNotFound } from './status.ts';
+import { Store } from './store.ts';
+import type { StoredObject } from './types.ts';
+
+export interface ClusterOptions {
+  /** Returns the current time; injected so tests can pin it. */
+  now?: () => Date;
+  historyPerType?: number;
+}
+
+const NAMESPACES = findByResource('', 'v1', 'namespaces') as ResourceType;
+
+/** Seconds-precision RFC 3339 time, as Kubernetes writes metav1.Time. */
+export function kubeTime(date: Date): string {
+  return `${date.toISOString().slice(0, 19)}Z`;
+}
+
+export class Cluster implements DefaultingContext {
+  readonly store: Store;
+  private readonly clock: () => Date;
+  private nextIp = 10;
+  /** Called after every stored write (the simulated controller reacts to workloads). */
+  readonly writeHooks: ((
+    type: ResourceType,
+    object: StoredObject | undefined,
+    previous: StoredObject | undefined,
+  ) => void)[] = [];
+
+  constructor(options: ClusterOptions = {}) {
+    this.store = new Store({ historyPerType: options.historyPerType });
+    this.clock = options.now ?? (() => new Date());
+  }
+
+  now(): string {
+    return kubeTime(this.clock());
+  }
+
+  nowDate(): Date {
+    return this.clock();
+  }
+
+  uid(): string {
+    return randomUUID();
+  }
+
+  /** Allocates the next address of 10.96.0.0/12, skipping .0.1 (the kubernetes Service). */
+  allocateClusterIP(): string {
+    const n = this.nextIp++;
+    return `10.96.${Math.floor(n / 250) % 256}.${(n % 250) + 2}`;
+  }
+
+  namespaceType(): ResourceType {
+    return NAMESPACES;
+  }
+
+  /** Throws 404 when a namespaced write targets a namespace that does not exist. */
+  requireNamespace(namespace: string): StoredObject {
+    const ns = this.store.get(NAMESPACES, '', namespace);
+    if (!ns) throw namespaceNotFound(namespace);
+    return ns;
+  }
+
+  /** Throws 403 when the namespace is being deleted (no new content may be created in it). */
+  requireActiveNamespace(type: ResourceType, namespace: string, name: string): void {
+    const ns = this.requireNamespace(namespace);
+    if (ns.metadata.deletionTimestamp) {
+      throw forbidden(
+        type,
+        name,
+        `${type.resource}${type.group ? `.${type.group}` : ''} "${name}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`,
+      );
+    }
+  }
+
+  /** Stores an object under a new resourceVersion and runs the write hooks. */
+  commit(type: ResourceType, object: StoredObject, previous: StoredObject | undefined): StoredObject {
+    const rv = this.store.nextRv();
+    object.metadata.resourceVersion = String(rv);
+    this.store.put(type, object, rv);
+    for (const hook of this.writeHooks) hook(type, object, previous);
+    return object;
+  }
+
+  /** Removes an object; the DELETED event carries a new resourceVersion. */
+  erase(type: ResourceType, object: StoredObject): void {
+    const rv = this.store.nextRv();
+    const gone = { ...object, metadata: { ...object.metadata, resourceVersion: String(rv) } };
+    this.store.remove(type, gone, rv);
+    for (const hook of this.writeHooks) hook(type, undefined, object);
+  }
+
+  typeOf(object: StoredObject): ResourceType | undefined {
+    return findByKind(object.apiVersion, object.kind);
+  }
+}

@@ -1,0 +1,167 @@
+/**
+ * A simulated workload controller: after a configurable delay, Deployments and StatefulSets get
+ * the status a real controller writes once their pods are ready (or, on request, the status of a
+ * rollout that exceeded its progress deadline). Status writes are "kube-controller-manager"
+ * Update operations on the status subresource: they bump resourceVersion and reach watches, and
+ * are not API requests (they never appear in the request log).
+ */
+import { createHash } from 'node:crypto';
+import { recordUpdate } from './apply/index.ts';
+import type { Cluster } from './cluster.ts';
+import { clone } from './equal.ts';
+import type { ResourceType } from './resources.ts';
+import type { StoredObject } from './types.ts';
+
+export interface ControllerOptions {
+  /** Time from a spec change to the workload being Available. */
+  rolloutDelayMs: number;
+}
+
+type Obj = Record<string, unknown>;
+
+const MANAGER = 'kube-controller-manager';
+
+function key(kind: string, namespace: string | undefined, name: string | undefined): string {
+  return `${kind}/${namespace ?? ''}/${name ?? ''}`;
+}
+
+function podTemplateHash(obj: StoredObject): string {
+  const template = JSON.stringify((obj.spec as Obj | undefined)?.template ?? {});
+  return createHash('sha256')
+    .update(template)
+    .digest('hex')
+    .slice(0, 10)
+    .replace(/[aeiou]/g, 'x');
+}
+
+export class WorkloadController {
+  private readonly cluster: Cluster;
+  private readonly options: ControllerOptions;
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly failNext = new Set<string>();
+  private closed = false;
+
+  constructor(cluster: Cluster, options: ControllerOptions) {
+    this.cluster = cluster;
+    this.options = options;
+    cluster.writeHooks.push((type, object, previous) => this.observe(type, object, previous));
+  }
+
+  /** Makes the next rollout of this workload end with ProgressDeadlineExceeded. */
+  failRollout(namespace: string, name: string, kind: 'Deployment' | 'StatefulSet' = 'Deployment'): void {
+    this.failNext.add(key(kind, namespace, name));
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const t of this.timers.values()) clearTimeout(t);
+    this.timers.clear();
+  }
+
+  private observe(
+    type: ResourceType,
+    object: StoredObject | undefined,
+    previous: StoredObject | undefined,
+  ): void {
+    const kind = (object ?? previous)?.kind;
+    if (kind !== 'Deployment' && kind !== 'StatefulSet') return;
+    const id = key(kind, (object ?? previous)?.metadata.namespace, (object ?? previous)?.metadata.name);
+    if (!object) {
+      clearTimeout(this.timers.get(id));
+      this.timers.delete(id);
+      return;
+    }
+    const status = (object.status ?? {}) as Obj;
+    const replicas = ((object.spec as Obj | undefined)?.replicas as number | undefined) ?? 1;
+    if (status.observedGeneration === object.metadata.generation && (status.replicas ?? 0) === replicas)
+      return;
+    if (this.closed || this.timers.has(id)) return;
+    const fail = this.failNext.delete(id);
+    const timer = setTimeout(() => {
+      this.timers.delete(id);
+      this.settle(type, object.metadata.namespace ?? '', object.metadata.name ?? '', fail);
+    }, this.options.rolloutDelayMs);
+    timer.unref();
+    this.timers.set(id, timer);
+  }
+
+  private settle(type: ResourceType, namespace: string, name: string, fail: boolean): void {
+    const live = this.cluster.store.get(type, namespace, name);
+    if (!live || live.metadata.deletionTimestamp) return;
+    const next = clone(live);
+    next.status =
+      live.kind === 'Deployment' ? this.deploymentStatus(live, fail) : statefulSetStatus(live, fail);
+    const recorded = recordUpdate({
+      live,
+      updated: next,
+      manager: MANAGER,
+      now: this.cluster.now(),
+      subresource: 'status',
+    }) as StoredObject;
+    this.cluster.commit(type, recorded, live);
+  }
+
+  private deploymentStatus(obj: StoredObject, fail: boolean): Obj {
+    const replicas = ((obj.spec as Obj | undefined)?.replicas as number | undefined) ?? 1;
+    const now = this.cluster.now();
+    const rs = `${obj.metadata.name}-${podTemplateHash(obj)}`;
+    const status: Obj = { observedGeneration: obj.metadata.generation };
+    if (replicas > 0) {
+      status.replicas = replicas;
+      status.updatedReplicas = replicas;
+      if (fail) status.unavailableReplicas = replicas;
+      else {
+        status.readyReplicas = replicas;
+        status.availableReplicas = replicas;
+      }
+    }
+    const available = fail
+      ? {
+          type: 'Available',
+          status: 'False',
+          reason: 'MinimumReplicasUnavailable',
+          message: 'Deployment does not have minimum availability.',
+        }
+      : {
+          type: 'Available',
+          status: 'True',
+          reason: 'MinimumReplicasAvailable',
+          message: 'Deployment has minimum availability.',
+        };
+    const progressing = fail
+      ? {
+          type: 'Progressing',
+          status: 'False',
+          reason: 'ProgressDeadlineExceeded',
+          message: `ReplicaSet "${rs}" has timed out progressing.`,
+        }
+      : {
+          type: 'Progressing',
+          status: 'True',
+          reason: 'NewReplicaSetAvailable',
+          message: `ReplicaSet "${rs}" has successfully progressed.`,
+        };
+    status.conditions = [
+      { ...available, lastUpdateTime: now, lastTransitionTime: now },
+      { ...progressing, lastUpdateTime: now, lastTransitionTime: now },
+    ];
+    return status;
+  }
+}
+
+function statefulSetStatus(obj: StoredObject, fail: boolean): Obj {
+  const replicas = ((obj.spec as Obj | undefined)?.replicas as number | undefined) ?? 1;
+  const revision = `${obj.metadata.name}-${podTemplateHash(obj)}`;
+  const status: Obj = {
+    observedGeneration: obj.metadata.generation,
+    replicas,
+    currentReplicas: replicas,
+    updatedReplicas: replicas,
+    currentRevision: revision,
+    updateRevision: revision,
+    collisionCount: 0,
+    availableReplicas: fail ? 0 : replicas,
+  };
+  if (!fail && replicas > 0) status.readyReplicas = replicas;
+  return status;
+}

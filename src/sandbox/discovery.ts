@@ -1,0 +1,97 @@
+/** Discovery documents: /version, /api, /api/v1, /apis, /apis/<group>, /apis/<group>/<version>. */
+import { apiVersionOf, groupVersions, type ResourceType, verbsOf } from './resources.ts';
+
+/** The Kubernetes version the sandbox presents (what the agent and kubectl see at /version). */
+export const KUBE_VERSION = { major: '1', minor: '34', gitVersion: 'v1.34.0' };
+
+export function versionInfo(): Record<string, string> {
+  return {
+    ...KUBE_VERSION,
+    gitCommit: '0000000000000000000000000000000000000000',
+    gitTreeState: 'clean',
+    buildDate: '2025-08-27T00:00:00Z',
+    goVersion: 'go1.24.6',
+    compiler: 'gc',
+    platform: 'linux/amd64',
+    emulationMajor: KUBE_VERSION.major,
+    emulationMinor: KUBE_VERSION.minor,
+    minCompatibilityMajor: KUBE_VERSION.major,
+    minCompatibilityMinor: '33',
+  };
+}
+
+export function coreVersions(serverAddress: string): Record<string, unknown> {
+  return {
+    kind: 'APIVersions',
+    versions: ['v1'],
+    serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }],
+  };
+}
+
+function groupEntry(group: string, version: string): Record<string, unknown> {
+  const gv = { groupVersion: `${group}/${version}`, version };
+  return { name: group, versions: [gv], preferredVersion: gv };
+}
+
+export function groupList(): Record<string, unknown> {
+  return {
+    kind: 'APIGroupList',
+    apiVersion: 'v1',
+    groups: groupVersions()
+      .filter((gv) => gv.group !== '')
+      .map((gv) => groupEntry(gv.group, gv.version)),
+  };
+}
+
+export function group(name: string): Record<string, unknown> | undefined {
+  const gv = groupVersions().find((g) => g.group === name && name !== '');
+  return gv ? { kind: 'APIGroup', apiVersion: 'v1', ...groupEntry(gv.group, gv.version) } : undefined;
+}
+
+function resourceEntries(type: ResourceType): Record<string, unknown>[] {
+  const main: Record<string, unknown> = {
+    name: type.resource,
+    singularName: type.singular,
+    namespaced: type.namespaced,
+    kind: type.kind,
+    verbs: verbsOf(type),
+  };
+  if (type.shortNames) main.shortNames = type.shortNames;
+  if (type.categories) main.categories = type.categories;
+  const out = [main];
+  for (const sub of type.subresources) {
+    if (sub === 'status') {
+      out.push({
+        name: `${type.resource}/status`,
+        singularName: '',
+        namespaced: type.namespaced,
+        kind: type.kind,
+        verbs: ['get', 'patch', 'update'],
+      });
+    } else {
+      out.push({
+        name: `${type.resource}/scale`,
+        singularName: '',
+        namespaced: type.namespaced,
+        group: 'autoscaling',
+        version: 'v1',
+        kind: 'Scale',
+        verbs: ['get', 'patch', 'update'],
+      });
+    }
+  }
+  return out;
+}
+
+/** APIResourceList of one group version, or undefined when it is not served. */
+export function resourceList(group: string, version: string): Record<string, unknown> | undefined {
+  const gv = groupVersions().find((g) => g.group === group && g.version === version);
+  if (!gv) return undefined;
+  const list: Record<string, unknown> = {
+    kind: 'APIResourceList',
+    groupVersion: apiVersionOf(gv),
+    resources: gv.types.flatMap(resourceEntries),
+  };
+  if (group !== '') list.apiVersion = 'v1';
+  return list;
+}

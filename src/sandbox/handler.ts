@@ -1,0 +1,361 @@
+/**
+ * Dispatches one HTTP request: discovery, openapi, the sandbox test endpoints, and the resource
+ * verbs; records it in the request log and applies fault rules first.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Cluster } from './cluster.ts';
+import { deleteCollection, deleteObject, parseDeleteOptions } from './deletes.ts';
+import { coreVersions, group, groupList, resourceList, versionInfo } from './discovery.ts';
+import { type FaultRule, FaultRulesSchema, type Faults } from './faults.ts';
+import { openApiDocument, openApiIndex } from './openapi.ts';
+import { getObject, listObjects } from './reads.ts';
+import { isWriteVerb, type RequestLog, type RequestRecord } from './request-log.ts';
+import { route, type ResourceRequest } from './router.ts';
+import { scale } from './scale.ts';
+import { ApiError, badRequest, methodNotAllowed, notFound } from './status.ts';
+import { toTable, wantsTable } from './table.ts';
+import type { StoredObject } from './types.ts';
+import { serveWatch } from './watch.ts';
+import { parseWriteOptions } from './write-options.ts';
+import { apply, create, patch, update } from './writes.ts';
+
+export interface HandlerDeps {
+  cluster: Cluster;
+  log: RequestLog;
+  faults: Faults;
+  /** host:port clients reach the server at (for /api). */
+  serverAddress: () => string;
+  bookmarkIntervalMs: number;
+  onInternalError: (error: unknown) => void;
+}
+
+function send(res: ServerResponse, code: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  res.writeHead(code, {
+    'Content-Type': 'application/json',
+    'Content-Length': Buffer.byteLength(text),
+    ...headers,
+  });
+  res.end(text);
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function parseJsonBody(text: string): unknown {
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw badRequest(
+      `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml (${(error as Error).message})`,
+    );
+  }
+}
+
+function mediaType(header: string | undefined): string {
+  return (header ?? '').split(';', 1)[0]?.trim().toLowerCase() ?? '';
+}
+
+const delay = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+function faultStatus(rule: FaultRule, req: ResourceRequest): ApiError {
+  const name = req.name ?? '';
+  switch (rule.status) {
+    case 429:
+      return new ApiError(
+        429,
+        'TooManyRequests',
+        'The server has received too many requests and has asked us to try again later',
+        {
+          ...(rule.retryAfterSeconds !== undefined ? { retryAfterSeconds: rule.retryAfterSeconds } : {}),
+        },
+      );
+    case 409:
+      return new ApiError(
+        409,
+        'Conflict',
+        `Operation cannot be fulfilled on ${req.type.resource} "${name}": injected conflict`,
+        { name, kind: req.type.resource },
+      );
+    case 503:
+      return new ApiError(503, 'ServiceUnavailable', 'The server is currently unable to handle the request');
+    default:
+      return new ApiError(500, 'InternalError', 'Internal error occurred: injected fault');
+  }
+}
+
+export function createHandler(deps: HandlerDeps): (req: IncomingMessage, res: ServerResponse) => void {
+  const { cluster, log, faults } = deps;
+
+  async function sandboxEndpoint(req: IncomingMessage, res: ServerResponse, path: string): Promise<boolean> {
+    if (path === '/sandbox/v1/requests') {
+      if (req.method === 'GET') send(res, 200, log.find());
+      else if (req.method === 'DELETE') {
+        log.clear();
+        send(res, 200, []);
+      } else throw methodNotAllowed(`the server does not allow this method on the requested resource`);
+      return true;
+    }
+    if (path === '/sandbox/v1/faults') {
+      if (req.method === 'GET') send(res, 200, faults.list());
+      else if (req.method === 'DELETE') {
+        faults.clear();
+        send(res, 200, []);
+      } else if (req.method === 'PUT') {
+        const parsed = FaultRulesSchema.safeParse(parseJsonBody(await readBody(req)));
+        if (!parsed.success)
+          throw badRequest(
+            `invalid fault rules: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+          );
+        faults.set(parsed.data as FaultRule[]);
+        send(res, 200, faults.list());
+      } else throw methodNotAllowed('the server does not allow this method on the requested resource');
+      return true;
+    }
+    return false;
+  }
+
+  function discovery(res: ServerResponse, path: string): boolean {
+    if (path === '/healthz' || path === '/livez' || path === '/readyz') {
+      res.writeHead(200, { 'Content-Type': 'text/plain' });
+      res.end('ok');
+      return true;
+    }
+    const fixed: Record<string, () => unknown> = {
+      '/version': versionInfo,
+      '/api': () => coreVersions(deps.serverAddress()),
+      '/apis': groupList,
+      '/openapi/v3': openApiIndex,
+    };
+    const document = fixed[path];
+    if (document) {
+      send(res, 200, document());
+      return true;
+    }
+    if (path.startsWith('/openapi/v3/')) {
+      const doc = openApiDocument(path.slice('/openapi/v3/'.length));
+      if (!doc) return false;
+      send(res, 200, doc.body, { ETag: `"${doc.hash}"` });
+      return true;
+    }
+    const parts = path.split('/').filter((p) => p !== '') as string[] & { 1: string; 2: string };
+    if (parts[0] === 'api' && parts.length === 2) {
+      const list = resourceList('', parts[1]);
+      if (!list) return false;
+      send(res, 200, list);
+      return true;
+    }
+    if (parts[0] === 'apis' && parts.length === 2) {
+      const g = group(parts[1]);
+      if (!g) return false;
+      send(res, 200, g);
+      return true;
+    }
+    if (parts[0] === 'apis' && parts.length === 3) {
+      const list = resourceList(parts[1], parts[2]);
+      if (!list) return false;
+      send(res, 200, list);
+      return true;
+    }
+    return false;
+  }
+
+  async function resource(
+    req: IncomingMessage,
+    res: ServerResponse,
+    r: ResourceRequest,
+    query: URLSearchParams,
+    record: RequestRecord,
+    resetAfterMs: number | undefined,
+  ): Promise<void> {
+    const { type, namespace, name, subresource } = r;
+    if (type.namespaced && namespace === undefined && !['list', 'watch'].includes(r.verb)) {
+      throw notFound(type, name ?? '');
+    }
+    if (subresource !== undefined && !type.subresources.includes(subresource as 'status' | 'scale')) {
+      throw notFound(type, name ?? '');
+    }
+    const accept = req.headers.accept;
+    switch (r.verb) {
+      case 'get': {
+        if (subresource === 'scale') return send(res, 200, scale.get(cluster, type, namespace, name ?? ''));
+        const obj = getObject(cluster, type, namespace, name ?? '');
+        if (wantsTable(accept))
+          return send(
+            res,
+            200,
+            toTable(type.kind, [obj], { resourceVersion: obj.metadata.resourceVersion }, cluster.nowDate()),
+          );
+        return send(res, 200, obj);
+      }
+      case 'list': {
+        if (type.namespaced && namespace !== undefined) cluster.requireNamespace(namespace);
+        const list = listObjects(cluster, type, namespace, query);
+        if (wantsTable(accept)) {
+          const objects = list.items.map((i) => ({ ...i, kind: type.kind }) as StoredObject);
+          return send(res, 200, toTable(type.kind, objects, list.metadata, cluster.nowDate()));
+        }
+        return send(res, 200, list);
+      }
+      case 'watch': {
+        const table = wantsTable(accept);
+        serveWatch(cluster, type, namespace, query, res, {
+          bookmarkIntervalMs: deps.bookmarkIntervalMs,
+          resetAfterMs,
+          render: table ? (o) => toTable(type.kind, [o], {}, cluster.nowDate()) : undefined,
+        });
+        return;
+      }
+      case 'delete':
+      case 'deletecollection': {
+        const options = parseDeleteOptions(
+          query,
+          parseJsonBody(await readBody(req)),
+          query.getAll('dryRun').includes('All'),
+        );
+        record.dryRun = options.dryRun;
+        if (r.verb === 'deletecollection')
+          return send(res, 200, deleteCollection(cluster, type, namespace, query, options));
+        const out = deleteObject(cluster, type, namespace, name ?? '', options);
+        return send(res, out.code, out.body);
+      }
+      default:
+        break;
+    }
+    const options = parseWriteOptions(query, req.headers['user-agent']);
+    record.dryRun = options.dryRun;
+    const text = await readBody(req);
+    let out: { code: number; body: unknown };
+    if (subresource === 'scale')
+      out = scale.write(
+        cluster,
+        type,
+        namespace,
+        name ?? '',
+        r.verb,
+        mediaType(req.headers['content-type']),
+        text,
+        options,
+      );
+    else if (r.verb === 'create') {
+      if (name !== undefined)
+        throw methodNotAllowed('the server does not allow this method on the requested resource');
+      out = create(cluster, type, namespace, parseJsonBody(text), options);
+    } else if (r.verb === 'update')
+      out = update(cluster, type, namespace, name ?? '', parseJsonBody(text), options, subresource);
+    else if (r.verb === 'apply') {
+      if (subresource)
+        throw methodNotAllowed('server-side apply to subresources is not supported by the sandbox');
+      out = apply(cluster, type, namespace, name ?? '', text, options);
+    } else if (r.verb === 'patch') {
+      const ct = mediaType(req.headers['content-type']);
+      if (
+        ![
+          'application/json-patch+json',
+          'application/merge-patch+json',
+          'application/strategic-merge-patch+json',
+        ].includes(ct)
+      ) {
+        return send(
+          res,
+          415,
+          new ApiError(
+            415,
+            'UnsupportedMediaType',
+            `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json`,
+          ).status,
+        );
+      }
+      out = patch(cluster, type, namespace, name ?? '', ct, text, options, subresource);
+    } else throw methodNotAllowed('the server does not allow this method on the requested resource');
+    const headers: Record<string, string> = {};
+    if (options.warnings.length > 0)
+      headers.Warning = options.warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(', ');
+    send(res, out.code, out.body, headers);
+  }
+
+  return (req, res) => {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
+    const query = new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
+    const method = req.method ?? 'GET';
+    let record: RequestRecord | undefined;
+    let dropped = false;
+    const run = async (): Promise<void> => {
+      if (path.startsWith('/sandbox/')) {
+        if (await sandboxEndpoint(req, res, path)) return;
+        throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+      }
+      const routed = route(method, path, query, mediaType(req.headers['content-type']));
+      if (routed.kind === 'other') {
+        if (method === 'GET' && discovery(res, path)) return;
+        throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+      }
+      if (routed.kind === 'unknown-resource') {
+        throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+      }
+      const r = routed.request;
+      record = {
+        time: new Date().toISOString(),
+        method,
+        path,
+        verb: r.verb,
+        group: r.group,
+        version: r.version,
+        resource: r.type.resource,
+        kind: r.type.kind,
+        status: 0,
+        write: isWriteVerb(r.verb),
+        dryRun: false,
+      };
+      if (r.namespace !== undefined) record.namespace = r.namespace;
+      if (r.name !== undefined) record.name = r.name;
+      const fm = query.get('fieldManager');
+      if (fm) record.fieldManager = fm;
+      const ua = req.headers['user-agent'];
+      if (ua) record.userAgent = ua;
+      log.add(record);
+      const fault = faults.match(r.verb, r.type.resource, r.namespace);
+      if (fault?.latencyMs) await delay(fault.latencyMs);
+      if (fault?.dropConnection) {
+        dropped = true;
+        req.socket.destroy();
+        return;
+      }
+      if (fault?.status) {
+        const error = faultStatus(fault, r);
+        const headers: Record<string, string> =
+          fault.retryAfterSeconds !== undefined ? { 'Retry-After': String(fault.retryAfterSeconds) } : {};
+        record.status = error.code;
+        return send(res, error.code, error.status, headers);
+      }
+      await resource(req, res, r, query, record, fault?.watchResetAfterMs);
+    };
+    run()
+      .catch((error: unknown) => {
+        if (res.headersSent) {
+          res.destroy();
+          return;
+        }
+        if (error instanceof ApiError) return send(res, error.code, error.status);
+        deps.onInternalError(error);
+        const internal = new ApiError(
+          500,
+          'InternalError',
+          'Internal error occurred: unexpected server error',
+        );
+        send(res, 500, internal.status);
+      })
+      .finally(() => {
+        if (record && record.status === 0 && !dropped) record.status = res.statusCode;
+      });
+  };
+}

@@ -1,0 +1,136 @@
+/**
+ * Update rules of the API server: fields that may not change once set. Each returns the causes
+ * of a 422 Invalid, in the server's words.
+ */
+import { jsonEqual } from './equal.ts';
+import type { StatusCause } from './status.ts';
+import type { StoredObject } from './types.ts';
+
+type Obj = Record<string, unknown>;
+
+function spec(o: StoredObject): Obj {
+  return (o.spec ?? {}) as Obj;
+}
+
+const STS_MUTABLE = [
+  'replicas',
+  'ordinals',
+  'template',
+  'updateStrategy',
+  'revisionHistoryLimit',
+  'persistentVolumeClaimRetentionPolicy',
+  'minReadySeconds',
+];
+
+function without(o: Obj, keys: string[]): Obj {
+  const out: Obj = {};
+  for (const [k, v] of Object.entries(o)) if (!keys.includes(k)) out[k] = v;
+  return out;
+}
+
+function selector(live: StoredObject, next: StoredObject): StatusCause[] {
+  const a = spec(live).selector;
+  const b = spec(next).selector;
+  if (jsonEqual(a, b)) return [];
+  return [
+    {
+      reason: 'FieldValueInvalid',
+      message: `Invalid value: ${JSON.stringify(b ?? null)}: field is immutable`,
+      field: 'spec.selector',
+    },
+  ];
+}
+
+function statefulSet(live: StoredObject, next: StoredObject): StatusCause[] {
+  const out = selector(live, next);
+  if (
+    !jsonEqual(
+      without(spec(live), [...STS_MUTABLE, 'selector']),
+      without(spec(next), [...STS_MUTABLE, 'selector']),
+    )
+  ) {
+    out.push({
+      reason: 'FieldValueForbidden',
+      message:
+        "Forbidden: updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden",
+      field: 'spec',
+    });
+  }
+  return out;
+}
+
+function service(live: StoredObject, next: StoredObject): StatusCause[] {
+  const before = spec(live).clusterIP;
+  const after = spec(next).clusterIP;
+  if (before === undefined || before === '' || before === after) return [];
+  if (spec(live).type === 'ExternalName' || spec(next).type === 'ExternalName') return [];
+  return [
+    {
+      reason: 'FieldValueInvalid',
+      message: `Invalid value: ${JSON.stringify([after ?? ''])}: may not change once set`,
+      field: 'spec.clusterIPs[0]',
+    },
+  ];
+}
+
+function immutableData(live: StoredObject, next: StoredObject): StatusCause[] {
+  if (live.immutable !== true) return [];
+  const out: StatusCause[] = [];
+  if (next.immutable !== true) {
+    out.push({
+      reason: 'FieldValueForbidden',
+      message: 'Forbidden: field is immutable when `immutable` is set',
+      field: 'immutable',
+    });
+  }
+  for (const field of ['data', 'binaryData']) {
+    if (!jsonEqual(live[field], next[field])) {
+      out.push({
+        reason: 'FieldValueForbidden',
+        message: 'Forbidden: field is immutable when `immutable` is set',
+        field,
+      });
+    }
+  }
+  return out;
+}
+
+function pvc(live: StoredObject, next: StoredObject): StatusCause[] {
+  const strip = (o: StoredObject): Obj => {
+    const s = { ...spec(o) };
+    const resources = { ...((s.resources ?? {}) as Obj) };
+    delete resources.requests;
+    s.resources = resources;
+    delete s.volumeAttributesClassName;
+    delete s.volumeName; // bound by the control plane, not the user
+    return s;
+  };
+  if (jsonEqual(strip(live), strip(next))) return [];
+  return [
+    {
+      reason: 'FieldValueForbidden',
+      message:
+        'Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims',
+      field: 'spec',
+    },
+  ];
+}
+
+/** Causes for changing a field the kind does not allow to change; empty when the update is allowed. */
+export function immutableCauses(live: StoredObject, next: StoredObject): StatusCause[] {
+  switch (next.kind) {
+    case 'Deployment':
+      return selector(live, next);
+    case 'StatefulSet':
+      return statefulSet(live, next);
+    case 'Service':
+      return service(live, next);
+    case 'Secret':
+    case 'ConfigMap':
+      return immutableData(live, next);
+    case 'PersistentVolumeClaim':
+      return pvc(live, next);
+    default:
+      return [];
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * Label selectors (`=`, `==`, `!=`, `in`, `notin`, exists, `!`) and field selectors
+ * (`metadata.name`, `metadata.namespace`) as the API server parses them from query strings.
+ */
+import { badRequest } from './status.ts';
+import type { KubeObject } from './types.ts';
+
+export type Requirement =
+  | { key: string; op: 'in' | 'notin'; values: string[] }
+  | { key: string; op: 'exists' | 'notexists' };
+
+/** A parsed selector: every requirement must hold. An empty list matches everything. */
+export type Selector = Requirement[];
+
+/** Splits on commas that are not inside parentheses. */
+function splitTerms(text: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '(') depth++;
+    else if (c === ')') depth--;
+    else if (c === ',' && depth === 0) {
+      out.push(text.slice(start, i));
+      start = i + 1;
+    }
+  }
+  out.push(text.slice(start));
+  return out.map((s) => s.trim()).filter((s) => s !== '');
+}
+
+const KEY = /^([a-z0-9A-Z]([-a-z0-9A-Z_.]*[a-z0-9A-Z])?\/)?[a-z0-9A-Z]([-a-z0-9A-Z_.]*[a-z0-9A-Z])?$/;
+
+function checkKey(key: string, raw: string): string {
+  if (!KEY.test(key)) throw badRequest(`unable to parse requirement: invalid label key "${key}" in "${raw}"`);
+  return key;
+}
+
+/** Parses `labelSelector`; throws a 400 BadRequest Status on malformed input. */
+export function parseLabelSelector(text: string | null | undefined): Selector {
+  if (!text) return [];
+  const reqs: Selector = [];
+  for (const term of splitTerms(text)) {
+    const set = /^(\S+?)\s+(in|notin)\s*\(([^)]*)\)$/.exec(term) as [string, string, string, string] | null;
+    if (set) {
+      const values = set[3]
+        .split(',')
+        .map((v) => v.trim())
+        .filter((v) => v !== '');
+      reqs.push({ key: checkKey(set[1], term), op: set[2] as 'in' | 'notin', values });
+      continue;
+    }
+    const cmp = /^([^=!\s]+)\s*(==|=|!=)\s*(\S*)$/.exec(term) as [string, string, string, string] | null;
+    if (cmp) {
+      const key = checkKey(cmp[1], term);
+      reqs.push({ key, op: cmp[2] === '!=' ? 'notin' : 'in', values: [cmp[3]] });
+      continue;
+    }
+    if (term.startsWith('!')) {
+      reqs.push({ key: checkKey(term.slice(1).trim(), term), op: 'notexists' });
+      continue;
+    }
+    reqs.push({ key: checkKey(term, term), op: 'exists' });
+  }
+  return reqs;
+}
+
+/** True when `labels` satisfy every requirement. */
+export function matchesLabels(selector: Selector, labels: Record<string, string> | undefined): boolean {
+  for (const req of selector) {
+    const has = labels !== undefined && Object.hasOwn(labels, req.key);
+    switch (req.op) {
+      case 'exists':
+        if (!has) return false;
+        break;
+      case 'notexists':
+        if (has) return false;
+        break;
+      case 'in':
+        if (!has || !req.values.includes(labels[req.key] as string)) return false;
+        break;
+      case 'notin':
+        if (has && req.values.includes(labels[req.key] as string)) return false;
+        break;
+    }
+  }
+  return true;
+}
+
+export interface FieldRequirement {
+  field: string;
+  equal: boolean;
+  value: string;
+}
+
+const FIELDS = new Set(['metadata.name', 'metadata.namespace']);
+
+/** Parses `fieldSelector`; only the fields every resource supports are accepted, as on a real server. */
+export function parseFieldSelector(text: string | null | undefined, kind: string): FieldRequirement[] {
+  if (!text) return [];
+  const out: FieldRequirement[] = [];
+  for (const term of splitTerms(text)) {
+    const m = /^([^=!\s]+)\s*(==|=|!=)\s*(\S*)$/.exec(term) as [string, string, string, string] | null;
+    if (!m) throw badRequest(`invalid selector: '${text}'; can't understand '${term}'`);
+    if (!FIELDS.has(m[1])) {
+      throw badRequest(`field label not supported: ${m[1]}`, [
+        {
+          type: 'FieldValueNotSupported',
+          reason: 'FieldValueNotSupported',
+          message: `"${m[1]}" is not a known field selector: only "metadata.name", "metadata.namespace"`,
+          field: 'fieldSelector',
+        },
+      ]);
+    }
+    void kind;
+    out.push({ field: m[1], equal: m[2] !== '!=', value: m[3] });
+  }
+  return out;
+}
+
+export function matchesFields(reqs: FieldRequirement[], obj: KubeObject): boolean {
+  for (const req of reqs) {
+    const actual = req.field === 'metadata.name' ? obj.metadata?.name : (obj.metadata?.namespace ?? '');
+    if ((actual === req.value) !== req.equal) return false;
+  }
+  return true;
+}
+
+/** The `metadata.name` value a field selector pins, when it pins one (lets list skip a scan). */
+export function pinnedName(reqs: FieldRequirement[]): string | undefined {
+  return reqs.find((r) => r.field === 'metadata.name' && r.equal)?.value;
+}

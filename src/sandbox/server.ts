@@ -1,0 +1,126 @@
+/**
+ * The sandbox Kubernetes API server: HTTPS with a CA made at start, the resource verbs with real
+ * semantics, discovery and openapi for kubectl, watches, a simulated workload controller, and the
+ * request log and fault injection tests use. Library entry point: `startKubeApi`.
+ */
+import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { Socket } from 'node:net';
+import type { Logger } from '../log.ts';
+import { Cluster } from './cluster.ts';
+import { WorkloadController } from './controller.ts';
+import { type FaultRule, Faults } from './faults.ts';
+import { createHandler } from './handler.ts';
+import { renderKubeconfig } from './kubeconfig.ts';
+import { findByKind } from './resources.ts';
+import { RequestLog, type RequestRecord } from './request-log.ts';
+import { createServingCertificate } from './tls.ts';
+import type { KubeObject } from './types.ts';
+import { parseWriteOptions } from './write-options.ts';
+import { create } from './writes.ts';
+
+export type { FaultRule } from './faults.ts';
+export type { RequestRecord } from './request-log.ts';
+export type { KubeObject } from './types.ts';
+
+export interface KubeApiOptions {
+  host?: string /* 127.0.0.1 */;
+  port?: number /* 0 = random */;
+  kubeconfigOut?: string;
+  namespaces?: string[] /* created at start; 'default' always exists */;
+  rolloutDelayMs?: number /* simulated controller: time until a Deployment/StatefulSet is Available; default 0 */;
+  logger?: Logger;
+}
+
+export interface KubeApi {
+  url: string; // https://127.0.0.1:PORT
+  kubeconfig: string; // YAML with the CA data, a user with a token
+  kubeconfigPath?: string;
+  caPem: string;
+  requests(filter?: Partial<RequestRecord>): RequestRecord[];
+  clearRequests(): void;
+  setFaults(rules: FaultRule[]): void;
+  clearFaults(): void;
+  failRollout(namespace: string, name: string, kind?: 'Deployment' | 'StatefulSet'): void; // next rollout ends ProgressDeadlineExceeded
+  getObject(
+    apiVersion: string,
+    kind: string,
+    namespace: string | undefined,
+    name: string,
+  ): KubeObject | undefined; // direct store read (tests)
+  close(): Promise<void>;
+}
+
+const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+
+/** Starts the sandbox API; resolves once it listens. Close it with `close()`. */
+export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeApi> {
+  const host = options.host ?? '127.0.0.1';
+  const cert = await createServingCertificate([host]);
+  const cluster = new Cluster();
+  const controller = new WorkloadController(cluster, { rolloutDelayMs: options.rolloutDelayMs ?? 0 });
+  const log = new RequestLog();
+  const faults = new Faults();
+  const namespaceType = cluster.namespaceType();
+  const setup = parseWriteOptions(new URLSearchParams(), 'kube-apiserver');
+  for (const name of [...new Set([...SYSTEM_NAMESPACES, ...(options.namespaces ?? [])])]) {
+    create(
+      cluster,
+      namespaceType,
+      undefined,
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name } },
+      setup,
+    );
+  }
+  let address = `${host}:0`;
+  const handler = createHandler({
+    cluster,
+    log,
+    faults,
+    serverAddress: () => address,
+    bookmarkIntervalMs: 5_000,
+    onInternalError: (error) => options.logger?.error({ err: error }, 'sandbox kube-api: internal error'),
+  });
+  const server = createServer({ key: cert.keyPem, cert: cert.certPem, keepAliveTimeout: 60_000 }, handler);
+  const sockets = new Set<Socket>();
+  server.on('secureConnection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  address = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const url = `https://${address}`;
+  const kubeconfig = renderKubeconfig(url, cert.caPem);
+  if (options.kubeconfigOut) writeFileSync(options.kubeconfigOut, kubeconfig, { mode: 0o600 });
+  options.logger?.info({ url }, 'sandbox kube-api listening');
+
+  return {
+    url,
+    kubeconfig,
+    ...(options.kubeconfigOut ? { kubeconfigPath: options.kubeconfigOut } : {}),
+    caPem: cert.caPem,
+    requests: (filter) => log.find(filter),
+    clearRequests: () => log.clear(),
+    setFaults: (rules) => faults.set(rules),
+    clearFaults: () => faults.clear(),
+    failRollout: (namespace, name, kind) => controller.failRollout(namespace, name, kind),
+    getObject: (apiVersion, kind, namespace, name) => {
+      const type = findByKind(apiVersion, kind);
+      if (!type) return undefined;
+      const obj = cluster.store.get(type, type.namespaced ? (namespace ?? '') : '', name);
+      return obj ? structuredClone(obj) : undefined;
+    },
+    close: async () => {
+      controller.close();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const socket of sockets) socket.destroy();
+      server.closeAllConnections?.();
+      await closed;
+    },
+  };
+}
