@@ -1,0 +1,197 @@
+/**
+ * The poller: every interval (jittered +-10%) it lists every page of the remote-reconciled
+ * deployments, keeps the ones assigned to this listener, picks the revision each should run
+ * (fetched once per revision id, then cached), and hands a complete snapshot to the agent. A
+ * failed listing produces no snapshot at all: nothing downstream ever acts on a partial view.
+ * Failures back off exponentially (capped at the interval, so the agent recovers within one
+ * interval of the control plane's return) and a server's Retry-After is honoured.
+ */
+import { createHash } from 'node:crypto';
+import type { ControlPlaneClient } from '../control-plane/client.ts';
+import type { DeploymentRecord, RejectedRecord, RevisionRecord } from '../contract/index.ts';
+import { errorCode, MooringError } from '../errors.ts';
+import { canonicalJson } from '../kube/desired-hash.ts';
+import type { Logger } from '../log.ts';
+import { chooseRevision } from '../reconcile/revision-choice.ts';
+import { type Clock, jitter, sleep, systemClock } from './clock.ts';
+
+/** One deployment as the agent should make it, with the revision it runs. */
+export interface DesiredDeployment {
+  deployment: DeploymentRecord;
+  /** The chosen revision, when there is one to run. */
+  revision: RevisionRecord | undefined;
+  /** sha256 of deployment + revision: a change means "reconcile now" (and unparks). Internal only. */
+  hash: string;
+  /** Set when the agent must not act on this deployment (a coded reason, no secret). */
+  refused?: { code: string; message: string };
+}
+
+/** A complete view of this listener's deployments at one time. */
+export interface Snapshot {
+  deployments: DesiredDeployment[];
+  /** Records refused by the client's tolerant parsing (malformed), with reasons. */
+  rejected: RejectedRecord[];
+  atMs: number;
+}
+
+export type PollClient = Pick<ControlPlaneClient, 'listAllDeployments' | 'getRevision'>;
+
+export interface PollerOptions {
+  client: PollClient;
+  listenerId: string;
+  /** Time between polls. */
+  intervalMs: number;
+  /** First delay after a failure. Default interval / 8 (at least 250 ms). */
+  backoffBaseMs?: number;
+  clock?: Clock;
+  random?: () => number;
+  logger: Logger;
+  /** Receives each complete snapshot; the next poll waits for it. */
+  onSnapshot: (snapshot: Snapshot) => Promise<void> | void;
+  /** Metrics hook, once per cycle. */
+  onPoll?: (result: 'success' | 'failure', durationMs: number) => void;
+}
+
+/** The hash of what a deployment should look like; `updated_at` alone is not a change. */
+export function desiredStateHash(deployment: DeploymentRecord, revision: RevisionRecord | undefined): string {
+  const { updated_at: _ignored, ...rest } = deployment;
+  return createHash('sha256')
+    .update(canonicalJson({ deployment: rest, revision: revision ?? null }))
+    .digest('hex');
+}
+
+export class Poller {
+  readonly #o: PollerOptions & { clock: Clock; random: () => number };
+  readonly #revisions = new Map<string, RevisionRecord>();
+  #failures = 0;
+  #lastSuccessAtMs: number | undefined;
+  #nextDueAtMs: number | undefined;
+
+  constructor(options: PollerOptions) {
+    this.#o = { clock: systemClock, random: Math.random, ...options };
+  }
+
+  /** Time of the last complete poll. */
+  get lastSuccessAtMs(): number | undefined {
+    return this.#lastSuccessAtMs;
+  }
+
+  /** When the loop means to poll next (liveness: a loop far past this is stalled). */
+  get nextDueAtMs(): number | undefined {
+    return this.#nextDueAtMs;
+  }
+
+  get consecutiveFailures(): number {
+    return this.#failures;
+  }
+
+  /** Polls now and then every interval until `signal` aborts. Never throws. */
+  async run(signal: AbortSignal): Promise<void> {
+    const { clock, logger, intervalMs } = this.#o;
+    while (!signal.aborted) {
+      let delayMs: number;
+      this.#nextDueAtMs = undefined;
+      try {
+        const snapshot = await this.pollOnce();
+        if (signal.aborted) break;
+        await this.#o.onSnapshot(snapshot);
+        delayMs = jitter(intervalMs, 0.1, this.#o.random);
+      } catch (err) {
+        if (signal.aborted) break;
+        delayMs = this.#failureDelay(err);
+        logger.warn(
+          { err, code: errorCode(err), failures: this.#failures, retryInMs: delayMs },
+          'poll failed; nothing acted on',
+        );
+      }
+      this.#nextDueAtMs = clock.now() + delayMs;
+      try {
+        await sleep(clock, delayMs, signal);
+      } catch {
+        break;
+      }
+    }
+  }
+
+  /**
+   * One complete listing with chosen revisions. Throws (and counts a failure) when the listing is
+   * incomplete; a revision that cannot be fetched refuses only its deployment for this cycle.
+   */
+  async pollOnce(): Promise<Snapshot> {
+    const { clock, client, listenerId, logger } = this.#o;
+    const started = clock.now();
+    try {
+      const listing = await client.listAllDeployments({ remote_reconciled: true });
+      const unsupported = new Map(listing.unsupported.map((u) => [u.id, u.reason]));
+      const ours = listing.items.filter((d) => d.source_config.listener_id === listenerId);
+      const deployments: DesiredDeployment[] = [];
+      for (const deployment of ours) {
+        deployments.push(await this.#desired(deployment, unsupported.get(deployment.id)));
+      }
+      this.#pruneCache(deployments);
+      for (const r of listing.rejected) {
+        logger.warn({ deploymentId: r.id, code: r.code, reason: r.reason }, 'deployment record refused');
+      }
+      this.#failures = 0;
+      this.#lastSuccessAtMs = clock.now();
+      this.#o.onPoll?.('success', clock.now() - started);
+      return { deployments, rejected: listing.rejected, atMs: clock.now() };
+    } catch (err) {
+      this.#failures += 1;
+      this.#o.onPoll?.('failure', clock.now() - started);
+      throw err;
+    }
+  }
+
+  async #desired(deployment: DeploymentRecord, unsupported: string | undefined): Promise<DesiredDeployment> {
+    const base = { deployment, revision: undefined, hash: desiredStateHash(deployment, undefined) };
+    if (unsupported !== undefined) {
+      return { ...base, refused: { code: 'MOORING_E_RECORD_UNSUPPORTED', message: unsupported } };
+    }
+    try {
+      const latestId = deployment.latest_revision_id;
+      const latest = latestId ? await this.#revision(deployment.id, latestId) : undefined;
+      const choice = chooseRevision(deployment, latest);
+      if (choice.revisionId === undefined) {
+        // No revision to run: the deployment's own source_revision_config is the latest values.
+        if (!latestId) return base;
+        return { ...base, refused: { code: 'MOORING_E_RENDER_NO_IMAGE', message: choice.reason } };
+      }
+      const revision =
+        choice.revisionId === latest?.id ? latest : await this.#revision(deployment.id, choice.revisionId);
+      return { deployment, revision, hash: desiredStateHash(deployment, revision) };
+    } catch (err) {
+      if (err instanceof MooringError && !err.retryable) {
+        return { ...base, refused: { code: err.code, message: err.message } };
+      }
+      throw err;
+    }
+  }
+
+  async #revision(deploymentId: string, revisionId: string): Promise<RevisionRecord> {
+    const cached = this.#revisions.get(revisionId);
+    if (cached) return cached;
+    const revision = await this.#o.client.getRevision(deploymentId, revisionId);
+    this.#revisions.set(revisionId, revision);
+    return revision;
+  }
+
+  /** Keeps only revisions the current deployments point at, so the cache cannot grow forever. */
+  #pruneCache(deployments: DesiredDeployment[]): void {
+    const keep = new Set<string>();
+    for (const { deployment } of deployments) {
+      if (deployment.latest_revision_id) keep.add(deployment.latest_revision_id);
+      if (deployment.active_revision_id) keep.add(deployment.active_revision_id);
+    }
+    for (const id of [...this.#revisions.keys()]) if (!keep.has(id)) this.#revisions.delete(id);
+  }
+
+  /** Exponential from the base, capped at the interval; a Retry-After hint wins when longer. */
+  #failureDelay(err: unknown): number {
+    const { intervalMs } = this.#o;
+    const base = this.#o.backoffBaseMs ?? Math.max(250, Math.floor(intervalMs / 8));
+    const backoff = Math.min(intervalMs, base * 2 ** Math.min(this.#failures - 1, 20));
+    const hint = err instanceof MooringError ? (err.retryAfterMs ?? 0) : 0;
+    return Math.max(jitter(backoff, 0.1, this.#o.random), hint);
+  }
+}

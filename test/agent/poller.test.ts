@@ -1,0 +1,187 @@
+import { describe, expect, it } from 'vitest';
+import { desiredStateHash, Poller, type PollClient, type Snapshot } from '../../src/agent/poller.ts';
+import type { DeploymentRecord, RevisionRecord } from '../../src/contract/index.ts';
+import { MooringError } from '../../src/errors.ts';
+import { silentLogger } from '../../src/log.ts';
+import { FakeClock, flush } from './fake-clock.ts';
+
+const LISTENER = '11111111-1111-4111-8111-111111111111';
+const OTHER = '22222222-2222-4222-8222-222222222222';
+const T = '2026-01-01T00:00:00Z';
+
+function deployment(
+  id: string,
+  listener: string,
+  latest: string | null,
+  active: string | null = null,
+): DeploymentRecord {
+  return {
+    id,
+    name: `dep-${id.slice(0, 4)}`,
+    source: 'external_docker',
+    source_config: { listener_id: listener, listener_config: { k8s_namespace: 'default' } },
+    source_revision_config: { image_uri: 'img:1' },
+    secrets: [],
+    tenant_id: OTHER,
+    created_at: T,
+    updated_at: T,
+    status: 'READY',
+    latest_revision_id: latest,
+    active_revision_id: active,
+  } as DeploymentRecord;
+}
+
+function revision(id: string, status: string): RevisionRecord {
+  return {
+    id,
+    created_at: T,
+    updated_at: T,
+    status,
+    source: 'external_docker',
+    source_revision_config: { image_uri: `img:${id}` },
+  } as RevisionRecord;
+}
+
+function fakeClient(state: {
+  deployments: DeploymentRecord[];
+  revisions: Record<string, RevisionRecord>;
+  fail?: unknown;
+}) {
+  const calls: string[] = [];
+  const client: PollClient = {
+    listAllDeployments: async (filters) => {
+      calls.push(`list ${JSON.stringify(filters)}`);
+      if (state.fail) throw state.fail;
+      return { items: state.deployments, rejected: [], unsupported: [] };
+    },
+    getRevision: async (deploymentId, revisionId) => {
+      calls.push(`rev ${revisionId}`);
+      const r = state.revisions[revisionId];
+      if (!r)
+        throw new MooringError('MOORING_E_CP_NOT_FOUND', `no revision ${revisionId} of ${deploymentId}`);
+      return r;
+    },
+  };
+  return { client, calls };
+}
+
+function setup(state: Parameters<typeof fakeClient>[0]) {
+  const clock = new FakeClock();
+  const { client, calls } = fakeClient(state);
+  const snapshots: Snapshot[] = [];
+  const polls: string[] = [];
+  const poller = new Poller({
+    client,
+    listenerId: LISTENER,
+    intervalMs: 10_000,
+    clock,
+    random: () => 0.5,
+    logger: silentLogger(),
+    onSnapshot: (s) => {
+      snapshots.push(s);
+    },
+    onPoll: (r) => polls.push(r),
+  });
+  const controller = new AbortController();
+  return { clock, calls, snapshots, polls, poller, controller };
+}
+
+const D1 = 'aaaaaaaa-0000-4000-8000-000000000001';
+const D2 = 'aaaaaaaa-0000-4000-8000-000000000002';
+const R1 = 'bbbbbbbb-0000-4000-8000-000000000001';
+const R2 = 'bbbbbbbb-0000-4000-8000-000000000002';
+
+describe('Poller', () => {
+  it('keeps only this listener, fetches each revision once, and polls every interval', async () => {
+    const state = {
+      deployments: [deployment(D1, LISTENER, R1), deployment(D2, OTHER, R2)],
+      revisions: { [R1]: revision(R1, 'DEPLOYED'), [R2]: revision(R2, 'DEPLOYED') },
+    };
+    const { clock, calls, snapshots, poller, controller } = setup(state);
+    const done = poller.run(controller.signal);
+    await flush();
+    expect(snapshots).toHaveLength(1);
+    expect(snapshots[0]!.deployments.map((d) => [d.deployment.id, d.revision?.id])).toEqual([[D1, R1]]);
+    expect(calls).toEqual(['list {"remote_reconciled":true}', `rev ${R1}`]);
+    await clock.advance(9_999);
+    expect(snapshots).toHaveLength(1);
+    await clock.advance(1);
+    expect(snapshots).toHaveLength(2);
+    expect(calls.filter((c) => c.startsWith('rev'))).toHaveLength(1);
+    expect(snapshots[1]!.deployments[0]!.hash).toBe(snapshots[0]!.deployments[0]!.hash);
+    controller.abort();
+    await done;
+  });
+
+  it('runs the active revision when the latest failed', async () => {
+    const state = {
+      deployments: [deployment(D1, LISTENER, R2, R1)],
+      revisions: { [R1]: revision(R1, 'DEPLOYED'), [R2]: revision(R2, 'BUILD_FAILED') },
+    };
+    const { poller } = setup(state);
+    const snap = await poller.pollOnce();
+    expect(snap.deployments[0]!.revision?.id).toBe(R1);
+  });
+
+  it('refuses one deployment whose revision is missing, not the whole listing', async () => {
+    const state = {
+      deployments: [deployment(D1, LISTENER, R1), deployment(D2, LISTENER, null)],
+      revisions: {},
+    };
+    const { poller } = setup(state);
+    const snap = await poller.pollOnce();
+    expect(snap.deployments.map((d) => [d.deployment.id, d.refused?.code])).toEqual([
+      [D1, 'MOORING_E_CP_NOT_FOUND'],
+      [D2, undefined],
+    ]);
+  });
+
+  it('produces no snapshot on a failed listing and backs off up to the interval', async () => {
+    const state = {
+      deployments: [deployment(D1, LISTENER, null)],
+      revisions: {},
+      fail: new MooringError('MOORING_E_CP_UNREACHABLE') as unknown,
+    };
+    const { clock, snapshots, polls, poller, controller } = setup(state);
+    const done = poller.run(controller.signal);
+    const delays: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      await flush();
+      delays.push(poller.nextDueAtMs! - clock.now());
+      await clock.advance(delays.at(-1)!);
+    }
+    expect(snapshots).toEqual([]);
+    expect(delays).toEqual([1250, 2500, 5000, 10_000, 10_000, 10_000]);
+    expect(polls.every((p) => p === 'failure')).toBe(true);
+    // Recovery: the next poll after the control plane returns succeeds.
+    state.fail = undefined;
+    await clock.advance(10_000);
+    expect(snapshots).toHaveLength(1);
+    controller.abort();
+    await done;
+  });
+
+  it('honours Retry-After when it is longer than the backoff', async () => {
+    const state = {
+      deployments: [],
+      revisions: {},
+      fail: new MooringError('MOORING_E_CP_UNAVAILABLE', undefined, { retryAfterMs: 45_000 }) as unknown,
+    };
+    const { clock, poller, controller } = setup(state);
+    const done = poller.run(controller.signal);
+    await flush();
+    expect(poller.nextDueAtMs! - clock.now()).toBe(45_000);
+    controller.abort();
+    await done;
+  });
+});
+
+describe('desiredStateHash', () => {
+  it('changes with the revision and the status, not with updated_at', () => {
+    const d = deployment(D1, LISTENER, R1);
+    const h = desiredStateHash(d, revision(R1, 'DEPLOYED'));
+    expect(desiredStateHash({ ...d, updated_at: '2027-01-01T00:00:00Z' }, revision(R1, 'DEPLOYED'))).toBe(h);
+    expect(desiredStateHash({ ...d, status: 'UNUSED' }, revision(R1, 'DEPLOYED'))).not.toBe(h);
+    expect(desiredStateHash(d, revision(R2, 'DEPLOYED'))).not.toBe(h);
+  });
+});
