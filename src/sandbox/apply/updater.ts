@@ -1,0 +1,137 @@
+/**
+ * The ownership bookkeeping of structured-merge-diff's `merge.Updater`: what an apply produces
+ * (merge, then prune what the applier stopped applying unless someone else owns it), and how any
+ * write moves ownership (changed fields are taken from their other owners; removed fields are
+ * released by everyone).
+ */
+import { type FieldSet, difference, intersection, isEmpty, recursiveDifference, union } from './field-set.ts';
+import type { Managers } from './managed-fields.ts';
+import type { Atom } from './schema.ts';
+import {
+  type Comparison,
+  compareValues,
+  ensureNamedFieldsAreMembers,
+  fieldSetOf,
+  mergeValues,
+  removeItems,
+} from './typed.ts';
+
+/** The typed context of one write. */
+export interface TypeContext {
+  atom: Atom;
+  /** Reset fields of the endpoint: excluded, with everything under them, from ownership. */
+  ignore: FieldSet | undefined;
+}
+
+export type UpdateOutcome =
+  | { ok: true; managers: Managers; comparison: Comparison }
+  | { ok: false; conflicts: Map<string, FieldSet> };
+
+/**
+ * Moves ownership for a write by `workflow` from oldObj to newObj (Updater.update): fields
+ * modified or added are conflicts with their other owners (taken from them when forced); fields
+ * removed are released by every other manager. Empty managers are dropped.
+ */
+export function updateManagers(
+  oldObj: unknown,
+  newObj: unknown,
+  managers: Managers,
+  workflow: string,
+  force: boolean,
+  ctx: TypeContext,
+): UpdateOutcome {
+  const raw = compareValues(oldObj, newObj, ctx.atom);
+  const comparison: Comparison = ctx.ignore
+    ? {
+        added: recursiveDifference(raw.added, ctx.ignore),
+        modified: recursiveDifference(raw.modified, ctx.ignore),
+        removed: recursiveDifference(raw.removed, ctx.ignore),
+      }
+    : raw;
+  const changed = union(comparison.modified, comparison.added);
+  const conflicts = new Map<string, FieldSet>();
+  if (changed.size > 0) {
+    for (const [id, state] of managers) {
+      if (id === workflow) continue;
+      const c = intersection(state.set, changed);
+      if (c.size > 0) conflicts.set(id, c);
+    }
+  }
+  if (!force && conflicts.size > 0) return { ok: false, conflicts };
+  const out: Managers = new Map();
+  for (const [id, state] of managers) {
+    let set = state.set;
+    if (id !== workflow) {
+      set = difference(set, conflicts.get(id));
+      set = difference(set, comparison.removed);
+    }
+    if (set.size === 0) continue;
+    out.set(id, set === state.set ? state : { ...state, set });
+  }
+  return { ok: true, managers: out, comparison };
+}
+
+/**
+ * Removes from merged what the applier owned last time (lastSet) and no longer applies, unless
+ * another manager (or the applier's new configuration) owns it (Updater.prune).
+ */
+export function prune(
+  merged: unknown,
+  managers: Managers,
+  lastSet: FieldSet | undefined,
+  ctx: TypeContext,
+): unknown {
+  if (!lastSet || isEmpty(lastSet)) return merged;
+  const { atom } = ctx;
+  const lenient = { path: [], strict: false };
+  const named = (s: FieldSet): FieldSet => ensureNamedFieldsAreMembers(s, atom);
+  const last = named(lastSet);
+  let pruned = removeItems(merged, last, atom) ?? {};
+  // Add back what someone owns (addBackOwnedItems).
+  let managed: FieldSet = new Map();
+  for (const state of managers.values()) managed = union(managed, state.set);
+  const mergedSet = named(fieldSetOf(merged, atom, lenient));
+  const prunedSet = named(fieldSetOf(pruned, atom, lenient));
+  pruned = removeItems(merged, difference(mergedSet, union(prunedSet, named(managed))), atom) ?? {};
+  // Add back what the applier never owned (addBackDanglingItems).
+  const prunedSet2 = named(fieldSetOf(pruned, atom, lenient));
+  return removeItems(merged, intersection(difference(mergedSet, prunedSet2), last), atom) ?? {};
+}
+
+export type ApplyOutcome =
+  | { ok: true; object: unknown; managers: Managers }
+  | { ok: false; conflicts: Map<string, FieldSet> };
+
+/**
+ * Server-side apply of config by the manager identified by applierId (Updater.apply). The
+ * applier's set becomes exactly the fields of config (minus ignored ones).
+ */
+export function applyConfig(
+  live: unknown,
+  config: unknown,
+  managers: Managers,
+  applierId: string,
+  applier: { manager: string; apiVersion: string },
+  force: boolean,
+  ctx: TypeContext,
+): ApplyOutcome {
+  // Validates the configuration against the schema (throws ApplyError) before anything else.
+  let set = fieldSetOf(config, ctx.atom, { path: [], strict: true });
+  if (ctx.ignore) set = recursiveDifference(set, ctx.ignore);
+  let merged: unknown = mergeValues(live, config, ctx.atom, { path: [], strict: true }) ?? {};
+  const lastSet = managers.get(applierId)?.set;
+  const next: Managers = new Map(managers);
+  const previous = managers.get(applierId);
+  next.set(applierId, {
+    manager: applier.manager,
+    operation: 'Apply',
+    apiVersion: applier.apiVersion,
+    subresource: undefined,
+    set,
+    time: previous?.time,
+  });
+  merged = prune(merged, next, lastSet, ctx);
+  const outcome = updateManagers(live, merged, next, applierId, force, ctx);
+  if (!outcome.ok) return outcome;
+  return { ok: true, object: merged, managers: outcome.managers };
+}
