@@ -1,0 +1,84 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { chartDir } from '../../scripts/render-deploy.ts';
+import { WATCHED_NAMESPACE_PERMISSIONS } from './rbac.ts';
+
+const readme = readFileSync(path.join(chartDir, 'README.md'), 'utf8');
+const values = parse(readFileSync(path.join(chartDir, 'values.yaml'), 'utf8')) as Record<string, unknown>;
+const schema = JSON.parse(readFileSync(path.join(chartDir, 'values.schema.json'), 'utf8')) as SchemaNode;
+
+interface SchemaNode {
+  properties?: Record<string, SchemaNode>;
+  required?: string[];
+}
+
+/** Required values have no default, so values.yaml does not hold them. */
+const REQUIRED = ['controlPlane.url', 'listenerId', 'namespaces'];
+
+/** Dotted keys of values.yaml; `resources` is documented as one value. */
+function leafKeys(node: Record<string, unknown>, prefix = ''): string[] {
+  return Object.entries(node).flatMap(([key, value]) => {
+    const full = prefix + key;
+    const isMap = value !== null && typeof value === 'object' && !Array.isArray(value);
+    return isMap && Object.keys(value).length > 0 && key !== 'resources'
+      ? leafKeys(value as Record<string, unknown>, `${full}.`)
+      : [full];
+  });
+}
+
+function schemaHas(key: string): boolean {
+  let node: SchemaNode | undefined = schema;
+  for (const part of key.split('.')) node = node?.properties?.[part];
+  return node !== undefined;
+}
+
+/** Rows of the markdown table that follows `heading`, as arrays of trimmed cells. */
+function tableAfter(heading: string): string[][] {
+  const start = readme.indexOf(heading);
+  expect(start, heading).toBeGreaterThanOrEqual(0);
+  const lines = readme.slice(start).split('\n').slice(1);
+  const first = lines.findIndex((l) => l.startsWith('|'));
+  const rows: string[][] = [];
+  for (const line of lines.slice(first + 2)) {
+    if (!line.startsWith('|')) break;
+    rows.push(
+      line
+        .split('|')
+        .slice(1, -1)
+        .map((c) => c.trim()),
+    );
+  }
+  return rows;
+}
+
+describe('the chart README documents what the chart does', () => {
+  const keys = [...leafKeys(values), ...REQUIRED].sort();
+
+  it('lists every value exactly once in its values table, and no value that does not exist', () => {
+    const documented = tableAfter('## Values').map((row) => row[0]!.replaceAll('`', ''));
+    expect(new Set(documented).size).toBe(documented.length);
+    expect([...documented].sort()).toEqual(keys);
+  });
+
+  it('has every value in values.schema.json', () => {
+    expect(keys.filter((k) => !schemaHas(k))).toEqual([]);
+    expect(schema.required?.sort()).toEqual(['controlPlane', 'listenerId', 'namespaces']);
+  });
+
+  it('states the watched-namespace permissions the RBAC test holds the chart to', () => {
+    const rows = tableAfter('In **each namespace of `namespaces`**').map(([group, resource, verbs]) => ({
+      group: group!.startsWith('`""`') ? '' : group!.replaceAll('`', ''),
+      resource: resource!.split(' ')[0]!.replaceAll('`', ''),
+      verbs: verbs!.split(', '),
+    }));
+    expect(rows).toEqual(
+      WATCHED_NAMESPACE_PERMISSIONS.map((p) => ({
+        group: p.group,
+        resource: p.resource,
+        verbs: [...p.verbs],
+      })),
+    );
+  });
+});
