@@ -1,0 +1,137 @@
+/**
+ * Start-up checks and the listener heartbeat. At start the agent refuses to run, with a coded
+ * reason, when a namespace it was given does not exist, when its listener does not exist, or when
+ * the listener is not a `k8s` one; then it PATCHes the listener with its version and namespaces.
+ * The same PATCH is repeated as a heartbeat: failures there are logged and retried, never fatal.
+ */
+import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import type { ControlPlaneClient } from '../control-plane/client.ts';
+import type { ListenerRecord } from '../contract/index.ts';
+import { errorCode, MooringError, TerminalError } from '../errors.ts';
+import { kubeError } from '../kube/errors.ts';
+import type { Logger } from '../log.ts';
+import { type Clock, sleep, systemClock } from './clock.ts';
+
+export type ListenerClient = Pick<ControlPlaneClient, 'listListeners' | 'patchListener'>;
+
+/** Reads one namespace; throws a coded MooringError (MOORING_E_KUBE_NOT_FOUND when absent). */
+export type NamespaceReader = (name: string) => Promise<void>;
+
+/** A `NamespaceReader` over the Kubernetes API (GET /api/v1/namespaces/{name}). */
+export function kubeNamespaceReader(kc: KubeConfig): NamespaceReader {
+  const core = kc.makeApiClient(CoreV1Api);
+  return async (name) => {
+    try {
+      await core.readNamespace({ name });
+    } catch (err) {
+      throw kubeError(err, `Namespace/${name}`, 'get');
+    }
+  };
+}
+
+/** Fails with a TerminalError for each namespace that does not exist; other errors are thrown as-is. */
+export async function checkNamespaces(read: NamespaceReader, namespaces: readonly string[]): Promise<void> {
+  const missing: string[] = [];
+  for (const ns of namespaces) {
+    try {
+      await read(ns);
+    } catch (err) {
+      if (errorCode(err) === 'MOORING_E_KUBE_NOT_FOUND') missing.push(ns);
+      else throw err;
+    }
+  }
+  if (missing.length > 0) {
+    throw new TerminalError(
+      'MOORING_E_KUBE_NOT_FOUND',
+      `namespace${missing.length > 1 ? 's' : ''} ${missing.join(', ')} not found: create ${missing.length > 1 ? 'them' : 'it'} or fix --namespaces`,
+      { details: { namespaces: missing } },
+    );
+  }
+}
+
+export interface RegistrationOptions {
+  client: ListenerClient;
+  listenerId: string;
+  namespaces: readonly string[];
+  /** The agent's version, reported to the control plane. */
+  version: string;
+}
+
+/** The heartbeat body. */
+function patchBody(o: RegistrationOptions) {
+  return { version: o.version, compute_config: { k8s_namespaces: [...o.namespaces] } };
+}
+
+/**
+ * Checks that the listener exists and is `k8s`, then PATCHes it. Throws a TerminalError with
+ * MOORING_E_LISTENER_NOT_FOUND or MOORING_E_LISTENER_NOT_K8S; other failures are retryable errors.
+ */
+export async function registerListener(o: RegistrationOptions): Promise<ListenerRecord> {
+  const listing = await o.client.listListeners();
+  const found = listing.items.find((l) => l.id === o.listenerId);
+  if (!found && !listing.rejected.some((r) => r.id === o.listenerId)) {
+    throw new TerminalError('MOORING_E_LISTENER_NOT_FOUND', `listener ${o.listenerId} does not exist`, {
+      details: { listenerId: o.listenerId },
+    });
+  }
+  if (found && found.compute_type !== 'k8s') {
+    throw new TerminalError(
+      'MOORING_E_LISTENER_NOT_K8S',
+      `listener ${o.listenerId} has compute_type "${found.compute_type}", not "k8s"`,
+      { details: { listenerId: o.listenerId } },
+    );
+  }
+  try {
+    return await o.client.patchListener(o.listenerId, patchBody(o));
+  } catch (err) {
+    if (errorCode(err) === 'MOORING_E_CP_NOT_FOUND') {
+      throw new TerminalError('MOORING_E_LISTENER_NOT_FOUND', `listener ${o.listenerId} does not exist`, {
+        details: { listenerId: o.listenerId },
+      });
+    }
+    throw err;
+  }
+}
+
+export interface HeartbeatOptions extends RegistrationOptions {
+  intervalMs: number;
+  clock?: Clock;
+  logger: Logger;
+  onBeat?: (result: 'success' | 'failure') => void;
+}
+
+/**
+ * PATCHes the listener every interval until `signal` aborts. A failure is retried sooner (5 s,
+ * doubling, never later than the interval). Never throws.
+ */
+export async function runHeartbeat(o: HeartbeatOptions, signal: AbortSignal): Promise<void> {
+  const clock = o.clock ?? systemClock;
+  let failures = 0;
+  let delayMs = o.intervalMs;
+  while (!signal.aborted) {
+    try {
+      await sleep(clock, delayMs, signal);
+    } catch {
+      return;
+    }
+    try {
+      await o.client.patchListener(o.listenerId, patchBody(o));
+      failures = 0;
+      delayMs = o.intervalMs;
+      o.onBeat?.('success');
+    } catch (err) {
+      failures += 1;
+      delayMs = Math.min(o.intervalMs, 5000 * 2 ** Math.min(failures - 1, 20));
+      o.onBeat?.('failure');
+      o.logger.warn(
+        { err, code: errorCode(err), listenerId: o.listenerId, failures, retryInMs: delayMs },
+        'listener heartbeat failed; will retry',
+      );
+    }
+  }
+}
+
+/** True for start-up errors that retrying cannot fix. */
+export function isFatalStartError(err: unknown): boolean {
+  return err instanceof MooringError && !err.retryable;
+}
