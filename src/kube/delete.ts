@@ -1,0 +1,103 @@
+/**
+ * Delete: reverse kind order, only what is provably ours. An object is deleted only when it carries
+ * our ownership labels AND our field manager appears in its managedFields (PVCs made by a
+ * StatefulSet from our claim template carry our labels but the controller's manager: for them the
+ * labels suffice). Volumes are kept unless the operator opted in.
+ */
+import type { Logger } from 'pino';
+import type { ChangeSet, ChangeSetEntry } from './change-set.ts';
+import { isApiWide, kubeError } from './errors.ts';
+import { isManagedBy } from './field-owners.ts';
+import { kindInfo, sortForDelete } from './kinds.ts';
+import { LABEL_DEPLOYMENT_ID, LABEL_LISTENER_ID, LABEL_MANAGED_BY, MANAGED_BY_VALUE } from './labels.ts';
+import type { ObjectClient } from './object-client.ts';
+import { objectId } from './object-id.ts';
+import type { KubeObject } from './types.ts';
+
+export interface DeleteContext {
+  client: ObjectClient;
+  fieldManager: string;
+  dryRun: boolean;
+  logger: Logger;
+}
+
+export interface DeleteAllOptions {
+  /** Delete PersistentVolumeClaims too (data loss: off by default). */
+  deleteVolumes: boolean;
+  /** When set, objects labelled for another listener are refused. */
+  listenerId?: string;
+  /** Overrides the manager's dry-run setting for this call. */
+  dryRun?: boolean;
+}
+
+/** Why an object may not be deleted by us; undefined when it may. */
+export function refuseDelete(
+  obj: KubeObject,
+  fieldManager: string,
+  opts: DeleteAllOptions,
+): string | undefined {
+  const labels = obj.metadata.labels ?? {};
+  if (
+    labels[LABEL_MANAGED_BY] !== MANAGED_BY_VALUE ||
+    !labels[LABEL_DEPLOYMENT_ID] ||
+    !labels[LABEL_LISTENER_ID]
+  ) {
+    return 'not ours: ownership labels missing';
+  }
+  if (opts.listenerId !== undefined && labels[LABEL_LISTENER_ID] !== opts.listenerId) {
+    return 'not ours: another listener';
+  }
+  const volume = kindInfo(obj.kind)?.volume === true;
+  if (volume && !opts.deleteVolumes) return 'volume kept (deleteVolumes is off)';
+  if (!volume && !isManagedBy(obj, fieldManager)) return `not ours: field manager ${fieldManager} absent`;
+  return undefined;
+}
+
+function entryFor(obj: KubeObject): ChangeSetEntry {
+  const e: ChangeSetEntry = {
+    id: objectId(obj),
+    apiVersion: obj.apiVersion,
+    kind: obj.kind,
+    name: obj.metadata.name ?? '',
+    action: 'unknown',
+  };
+  if (obj.metadata.namespace) e.namespace = obj.metadata.namespace;
+  return e;
+}
+
+/** Deletes live objects (as listed: they carry their labels and managedFields). */
+export async function deleteAll(
+  base: DeleteContext,
+  objects: readonly KubeObject[],
+  opts: DeleteAllOptions,
+): Promise<ChangeSet> {
+  const ctx = opts.dryRun === undefined ? base : { ...base, dryRun: opts.dryRun };
+  const cs: ChangeSet = { entries: [], dryRun: ctx.dryRun };
+  let stopped: string | undefined;
+  for (const obj of sortForDelete(objects)) {
+    const entry = entryFor(obj);
+    cs.entries.push(entry);
+    if (stopped) {
+      entry.action = 'skipped';
+      entry.note = `not attempted: ${stopped}`;
+      continue;
+    }
+    const refusal = refuseDelete(obj, ctx.fieldManager, opts);
+    if (refusal) {
+      entry.action = 'skipped';
+      entry.note = refusal;
+      continue;
+    }
+    try {
+      const outcome = await ctx.client.delete(obj, { dryRun: ctx.dryRun, propagationPolicy: 'Background' });
+      entry.action = 'deleted';
+      if (outcome === 'absent') entry.note = 'already gone';
+      ctx.logger.info({ id: entry.id, dryRun: ctx.dryRun }, `${entry.id}: deleted`);
+    } catch (err) {
+      entry.error = kubeError(err, entry.id, 'delete');
+      ctx.logger.error({ id: entry.id, code: entry.error.code }, entry.error.message);
+      if (isApiWide(entry.error)) stopped = entry.error.code;
+    }
+  }
+  return cs;
+}

@@ -1,0 +1,51 @@
+/**
+ * The no-op check's first half: a sha256 of the desired object, stored in the annotation
+ * `mooring.dev/desired-hash` when we apply. If the live object carries the hash of what we would
+ * apply now (and still contains our fields, see live-compare.ts), nothing is sent.
+ */
+import { createHash } from 'node:crypto';
+import { ANNOTATION_DESIRED_HASH } from './labels.ts';
+import type { KubeObject } from './types.ts';
+
+/** JSON with object keys sorted at every level, so equal objects hash equally. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value))
+    return `[${value.map((v) => canonicalJson(v === undefined ? null : v)).join(',')}]`;
+  const keys = Object.keys(value)
+    .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+    .sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
+}
+
+/** The hash of a desired object, ignoring its own hash annotation. */
+export function desiredHash(obj: KubeObject): string {
+  const annotations = { ...(obj.metadata.annotations ?? {}) };
+  delete annotations[ANNOTATION_DESIRED_HASH];
+  const subject = { ...obj, metadata: { ...obj.metadata, annotations } };
+  return createHash('sha256').update(canonicalJson(subject)).digest('hex');
+}
+
+/**
+ * What we send for a desired object: Secret `stringData` folded into base64 `data` (the API
+ * never returns stringData, so comparing it with live would always differ), and the hash annotation.
+ */
+export function prepareDesired(obj: KubeObject): KubeObject {
+  let out: KubeObject = structuredClone(obj);
+  if (out.kind === 'Secret' && out.stringData && typeof out.stringData === 'object') {
+    const data: Record<string, string> = { ...((out.data as Record<string, string> | undefined) ?? {}) };
+    for (const [k, v] of Object.entries(out.stringData as Record<string, string>)) {
+      data[k] = Buffer.from(String(v), 'utf8').toString('base64');
+    }
+    const { stringData: _dropped, ...rest } = out;
+    out = { ...rest, data } as KubeObject;
+  }
+  const hash = desiredHash(out);
+  out.metadata.annotations = { ...(out.metadata.annotations ?? {}), [ANNOTATION_DESIRED_HASH]: hash };
+  return out;
+}
+
+/** The hash annotation of a live object, if any. */
+export function liveHash(live: KubeObject): string | undefined {
+  return live.metadata.annotations?.[ANNOTATION_DESIRED_HASH];
+}

@@ -1,0 +1,77 @@
+/**
+ * Inventory: what mooring owns, found by listing every kind we manage with our labels in each
+ * namespace (one list call per kind and namespace, whatever the number of objects). A listing that
+ * fails or returns an unparsable item is refused whole: nothing may be pruned from half a picture.
+ */
+import { MooringError } from '../errors.ts';
+import { kubeError } from './errors.ts';
+import { KINDS, type KindInfo } from './kinds.ts';
+import { LABEL_DEPLOYMENT_ID, ownedSelector } from './labels.ts';
+import type { ObjectClient } from './object-client.ts';
+import { formatObjectId, objectId } from './object-id.ts';
+import type { KubeObject } from './types.ts';
+
+export interface ListOwnedOptions {
+  namespaces: readonly string[];
+  listenerId: string;
+  /** Only this deployment's objects. */
+  deploymentId?: string;
+  /** Kinds to list (default: every kind mooring manages). */
+  kinds?: readonly KindInfo[];
+}
+
+/** A complete listing of owned objects. */
+export interface Inventory {
+  objects: KubeObject[];
+  byId: Map<string, KubeObject>;
+  /** Object ids per deployment id (from the `mooring.dev/deployment-id` label). */
+  byDeployment: Map<string, KubeObject[]>;
+}
+
+export function inventoryOf(objects: KubeObject[]): Inventory {
+  const byId = new Map<string, KubeObject>();
+  const byDeployment = new Map<string, KubeObject[]>();
+  for (const o of objects) {
+    byId.set(objectId(o), o);
+    const dep = o.metadata.labels?.[LABEL_DEPLOYMENT_ID];
+    if (dep) byDeployment.set(dep, [...(byDeployment.get(dep) ?? []), o]);
+  }
+  return { objects, byId, byDeployment };
+}
+
+/** Lists owned objects; throws MOORING_E_PRUNE_LISTING_INCOMPLETE when any list call fails. */
+export async function listOwned(client: ObjectClient, opts: ListOwnedOptions): Promise<Inventory> {
+  const selector = ownedSelector(opts.listenerId, opts.deploymentId);
+  const objects: KubeObject[] = [];
+  for (const namespace of opts.namespaces) {
+    for (const k of opts.kinds ?? KINDS) {
+      const where = formatObjectId(k.kind, namespace, '*');
+      let items: KubeObject[];
+      try {
+        items = await client.list(k.apiVersion, k.kind, namespace, selector);
+      } catch (err) {
+        const cause = kubeError(err, where, 'list');
+        throw new MooringError(
+          'MOORING_E_PRUNE_LISTING_INCOMPLETE',
+          `${where}: list failed (${cause.code}): inventory incomplete, nothing pruned`,
+          {
+            details: { kind: k.kind, namespace, cause: cause.code, status: cause.details.status },
+          },
+        );
+      }
+      for (const item of items) {
+        if (typeof item.metadata?.name !== 'string' || item.metadata.name === '') {
+          throw new MooringError(
+            'MOORING_E_PRUNE_LISTING_INCOMPLETE',
+            `${where}: list returned an item without a name: inventory refused`,
+            {
+              details: { kind: k.kind, namespace },
+            },
+          );
+        }
+        objects.push(item);
+      }
+    }
+  }
+  return inventoryOf(objects);
+}

@@ -1,0 +1,87 @@
+/**
+ * The resource manager: one object per agent, holding the Kubernetes client and the field
+ * manager, with one method per verb (apply, list, delete). Each write method returns a change set.
+ */
+import { randomBytes } from 'node:crypto';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { KubernetesObjectApi } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import { silentLogger } from '../log.ts';
+import { type ApplyContext, type ApplyOptions, applyAll } from './apply.ts';
+import type { ChangeSet } from './change-set.ts';
+import type { RandomBytes } from './create-only.ts';
+import { type DeleteAllOptions, deleteAll } from './delete.ts';
+import { kubeError } from './errors.ts';
+import { FIELD_MANAGER } from './labels.ts';
+import { type Inventory, type ListOwnedOptions, listOwned } from './list.ts';
+import { ObjectClient } from './object-client.ts';
+import { objectId } from './object-id.ts';
+import type { KubeObject } from './types.ts';
+
+export interface ResourceManagerOptions {
+  kc: KubeConfig;
+  /** Field manager for every write (default `mooring`). */
+  fieldManager?: string;
+  /** Send every write with `dryRun=All`: previews (`mooring diff`, `--dry-run`). */
+  dryRun?: boolean;
+  logger?: Logger;
+  /** Random source for generated secret values (default crypto.randomBytes). */
+  random?: RandomBytes;
+}
+
+export class ResourceManager {
+  readonly fieldManager: string;
+  readonly dryRun: boolean;
+  readonly #client: ObjectClient;
+  readonly #logger: Logger;
+  readonly #random: RandomBytes;
+
+  constructor(opts: ResourceManagerOptions) {
+    this.fieldManager = opts.fieldManager ?? FIELD_MANAGER;
+    this.dryRun = opts.dryRun ?? false;
+    this.#client = new ObjectClient(KubernetesObjectApi.makeApiClient(opts.kc));
+    this.#logger = opts.logger ?? silentLogger();
+    this.#random = opts.random ?? randomBytes;
+  }
+
+  #applyContext(): ApplyContext {
+    return {
+      client: this.#client,
+      fieldManager: this.fieldManager,
+      dryRun: this.dryRun,
+      logger: this.#logger,
+      random: this.#random,
+    };
+  }
+
+  /**
+   * Server-side applies `objects` in kind order. Pass the live inventory (from `listOwned`) so that
+   * converged objects cost no request at all; objects missing from it are read once.
+   */
+  applyAll(objects: readonly KubeObject[], opts: ApplyOptions = {}): Promise<ChangeSet> {
+    return applyAll(this.#applyContext(), objects, opts);
+  }
+
+  /** Every owned object in the namespaces (of one deployment when `deploymentId` is set). */
+  listOwned(opts: ListOwnedOptions): Promise<Inventory> {
+    return listOwned(this.#client, opts);
+  }
+
+  /** Deletes live objects in reverse kind order, refusing what is not provably ours. */
+  deleteAll(objects: readonly KubeObject[], opts: DeleteAllOptions): Promise<ChangeSet> {
+    return deleteAll(
+      { client: this.#client, fieldManager: this.fieldManager, dryRun: this.dryRun, logger: this.#logger },
+      objects,
+      opts,
+    );
+  }
+
+  /** Creates an object (used for Events); errors start with the object id. */
+  async create(obj: KubeObject): Promise<KubeObject> {
+    try {
+      return await this.#client.create(obj, { fieldManager: this.fieldManager, dryRun: this.dryRun });
+    } catch (err) {
+      throw kubeError(err, objectId(obj), 'create');
+    }
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * Health in the manner of kstatus: each live object is Progressing, Ready or Failed from its own
+ * status, and a deployment rolls up to the worst of its objects, with a reason naming the object.
+ */
+import type { ErrorCode } from '../errors.ts';
+import { objectId } from '../kube/object-id.ts';
+import type { KubeObject } from '../kube/types.ts';
+
+export type HealthState = 'Progressing' | 'Ready' | 'Failed' | 'Deleting' | 'Deleted';
+
+export interface ObjectHealth {
+  id: string;
+  state: 'Progressing' | 'Ready' | 'Failed';
+  reason: string;
+}
+
+/** A deployment's health: state and a reason naming the object that decided it. */
+export interface Health {
+  state: HealthState;
+  reason: string;
+  /** Set for Failed: the code the failure is reported with. */
+  code?: ErrorCode;
+  objects?: ObjectHealth[];
+}
+
+interface Condition {
+  type?: string;
+  status?: string;
+  reason?: string;
+}
+
+type Rec = Record<string, unknown>;
+
+function num(v: unknown, fallback = 0): number {
+  return typeof v === 'number' ? v : fallback;
+}
+
+function conditions(status: Rec): Condition[] {
+  return Array.isArray(status.conditions) ? (status.conditions as Condition[]) : [];
+}
+
+function generationPending(obj: KubeObject, status: Rec): string | undefined {
+  const generation = obj.metadata.generation;
+  const observed = status.observedGeneration;
+  if (typeof generation === 'number' && (typeof observed !== 'number' || observed < generation)) {
+    return `waiting for the controller to observe generation ${generation}`;
+  }
+  return undefined;
+}
+
+function deployment(obj: KubeObject, spec: Rec, status: Rec): Omit<ObjectHealth, 'id'> {
+  const progressing = conditions(status).find((c) => c.type === 'Progressing');
+  if (progressing?.status === 'False' && progressing.reason === 'ProgressDeadlineExceeded') {
+    return { state: 'Failed', reason: 'progress deadline exceeded' };
+  }
+  const pending = generationPending(obj, status);
+  if (pending) return { state: 'Progressing', reason: pending };
+  const want = num(spec.replicas, 1);
+  const updated = num(status.updatedReplicas);
+  const total = num(status.replicas);
+  const available = num(status.availableReplicas);
+  const ready = num(status.readyReplicas);
+  if (updated < want) return { state: 'Progressing', reason: `${updated} of ${want} replicas updated` };
+  if (total > updated)
+    return { state: 'Progressing', reason: `${total - updated} old replicas pending termination` };
+  if (available < updated)
+    return { state: 'Progressing', reason: `${available} of ${updated} updated replicas available` };
+  const availableCond = conditions(status).find((c) => c.type === 'Available');
+  if (want > 0 && availableCond?.status !== 'True')
+    return { state: 'Progressing', reason: 'not Available yet' };
+  if (ready < want) return { state: 'Progressing', reason: `${ready} of ${want} replicas ready` };
+  return { state: 'Ready', reason: want === 0 ? 'scaled to zero' : `${ready} of ${want} replicas ready` };
+}
+
+function statefulSet(obj: KubeObject, spec: Rec, status: Rec): Omit<ObjectHealth, 'id'> {
+  const pending = generationPending(obj, status);
+  if (pending) return { state: 'Progressing', reason: pending };
+  const want = num(spec.replicas, 1);
+  const ready = num(status.readyReplicas);
+  if (ready < want) return { state: 'Progressing', reason: `${ready} of ${want} replicas ready` };
+  const strategy = (spec.updateStrategy as Rec | undefined)?.type ?? 'RollingUpdate';
+  if (
+    strategy === 'RollingUpdate' &&
+    status.updateRevision !== undefined &&
+    status.currentRevision !== status.updateRevision
+  ) {
+    return { state: 'Progressing', reason: 'rolling update in progress' };
+  }
+  return { state: 'Ready', reason: want === 0 ? 'scaled to zero' : `${ready} of ${want} replicas ready` };
+}
+
+/** The health of one live object. Kinds without a rollout (Service, Secret, HPA, ...) are Ready when present. */
+export function assessObject(obj: KubeObject): ObjectHealth {
+  const id = objectId(obj);
+  if (obj.metadata.deletionTimestamp) return { id, state: 'Progressing', reason: 'terminating' };
+  const spec = (obj.spec ?? {}) as Rec;
+  const status = (obj.status ?? {}) as Rec;
+  switch (obj.kind) {
+    case 'Deployment':
+      return { id, ...deployment(obj, spec, status) };
+    case 'StatefulSet':
+      return { id, ...statefulSet(obj, spec, status) };
+    default:
+      return { id, state: 'Ready', reason: 'present' };
+  }
+}
+
+const RANK: Record<ObjectHealth['state'], number> = { Failed: 2, Progressing: 1, Ready: 0 };
+
+/** The worst object decides; its id starts the reason. */
+export function rollUp(objects: readonly ObjectHealth[]): Health {
+  if (objects.length === 0) return { state: 'Ready', reason: 'no objects', objects: [] };
+  let worst = objects[0] as ObjectHealth;
+  for (const o of objects) if (RANK[o.state] > RANK[worst.state]) worst = o;
+  const list = [...objects];
+  if (worst.state === 'Failed') {
+    return {
+      state: 'Failed',
+      reason: `${worst.id}: ${worst.reason}`,
+      code: 'MOORING_E_ROLLOUT_FAILED',
+      objects: list,
+    };
+  }
+  if (worst.state === 'Progressing')
+    return { state: 'Progressing', reason: `${worst.id}: ${worst.reason}`, objects: list };
+  return { state: 'Ready', reason: `${objects.length} objects ready`, objects: list };
+}
+
+/** Health while deleting: Deleting while anything owned remains, then Deleted. */
+export function deletionHealth(remaining: readonly KubeObject[]): Health {
+  if (remaining.length === 0) return { state: 'Deleted', reason: 'no owned objects remain' };
+  const first = remaining[0] as KubeObject;
+  return { state: 'Deleting', reason: `${objectId(first)}: ${remaining.length} owned objects remain` };
+}

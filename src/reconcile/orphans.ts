@@ -1,0 +1,147 @@
+/**
+ * The OrphanCollector decides, after each listing of the control plane's deployments, which
+ * deployments' objects must go. The rules that keep a control-plane outage or a bad answer from
+ * emptying the cluster:
+ * - a failed, partial or unparsable listing decides nothing (and breaks the run of listings);
+ * - a deployment goes when absent from two consecutive complete listings, or AWAITING_DELETE;
+ * - deletions per cycle are capped (default: the larger of 50 objects and 25% of the inventory);
+ *   past the cap nothing is deleted and the refusal is reported loudly;
+ * - objects whose delete failed stay tracked and are retried (Flux kustomize-controller #1664).
+ */
+import type { Logger } from 'pino';
+import { MooringError } from '../errors.ts';
+import { silentLogger } from '../log.ts';
+import type { ChangeSet } from '../kube/change-set.ts';
+import { kindInfo } from '../kube/kinds.ts';
+import { LABEL_DEPLOYMENT_ID } from '../kube/labels.ts';
+import type { Inventory } from '../kube/list.ts';
+import { objectId } from '../kube/object-id.ts';
+import type { KubeObject } from '../kube/types.ts';
+
+/** One listing of the control plane's deployments owned by this listener, or its failure. */
+export type DeploymentListing =
+  | {
+      complete: true;
+      deployments: ReadonlyArray<{ id: string; status?: string | null }>;
+      /** Records refused as malformed: their ids are unknown, so the listing cannot prove absence. */
+      rejectedCount?: number;
+    }
+  | { complete: false; error?: unknown };
+
+export interface PrunePlan {
+  /** Deployments whose objects go this cycle (empty when refused). */
+  deploymentIds: string[];
+  /** Live objects to delete (empty when refused). */
+  objects: KubeObject[];
+  /** Deployments absent once: they go if absent again at the next complete listing. */
+  absentOnce: string[];
+  /** Set when nothing may be deleted this cycle: LISTING_INCOMPLETE or CAP_EXCEEDED. */
+  refused?: MooringError;
+  /** Object ids whose earlier delete failed and are tried again. */
+  retrying: string[];
+}
+
+export interface OrphanCollectorOptions {
+  /** The cap is at least this many objects per cycle (default 50). */
+  capMinObjects?: number;
+  /** ... or this fraction of the inventory when larger (default 0.25). */
+  capFraction?: number;
+  /** Count PVCs as deletable (they are kept otherwise, so they do not count toward the cap). */
+  deleteVolumes?: boolean;
+  logger?: Logger;
+}
+
+/** The per-cycle deletion cap for an inventory of `size` objects. */
+export function pruneCap(size: number, minObjects = 50, fraction = 0.25): number {
+  return Math.max(minObjects, Math.floor(size * fraction));
+}
+
+export class OrphanCollector {
+  readonly #absent = new Map<string, number>();
+  readonly #failed = new Map<string, string>(); // object id -> deployment id
+  readonly #capMin: number;
+  readonly #capFraction: number;
+  readonly #deleteVolumes: boolean;
+  readonly #logger: Logger;
+
+  constructor(opts: OrphanCollectorOptions = {}) {
+    this.#capMin = opts.capMinObjects ?? 50;
+    this.#capFraction = opts.capFraction ?? 0.25;
+    this.#deleteVolumes = opts.deleteVolumes ?? false;
+    this.#logger = opts.logger ?? silentLogger();
+  }
+
+  /** Feeds one listing and the cluster inventory of this listener; returns what to delete now. */
+  observe(listing: DeploymentListing, inventory: Inventory): PrunePlan {
+    const plan: PrunePlan = { deploymentIds: [], objects: [], absentOnce: [], retrying: [] };
+    if (!listing.complete || (listing.rejectedCount ?? 0) > 0) {
+      // Evidence of absence must come from consecutive complete listings: start over.
+      this.#absent.clear();
+      const why = listing.complete
+        ? `${listing.rejectedCount} records could not be parsed`
+        : 'the listing failed';
+      plan.refused = new MooringError(
+        'MOORING_E_PRUNE_LISTING_INCOMPLETE',
+        `deployment listing incomplete (${why}): nothing pruned`,
+      );
+      this.#logger.warn({ code: plan.refused.code }, plan.refused.message);
+      return plan;
+    }
+    const listed = new Map(listing.deployments.map((d) => [d.id, d.status ?? undefined]));
+    const due: string[] = [];
+    for (const id of inventory.byDeployment.keys()) {
+      const status = listed.get(id);
+      if (listed.has(id)) {
+        this.#absent.delete(id);
+        if (status === 'AWAITING_DELETE') due.push(id);
+        continue;
+      }
+      const count = (this.#absent.get(id) ?? 0) + 1;
+      this.#absent.set(id, count);
+      if (count >= 2) due.push(id);
+      else plan.absentOnce.push(id);
+    }
+    for (const id of this.#absent.keys()) if (!inventory.byDeployment.has(id)) this.#absent.delete(id);
+    for (const [objId, depId] of this.#failed) {
+      if (!inventory.byId.has(objId) || !due.includes(depId)) this.#failed.delete(objId);
+    }
+    const objects = due
+      .flatMap((id) => inventory.byDeployment.get(id) ?? [])
+      .filter((o) => this.#deleteVolumes || kindInfo(o.kind)?.volume !== true);
+    const cap = pruneCap(inventory.objects.length, this.#capMin, this.#capFraction);
+    if (objects.length > cap) {
+      plan.refused = new MooringError(
+        'MOORING_E_PRUNE_CAP_EXCEEDED',
+        `prune refused: ${objects.length} objects of ${due.length} deployments are due for deletion, over the cap of ${cap} per cycle; nothing deleted (check the control plane, or delete by hand)`,
+        { details: { due: objects.length, cap, deploymentIds: due } },
+      );
+      this.#logger.error(
+        { code: plan.refused.code, due: objects.length, cap, deploymentIds: due },
+        plan.refused.message,
+      );
+      plan.deploymentIds = due;
+      return plan;
+    }
+    plan.deploymentIds = due;
+    plan.objects = objects;
+    plan.retrying = objects.map(objectId).filter((id) => this.#failed.has(id));
+    return plan;
+  }
+
+  /** Remembers which deletes failed, so they are retried and reported until they succeed. */
+  recordDeletes(cs: ChangeSet, inventory: Inventory): void {
+    for (const e of cs.entries) {
+      if (e.error) {
+        const dep = inventory.byId.get(e.id)?.metadata.labels?.[LABEL_DEPLOYMENT_ID];
+        if (dep) this.#failed.set(e.id, dep);
+      } else if (e.action === 'deleted') {
+        this.#failed.delete(e.id);
+      }
+    }
+  }
+
+  /** Object ids whose delete failed and is still due. */
+  get failedDeletes(): string[] {
+    return [...this.#failed.keys()];
+  }
+}

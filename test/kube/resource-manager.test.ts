@@ -1,0 +1,38 @@
+import { KubeConfig } from '@kubernetes/client-node';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ResourceManager } from '../../src/kube/resource-manager.ts';
+import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';
+import { basicSet, DEPLOYMENT, LISTENER } from './fixtures.ts';
+
+let api: KubeApi;
+let rm: ResourceManager;
+const NS = 'apps';
+
+beforeAll(async () => {
+  api = await startKubeApi({ namespaces: [NS] });
+  const kc = new KubeConfig();
+  kc.loadFromString(api.kubeconfig);
+  rm = new ResourceManager({ kc });
+});
+afterAll(async () => {
+  await api?.close();
+});
+beforeEach(() => api.clearRequests());
+
+describe('ResourceManager against the sandbox', () => {
+  it('creates in kind order, then a converged re-apply writes nothing', async () => {
+    const cs = await rm.applyAll(basicSet(NS));
+    expect(cs.entries.map((e) => [e.id, e.action, e.error?.message])).toEqual([
+      ['Secret/apps/app-env', 'created', undefined],
+      ['Secret/apps/app-postgres-credentials', 'created', undefined],
+      ['Service/apps/app', 'created', undefined],
+      ['Deployment/apps/app', 'created', undefined],
+    ]);
+    const inv = await rm.listOwned({ namespaces: [NS], listenerId: LISTENER, deploymentId: DEPLOYMENT });
+    expect(inv.objects.length).toBe(4);
+    api.clearRequests();
+    const again = await rm.applyAll(basicSet(NS), { live: inv.byId });
+    expect(again.entries.map((e) => e.action)).toEqual(['unchanged', 'unchanged', 'unchanged', 'unchanged']);
+    expect(api.requests({ write: true })).toEqual([]);
+  });
+});
