@@ -1,7 +1,129 @@
-import { EXIT, type CliContext } from './context.ts';
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import YAML from 'yaml';
+import type { z } from 'zod';
+import { type DeploymentRecord, type RevisionRecord, tolerant } from '../contract/index.ts';
+import { mergeRenderSettings, RenderError, renderDeployment, RenderSettingsFile } from '../render/index.ts';
+import { toJsonList, toYamlStream } from '../render/serialize.ts';
+import { type CliContext, EXIT } from './context.ts';
 
-/** `mooring render`: not built yet (see the open issues). */
-export async function render(_argv: string[], ctx: CliContext): Promise<number> {
-  ctx.stderr.write('mooring render: not implemented yet\n');
-  return EXIT.failure;
+const HELP = `Usage: mooring render --deployment FILE [flags]
+
+Prints the Kubernetes objects of one deployment, offline (like \`helm template\`). Writes nothing.
+
+Flags:
+  --deployment FILE   a Deployment record, YAML or JSON (required)
+  --revision FILE     the revision to run, YAML or JSON (default: the deployment's own image_uri)
+  --settings FILE     render settings, YAML or JSON, merged over the defaults (default: none;
+                      members: listenerId, redisImage, postgresImage, storageClassName,
+                      clusterDomain, policy.allowHostPath, policy.allowPrivileged, commands)
+  --listener-id ID    value of the mooring.dev/listener-id label (default: the settings file's
+                      listenerId, else the deployment's source_config.listener_id)
+  -o, --output FMT    yaml (a --- separated stream) or json (a v1 List) (default: yaml)
+  -h, --help          print this help
+`;
+
+/** `mooring render`: one deployment's objects, printed. Exit 0, or 2 for bad flags, files or specs. */
+export async function render(argv: string[], ctx: CliContext): Promise<number> {
+  let values: ReturnType<typeof parse>['values'];
+  try {
+    values = parse(argv).values;
+  } catch (err) {
+    ctx.stderr.write(`mooring render: ${(err as Error).message}\n`);
+    return EXIT.usage;
+  }
+  if (values.help) {
+    ctx.stdout.write(HELP);
+    return EXIT.ok;
+  }
+  const problems: string[] = [];
+  const output = values.output ?? 'yaml';
+  if (output !== 'yaml' && output !== 'json') problems.push(`--output "${output}" must be yaml or json`);
+  if (!values.deployment) problems.push('--deployment FILE is required');
+  const deployment = values.deployment
+    ? await readRecord(ctx, values.deployment, tolerant.Deployment, problems)
+    : undefined;
+  const revision = values.revision
+    ? await readRecord(ctx, values.revision, tolerant.Revision, problems)
+    : undefined;
+  const settingsFile = values.settings
+    ? await readRecord(ctx, values.settings, RenderSettingsFile, problems)
+    : {};
+  if (problems.length > 0 || !deployment || !settingsFile) return fail(ctx, problems);
+
+  const listenerId = values['listener-id'] ?? settingsFile.listenerId ?? deployment.source_config.listener_id;
+  if (!listenerId) {
+    return fail(ctx, ['--listener-id ID is required: the deployment has no source_config.listener_id']);
+  }
+  try {
+    const result = renderDeployment({
+      deployment: deployment as DeploymentRecord,
+      revision: revision as RevisionRecord | undefined,
+      settings: mergeRenderSettings(listenerId, settingsFile),
+    });
+    ctx.stdout.write(output === 'json' ? toJsonList(result.objects) : toYamlStream(result.objects));
+    return EXIT.ok;
+  } catch (err) {
+    if (err instanceof RenderError) {
+      ctx.stderr.write(`mooring render: ${err.code}: ${err.message} (field ${err.field || 'unknown'})\n`);
+      return EXIT.usage;
+    }
+    throw err;
+  }
+}
+
+function parse(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      deployment: { type: 'string' },
+      revision: { type: 'string' },
+      settings: { type: 'string' },
+      'listener-id': { type: 'string' },
+      output: { type: 'string', short: 'o' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+}
+
+function fail(ctx: CliContext, problems: string[]): number {
+  for (const p of problems) ctx.stderr.write(`mooring render: ${p}\n`);
+  return EXIT.usage;
+}
+
+/**
+ * Reads and parses one YAML or JSON file with `schema`. Problems are appended one per line; they
+ * name the file and the field, never a value (a deployment file holds secrets).
+ */
+async function readRecord<S extends z.ZodType>(
+  ctx: CliContext,
+  file: string,
+  schema: S,
+  problems: string[],
+): Promise<z.infer<S> | undefined> {
+  let text: string;
+  try {
+    text = await readFile(resolve(ctx.cwd, file), 'utf8');
+  } catch (err) {
+    problems.push(`${file}: cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    return undefined;
+  }
+  let data: unknown;
+  try {
+    data = YAML.parse(text);
+  } catch (err) {
+    const pos = (err as { linePos?: { line: number; col: number }[] }).linePos?.[0];
+    problems.push(`${file}: not valid YAML or JSON${pos ? ` (line ${pos.line}, column ${pos.col})` : ''}`);
+    return undefined;
+  }
+  const parsed = schema.safeParse(data);
+  if (parsed.success) return parsed.data;
+  for (const issue of parsed.error.issues) {
+    const path = issue.path.length > 0 ? issue.path.map(String).join('.') : '(top level)';
+    problems.push(`${file}: ${path}: ${issue.message}`);
+  }
+  return undefined;
 }
