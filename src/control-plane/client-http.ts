@@ -104,7 +104,14 @@ export class Transport {
         if (!shouldRetry(error) || retriesLeft === 0) return;
         const e = error as MooringError;
         this.#logger.debug(
-          { method: call.method, route: call.route, code: e.code, status: e.details.status, attemptNumber },
+          {
+            method: call.method,
+            route: call.route,
+            code: e.code,
+            status: e.details.status,
+            attemptNumber,
+            retryAfterMs: e.retryAfterMs,
+          },
           'control-plane request failed; retrying',
         );
         // The server said when to come back: wait that long, then p-retry adds its own backoff.
