@@ -1,0 +1,118 @@
+/**
+ * The agent as a child process (`node bin/mooring.js run`), measured from the outside as an
+ * operator would: peak resident memory from `/proc/<pid>/status` (VmHWM, the kernel's high-water
+ * mark, so sampling cannot miss a peak) and CPU seconds from `/proc/<pid>/stat`.
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { openSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
+export interface AgentProcessOptions {
+  /** Repository root (where `bin/mooring.js` and `node_modules/.bin/node` are). */
+  root: string;
+  /** Arguments after `run`. */
+  args: string[];
+  /** Extra environment (merged over a minimal one). */
+  env?: Record<string, string>;
+  /** File that receives the agent's stdout and stderr. */
+  logFile: string;
+  /** Extra Node flags (e.g. `--cpu-prof`). */
+  nodeFlags?: string[];
+  /** Sampling period of /proc; default 100 ms. */
+  sampleIntervalMs?: number;
+}
+
+export interface ProcSample {
+  rssMib: number;
+  hwmMib: number;
+  cpuSeconds: number;
+}
+
+let clockTicks: number | undefined;
+function ticksPerSecond(): number {
+  if (clockTicks === undefined) {
+    try {
+      clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      clockTicks = 100;
+    }
+  }
+  return clockTicks;
+}
+
+/** Reads RSS, peak RSS and CPU time of a live process; undefined once it is gone. */
+export function readProc(pid: number): ProcSample | undefined {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces) start at field 3; utime is 14, stime 15.
+    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(rest[11]) + Number(rest[12]);
+    return { rssMib: kib('VmRSS') / 1024, hwmMib: kib('VmHWM') / 1024, cpuSeconds: ticks / ticksPerSecond() };
+  } catch {
+    return undefined;
+  }
+}
+
+/** A running agent with its measurements. */
+export class AgentProcess {
+  readonly child: ChildProcess;
+  readonly startedAt: number;
+  readonly exited: Promise<number | null>;
+  #peakMib = 0;
+  #last: ProcSample | undefined;
+  #timer: NodeJS.Timeout;
+
+  constructor(options: AgentProcessOptions) {
+    const log = openSync(options.logFile, 'a');
+    const node = path.join(options.root, 'node_modules', '.bin', 'node');
+    this.startedAt = performance.now();
+    this.child = spawn(node, [...(options.nodeFlags ?? []), 'bin/mooring.js', 'run', ...options.args], {
+      cwd: options.root,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env },
+      stdio: ['ignore', log, log],
+    });
+    this.exited = new Promise((resolve) => this.child.once('exit', (code) => resolve(code)));
+    this.#timer = setInterval(() => this.sample(), options.sampleIntervalMs ?? 100);
+    this.#timer.unref();
+    void this.exited.then(() => clearInterval(this.#timer));
+  }
+
+  /** Takes one sample now (also done every sampling period). */
+  sample(): ProcSample | undefined {
+    const pid = this.child.pid;
+    if (pid === undefined || this.child.exitCode !== null) return this.#last;
+    const s = readProc(pid);
+    if (s) {
+      this.#last = s;
+      this.#peakMib = Math.max(this.#peakMib, s.hwmMib, s.rssMib);
+    }
+    return this.#last;
+  }
+
+  /** Peak resident memory seen so far, MiB. */
+  get peakRssMib(): number {
+    return this.#peakMib;
+  }
+
+  /** CPU seconds (user + system) as of the latest sample. */
+  cpuSeconds(): number {
+    return this.sample()?.cpuSeconds ?? 0;
+  }
+
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves with the exit code. Samples a last time first. */
+  async stop(graceMs = 30_000): Promise<number | null> {
+    this.sample();
+    if (!this.running) return this.exited;
+    this.child.kill('SIGTERM');
+    const killer = setTimeout(() => this.child.kill('SIGKILL'), graceMs);
+    const code = await this.exited;
+    clearTimeout(killer);
+    return code;
+  }
+}

@@ -1,0 +1,243 @@
+/**
+ * The benchmark's figures: the result record (its JSON keys are the issue's), the targets each
+ * figure is judged against, percentiles, and the table printed on stdout. Pure: no I/O.
+ */
+import os from 'node:os';
+
+/** The machine the figures were measured on. */
+export interface Machine {
+  cpu_model: string;
+  cores: number;
+  memory_gib: number;
+  node: string;
+  os: string;
+}
+
+/** Everything one run measured. `null` means the phase was skipped or did not finish. */
+export interface BenchResult {
+  started_at: string;
+  deployments: number;
+  namespaces: number;
+  /** Objects the renderer makes for the N deployments (what convergence waits for). */
+  objects: number;
+  poll_interval_s: number;
+  convergence_s: number | null;
+  convergence_kube_reads: number | null;
+  convergence_kube_writes: number | null;
+  convergence_controlplane_requests: number | null;
+  /** CPU seconds of the agent process from start to convergence. */
+  convergence_agent_cpu_s: number | null;
+  /** CPU seconds of the harness process (sandbox API + control plane + polling) over the same time. */
+  convergence_harness_cpu_s: number | null;
+  kubectl_convergence_s: number | null;
+  kubectl_kube_reads: number | null;
+  kubectl_kube_writes: number | null;
+  kubectl_harness_cpu_s: number | null;
+  /** agent / kubectl, for convergence time. */
+  convergence_ratio: number | null;
+  idle_cycles: number | null;
+  idle_kube_writes: number | null;
+  idle_kube_reads_per_cycle: number | null;
+  idle_controlplane_requests_per_cycle: number | null;
+  /** `GET /v2/deployments` per cycle: ceil(N/100) pages is the target. */
+  idle_controlplane_list_requests_per_cycle: number | null;
+  idle_controlplane_by_route_per_cycle: Record<string, number> | null;
+  propagation_changes: number | null;
+  propagation_p50_ms: number | null;
+  propagation_p99_ms: number | null;
+  propagation_max_ms: number | null;
+  peak_rss_mib: number | null;
+  /** CPU seconds of the first agent process over its whole life (convergence, idle, propagation). */
+  agent_cpu_s: number | null;
+  restart_kube_writes: number | null;
+  restart_kube_reads: number | null;
+  restart_controlplane_requests: number | null;
+  /** Seconds from the restarted agent's start until it had checked every deployment. */
+  restart_settled_s: number | null;
+  restart_peak_rss_mib: number | null;
+  machine: Machine;
+  /** Problems met during the run (a phase that timed out, a process that failed). */
+  notes: string[];
+}
+
+/** The machine description: CPU model, cores, memory, Node version, OS. */
+export function describeMachine(): Machine {
+  const cpus = os.cpus();
+  return {
+    cpu_model: cpus[0]?.model.trim() ?? 'unknown',
+    cores: cpus.length,
+    memory_gib: round(os.totalmem() / 1024 ** 3, 1),
+    node: process.version,
+    os: `${os.type()} ${os.release()} ${os.arch()}`,
+  };
+}
+
+/** The nearest-rank percentile (`p` in 0..100) of `values`; null when there are none. */
+export function percentile(values: readonly number[], p: number): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
+  return sorted[Math.min(rank, sorted.length) - 1] as number;
+}
+
+export function round(value: number, digits = 2): number {
+  const f = 10 ** digits;
+  return Math.round(value * f) / f;
+}
+
+/** One acceptance target of the issue and whether the run met it (null: not measured). */
+export interface Verdict {
+  figure: string;
+  target: string;
+  met: boolean | null;
+}
+
+/** Control-plane list requests one poll makes for N deployments (pages of 100). */
+export function expectedListRequests(deployments: number): number {
+  return Math.ceil(deployments / 100);
+}
+
+/** The issue's peak-RSS budget for N deployments, in MiB. */
+export function rssBudgetMib(deployments: number): number {
+  return deployments <= 1_000 ? 128 : 512;
+}
+
+/** Judges a result against the issue's acceptance targets. */
+export function verdicts(r: BenchResult): Verdict[] {
+  const when = <T>(v: T | null, test: (v: T) => boolean) => (v === null ? null : test(v));
+  return [
+    {
+      figure: 'convergence_ratio',
+      target: '<= 0.33 (a third of kubectl)',
+      met: when(r.convergence_ratio, (v) => v <= 1 / 3),
+    },
+    { figure: 'idle_kube_writes', target: '0', met: when(r.idle_kube_writes, (v) => v === 0) },
+    {
+      figure: 'idle_controlplane_list_requests_per_cycle',
+      target: `${expectedListRequests(r.deployments)} (ceil(N/100))`,
+      met: when(r.idle_controlplane_list_requests_per_cycle, (v) => v <= expectedListRequests(r.deployments)),
+    },
+    {
+      figure: 'propagation_p99_ms',
+      target: `<= ${(r.poll_interval_s + 1) * 1000} (poll interval + 1 s)`,
+      met: when(r.propagation_p99_ms, (v) => v <= (r.poll_interval_s + 1) * 1000),
+    },
+    {
+      figure: 'peak_rss_mib',
+      target: `<= ${rssBudgetMib(r.deployments)}`,
+      met: when(r.peak_rss_mib, (v) => v <= rssBudgetMib(r.deployments)),
+    },
+    { figure: 'restart_kube_writes', target: '0', met: when(r.restart_kube_writes, (v) => v === 0) },
+  ];
+}
+
+function show(value: unknown): string {
+  if (value === null || value === undefined) return '-';
+  if (typeof value === 'number') return Number.isInteger(value) ? String(value) : value.toFixed(2);
+  return String(value);
+}
+
+/** The rows of the stdout table: figure, value, target and verdict where the issue sets one. */
+export function tableRows(r: BenchResult): string[][] {
+  const judged = new Map(verdicts(r).map((v) => [v.figure, v]));
+  const row = (label: string, key: keyof BenchResult): string[] => {
+    const v = judged.get(key);
+    const verdict = v ? (v.met === null ? 'not measured' : v.met ? 'met' : 'MISSED') : '';
+    return [label, show(r[key]), v?.target ?? '', verdict];
+  };
+  return [
+    row('deployments', 'deployments'),
+    row('objects (rendered)', 'objects'),
+    row('poll interval (s)', 'poll_interval_s'),
+    row('cold convergence (s)', 'convergence_s'),
+    row('  kube reads', 'convergence_kube_reads'),
+    row('  kube writes', 'convergence_kube_writes'),
+    row('  control-plane requests', 'convergence_controlplane_requests'),
+    row('  agent CPU (s)', 'convergence_agent_cpu_s'),
+    row('  sandbox+control plane CPU (s)', 'convergence_harness_cpu_s'),
+    row('kubectl apply (s)', 'kubectl_convergence_s'),
+    row('  kubectl kube reads', 'kubectl_kube_reads'),
+    row('  kubectl kube writes', 'kubectl_kube_writes'),
+    row('  sandbox CPU during kubectl (s)', 'kubectl_harness_cpu_s'),
+    row('convergence ratio agent/kubectl', 'convergence_ratio'),
+    row('idle cycles measured', 'idle_cycles'),
+    row('idle kube writes (total)', 'idle_kube_writes'),
+    row('idle kube reads / cycle', 'idle_kube_reads_per_cycle'),
+    row('idle control-plane requests / cycle', 'idle_controlplane_requests_per_cycle'),
+    row('  of which deployment list pages', 'idle_controlplane_list_requests_per_cycle'),
+    row('propagation changes', 'propagation_changes'),
+    row('propagation p50 (ms)', 'propagation_p50_ms'),
+    row('propagation p99 (ms)', 'propagation_p99_ms'),
+    row('propagation max (ms)', 'propagation_max_ms'),
+    row('agent peak RSS (MiB)', 'peak_rss_mib'),
+    row('agent CPU, whole first run (s)', 'agent_cpu_s'),
+    row('restart kube writes', 'restart_kube_writes'),
+    row('restart kube reads', 'restart_kube_reads'),
+    row('restart control-plane requests', 'restart_controlplane_requests'),
+    row('restart settled (s)', 'restart_settled_s'),
+    row('restart peak RSS (MiB)', 'restart_peak_rss_mib'),
+  ];
+}
+
+/** The figures as a Markdown table (stdout and the README section use the same one). */
+export function formatTable(r: BenchResult): string {
+  const header = ['figure', 'value', 'target', 'verdict'];
+  const rows = tableRows(r);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ')} |`;
+  const m = r.machine;
+  return [
+    line(header),
+    `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`,
+    ...rows.map(line),
+    '',
+    `- machine: ${m.cpu_model}, ${m.cores} cores, ${m.memory_gib} GiB, Node ${m.node}, ${m.os}`,
+    ...r.notes.map((n) => `- note: ${n}`),
+  ].join('\n');
+}
+
+/** The JSON document written by `--json FILE`: the result plus the verdicts. */
+export function toJson(r: BenchResult): string {
+  return `${JSON.stringify({ ...r, verdicts: verdicts(r) }, null, 2)}\n`;
+}
+
+/** A result with every measured figure null: phases fill it in as they finish. */
+export function emptyResult(deployments: number, namespaces: number, pollIntervalS: number): BenchResult {
+  return {
+    started_at: new Date().toISOString(),
+    deployments,
+    namespaces,
+    objects: 0,
+    poll_interval_s: pollIntervalS,
+    convergence_s: null,
+    convergence_kube_reads: null,
+    convergence_kube_writes: null,
+    convergence_controlplane_requests: null,
+    convergence_agent_cpu_s: null,
+    convergence_harness_cpu_s: null,
+    kubectl_convergence_s: null,
+    kubectl_kube_reads: null,
+    kubectl_kube_writes: null,
+    kubectl_harness_cpu_s: null,
+    convergence_ratio: null,
+    idle_cycles: null,
+    idle_kube_writes: null,
+    idle_kube_reads_per_cycle: null,
+    idle_controlplane_requests_per_cycle: null,
+    idle_controlplane_list_requests_per_cycle: null,
+    idle_controlplane_by_route_per_cycle: null,
+    propagation_changes: null,
+    propagation_p50_ms: null,
+    propagation_p99_ms: null,
+    propagation_max_ms: null,
+    peak_rss_mib: null,
+    agent_cpu_s: null,
+    restart_kube_writes: null,
+    restart_kube_reads: null,
+    restart_controlplane_requests: null,
+    restart_settled_s: null,
+    restart_peak_rss_mib: null,
+    machine: describeMachine(),
+    notes: [],
+  };
+}

@@ -1,0 +1,167 @@
+/**
+ * The measured phases against a running agent: idle cycles and propagation. Each returns plain
+ * numbers; `run.ts` puts them in the result.
+ */
+import type { KubeApi } from '../../src/sandbox/server.ts';
+import type { ControlPlaneServer } from '../../src/control-plane/server/index.ts';
+import { type AgentCounters, scrapeCounters, waitForCounters } from './agent-metrics.ts';
+import { type RenderedDeployment, refOf, waitForImage } from './convergence.ts';
+import { percentile, round } from './figures.ts';
+import { createRandom } from './seed.ts';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export interface KubeCounts {
+  reads: number;
+  writes: number;
+  /** Writes per `verb resource`, to say what was written when a write was not expected. */
+  writesByTarget: Record<string, number>;
+}
+
+export function countKube(api: Pick<KubeApi, 'requests'>): KubeCounts {
+  const records = api.requests();
+  const writesByTarget: Record<string, number> = {};
+  let writes = 0;
+  for (const r of records) {
+    if (!r.write) continue;
+    writes++;
+    const key = `${r.verb} ${r.resource}`;
+    writesByTarget[key] = (writesByTarget[key] ?? 0) + 1;
+  }
+  return { reads: records.length - writes, writes, writesByTarget };
+}
+
+/** Waits until the agent's queue is empty and nothing is in flight (true), or the timeout (false). */
+export async function waitQuiet(opsUrl: string, timeoutMs: number): Promise<boolean> {
+  const done = (c: AgentCounters) => c.queueDepth === 0 && c.inFlight === 0;
+  return (await waitForCounters(opsUrl, done, timeoutMs)) !== undefined;
+}
+
+export interface IdleResult {
+  cycles: number;
+  kube: KubeCounts;
+  controlPlaneRequests: number;
+  byRoute: Record<string, number>;
+  /** How the cycle boundaries were found. */
+  boundaries: 'agent polls_total' | 'time';
+}
+
+/**
+ * Counts requests over `cycles` poll cycles. Boundaries are the agent's completed polls
+ * (`mooring_polls_total{result="success"}`), so the window holds exactly `cycles` polls; without
+ * that metric the window is `cycles` poll intervals long.
+ */
+export async function measureIdle(
+  api: KubeApi,
+  cp: ControlPlaneServer,
+  opsUrl: string,
+  cycles: number,
+  pollIntervalS: number,
+): Promise<IdleResult> {
+  const perCycleMs = pollIntervalS * 1.1 * 1000 + 10_000;
+  const start = await scrapeCounters(opsUrl);
+  const byMetric = start !== undefined && Number.isFinite(start.pollsOk);
+  if (byMetric) {
+    // Start right after a poll completes.
+    const first = await waitForCounters(opsUrl, (c) => c.pollsOk > start.pollsOk, perCycleMs, 20);
+    if (!first) throw new Error('the agent completed no poll within a poll interval');
+    api.clearRequests();
+    cp.resetStats();
+    const end = await waitForCounters(
+      opsUrl,
+      (c) => c.pollsOk >= first.pollsOk + cycles,
+      perCycleMs * cycles,
+      20,
+    );
+    if (!end) throw new Error(`the agent did not complete ${cycles} polls in time`);
+  } else {
+    api.clearRequests();
+    cp.resetStats();
+    await sleep(cycles * pollIntervalS * 1000);
+  }
+  const stats = cp.stats();
+  return {
+    cycles,
+    kube: countKube(api),
+    controlPlaneRequests: stats.requests,
+    byRoute: stats.byRoute,
+    boundaries: byMetric ? 'agent polls_total' : 'time',
+  };
+}
+
+export interface PropagationResult {
+  latenciesMs: number[];
+  timedOut: number;
+  p50: number | null;
+  p99: number | null;
+  max: number | null;
+}
+
+/** A new tag for an image reference (`repo:1.2.0` becomes `repo:bench-<n>`). */
+export function retag(image: string, n: number): string {
+  const colon = image.lastIndexOf(':');
+  const slash = image.lastIndexOf('/');
+  const repo = colon > slash ? image.slice(0, colon) : image;
+  return `${repo}:bench-${n}`;
+}
+
+/**
+ * `changes` image changes, each to a different deployment, PATCHed through the control plane's
+ * HTTP API at random moments spread over `spreadS` seconds (so they fall at every phase of the
+ * agent's poll cycle); each is timed from just before its PATCH until the sandbox's API-server
+ * Deployment carries the new image (checked every 20 ms).
+ */
+export async function measurePropagation(options: {
+  api: KubeApi;
+  cp: ControlPlaneServer;
+  apiKey: string;
+  rendered: readonly RenderedDeployment[];
+  images: ReadonlyMap<string, string>;
+  changes: number;
+  spreadS: number;
+  timeoutMs: number;
+  seed: number;
+}): Promise<PropagationResult> {
+  const random = createRandom(options.seed + 7);
+  const pool = [...options.rendered];
+  const chosen: RenderedDeployment[] = [];
+  while (chosen.length < Math.min(options.changes, pool.length)) {
+    chosen.push(pool.splice(Math.floor(random() * pool.length), 1)[0] as RenderedDeployment);
+  }
+  const offsetsMs = chosen.map(() => random() * options.spreadS * 1000).sort((a, b) => a - b);
+  const origin = performance.now();
+  const latencies: number[] = [];
+  let timedOut = 0;
+  await Promise.all(
+    chosen.map(async (d, i) => {
+      await sleep(Math.max(0, origin + (offsetsMs[i] as number) - performance.now()));
+      const apiServer = d.objects.find(
+        (o) => o.kind === 'Deployment' && o.metadata.labels['app.kubernetes.io/component'] === 'api-server',
+      );
+      if (!apiServer) throw new Error(`deployment ${d.id}: no API-server Deployment rendered`);
+      const image = retag(options.images.get(d.id) ?? '', i + 1);
+      const sent = performance.now();
+      const res = await fetch(`${options.cp.url}/v2/deployments/${d.id}`, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json', 'x-api-key': options.apiKey },
+        body: JSON.stringify({ source_revision_config: { image_uri: image } }),
+      });
+      if (res.status !== 200)
+        throw new Error(`PATCH deployment ${d.id}: HTTP ${res.status} ${await res.text()}`);
+      const seen = await waitForImage(options.api, refOf(apiServer), image, { timeoutMs: options.timeoutMs });
+      if (seen === null) timedOut++;
+      else latencies.push(seen - sent);
+    }),
+  );
+  return {
+    latenciesMs: latencies,
+    timedOut,
+    p50: nullableRound(percentile(latencies, 50)),
+    p99: nullableRound(percentile(latencies, 99)),
+    max: nullableRound(percentile(latencies, 100)),
+  };
+}
+
+function nullableRound(v: number | null): number | null {
+  return v === null ? null : round(v, 0);
+}

@@ -1,0 +1,175 @@
+import { describe, expect, it } from 'vitest';
+import { parseCounters, sumSamples } from '../../bench/lib/agent-metrics.ts';
+import {
+  type BenchResult,
+  emptyResult,
+  formatTable,
+  percentile,
+  toJson,
+  verdicts,
+} from '../../bench/lib/figures.ts';
+import { retag } from '../../bench/lib/phases.ts';
+import { SECTION_HEADING, updateReadme } from '../../bench/lib/readme.ts';
+import { generateDeployments } from '../../bench/lib/seed.ts';
+import { type DeploymentRecord, strict } from '../../src/contract/index.ts';
+import { defaultRenderSettings, renderDeployment } from '../../src/render/index.ts';
+
+const LISTENER = '6f1c3a52-8a0e-4c1b-9d51-2b7f0c9e4a10';
+const NAMESPACES = ['bench-0', 'bench-1', 'bench-2', 'bench-3'];
+
+describe('benchmark seed', () => {
+  it('is deterministic for a seed and differs across seeds', () => {
+    const a = generateDeployments({ count: 40, namespaces: NAMESPACES, listenerId: LISTENER, seed: 3 });
+    const b = generateDeployments({ count: 40, namespaces: NAMESPACES, listenerId: LISTENER, seed: 3 });
+    const c = generateDeployments({ count: 40, namespaces: NAMESPACES, listenerId: LISTENER, seed: 4 });
+    expect(a).toEqual(b);
+    expect(a).not.toEqual(c);
+  });
+
+  it('makes bodies the strict contract accepts, spread over every namespace, with unique names', () => {
+    const bodies = generateDeployments({ count: 60, namespaces: NAMESPACES, listenerId: LISTENER });
+    for (const body of bodies) {
+      const parsed = strict.DeploymentCreate.safeParse(body);
+      expect(parsed.error?.issues ?? []).toEqual([]);
+    }
+    expect(new Set(bodies.map((b) => b.name)).size).toBe(60);
+    expect(new Set(bodies.map((b) => b.source_config?.listener_config?.k8s_namespace))).toEqual(
+      new Set(NAMESPACES),
+    );
+    const spec = bodies[0]?.source_config?.resource_spec;
+    expect(spec?.volumes?.length).toBeGreaterThan(0);
+    expect(spec?.sidecars?.length).toBeGreaterThan(0);
+    expect(spec?.init_containers?.length).toBeGreaterThan(0);
+    expect(bodies.every((b) => (b.secret_references?.length ?? 0) > 0)).toBe(true);
+  });
+
+  it('renders every generated deployment, including the bundled Redis and Postgres somewhere', () => {
+    const bodies = generateDeployments({ count: 30, namespaces: NAMESPACES, listenerId: LISTENER });
+    const kinds = new Set<string>();
+    bodies.forEach((body, i) => {
+      const id = `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+      const deployment = {
+        ...body,
+        source_config: body.source_config ?? {},
+        source_revision_config: { ...body.source_revision_config, repo_commit_sha: null },
+        secrets: body.secrets ?? [],
+        id,
+        tenant_id: '00000000-0000-4000-8000-000000000001',
+        created_at: '2026-01-01T00:00:00.000Z',
+        updated_at: '2026-01-01T00:00:00.000Z',
+        status: 'READY',
+        latest_revision_id: id,
+        active_revision_id: id,
+      } as DeploymentRecord;
+      const result = renderDeployment({ deployment, settings: defaultRenderSettings(LISTENER) });
+      for (const o of result.objects) kinds.add(o.kind);
+    });
+    expect(kinds).toEqual(
+      new Set([
+        'Secret',
+        'Service',
+        'StatefulSet',
+        'Deployment',
+        'HorizontalPodAutoscaler',
+        'PodDisruptionBudget',
+        'NetworkPolicy',
+      ]),
+    );
+  });
+});
+
+describe('benchmark figures', () => {
+  it('takes nearest-rank percentiles', () => {
+    const values = Array.from({ length: 100 }, (_, i) => 100 - i);
+    expect(percentile(values, 50)).toBe(50);
+    expect(percentile(values, 99)).toBe(99);
+    expect(percentile(values, 100)).toBe(100);
+    expect(percentile([7], 99)).toBe(7);
+    expect(percentile([], 50)).toBeNull();
+  });
+
+  function sample(): BenchResult {
+    return {
+      ...emptyResult(1000, 4, 5),
+      objects: 12000,
+      convergence_s: 10,
+      kubectl_convergence_s: 40,
+      convergence_ratio: 0.25,
+      idle_kube_writes: 0,
+      idle_controlplane_list_requests_per_cycle: 10,
+      propagation_p50_ms: 2500,
+      propagation_p99_ms: 7000,
+      peak_rss_mib: 100,
+      restart_kube_writes: 3,
+    };
+  }
+
+  it('judges each figure against the issue target', () => {
+    const byFigure = Object.fromEntries(verdicts(sample()).map((v) => [v.figure, v.met]));
+    expect(byFigure).toEqual({
+      convergence_ratio: true,
+      idle_kube_writes: true,
+      idle_controlplane_list_requests_per_cycle: true,
+      propagation_p99_ms: false, // 7000 > 5 s poll + 1 s
+      peak_rss_mib: true,
+      restart_kube_writes: false,
+    });
+    const unmeasured = verdicts(emptyResult(10, 4, 15));
+    expect(unmeasured.every((v) => v.met === null)).toBe(true);
+  });
+
+  it('writes JSON with the keys the issue names, and a table with the verdicts', () => {
+    const json = JSON.parse(toJson(sample()));
+    for (const key of [
+      'deployments',
+      'objects',
+      'convergence_s',
+      'kubectl_convergence_s',
+      'convergence_ratio',
+      'idle_kube_writes',
+      'idle_controlplane_requests_per_cycle',
+      'propagation_p50_ms',
+      'propagation_p99_ms',
+      'peak_rss_mib',
+      'restart_kube_writes',
+      'machine',
+    ]) {
+      expect(json).toHaveProperty(key);
+    }
+    expect(json.machine.cores).toBeGreaterThan(0);
+    const table = formatTable(sample());
+    expect(table).toMatch(/\| propagation p99 \(ms\)\s+\| 7000\s+\| <= 6000 .*\| MISSED/);
+    expect(table).toMatch(/\| convergence ratio agent\/kubectl\s+\| 0\.25 /);
+  });
+
+  it('replaces only the Benchmarks section at the end of the README', () => {
+    const head = '# mooring\n\nIntro.\n\n## Usage\n\nRun it.\n';
+    const once = updateReadme(head, sample());
+    expect(once.startsWith(`${head}\n${SECTION_HEADING}\n`)).toBe(true);
+    const twice = updateReadme(once, { ...sample(), convergence_s: 11 });
+    expect(twice.startsWith(head)).toBe(true);
+    expect(twice.split(SECTION_HEADING).length).toBe(2);
+    expect(twice).toMatch(/\| cold convergence \(s\)\s+\| 11 /);
+  });
+});
+
+describe('benchmark helpers', () => {
+  it('reads agent counters from Prometheus text', () => {
+    const text = [
+      '# HELP mooring_polls_total Poll cycles',
+      'mooring_polls_total{result="success"} 7',
+      'mooring_polls_total{result="failure"} 2',
+      'mooring_polls_total_created 1',
+      'mooring_reconciles_total{result="success"} 90',
+      'mooring_reconciles_total{result="retry"} 3',
+      'mooring_queue_depth 0',
+    ].join('\n');
+    expect(sumSamples(text, 'mooring_polls_total', { result: 'success' })).toBe(7);
+    expect(parseCounters(text)).toEqual({ pollsOk: 7, reconciles: 93, queueDepth: 0, inFlight: Number.NaN });
+  });
+
+  it('retags an image, registry ports included', () => {
+    expect(retag('registry.example.com/a/b:1.2.0', 3)).toBe('registry.example.com/a/b:bench-3');
+    expect(retag('localhost:5000/b', 1)).toBe('localhost:5000/b:bench-1');
+  });
+});
