@@ -1,0 +1,431 @@
+/**
+ * The agent: start-up checks and registration, then (as the leader, or always without leader
+ * election) the poll loop feeding the runner, the orphan pass after each complete listing, and
+ * the heartbeat. Shutdown stops polling, lets in-flight reconciles finish within the grace period,
+ * releases the lease and resolves. Kubernetes and control-plane access come in through `AgentDeps`
+ * (see `wiring.ts` for the real ones), so this file holds the loop mechanics only.
+ */
+import type { AgentConfig } from '../config.ts';
+import type { DeploymentRecord, RevisionRecord } from '../contract/index.ts';
+import { errorCode, isRetryable, MooringError } from '../errors.ts';
+import { describeError, safeErr } from './safe-error.ts';
+import type { ChangeSet } from '../kube/change-set.ts';
+import { hasChanges, summarize } from '../kube/change-set.ts';
+import type { Logger } from '../log.ts';
+import type { AgentMetrics } from '../ops/metrics.ts';
+import type { Check } from '../ops/server.ts';
+import type { ReconcileResult } from '../reconcile/result.ts';
+import { type Clock, sleep, systemClock } from './clock.ts';
+import { LeaderElector, type LeaseClient } from './leader-election.ts';
+import { type DesiredDeployment, Poller, type PollClient, type Snapshot } from './poller.ts';
+import {
+  checkNamespaces,
+  type ListenerClient,
+  type NamespaceReader,
+  registerListener,
+  runHeartbeat,
+} from './registration.ts';
+import { type RunReport, Runner } from './runner.ts';
+import { type DeploymentState, StatusStore } from './status.ts';
+
+/** The result of one orphan pass (after a complete listing). */
+export interface OrphanPassResult {
+  /** Deletions made (or previewed in dry-run), when any. */
+  changeSet?: ChangeSet;
+}
+
+/** What the agent needs from the outside world. */
+export interface AgentDeps {
+  config: AgentConfig;
+  version: string;
+  logger: Logger;
+  metrics: AgentMetrics;
+  controlPlane: PollClient & ListenerClient;
+  readNamespace: NamespaceReader;
+  /** Only with leader election. */
+  leaseClient?: LeaseClient;
+  /** Reconciles one deployment (render, apply, prune, health); throws coded errors. */
+  reconcile(
+    input: { deployment: DeploymentRecord; revision: RevisionRecord | undefined },
+    signal: AbortSignal,
+  ): Promise<ReconcileResult>;
+  /** Feeds the orphan collector a complete listing and deletes what it decides. */
+  collectOrphans(snapshot: Snapshot, signal: AbortSignal): Promise<OrphanPassResult>;
+  clock?: Clock;
+  random?: () => number;
+}
+
+/** The `/status` document. */
+export interface AgentStatus {
+  listenerId: string;
+  identity: string;
+  version: string;
+  leader: boolean;
+  dryRun: boolean;
+  lastPollAt: string | null;
+  deployments: ReturnType<StatusStore['list']>;
+}
+
+/** Work that runs only while leading. */
+interface Term {
+  abort: AbortController;
+  runner: Runner;
+  poller: Poller;
+  loops: Promise<unknown>;
+}
+
+export class Agent {
+  readonly #d: AgentDeps & { clock: Clock; random: () => number };
+  readonly status = new StatusStore();
+  readonly #desired = new Map<string, DesiredDeployment>();
+  /** Change-set summary of each key's last run, for its log line. */
+  readonly #lastRun = new Map<string, { revisionId: string | null; changes: string | null }>();
+  #term: Term | undefined;
+  #termStopping: Promise<void> | undefined;
+  #registered = false;
+  #lastPollAtMs: number | undefined;
+  #kubeUnreachableSinceMs: number | undefined;
+  #elector: LeaderElector | undefined;
+
+  constructor(deps: AgentDeps) {
+    this.#d = { clock: systemClock, random: Math.random, ...deps };
+  }
+
+  get isLeader(): boolean {
+    return this.#term !== undefined;
+  }
+
+  /** Queue depth and in-flight reconciles of the current term (0 when not leading). */
+  get queueDepth(): number {
+    return this.#term?.runner.depth ?? 0;
+  }
+
+  get inFlight(): number {
+    return this.#term?.runner.inFlight ?? 0;
+  }
+
+  /** Called by the Kubernetes request instrumentation: network failures make the agent unready. */
+  observeKubeResult(result: string): void {
+    if (result === 'error') this.#kubeUnreachableSinceMs ??= this.#d.clock.now();
+    else this.#kubeUnreachableSinceMs = undefined;
+  }
+
+  /**
+   * Runs until `signal` aborts. Rejects only when start-up is refused (listener or namespace
+   * missing, listener not k8s): retryable start-up failures are retried with backoff.
+   */
+  async run(signal: AbortSignal): Promise<void> {
+    const { config, logger } = this.#d;
+    await this.#startUp(signal);
+    if (signal.aborted) return;
+    const stopped = new Promise<void>((resolve) => {
+      if (signal.aborted) resolve();
+      else signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+    if (config.leaderElection && !config.dryRun && this.#d.leaseClient) {
+      // The elector gets its own signal: the lease is released only after in-flight reconciles
+      // finished (or the grace period ran out), never while one may still write.
+      const electorAbort = new AbortController();
+      this.#elector = new LeaderElector({
+        client: this.#d.leaseClient,
+        identity: config.identity,
+        clock: this.#d.clock,
+        random: this.#d.random,
+        logger,
+        onStartedLeading: () => {
+          if (!signal.aborted) this.#startTerm();
+        },
+        // Another replica may be writing already: stop at once, no grace.
+        onStoppedLeading: () => void this.#stopTerm(0, 'leadership lost'),
+      });
+      const electing = this.#elector.run(electorAbort.signal);
+      await stopped;
+      await this.#stopTerm(config.shutdownGracePeriodMs, 'shutdown');
+      electorAbort.abort();
+      await electing;
+    } else {
+      this.#startTerm();
+      await stopped;
+      await this.#stopTerm(config.shutdownGracePeriodMs, 'shutdown');
+    }
+    logger.info({ listenerId: config.listenerId }, 'agent stopped');
+  }
+
+  /** One poll and the reconciles it causes, then return (`mooring diff`, `sandbox --once`). */
+  async runOnce(signal: AbortSignal): Promise<Snapshot> {
+    await this.#startUp(signal, { register: false });
+    this.#startTerm({ poll: false });
+    const term = this.#term!;
+    const snapshot = await term.poller.pollOnce();
+    await this.#onSnapshot(snapshot, term);
+    await term.runner.whenIdle();
+    await this.#stopTerm(this.#d.config.shutdownGracePeriodMs, 'one cycle done');
+    return snapshot;
+  }
+
+  health(): Check {
+    const { clock, config } = this.#d;
+    const due = this.#term?.poller.nextDueAtMs;
+    // A loop far past its own schedule is stuck (an await that never returns).
+    const stallMs = Math.max(60_000, 3 * config.pollIntervalMs);
+    const stalled = due !== undefined && clock.now() - due > stallMs;
+    return {
+      ok: !stalled,
+      checks: {
+        pollLoop: stalled
+          ? { ok: false, detail: `poll loop overdue by ${Math.round((clock.now() - due) / 1000)} s` }
+          : { ok: true, detail: this.#term ? 'running' : 'standby (not the leader)' },
+      },
+    };
+  }
+
+  /** Ready: started, listener registered, Kubernetes reachable. A standby (not leader) is ready. */
+  ready(): Check {
+    const kubeOk = this.#kubeUnreachableSinceMs === undefined;
+    return {
+      ok: this.#registered && kubeOk,
+      checks: {
+        registered: this.#registered ? { ok: true } : { ok: false, detail: 'start-up checks not passed yet' },
+        kubernetes: kubeOk ? { ok: true } : { ok: false, detail: 'Kubernetes API unreachable' },
+        leader: { ok: true, detail: this.isLeader ? 'leader' : 'standby' },
+      },
+    };
+  }
+
+  statusDocument(): AgentStatus {
+    const { config, version } = this.#d;
+    return {
+      listenerId: config.listenerId,
+      identity: config.identity,
+      version,
+      leader: this.isLeader,
+      dryRun: config.dryRun,
+      lastPollAt: this.#lastPollAtMs === undefined ? null : new Date(this.#lastPollAtMs).toISOString(),
+      deployments: this.status.list(),
+    };
+  }
+
+  async #startUp(signal: AbortSignal, opts: { register?: boolean } = {}): Promise<void> {
+    const { config, logger, clock } = this.#d;
+    let attempt = 0;
+    while (!signal.aborted) {
+      try {
+        await checkNamespaces(this.#d.readNamespace, config.namespaces);
+        if (opts.register !== false) {
+          await registerListener({
+            client: this.#d.controlPlane,
+            listenerId: config.listenerId,
+            namespaces: config.namespaces,
+            version: this.#d.version,
+          });
+        }
+        this.#registered = true;
+        logger.info(
+          {
+            listenerId: config.listenerId,
+            namespaces: config.namespaces,
+            version: this.#d.version,
+            dryRun: config.dryRun,
+          },
+          'agent started',
+        );
+        return;
+      } catch (err) {
+        if (!isRetryable(err)) throw err;
+        attempt += 1;
+        const delayMs = Math.min(30_000, 1000 * 2 ** Math.min(attempt - 1, 10));
+        logger.warn(
+          { err: safeErr(err), code: errorCode(err), attempt, retryInMs: delayMs },
+          'start-up check failed; retrying',
+        );
+        try {
+          await sleep(clock, delayMs, signal);
+        } catch {
+          return;
+        }
+      }
+    }
+  }
+
+  #startTerm(opts: { poll?: boolean } = {}): void {
+    if (this.#term) return;
+    const { config, logger, metrics, clock, random } = this.#d;
+    const abort = new AbortController();
+    const runner = new Runner({
+      reconcile: (key, signal) => this.#reconcile(key, signal),
+      concurrency: config.concurrency,
+      timeoutMs: config.reconcileTimeoutMs,
+      clock,
+      random,
+      onReport: (r) => this.#report(r),
+    });
+    const poller = new Poller({
+      client: this.#d.controlPlane,
+      listenerId: config.listenerId,
+      intervalMs: config.pollIntervalMs,
+      clock,
+      random,
+      logger,
+      onSnapshot: (s) => this.#onSnapshot(s, term),
+      onPoll: (result, ms) => {
+        metrics.polls.inc({ result });
+        metrics.pollDuration.observe({ result }, ms / 1000);
+        if (result === 'success') {
+          this.#lastPollAtMs = clock.now();
+          metrics.lastPollSuccess.set(clock.now() / 1000);
+        }
+      },
+    });
+    const loops: Promise<unknown>[] = [];
+    const term: Term = { abort, runner, poller, loops: Promise.resolve() };
+    this.#term = term;
+    metrics.leader.set(1);
+    runner.start();
+    if (opts.poll !== false) {
+      loops.push(poller.run(abort.signal));
+      loops.push(
+        runHeartbeat(
+          {
+            client: this.#d.controlPlane,
+            listenerId: config.listenerId,
+            namespaces: config.namespaces,
+            version: this.#d.version,
+            intervalMs: config.heartbeatIntervalMs,
+            clock,
+            logger,
+            onBeat: (result) => metrics.heartbeats.inc({ result }),
+          },
+          abort.signal,
+        ),
+      );
+    }
+    term.loops = Promise.all(loops);
+  }
+
+  #stopTerm(graceMs: number, why: string): Promise<void> {
+    const term = this.#term;
+    if (!term) return this.#termStopping ?? Promise.resolve();
+    this.#term = undefined;
+    this.#d.metrics.leader.set(0);
+    this.#termStopping = (async () => {
+      term.abort.abort(new MooringError('MOORING_E_LEADERSHIP_LOST', why));
+      const finished = await term.runner.stop(graceMs);
+      await term.loops;
+      this.#d.logger.info({ why, inFlightFinished: finished }, 'stopped reconciling');
+    })();
+    return this.#termStopping;
+  }
+
+  async #onSnapshot(snapshot: Snapshot, term: Term): Promise<void> {
+    if (this.#term !== term) return;
+    const seen = new Set<string>();
+    for (const d of snapshot.deployments) {
+      const { deployment } = d;
+      seen.add(deployment.id);
+      this.#desired.set(deployment.id, d);
+      this.status.observe({
+        id: deployment.id,
+        name: deployment.name,
+        namespace: deployment.source_config.listener_config?.k8s_namespace ?? null,
+        revision: d.revision?.id ?? deployment.latest_revision_id,
+        controlPlaneStatus: String(deployment.status),
+      });
+      if (d.refused) {
+        term.runner.forget(deployment.id);
+        this.#setState(deployment.id, 'Refused', `${d.refused.code}: ${d.refused.message}`);
+      } else {
+        // AWAITING_DELETE goes through the runner too: its deletion is a reconcile like any other,
+        // so it never races an apply of the same deployment.
+        term.runner.enqueue(deployment.id, d.hash);
+      }
+    }
+    for (const id of [...this.#desired.keys()]) {
+      if (seen.has(id)) continue;
+      this.#desired.delete(id);
+      term.runner.forget(id);
+      this.status.remove(id);
+    }
+    await this.#orphanPass(snapshot, term);
+  }
+
+  async #orphanPass(snapshot: Snapshot, term: Term): Promise<void> {
+    const { logger } = this.#d;
+    try {
+      const result = await this.#d.collectOrphans(snapshot, term.abort.signal);
+      if (result.changeSet && result.changeSet.entries.length > 0) {
+        logger.info(
+          { changes: summarize(result.changeSet), dryRun: result.changeSet.dryRun },
+          'orphan pass deleted objects',
+        );
+      }
+    } catch (err) {
+      logger.warn(
+        { err: safeErr(err), code: errorCode(err) },
+        'orphan pass failed; nothing pruned this cycle',
+      );
+    }
+  }
+
+  #setState(id: string, state: DeploymentState, reason: string | null, cs?: ChangeSet): void {
+    this.status.record(id, {
+      state,
+      reason,
+      changed: cs ? hasChanges(cs) : false,
+      changes: cs ? summarize(cs) : null,
+      atMs: this.#d.clock.now(),
+    });
+  }
+
+  /** The runner's reconcile: one deployment, by id. */
+  async #reconcile(key: string, signal: AbortSignal): Promise<{ requeueAfterMs?: number }> {
+    const d = this.#desired.get(key);
+    if (!d) return {};
+    const { deployment, revision } = d;
+    this.#lastRun.set(key, { revisionId: revision?.id ?? null, changes: null });
+    const result = await this.#d.reconcile({ deployment, revision }, signal);
+    const changes = summarize(result.changeSet);
+    this.#lastRun.set(key, { revisionId: revision?.id ?? null, changes });
+    this.status.record(key, {
+      state: result.health.state,
+      reason: result.health.state === 'Ready' ? null : result.health.reason,
+      changed: hasChanges(result.changeSet),
+      changes,
+      atMs: this.#d.clock.now(),
+    });
+    return result.requeueAfterMs === undefined ? {} : { requeueAfterMs: result.requeueAfterMs };
+  }
+
+  /** Metrics, status and the one log line per reconcile. Decides nothing (the runner did). */
+  #report(r: RunReport): void {
+    const { metrics, logger } = this.#d;
+    const { result } = r;
+    metrics.reconciles.inc({ result: result.kind });
+    metrics.reconcileDuration.observe({ result: result.kind }, r.durationMs / 1000);
+    const last = this.#lastRun.get(r.key);
+    const line = {
+      deploymentId: r.key,
+      revisionId: last?.revisionId ?? null,
+      changes: last?.changes ?? null,
+      durationMs: r.durationMs,
+      result: result.kind,
+    };
+    if (result.kind === 'success') {
+      logger.info({ ...line, state: this.status.get(r.key)?.state }, 'reconciled');
+      return;
+    }
+    const { code, message } = describeError(result.error);
+    if (result.kind === 'retry') {
+      this.#setState(r.key, 'Retrying', `${code}: ${message}`);
+      logger.warn(
+        { ...line, code, attempt: result.attempt, retryInMs: result.delayMs, err: safeErr(result.error) },
+        'reconcile failed; will retry',
+      );
+    } else {
+      this.#setState(r.key, 'Refused', `${code}: ${message}`);
+      logger.error(
+        { ...line, code, err: safeErr(result.error) },
+        'reconcile refused; parked until the deployment changes',
+      );
+    }
+  }
+}

@@ -1,0 +1,155 @@
+/**
+ * The real dependencies of an agent, built from its settings: the control-plane client (with
+ * request metrics), the Kubernetes clients (with request metrics), the resource manager, events,
+ * the reconcile function and the orphan pass. `mooring run`, `mooring diff` and the sandbox use
+ * this; tests of the loop mechanics use fakes instead.
+ */
+import { homedir } from 'node:os';
+import path from 'node:path';
+import type { AgentConfig } from '../config.ts';
+import { ControlPlaneClient } from '../control-plane/client.ts';
+import { createKubeClients } from '../kube/clients.ts';
+import { ResourceManager } from '../kube/resource-manager.ts';
+import type { Logger } from '../log.ts';
+import { instrumentKubeRequests } from '../ops/kube-requests.ts';
+import { createMetrics, type AgentMetrics } from '../ops/metrics.ts';
+import { EventRecorder } from '../reconcile/events.ts';
+import { OrphanCollector } from '../reconcile/orphans.ts';
+import { reconcileDeployment } from '../reconcile/reconcile.ts';
+import { defaultRenderSettings, type RenderSettings } from '../render/index.ts';
+import { Agent, type AgentDeps } from './agent.ts';
+import { kubeLeaseClient } from './leader-election.ts';
+import { kubeNamespaceReader } from './registration.ts';
+
+/**
+ * Where the kubeconfig comes from: `--kubeconfig`, else in-cluster (a pod), else `$KUBECONFIG`
+ * (its first entry), else `~/.kube/config`.
+ */
+export function kubeconfigSource(
+  config: Pick<AgentConfig, 'kubeconfig'>,
+  env: Readonly<Record<string, string | undefined>>,
+): string {
+  if (config.kubeconfig) return config.kubeconfig;
+  if (env.KUBERNETES_SERVICE_HOST) return 'in-cluster';
+  const fromEnv = env.KUBECONFIG?.split(path.delimiter).find((p) => p.length > 0);
+  return fromEnv ?? path.join(homedir(), '.kube', 'config');
+}
+
+/** The renderer's settings from the agent's. */
+export function renderSettingsOf(config: AgentConfig): RenderSettings {
+  return {
+    ...defaultRenderSettings(config.listenerId),
+    redisImage: config.redisImage,
+    postgresImage: config.postgresImage,
+    storageClassName: config.storageClass,
+    clusterDomain: config.clusterDomain,
+    policy: { allowHostPath: config.allowHostPath, allowPrivileged: config.allowPrivileged },
+  };
+}
+
+export interface WiredAgent {
+  agent: Agent;
+  metrics: AgentMetrics;
+  resources: ResourceManager;
+  /** Closes clients and stops instrumentation. */
+  close(): Promise<void>;
+}
+
+export interface WireOptions {
+  config: AgentConfig;
+  env: Readonly<Record<string, string | undefined>>;
+  version: string;
+  logger: Logger;
+  /** Kubeconfig YAML or path; overrides the config's (the sandbox passes its own). */
+  kubeconfig?: string;
+}
+
+/** Builds an agent with real clients. Throws MOORING_E_CONFIG_INVALID for an unusable kubeconfig. */
+export function wireAgent(o: WireOptions): WiredAgent {
+  const { config, logger } = o;
+  const { kc } = createKubeClients(o.kubeconfig ?? kubeconfigSource(config, o.env));
+  let agent: Agent | undefined;
+  const metrics = createMetrics({
+    version: o.version,
+    deploymentStates: () => agent?.status.counts() ?? {},
+    queueDepth: () => agent?.queueDepth ?? 0,
+    inFlight: () => agent?.inFlight ?? 0,
+  });
+  const controlPlane = new ControlPlaneClient({
+    baseUrl: config.controlPlaneUrl,
+    apiKey: config.apiKey,
+    ...(config.tenantId ? { tenantId: config.tenantId } : {}),
+    logger,
+    onRequest: (e) =>
+      metrics.controlPlaneRequests.inc({
+        route: `${e.method} ${e.route}`,
+        result: e.status ? String(e.status) : 'error',
+      }),
+  });
+  const server = kc.getCurrentCluster()?.server ?? 'https://kubernetes.default.svc';
+  const stopInstrumenting = instrumentKubeRequests(server, (verb, result) => {
+    metrics.kubeRequests.inc({ verb, result });
+    agent?.observeKubeResult(result);
+  });
+  const resources = new ResourceManager({ kc, fieldManager: 'mooring', dryRun: config.dryRun, logger });
+  const events = new EventRecorder({ sink: resources, logger, instance: config.listenerId });
+  const settings = renderSettingsOf(config);
+  const collector = new OrphanCollector({ deleteVolumes: config.deleteVolumes, logger });
+  const reconcileSettings = {
+    listenerId: config.listenerId,
+    namespaces: config.namespaces,
+    deleteVolumes: config.deleteVolumes,
+    recreateStatefulSets: config.recreateStatefulSets,
+    dryRun: config.dryRun,
+  };
+  const deps: AgentDeps = {
+    config,
+    version: o.version,
+    logger,
+    metrics,
+    controlPlane,
+    readNamespace: kubeNamespaceReader(kc),
+    ...(config.leaderElection
+      ? { leaseClient: kubeLeaseClient(kc, config.leaseNamespace, config.leaseName) }
+      : {}),
+    // reconcileDeployment takes no signal: the runner keeps the deployment busy until it returns.
+    reconcile: (input) =>
+      reconcileDeployment(
+        { resources, events, logger, settings: reconcileSettings },
+        { deployment: input.deployment, revision: input.revision, settings },
+      ),
+    collectOrphans: async (snapshot) => {
+      const inventory = await resources.listOwned({
+        namespaces: config.namespaces,
+        listenerId: config.listenerId,
+      });
+      // AWAITING_DELETE deployments are deleted by their own reconcile; here they count as present,
+      // so the collector only removes deployments that vanished from two complete listings.
+      const plan = collector.observe(
+        {
+          complete: true,
+          deployments: snapshot.deployments.map((d) => ({ id: d.deployment.id })),
+          rejectedCount: snapshot.rejected.length,
+        },
+        inventory,
+      );
+      if (plan.objects.length === 0) return {};
+      const changeSet = await resources.deleteAll(plan.objects, {
+        deleteVolumes: config.deleteVolumes,
+        listenerId: config.listenerId,
+      });
+      collector.recordDeletes(changeSet, inventory);
+      return { changeSet };
+    },
+  };
+  agent = new Agent(deps);
+  return {
+    agent,
+    metrics,
+    resources,
+    close: async () => {
+      stopInstrumenting();
+      await controlPlane.close();
+    },
+  };
+}
