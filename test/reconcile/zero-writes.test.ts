@@ -1,0 +1,36 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reconcileDeployment } from '../../src/reconcile/reconcile.ts';
+import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';
+import { depsFor, input, record } from './fixtures.ts';
+
+let api: KubeApi;
+beforeAll(async () => {
+  api = await startKubeApi({ namespaces: ['apps'] });
+});
+afterAll(async () => {
+  await api?.close();
+});
+
+describe('zero writes when nothing changed (request-count test)', () => {
+  it('a converged deployment re-reconciled 10 times makes 0 writes and at most one read per object', async () => {
+    const deps = depsFor(api);
+    const dep = record('5f2c7e1a-8b3d-4c6e-9f0a-1b2c3d4e5f60');
+    const first = await reconcileDeployment(deps, input(dep));
+    expect(first.changeSet.entries.filter((e) => e.action === 'created').length).toBeGreaterThan(5);
+    expect(first.changeSet.entries.every((e) => e.error === undefined)).toBe(true);
+    api.clearRequests();
+    for (let i = 0; i < 10; i++) {
+      const again = await reconcileDeployment(deps, input(dep));
+      const notUnchanged = again.changeSet.entries.filter((e) => e.action !== 'unchanged');
+      expect(notUnchanged).toEqual([]);
+    }
+    const writes = api.requests({ write: true });
+    expect(writes.map((r) => `${r.verb} ${r.path}`)).toEqual([]);
+    const reads = api.requests().filter((r) => !r.write);
+    const objects = first.changeSet.entries.length;
+    // One list per managed kind per reconcile; never a per-object GET on a converged deployment.
+    expect(reads.every((r) => r.verb === 'list')).toBe(true);
+    expect(reads.length / 10).toBeLessThanOrEqual(Math.max(objects, 9));
+    console.log(`converged: ${objects} objects, ${reads.length / 10} reads and 0 writes per reconcile`);
+  });
+});
