@@ -20,6 +20,31 @@ function errorOf(fn: () => unknown): RenderError {
 
 const S = 'source_config.resource_spec';
 
+/** The parts of rendered workloads, HPAs and PDBs these tests read. */
+interface Workload {
+  metadata: { name: string };
+  spec: {
+    replicas?: number;
+    selector: { matchLabels: Record<string, string> };
+    template: {
+      metadata: { labels: Record<string, string> };
+      spec: {
+        securityContext?: unknown;
+        containers: {
+          name: string;
+          securityContext?: unknown;
+          resources: { requests: { cpu: string } };
+          args?: string[];
+        }[];
+      };
+    };
+    volumeClaimTemplates: { spec: { resources: { requests: { storage: string } } } }[];
+    minReplicas?: number;
+    maxReplicas?: number;
+    minAvailable?: number;
+  };
+}
+
 describe('render errors name the field and the values', () => {
   it.each<[string, ResourceSpecRecord, string, string, string]>([
     [
@@ -75,8 +100,8 @@ describe('render errors name the field and the values', () => {
       'duplicate container names',
       { sidecars: [{ name: 'x' }], init_containers: [{ name: 'x' }] },
       'MOORING_E_RENDER_INVALID',
-      `${S}.init_containers[0].name`,
-      'init_containers[0].name "x" is already used by sidecars[0]',
+      `${S}.init_containers[0]!.name`,
+      'init_containers[0]!.name "x" is already used by sidecars[0]',
     ],
     [
       'sidecar named like the app container',
@@ -103,7 +128,7 @@ describe('render errors name the field and the values', () => {
       'escalating init container',
       { init_containers: [{ name: 'p', securityContext: { allowPrivilegeEscalation: true } }] },
       'MOORING_E_RENDER_POLICY',
-      `${S}.init_containers[0].securityContext`,
+      `${S}.init_containers[0]!.securityContext`,
       'init_containers[0] asks for allowPrivilegeEscalation: true, which is not allowed',
     ],
     [
@@ -232,15 +257,19 @@ describe('policy switches', () => {
       { sidecars: [{ name: 'p', securityContext: { privileged: true } }] },
       { allowHostPath: false, allowPrivileged: true },
     );
-    const api = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'shop-api') as any;
+    const api = objects.find(
+      (o) => o.kind === 'Deployment' && o.metadata.name === 'shop-api',
+    ) as unknown as Workload;
     const sidecar = api.spec.template.spec.containers.find((c: { name: string }) => c.name === 'p');
-    expect(sidecar.securityContext).toEqual({ privileged: true });
+    expect(sidecar!.securityContext).toEqual({ privileged: true });
   });
 
   it('a user securityContext is merged over allowPrivilegeEscalation: false', () => {
     const { objects } = renderSpec({ sidecars: [{ name: 's', securityContext: { runAsUser: 1000 } }] });
-    const api = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'shop-api') as any;
-    expect(api.spec.template.spec.containers[1].securityContext).toEqual({
+    const api = objects.find(
+      (o) => o.kind === 'Deployment' && o.metadata.name === 'shop-api',
+    ) as unknown as Workload;
+    expect(api.spec.template.spec.containers[1]!.securityContext).toEqual({
       allowPrivilegeEscalation: false,
       runAsUser: 1000,
     });
@@ -250,19 +279,19 @@ describe('policy switches', () => {
 
 describe('defaults and scaling', () => {
   const byName = (objects: { kind: string; metadata: { name: string } }[], kind: string, name: string) =>
-    objects.find((o) => o.kind === kind && o.metadata.name === name) as any;
+    objects.find((o) => o.kind === kind && o.metadata.name === name) as unknown as Workload;
 
   it('main defaults: 1 CPU / 1Gi requests, limits twice, 1 replica, Redis and Postgres (10Gi, 100 connections)', () => {
     const { objects } = renderSpec({});
     const api = byName(objects, 'Deployment', 'shop-api');
     expect(api.spec.replicas).toBe(1);
-    expect(api.spec.template.spec.containers[0].resources).toEqual({
+    expect(api.spec.template.spec.containers[0]!.resources).toEqual({
       limits: { cpu: '2', memory: '2Gi' },
       requests: { cpu: '1', memory: '1Gi' },
     });
     const pg = byName(objects, 'StatefulSet', 'shop-api-postgres');
-    expect(pg.spec.volumeClaimTemplates[0].spec.resources.requests.storage).toBe('10Gi');
-    expect(pg.spec.template.spec.containers[0].args).toEqual(['-c', 'max_connections=100']);
+    expect(pg.spec.volumeClaimTemplates[0]!.spec.resources.requests.storage).toBe('10Gi');
+    expect(pg.spec.template.spec.containers[0]!.args).toEqual(['-c', 'max_connections=100']);
     expect(byName(objects, 'Deployment', 'shop-api-redis')).toBeDefined();
     expect(
       objects.some((o) => o.kind === 'HorizontalPodAutoscaler' || o.kind === 'PodDisruptionBudget'),
@@ -273,7 +302,7 @@ describe('defaults and scaling', () => {
   it('a limit alone lowers the defaulted request to it', () => {
     const { objects } = renderSpec({ cpu_limit: 0.5 });
     expect(
-      byName(objects, 'Deployment', 'shop-api').spec.template.spec.containers[0].resources.requests.cpu,
+      byName(objects, 'Deployment', 'shop-api').spec.template.spec.containers[0]!.resources.requests.cpu,
     ).toBe('500m');
   });
 
@@ -297,7 +326,9 @@ describe('defaults and scaling', () => {
       deployment: deployment({ status: 'UNUSED', spec: { min_scale: 2, max_scale: 9, queue_cpu: 1 } }),
       settings: settings(),
     });
-    const workloads = objects.filter((o) => o.kind === 'Deployment' || o.kind === 'StatefulSet') as any[];
+    const workloads = objects.filter(
+      (o) => o.kind === 'Deployment' || o.kind === 'StatefulSet',
+    ) as unknown as Workload[];
     expect(workloads.length).toBe(4);
     for (const w of workloads) expect(w.spec.replicas, w.metadata.name).toBe(0);
     expect(
@@ -307,7 +338,9 @@ describe('defaults and scaling', () => {
 
   it('selectors use only the deployment id and component, and match the pod labels', () => {
     const { objects } = renderSpec({ labels: { team: 'x' }, queue_cpu: 1 });
-    for (const w of objects.filter((o) => o.kind === 'Deployment' || o.kind === 'StatefulSet') as any[]) {
+    for (const w of objects.filter(
+      (o) => o.kind === 'Deployment' || o.kind === 'StatefulSet',
+    ) as unknown as Workload[]) {
       const sel = w.spec.selector.matchLabels;
       expect(Object.keys(sel).sort()).toEqual(['app.kubernetes.io/component', 'mooring.dev/deployment-id']);
       expect(w.spec.template.metadata.labels).toMatchObject(sel);
