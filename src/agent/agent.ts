@@ -148,7 +148,7 @@ export class Agent {
       await stopped;
       await this.#stopTerm(config.shutdownGracePeriodMs, 'shutdown');
     }
-    logger.info({ listenerId: config.listenerId }, 'agent stopped');
+    logger.info('agent stopped');
   }
 
   /** One poll and the reconciles it causes, then return (`mooring diff`, `sandbox --once`). */

@@ -1,7 +1,80 @@
+/**
+ * `mooring run`: the agent. Settings from flags and `MOORING_*` variables (`--help` lists them);
+ * logs are pino JSON on stdout; SIGTERM/SIGINT shut it down gracefully (exit 0).
+ */
+import { configHelp, parseAgentConfig } from '../config.ts';
+import { wireAgent } from '../agent/wiring.ts';
+import { errorCode } from '../errors.ts';
+import { createLogger, type Logger } from '../log.ts';
+import { startOpsServer } from '../ops/server.ts';
+import { describeError, safeErr } from '../agent/safe-error.ts';
 import { EXIT, type CliContext } from './context.ts';
 
-/** `mooring run`: not built yet (see the open issues). */
-export async function run(_argv: string[], ctx: CliContext): Promise<number> {
-  ctx.stderr.write('mooring run: not implemented yet\n');
-  return EXIT.failure;
+const SUMMARY = 'Run the agent: poll the control plane for this listener and reconcile its deployments.';
+
+function flush(logger: Logger): Promise<void> {
+  return new Promise((resolve) => logger.flush(() => resolve()));
+}
+
+export async function run(argv: string[], ctx: CliContext): Promise<number> {
+  const parsed = parseAgentConfig({ argv, env: ctx.env });
+  if (parsed.help) {
+    ctx.stdout.write(configHelp('run', SUMMARY));
+    return EXIT.ok;
+  }
+  if (!parsed.ok) {
+    for (const p of parsed.problems) ctx.stderr.write(`mooring run: ${p}\n`);
+    ctx.stderr.write('mooring run: see mooring run --help\n');
+    return EXIT.usage;
+  }
+  const { config } = parsed;
+  const logger = createLogger({
+    level: config.logLevel,
+    base: { listenerId: config.listenerId, identity: config.identity },
+  });
+  let wired: ReturnType<typeof wireAgent>;
+  try {
+    wired = wireAgent({ config, env: ctx.env, version: ctx.version, logger });
+  } catch (err) {
+    const { code, message } = describeError(err);
+    ctx.stderr.write(`mooring run: ${code}: ${message}\n`);
+    return code === 'MOORING_E_CONFIG_INVALID' ? EXIT.usage : EXIT.failure;
+  }
+  const { agent, metrics } = wired;
+  let ops: Awaited<ReturnType<typeof startOpsServer>>;
+  try {
+    ops = await startOpsServer({
+      host: config.opsHost,
+      port: config.opsPort,
+      registry: metrics.registry,
+      health: () => agent.health(),
+      ready: () => agent.ready(),
+      status: () => agent.statusDocument(),
+      logger,
+    });
+  } catch (err) {
+    ctx.stderr.write(
+      `mooring run: cannot serve ops endpoints on ${config.opsHost}:${config.opsPort}: ${(err as Error).message}\n`,
+    );
+    await wired.close();
+    return EXIT.failure;
+  }
+  logger.info(
+    { url: ops.url, port: ops.port },
+    'ops endpoints listening (/healthz /readyz /metrics /status)',
+  );
+  let code: number = EXIT.ok;
+  try {
+    await agent.run(ctx.signal);
+  } catch (err) {
+    const e = describeError(err);
+    logger.fatal({ err: safeErr(err), code: errorCode(err) }, 'agent refused to start');
+    ctx.stderr.write(`mooring run: ${e.code}: ${e.message}\n`);
+    code = EXIT.failure;
+  } finally {
+    await ops.close();
+    await wired.close();
+    await flush(logger);
+  }
+  return code;
 }
