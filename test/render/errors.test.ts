@@ -100,8 +100,8 @@ describe('render errors name the field and the values', () => {
       'duplicate container names',
       { sidecars: [{ name: 'x' }], init_containers: [{ name: 'x' }] },
       'MOORING_E_RENDER_INVALID',
-      `${S}.init_containers[0]!.name`,
-      'init_containers[0]!.name "x" is already used by sidecars[0]',
+      `${S}.init_containers[0].name`,
+      'init_containers[0].name "x" is already used by sidecars[0]',
     ],
     [
       'sidecar named like the app container',
@@ -128,7 +128,7 @@ describe('render errors name the field and the values', () => {
       'escalating init container',
       { init_containers: [{ name: 'p', securityContext: { allowPrivilegeEscalation: true } }] },
       'MOORING_E_RENDER_POLICY',
-      `${S}.init_containers[0]!.securityContext`,
+      `${S}.init_containers[0].securityContext`,
       'init_containers[0] asks for allowPrivilegeEscalation: true, which is not allowed',
     ],
     [
