@@ -105,16 +105,15 @@ export function loadSeed(store: ControlStore, raw: unknown): SeedResult {
         result.deployments++;
       }
       for (const token of seed.tokens) {
-        store.directory.addToken(token);
-        result.tokens++;
+        if (store.directory.addToken(token)) result.tokens++;
       }
       for (const connection of seed.connections) {
-        store.directory.addConnection(connection);
-        result.connections++;
+        if (store.directory.addConnection(connection)) result.connections++;
       }
       for (const integration of seed.integrations) {
-        store.directory.addIntegration(integration.id, integration.kind, integration.repos);
-        result.integrations++;
+        if (store.directory.addIntegration(integration.id, integration.kind, integration.repos)) {
+          result.integrations++;
+        }
       }
     });
   } catch (err) {

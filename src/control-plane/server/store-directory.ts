@@ -19,27 +19,34 @@ export class DirectoryStore {
     this.#db = db;
   }
 
-  addToken(token: Token): void {
-    this.#db.sqlite
+  /** Adds a token unless one with its id exists; true when it was added. */
+  addToken(token: Token): boolean {
+    const { changes } = this.#db.sqlite
       .prepare('INSERT OR IGNORE INTO tokens (id, provider_id, doc) VALUES (?, ?, ?)')
       .run(token.id, token.provider_id ?? null, JSON.stringify(token));
+    return Number(changes) > 0;
   }
 
-  addConnection(connection: Connection): void {
-    this.#db.sqlite
+  addConnection(connection: Connection): boolean {
+    const { changes } = this.#db.sqlite
       .prepare('INSERT OR IGNORE INTO connections (id, agent_id, doc) VALUES (?, ?, ?)')
       .run(connection.id, connection.agent_id ?? null, JSON.stringify(connection));
+    return Number(changes) > 0;
   }
 
-  addIntegration(id: string, kind: IntegrationKind, repos: readonly RepoInput[]): void {
-    this.#db.transaction(() => {
-      this.#db.sqlite.prepare('INSERT OR IGNORE INTO integrations (id, kind) VALUES (?, ?)').run(id, kind);
+  /** Adds an integration and its repositories (existing ones are kept); true when the integration is new. */
+  addIntegration(id: string, kind: IntegrationKind, repos: readonly RepoInput[]): boolean {
+    return this.#db.transaction(() => {
+      const { changes } = this.#db.sqlite
+        .prepare('INSERT OR IGNORE INTO integrations (id, kind) VALUES (?, ?)')
+        .run(id, kind);
       for (const repo of repos) {
         const doc: Repository = { host_integration_id: id, ...repo };
         this.#db.sqlite
           .prepare('INSERT OR IGNORE INTO repos (integration_id, repo_id, doc) VALUES (?, ?, ?)')
           .run(id, repo.id, JSON.stringify(doc));
       }
+      return Number(changes) > 0;
     });
   }
 

@@ -1,0 +1,88 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { CliContext } from '../../src/cli/context.ts';
+import { controlPlane } from '../../src/cli/control-plane.ts';
+import { ControlPlaneClient } from '../../src/control-plane/client.ts';
+
+function context(env: Record<string, string> = {}, signal = new AbortController().signal) {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (c) => {
+    out += String(c);
+  });
+  stderr.on('data', (c) => {
+    err += String(c);
+  });
+  const ctx: CliContext = {
+    env: { MOORING_LOG_LEVEL: 'silent', ...env },
+    stdout,
+    stderr,
+    signal,
+    cwd: join(import.meta.dirname, '../..'),
+    version: 'test',
+  };
+  return { ctx, out: () => out, err: () => err };
+}
+
+describe('mooring control-plane', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mooring-cp-cli-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('prints every flag with its default on --help', async () => {
+    const c = context();
+    expect(await controlPlane(['--help'], c.ctx)).toBe(0);
+    for (const flag of ['--host', '--port', '--db', '--api-key', '--seed']) expect(c.out()).toContain(flag);
+    expect(c.out()).toContain('default 8080');
+  });
+
+  it.each([
+    [['--port', 'http'], '--port must be an integer'],
+    [['--port', '70000'], '--port must be an integer'],
+    [['--port', '0'], '--api-key (or MOORING_API_KEY) is required'],
+    [['--bogus'], "Unknown option '--bogus'"],
+  ])('refuses %j with one clear line and exit code 2', async (argv, message) => {
+    const c = context();
+    expect(await controlPlane(argv, c.ctx)).toBe(2);
+    expect(c.err()).toContain(message);
+  });
+
+  it('refuses a seed file that is not valid, naming the problem', async () => {
+    const seed = join(dir, 'bad.yaml');
+    writeFileSync(seed, 'listeners:\n  - compute_type: vm\n');
+    const c = context({ MOORING_API_KEY: 'k' });
+    expect(await controlPlane(['--port', '0', '--seed', seed], c.ctx)).toBe(2);
+    expect(c.err()).toContain('MOORING_E_INPUT_INVALID');
+    expect(c.err()).toContain('compute_type');
+  });
+
+  it('serves the example seed, prints its URL, and stops when the signal aborts', async () => {
+    const abort = new AbortController();
+    const c = context({ MOORING_API_KEY: 'cli-key' }, abort.signal);
+    const db = join(dir, 'cli.db');
+    const running = controlPlane(['--port', '0', '--db', db, '--seed', 'examples/seed.yaml'], c.ctx);
+    let url: string | undefined;
+    for (let i = 0; i < 200 && !url; i++) {
+      url = /listening on (http:\/\/\S+)/.exec(c.out())?.[1];
+      if (!url) await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(url).toBeDefined();
+    expect(c.out()).toContain('seeded 1 listeners, 1 deployments');
+    const client = new ControlPlaneClient({ baseUrl: url!, apiKey: 'cli-key', retries: 0 });
+    try {
+      const listing = await client.listAllDeployments({ remote_reconciled: true });
+      expect(
+        listing.items.map((d) => [d.name, d.source, d.source_config.listener_config?.k8s_namespace]),
+      ).toEqual([['hello-app', 'external_docker', 'default']]);
+      expect(listing.items[0]!.source_revision_config.image_uri).toBe('ghcr.io/example/app:1.0.0');
+    } finally {
+      await client.close();
+    }
+    abort.abort();
+    expect(await running).toBe(0);
+  });
+});
