@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { chartRoles } from './chart-roles.ts';
 import { ciValueSets, type KubeObject, RELEASE, template } from './helm.ts';
 import {
   type AccessRequest,
@@ -235,3 +236,13 @@ describe.each([...ciValueSets().entries()])(
     });
   },
 );
+
+describe('chartRoles', () => {
+  it('returns the Roles bound to the agent for the namespaces and options asked', () => {
+    const roles = chartRoles({ namespaces: ['one', 'two'], leaderElection: true, leaseName: 'my-lease' });
+    expect(roles.map((r) => r.metadata.namespace).sort()).toEqual(['mooring', 'one', 'two']);
+    const lease = { verb: 'update', group: 'coordination.k8s.io', resource: 'leases', namespace: 'mooring' };
+    expect(rolesAllow(roles, { ...lease, name: 'my-lease' })).toBe(true);
+    expect(rolesAllow(chartRoles(), { ...lease, name: 'mooring-leader' })).toBe(false);
+  });
+});
