@@ -1,0 +1,169 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import YAML from 'yaml';
+import type { CliContext } from '../../src/cli/context.ts';
+import { render } from '../../src/cli/render.ts';
+import { CANARY, GOLDEN_CASES, deployment, revision } from './fixtures.ts';
+
+function fakeContext(cwd: string) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const sink = (into: string[]) =>
+    new Writable({
+      write(chunk, _enc, cb) {
+        into.push(String(chunk));
+        cb();
+      },
+    });
+  const ctx: CliContext = {
+    env: {},
+    stdout: sink(out),
+    stderr: sink(err),
+    signal: new AbortController().signal,
+    cwd,
+    version: '0.0.0-test',
+  };
+  return { ctx, stdout: () => out.join(''), stderr: () => err.join('') };
+}
+
+let dir: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'mooring-render-cli-'));
+  const full = GOLDEN_CASES['full-spec']!();
+  await writeFile(join(dir, 'minimal.json'), JSON.stringify(deployment({ name: 'minimal' })));
+  await writeFile(join(dir, 'full.yaml'), YAML.stringify(full.deployment));
+  await writeFile(join(dir, 'revision.yaml'), YAML.stringify(revision('r/img:9')));
+  await writeFile(
+    join(dir, 'settings.yaml'),
+    YAML.stringify({ clusterDomain: 'corp.internal', storageClassName: 'fast' }),
+  );
+  await writeFile(join(dir, 'bad-settings.yaml'), YAML.stringify({ clusterDomian: 'typo' }));
+  await writeFile(join(dir, 'broken.yaml'), 'name: [unclosed\n');
+  const bad = {
+    ...deployment({}),
+    id: 42,
+    secrets: [{ name: 'X', value: CANARY }],
+    source_config: { resource_spec: { cpu: -1 } },
+  };
+  await writeFile(join(dir, 'bad.json'), JSON.stringify(bad));
+  await writeFile(
+    join(dir, 'invalid-spec.json'),
+    JSON.stringify(deployment({ spec: { cpu: 1, cpu_limit: 0.5 }, secrets: [{ name: 'X', value: CANARY }] })),
+  );
+  const noListener = deployment({});
+  noListener.source_config.listener_id = null;
+  await writeFile(join(dir, 'no-listener.json'), JSON.stringify(noListener));
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('mooring render', () => {
+  it('prints a YAML stream of the objects and exits 0', async () => {
+    const f = fakeContext(dir);
+    expect(await render(['--deployment', 'minimal.json'], f.ctx)).toBe(0);
+    const docs = YAML.parseAllDocuments(f.stdout()).map((d) => d.toJS());
+    expect(docs.map((d) => d.kind)).toContain('Deployment');
+    expect(f.stdout().startsWith('---\n')).toBe(true);
+    expect(f.stderr()).toBe('');
+  });
+
+  it('-o json prints a v1 List; the revision and settings files are used', async () => {
+    const f = fakeContext(dir);
+    const code = await render(
+      [
+        '--deployment',
+        'full.yaml',
+        '--revision',
+        'revision.yaml',
+        '--settings',
+        'settings.yaml',
+        '-o',
+        'json',
+      ],
+      f.ctx,
+    );
+    expect(code).toBe(0);
+    const list = JSON.parse(f.stdout());
+    expect(list.kind).toBe('List');
+    expect(f.stdout()).toContain('"image": "r/img:9"');
+    expect(f.stdout()).toContain('.svc.corp.internal');
+    expect(f.stdout()).toContain('"storageClassName": "fast"');
+  });
+
+  it('--help prints every flag and exits 0', async () => {
+    const f = fakeContext(dir);
+    expect(await render(['--help'], f.ctx)).toBe(0);
+    for (const flag of ['--deployment', '--revision', '--settings', '--listener-id', '--output']) {
+      expect(f.stdout()).toContain(flag);
+    }
+  });
+
+  it('an unknown flag or a missing --deployment exits 2 with one line', async () => {
+    const a = fakeContext(dir);
+    expect(await render(['--nope'], a.ctx)).toBe(2);
+    expect(a.stderr().trim().split('\n')).toHaveLength(1);
+    const b = fakeContext(dir);
+    expect(await render([], b.ctx)).toBe(2);
+    expect(b.stderr()).toBe('mooring render: --deployment FILE is required\n');
+  });
+
+  it('a bad output format and an unreadable file are each reported on their own line', async () => {
+    const f = fakeContext(dir);
+    expect(await render(['--deployment', 'missing.json', '-o', 'xml'], f.ctx)).toBe(2);
+    expect(f.stderr().trim().split('\n')).toEqual([
+      'mooring render: --output "xml" must be yaml or json',
+      'mooring render: missing.json: cannot be read (ENOENT)',
+    ]);
+  });
+
+  it('a file that is not YAML says where', async () => {
+    const f = fakeContext(dir);
+    expect(await render(['--deployment', 'broken.yaml'], f.ctx)).toBe(2);
+    expect(f.stderr()).toMatch(
+      /^mooring render: broken\.yaml: not valid YAML or JSON \(line \d+, column \d+\)\n$/,
+    );
+  });
+
+  it('a malformed deployment gives one line per problem, naming fields, never values', async () => {
+    const f = fakeContext(dir);
+    expect(await render(['--deployment', 'bad.json'], f.ctx)).toBe(2);
+    const lines = f.stderr().trim().split('\n');
+    expect(lines.length).toBeGreaterThanOrEqual(2);
+    expect(lines.some((l) => l.startsWith('mooring render: bad.json: id:'))).toBe(true);
+    expect(
+      lines.some((l) => l.startsWith('mooring render: bad.json: source_config.resource_spec.cpu:')),
+    ).toBe(true);
+    expect(f.stderr()).not.toContain(CANARY);
+  });
+
+  it('a misspelt settings member is refused', async () => {
+    const f = fakeContext(dir);
+    expect(await render(['--deployment', 'minimal.json', '--settings', 'bad-settings.yaml'], f.ctx)).toBe(2);
+    expect(f.stderr()).toContain('bad-settings.yaml');
+    expect(f.stderr()).toContain('clusterDomian');
+  });
+
+  it('a render error prints the code, the message and the field, and exits 2', async () => {
+    const f = fakeContext(dir);
+    expect(await render(['--deployment', 'invalid-spec.json'], f.ctx)).toBe(2);
+    expect(f.stderr()).toBe(
+      'mooring render: MOORING_E_RENDER_INVALID: cpu_limit (0.5) must be >= cpu (1) (field source_config.resource_spec.cpu_limit)\n',
+    );
+    expect(f.stdout()).toBe('');
+  });
+
+  it('needs a listener id when the deployment has none; --listener-id gives it', async () => {
+    const a = fakeContext(dir);
+    expect(await render(['--deployment', 'no-listener.json'], a.ctx)).toBe(2);
+    expect(a.stderr()).toContain('--listener-id ID is required');
+    const b = fakeContext(dir);
+    expect(await render(['--deployment', 'no-listener.json', '--listener-id', 'lst-1'], b.ctx)).toBe(0);
+    expect(b.stdout()).toContain('mooring.dev/listener-id: lst-1');
+  });
+});
