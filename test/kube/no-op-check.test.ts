@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { canonicalJson, desiredHash, liveHash, prepareDesired } from '../../src/kube/desired-hash.ts';
+import { findDrift, quantityValue } from '../../src/kube/live-compare.ts';
+import { deployment, envSecret } from './fixtures.ts';
+
+describe('desired hash', () => {
+  it('is independent of key order and of its own annotation', () => {
+    expect(canonicalJson({ b: 1, a: [{ d: 2, c: 3 }] })).toBe('{"a":[{"c":3,"d":2}],"b":1}');
+    const d = deployment('ns');
+    const shuffled = JSON.parse(
+      JSON.stringify({ spec: d.spec, metadata: d.metadata, kind: d.kind, apiVersion: d.apiVersion }),
+    );
+    expect(desiredHash(shuffled)).toBe(desiredHash(d));
+    expect(desiredHash(prepareDesired(d))).toBe(desiredHash(d));
+  });
+
+  it('changes when a desired field changes or goes away', () => {
+    const base = desiredHash(deployment('ns'));
+    expect(desiredHash(deployment('ns', 'app', { image: 'example.com/app:2.0' }))).not.toBe(base);
+    expect(desiredHash(deployment('ns', 'app', { replicas: null }))).not.toBe(base);
+  });
+
+  it('folds Secret stringData into base64 data (the API never returns stringData)', () => {
+    const prepared = prepareDesired(envSecret('ns', 'env', { TOKEN: 'abc' }));
+    expect(prepared.stringData).toBeUndefined();
+    expect(prepared.data).toEqual({ TOKEN: Buffer.from('abc').toString('base64') });
+    expect(liveHash(prepared)).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
+
+describe('live subset comparison', () => {
+  const desired = prepareDesired(deployment('ns'));
+  const live = JSON.parse(JSON.stringify(desired));
+  // What an API server adds: defaults, status, metadata, fields of other managers.
+  live.metadata.uid = 'u1';
+  live.metadata.annotations['kubectl.kubernetes.io/last-applied'] = 'x';
+  live.spec.strategy = { type: 'RollingUpdate' };
+  live.spec.template.spec.containers[0].terminationMessagePath = '/dev/termination-log';
+  live.spec.template.spec.containers[0].ports[0].protocol = 'TCP';
+  live.spec.template.spec.containers[0].env.unshift({ name: 'INJECTED', value: 'by-webhook' });
+  live.spec.template.spec.containers[0].resources.requests.cpu = '500m';
+  live.spec.template.spec.containers[0].resources.limits.memory = '1024Mi';
+  live.status = { replicas: 1 };
+
+  it('ignores defaults, extra keyed-list members and quantity spelling', () => {
+    expect(findDrift(desired, live)).toBeUndefined();
+  });
+
+  it('finds a field we own edited by hand, with its path', () => {
+    const edited = structuredClone(live);
+    edited.spec.template.spec.containers[0].image = 'evil:latest';
+    expect(findDrift(desired, edited)).toBe('.spec.template.spec.containers[name=api].image');
+  });
+
+  it('finds a removed label and a missing keyed member', () => {
+    const a = structuredClone(live);
+    delete a.metadata.labels['mooring.dev/deployment-id'];
+    expect(findDrift(desired, a)).toBe('.metadata.labels.mooring.dev/deployment-id');
+    const b = structuredClone(live);
+    b.spec.template.spec.containers[0].env = [];
+    expect(findDrift(desired, b)).toBe(
+      '.spec.template.spec.containers[name=api].env[name=MOORING_COMPONENT]',
+    );
+  });
+
+  it('compares atomic lists whole', () => {
+    expect(findDrift({ args: ['a', 'b'] }, { args: ['a', 'b', 'c'] })).toBe('.args');
+    expect(findDrift({ args: ['a', 'b'] }, { args: ['a', 'b'] })).toBeUndefined();
+  });
+
+  it('parses quantities', () => {
+    expect(quantityValue('500m')).toBe(0.5);
+    expect(quantityValue('1Gi')).toBe(2 ** 30);
+    expect(quantityValue('1e3')).toBe(1000);
+    expect(quantityValue(2)).toBe(2);
+    expect(quantityValue('nginx:1.0')).toBeUndefined();
+    expect(findDrift({ image: 'app:1' }, { image: 'app:1.0' })).toBe('.image');
+  });
+});

@@ -1,0 +1,145 @@
+import { describe, expect, it } from 'vitest';
+import { MooringError } from '../../src/errors.ts';
+import { inventoryOf } from '../../src/kube/list.ts';
+import type { KubeObject } from '../../src/kube/types.ts';
+import { OrphanCollector, pruneCap } from '../../src/reconcile/orphans.ts';
+
+function objs(deploymentId: string, n: number, kind = 'Service'): KubeObject[] {
+  return Array.from({ length: n }, (_, i) => ({
+    apiVersion: 'v1',
+    kind,
+    metadata: {
+      name: `${deploymentId}-${kind.toLowerCase()}-${i}`,
+      namespace: 'apps',
+      labels: { 'mooring.dev/deployment-id': deploymentId },
+    },
+  }));
+}
+
+const listed = (...ids: string[]) => ({
+  complete: true as const,
+  deployments: ids.map((id) => ({ id, status: 'READY' })),
+});
+
+describe('OrphanCollector', () => {
+  const inv = inventoryOf([...objs('a', 3), ...objs('b', 2)]);
+
+  it('absent once → zero deletes; absent twice in a row → deleted', () => {
+    const c = new OrphanCollector();
+    const first = c.observe(listed('a'), inv);
+    expect(first.objects).toEqual([]);
+    expect(first.absentOnce).toEqual(['b']);
+    const second = c.observe(listed('a'), inv);
+    expect(second.deploymentIds).toEqual(['b']);
+    expect(second.objects.map((o) => o.metadata.name)).toEqual(['b-service-0', 'b-service-1']);
+  });
+
+  it('a failed listing → zero deletes, and it breaks the run of absences', () => {
+    const c = new OrphanCollector();
+    c.observe(listed('a'), inv);
+    const failed = c.observe({ complete: false, error: new Error('503') }, inv);
+    expect(failed.objects).toEqual([]);
+    expect(failed.refused?.code).toBe('MOORING_E_PRUNE_LISTING_INCOMPLETE');
+    expect(c.observe(listed('a'), inv).objects).toEqual([]);
+    expect(c.observe(listed('a'), inv).deploymentIds).toEqual(['b']);
+  });
+
+  it('a listing with unparsable records proves nothing', () => {
+    const c = new OrphanCollector();
+    c.observe(listed('a'), inv);
+    const plan = c.observe({ ...listed('a'), rejectedCount: 1 }, inv);
+    expect(plan.objects).toEqual([]);
+    expect(plan.refused?.code).toBe('MOORING_E_PRUNE_LISTING_INCOMPLETE');
+  });
+
+  it('an empty but complete listing still needs two rounds (no prune storm on one bad answer)', () => {
+    const c = new OrphanCollector();
+    expect(c.observe(listed(), inv).objects).toEqual([]);
+  });
+
+  it('AWAITING_DELETE goes at once; reappearing resets the count', () => {
+    const c = new OrphanCollector();
+    const plan = c.observe(
+      {
+        complete: true,
+        deployments: [
+          { id: 'a', status: 'AWAITING_DELETE' },
+          { id: 'b', status: 'READY' },
+        ],
+      },
+      inv,
+    );
+    expect(plan.deploymentIds).toEqual(['a']);
+    c.observe(listed('a'), inv);
+    c.observe(listed('a', 'b'), inv);
+    expect(c.observe(listed('a'), inv).objects).toEqual([]);
+  });
+
+  it('past the cap deletes nothing and reports loudly', () => {
+    const big = inventoryOf([...objs('a', 10), ...objs('gone', 60)]);
+    const c = new OrphanCollector();
+    c.observe(listed('a'), big);
+    const plan = c.observe(listed('a'), big);
+    expect(plan.objects).toEqual([]);
+    expect(plan.refused?.code).toBe('MOORING_E_PRUNE_CAP_EXCEEDED');
+    expect(plan.refused?.message).toContain('60 objects');
+    expect(plan.refused?.message).toContain('cap of 50');
+    expect(pruneCap(1000)).toBe(250);
+    expect(pruneCap(10)).toBe(50);
+    const smallCap = new OrphanCollector({ capMinObjects: 1, capFraction: 0 });
+    smallCap.observe(listed('a'), inv);
+    expect(smallCap.observe(listed('a'), inv).refused?.code).toBe('MOORING_E_PRUNE_CAP_EXCEEDED');
+  });
+
+  it('keeps volumes out of the plan unless deleteVolumes', () => {
+    const withPvc = inventoryOf([
+      ...objs('a', 1),
+      ...objs('gone', 1),
+      ...objs('gone', 1, 'PersistentVolumeClaim'),
+    ]);
+    const keep = new OrphanCollector();
+    keep.observe(listed('a'), withPvc);
+    expect(keep.observe(listed('a'), withPvc).objects.map((o) => o.kind)).toEqual(['Service']);
+    const drop = new OrphanCollector({ deleteVolumes: true });
+    drop.observe(listed('a'), withPvc);
+    expect(drop.observe(listed('a'), withPvc).objects.map((o) => o.kind)).toEqual([
+      'Service',
+      'PersistentVolumeClaim',
+    ]);
+  });
+
+  it('failed deletes stay tracked and are retried (regression: Flux kustomize-controller #1664)', () => {
+    const c = new OrphanCollector();
+    c.observe(listed('a'), inv);
+    const plan = c.observe(listed('a'), inv);
+    const [first, second] = plan.objects as [KubeObject, KubeObject];
+    c.recordDeletes(
+      {
+        dryRun: false,
+        entries: [
+          {
+            id: `Service/apps/${first.metadata.name}`,
+            apiVersion: 'v1',
+            kind: 'Service',
+            name: first.metadata.name ?? '',
+            action: 'deleted',
+          },
+          {
+            id: `Service/apps/${second.metadata.name}`,
+            apiVersion: 'v1',
+            kind: 'Service',
+            name: second.metadata.name ?? '',
+            action: 'unknown',
+            error: new MooringError('MOORING_E_KUBE_SERVER', 'delete failed'),
+          },
+        ],
+      },
+      inv,
+    );
+    expect(c.failedDeletes).toEqual([`Service/apps/${second.metadata.name}`]);
+    const remaining = inventoryOf([...objs('a', 3), second]);
+    const retry = c.observe(listed('a'), remaining);
+    expect(retry.objects.map((o) => o.metadata.name)).toEqual([second.metadata.name]);
+    expect(retry.retrying).toEqual([`Service/apps/${second.metadata.name}`]);
+  });
+});
