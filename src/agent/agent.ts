@@ -51,6 +51,8 @@ export interface AgentDeps {
   ): Promise<ReconcileResult>;
   /** Feeds the orphan collector a complete listing and deletes what it decides. */
   collectOrphans(snapshot: Snapshot, signal: AbortSignal): Promise<OrphanPassResult>;
+  /** Observes each successful reconcile's result (`mooring diff` prints the change sets). */
+  onReconciled?: (deploymentId: string, result: ReconcileResult) => void;
   clock?: Clock;
   random?: () => number;
 }
@@ -383,6 +385,7 @@ export class Agent {
     const { deployment, revision } = d;
     this.#lastRun.set(key, { revisionId: revision?.id ?? null, changes: null });
     const result = await this.#d.reconcile({ deployment, revision }, signal);
+    this.#d.onReconciled?.(key, result);
     const changes = summarize(result.changeSet);
     this.#lastRun.set(key, { revisionId: revision?.id ?? null, changes });
     this.status.record(key, {

@@ -62,6 +62,7 @@ export interface WireOptions {
   logger: Logger;
   /** Kubeconfig YAML or path; overrides the config's (the sandbox passes its own). */
   kubeconfig?: string;
+  onReconciled?: AgentDeps['onReconciled'];
 }
 
 /** Builds an agent with real clients. Throws MOORING_E_CONFIG_INVALID for an unusable kubeconfig. */
@@ -103,6 +104,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
     dryRun: config.dryRun,
   };
   const deps: AgentDeps = {
+    ...(o.onReconciled ? { onReconciled: o.onReconciled } : {}),
     config,
     version: o.version,
     logger,

@@ -1,7 +1,101 @@
+/**
+ * `mooring diff`: one poll and one reconcile per deployment in dry-run (every write is sent with
+ * `dryRun=All`, so the API server validates it and persists nothing), then the change set of each
+ * deployment. Takes the same settings as `mooring run`; never registers, heartbeats or elects.
+ */
+import type { Agent } from '../agent/agent.ts';
+import { describeError } from '../agent/safe-error.ts';
+import { wireAgent } from '../agent/wiring.ts';
+import { configHelp, parseAgentConfig } from '../config.ts';
+import type { ChangeSetEntry } from '../kube/change-set.ts';
+import { summarize } from '../kube/change-set.ts';
+import { createLogger } from '../log.ts';
+import type { ReconcileResult } from '../reconcile/result.ts';
 import { EXIT, type CliContext } from './context.ts';
 
-/** `mooring diff`: not built yet (see the open issues). */
-export async function diff(_argv: string[], ctx: CliContext): Promise<number> {
-  ctx.stderr.write('mooring diff: not implemented yet\n');
-  return EXIT.failure;
+const SUMMARY =
+  "Print one cycle's change set per deployment against the cluster, writing nothing (dry-run). Takes the settings of mooring run; --verbose also lists unchanged objects.";
+
+const MARK: Record<string, string> = {
+  created: '+',
+  configured: '~',
+  deleted: '-',
+  unchanged: '=',
+  skipped: '!',
+  unknown: '?',
+};
+
+function entryLine(e: ChangeSetEntry): string {
+  const extra = e.error ? ` ${e.error.code}: ${e.error.message}` : e.note ? ` (${e.note})` : '';
+  return `  ${MARK[e.action] ?? '?'} ${e.id} ${e.action}${extra}\n`;
+}
+
+/** The report: per deployment its state and the objects that would change. */
+export function formatDiff(
+  agent: Agent,
+  results: ReadonlyMap<string, ReconcileResult>,
+  verbose: boolean,
+): string {
+  let out = '';
+  const entries = agent.status.list();
+  if (entries.length === 0) return 'no deployments assigned to this listener\n';
+  for (const d of entries) {
+    const r = results.get(d.id);
+    out += `${d.name} (${d.id}) in ${d.namespace ?? '-'}, revision ${d.revision ?? '-'}: `;
+    if (!r) {
+      out += `${d.state}${d.reason ? `: ${d.reason}` : ''}\n`;
+      continue;
+    }
+    out += `${summarize(r.changeSet)}\n`;
+    for (const e of r.changeSet.entries) if (verbose || e.action !== 'unchanged') out += entryLine(e);
+  }
+  return out;
+}
+
+export async function diff(argv: string[], ctx: CliContext): Promise<number> {
+  const verbose = argv.includes('--verbose');
+  const parsed = parseAgentConfig({ argv: argv.filter((a) => a !== '--verbose'), env: ctx.env });
+  if (parsed.help) {
+    ctx.stdout.write(
+      configHelp('diff', SUMMARY).replace('  --help', '  --verbose  also list unchanged objects\n  --help'),
+    );
+    return EXIT.ok;
+  }
+  if (!parsed.ok) {
+    for (const p of parsed.problems) ctx.stderr.write(`mooring diff: ${p}\n`);
+    return EXIT.usage;
+  }
+  const config = { ...parsed.config, dryRun: true, leaderElection: false };
+  // Logs go to stderr at warn: stdout is the report.
+  const logger = createLogger({
+    level: config.logLevel === 'info' ? 'warn' : config.logLevel,
+    destination: process.stderr,
+  });
+  const results = new Map<string, ReconcileResult>();
+  let wired: ReturnType<typeof wireAgent>;
+  try {
+    wired = wireAgent({
+      config,
+      env: ctx.env,
+      version: ctx.version,
+      logger,
+      onReconciled: (id, r) => results.set(id, r),
+    });
+  } catch (err) {
+    const { code, message } = describeError(err);
+    ctx.stderr.write(`mooring diff: ${code}: ${message}\n`);
+    return EXIT.usage;
+  }
+  try {
+    await wired.agent.runOnce(ctx.signal);
+  } catch (err) {
+    const { code, message } = describeError(err);
+    ctx.stderr.write(`mooring diff: ${code}: ${message}\n`);
+    return EXIT.failure;
+  } finally {
+    await wired.close();
+  }
+  ctx.stdout.write(formatDiff(wired.agent, results, verbose));
+  const failed = wired.agent.status.list().some((d) => d.state === 'Retrying' || d.state === 'Refused');
+  return failed ? EXIT.failure : EXIT.ok;
 }

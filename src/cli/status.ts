@@ -1,7 +1,109 @@
+/**
+ * `mooring status [--url]`: reads a running agent's `/status` and prints one row per deployment.
+ */
+import { parseArgs } from 'node:util';
+import type { AgentStatus } from '../agent/agent.ts';
 import { EXIT, type CliContext } from './context.ts';
 
-/** `mooring status`: not built yet (see the open issues). */
-export async function status(_argv: string[], ctx: CliContext): Promise<number> {
-  ctx.stderr.write('mooring status: not implemented yet\n');
-  return EXIT.failure;
+const HELP = `Usage: mooring status [--url <url>] [--json]
+
+Prints a running agent's /status as a table: one row per deployment.
+
+Flags:
+  --url <url>   the agent's ops address; default http://127.0.0.1:8080 (env MOORING_STATUS_URL)
+  --timeout <seconds>   how long to wait for the answer; default 5 (seconds)
+  --json        print the JSON document as received
+  --help        print this text
+`;
+
+/** Formats rows as left-aligned columns separated by two spaces. */
+export function formatTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
+  return [line(header), ...rows.map(line)].join('\n') + '\n';
+}
+
+function ago(iso: string | null, nowMs: number): string {
+  if (!iso) return '-';
+  const s = Math.max(0, Math.round((nowMs - Date.parse(iso)) / 1000));
+  if (s < 120) return `${s}s ago`;
+  if (s < 7200) return `${Math.round(s / 60)}m ago`;
+  return `${Math.round(s / 3600)}h ago`;
+}
+
+/** The table `mooring status` prints for a status document. */
+export function formatStatus(doc: AgentStatus, nowMs: number): string {
+  const head = `listener ${doc.listenerId}  identity ${doc.identity}  version ${doc.version}  ${doc.leader ? 'leader' : 'standby'}${doc.dryRun ? '  dry-run' : ''}  last poll ${ago(doc.lastPollAt, nowMs)}\n\n`;
+  if (doc.deployments.length === 0) return `${head}no deployments\n`;
+  const rows = doc.deployments.map((d) => [
+    d.name,
+    d.namespace ?? '-',
+    d.controlPlaneStatus,
+    d.state,
+    d.revision ? d.revision.slice(0, 8) : '-',
+    ago(d.lastAppliedAt, nowMs),
+    d.reason ?? '',
+  ]);
+  return head + formatTable(['NAME', 'NAMESPACE', 'STATUS', 'STATE', 'REVISION', 'APPLIED', 'REASON'], rows);
+}
+
+export async function status(argv: string[], ctx: CliContext): Promise<number> {
+  let values: { url?: string; json?: boolean; help?: boolean; timeout?: string };
+  try {
+    values = parseArgs({
+      args: argv,
+      options: {
+        url: { type: 'string' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean' },
+        timeout: { type: 'string' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }).values;
+  } catch (err) {
+    ctx.stderr.write(`mooring status: ${(err as Error).message.split('\n')[0]}\n`);
+    return EXIT.usage;
+  }
+  if (values.help) {
+    ctx.stdout.write(HELP);
+    return EXIT.ok;
+  }
+  const base = (values.url ?? ctx.env.MOORING_STATUS_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
+  if (!URL.canParse(base) || !/^https?:/.test(base)) {
+    ctx.stderr.write(`mooring status: --url: must be an http(s) URL (got "${base}")\n`);
+    return EXIT.usage;
+  }
+  const timeoutS = Number(values.timeout ?? '5');
+  if (!(timeoutS > 0)) {
+    ctx.stderr.write(
+      `mooring status: --timeout: must be a positive number of seconds (got "${values.timeout}")\n`,
+    );
+    return EXIT.usage;
+  }
+  let doc: AgentStatus;
+  try {
+    const res = await fetch(`${base}/status`, {
+      signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(timeoutS * 1000)]),
+    });
+    if (!res.ok) {
+      ctx.stderr.write(`mooring status: ${base}/status answered ${res.status}\n`);
+      return EXIT.failure;
+    }
+    doc = (await res.json()) as AgentStatus;
+  } catch (err) {
+    const e = err as { name?: string; cause?: { code?: string } };
+    ctx.stderr.write(`mooring status: cannot reach ${base}/status (${e.cause?.code ?? e.name ?? 'error'})\n`);
+    return EXIT.failure;
+  }
+  if (values.json) ctx.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
+  else if (!Array.isArray(doc?.deployments)) {
+    ctx.stderr.write(`mooring status: ${base}/status is not a mooring status document\n`);
+    return EXIT.failure;
+  } else ctx.stdout.write(formatStatus(doc, Date.now()));
+  return EXIT.ok;
 }
