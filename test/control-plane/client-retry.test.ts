@@ -37,10 +37,12 @@ class Scripted {
   script: Responder[] = [];
   fallback: Responder = json(200, tokens);
   seen: { method: string; url: string; headers: IncomingMessage['headers'] }[] = [];
+  sockets = new Set<unknown>();
 
   async start(): Promise<void> {
     this.server = createServer((req, res) => {
       this.seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers });
+      this.sockets.add(req.socket);
       req.resume();
       (this.script.shift() ?? this.fallback)(req, res);
     });
@@ -52,6 +54,7 @@ class Scripted {
     this.script = [];
     this.fallback = json(200, tokens);
     this.seen = [];
+    this.sockets.clear();
   }
 
   async close(): Promise<void> {
@@ -123,6 +126,13 @@ describe('control-plane client: retries, errors, parsing', () => {
     expect(srv.seen[0]!.headers['x-api-key']).toBe(KEY);
     expect(srv.seen[0]!.headers['x-tenant-id']).toBe(TENANT);
     expect(srv.seen[0]!.url).toBe('/v2/auth/tokens?provider_id=p');
+  });
+
+  it('reuses keep-alive connections for sequential requests', async () => {
+    for (let i = 0; i < 10; i++) await client.listTokens();
+    expect(srv.seen).toHaveLength(10);
+    // undici may open a second socket while the first is being released; never one per request.
+    expect(srv.sockets.size).toBeLessThanOrEqual(2);
   });
 
   it.each([503, 502, 504])('retries %i and then succeeds', async (status) => {
