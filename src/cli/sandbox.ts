@@ -1,7 +1,261 @@
+/**
+ * `mooring sandbox`: the one-command demo. Starts the reference control plane (in memory, seeded
+ * from examples/seed.yaml), the sandbox Kubernetes API (its kubeconfig in a temp file) and the
+ * agent, all in this process; shows each deployment's progress; prints the objects the agent
+ * created and how to look at them with kubectl. Runs until Ctrl-C, or exits after printing with
+ * `--once`.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { Agent } from '../agent/agent.ts';
+import { describeError } from '../agent/safe-error.ts';
+import { wireAgent } from '../agent/wiring.ts';
+import type { AgentConfig } from '../config.ts';
+import { ControlPlaneClient } from '../control-plane/client.ts';
+import { startControlPlane } from '../control-plane/server/index.ts';
+import { pino } from 'pino';
+import { createLogger } from '../log.ts';
+import { startOpsServer } from '../ops/server.ts';
+import { assessObject } from '../reconcile/health.ts';
+import { startKubeApi } from '../sandbox/server.ts';
 import { EXIT, type CliContext } from './context.ts';
+import { formatTable } from './status.ts';
 
-/** `mooring sandbox`: not built yet (see the open issues). */
-export async function sandbox(_argv: string[], ctx: CliContext): Promise<number> {
-  ctx.stderr.write('mooring sandbox: not implemented yet\n');
-  return EXIT.failure;
+const HELP = `Usage: mooring sandbox [--once] [--port-base <port>] [--timeout <seconds>]
+
+Starts the reference control plane (in memory, seeded from examples/seed.yaml), the sandbox
+Kubernetes API and the agent together; shows the example deployment being reconciled; prints
+the objects created and how to point kubectl at the sandbox. Runs until Ctrl-C.
+
+Flags:
+  --once                 exit 0 after printing the objects
+  --port-base <port>     control plane on <port>, Kubernetes API on <port>+1, agent ops on <port>+2;
+                         default 0 (free ports)
+  --timeout <seconds>    how long to wait for the deployments to become ready; default 60 (seconds)
+  --help                 print this text
+`;
+
+const SEED = fileURLToPath(new URL('../../examples/seed.yaml', import.meta.url));
+const SETTLED = new Set(['Ready', 'Failed', 'Refused', 'Deleted']);
+
+/** A listener and one external_docker deployment, for when the seed file is missing. */
+async function seedThroughClient(client: ControlPlaneClient): Promise<string> {
+  const listener = await client.createListener({
+    compute_type: 'k8s',
+    compute_id: 'sandbox-cluster',
+    compute_config: { k8s_namespaces: ['default'] },
+    version: '0.0.0',
+  });
+  await client.createDeployment({
+    name: 'hello-app',
+    source: 'external_docker',
+    source_config: {
+      deployment_type: 'dev',
+      listener_id: listener.id,
+      listener_config: { k8s_namespace: 'default' },
+      resource_spec: { min_scale: 1, max_scale: 2, cpu: 0.25, memory_mb: 256 },
+    },
+    source_revision_config: { image_uri: 'ghcr.io/example/app:1.0.0' },
+    secrets: [{ name: 'APP_GREETING', value: 'hello-from-the-sandbox' }],
+  });
+  return listener.id;
+}
+
+/** Prints a line whenever a deployment's state or reason changes; resolves when all settled. */
+async function watchProgress(
+  agent: Agent,
+  out: (line: string) => void,
+  signal: AbortSignal,
+): Promise<boolean> {
+  const seen = new Map<string, string>();
+  while (!signal.aborted) {
+    const list = agent.status.list();
+    for (const d of list) {
+      const line = `${d.name}: ${d.state}${d.reason ? ` (${d.reason})` : ''}${d.lastChanges ? ` [${d.lastChanges}]` : ''}`;
+      if (seen.get(d.id) !== line) {
+        seen.set(d.id, line);
+        out(`  ${line}`);
+      }
+    }
+    if (list.length > 0 && list.every((d) => SETTLED.has(d.state))) return true;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return false;
+}
+
+export async function sandbox(argv: string[], ctx: CliContext): Promise<number> {
+  let flags: { once?: boolean; 'port-base'?: string; timeout?: string; help?: boolean };
+  try {
+    flags = parseArgs({
+      args: argv,
+      options: {
+        once: { type: 'boolean' },
+        'port-base': { type: 'string' },
+        timeout: { type: 'string' },
+        help: { type: 'boolean' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }).values;
+  } catch (err) {
+    ctx.stderr.write(`mooring sandbox: ${(err as Error).message.split('\n')[0]}\n`);
+    return EXIT.usage;
+  }
+  if (flags.help) {
+    ctx.stdout.write(HELP);
+    return EXIT.ok;
+  }
+  const portBase = Number(flags['port-base'] ?? '0');
+  if (!Number.isInteger(portBase) || portBase < 0 || portBase > 65533) {
+    ctx.stderr.write(`mooring sandbox: --port-base: must be a port number (got "${flags['port-base']}")\n`);
+    return EXIT.usage;
+  }
+  const timeoutS = Number(flags.timeout ?? '60');
+  if (!(timeoutS > 0)) {
+    ctx.stderr.write(
+      `mooring sandbox: --timeout: must be a positive number of seconds (got "${flags.timeout}")\n`,
+    );
+    return EXIT.usage;
+  }
+  const port = (offset: number) => (portBase === 0 ? 0 : portBase + offset);
+  const out = (line: string) => ctx.stdout.write(`${line}\n`);
+  const dir = mkdtempSync(path.join(tmpdir(), 'mooring-sandbox-'));
+  const kubeconfigPath = path.join(dir, 'kubeconfig.yaml');
+  const logPath = path.join(dir, 'agent.log');
+  const apiKey = randomBytes(18).toString('base64url');
+  writeFileSync(path.join(dir, 'api-key'), `${apiKey}\n`, { mode: 0o600 });
+
+  const cleanups: (() => Promise<unknown>)[] = [];
+  const cleanup = async () => {
+    for (const c of cleanups.reverse()) await c().catch(() => undefined);
+  };
+  try {
+    const seeded = existsSync(SEED);
+    const cp = await startControlPlane({ apiKey, port: port(0), ...(seeded ? { seed: SEED } : {}) });
+    cleanups.push(() => cp.close());
+    out(`control plane    ${cp.url}  (in memory; API key in ${path.join(dir, 'api-key')})`);
+    const client = new ControlPlaneClient({ baseUrl: cp.url, apiKey });
+    cleanups.push(() => client.close());
+    const k8sListener = (await client.listListeners()).items.find((l) => l.compute_type === 'k8s');
+    const listenerId = k8sListener?.id ?? (await seedThroughClient(client));
+    const namespaces = k8sListener?.compute_config?.k8s_namespaces?.length
+      ? [...k8sListener.compute_config.k8s_namespaces]
+      : ['default'];
+    out(
+      `seed             ${seeded ? 'examples/seed.yaml' : 'one example deployment (no seed file)'}; listener ${listenerId}`,
+    );
+
+    const kube = await startKubeApi({
+      port: port(1),
+      kubeconfigOut: kubeconfigPath,
+      namespaces,
+      rolloutDelayMs: 1500,
+    });
+    cleanups.push(() => kube.close());
+    out(`Kubernetes API   ${kube.url}  (kubeconfig ${kubeconfigPath})`);
+
+    const config: AgentConfig = {
+      controlPlaneUrl: cp.url,
+      apiKey,
+      tenantId: undefined,
+      listenerId,
+      namespaces,
+      kubeconfig: kubeconfigPath,
+      pollIntervalMs: 2000,
+      heartbeatIntervalMs: 60_000,
+      concurrency: 8,
+      reconcileTimeoutMs: 120_000,
+      opsHost: '127.0.0.1',
+      opsPort: port(2),
+      leaderElection: false,
+      leaseName: 'mooring-leader',
+      leaseNamespace: namespaces[0]!,
+      identity: 'sandbox',
+      shutdownGracePeriodMs: 5000,
+      dryRun: false,
+      deleteVolumes: false,
+      recreateStatefulSets: false,
+      redisImage: 'redis:7.4-alpine',
+      postgresImage: 'postgres:16-alpine',
+      storageClass: undefined,
+      clusterDomain: 'cluster.local',
+      allowHostPath: false,
+      allowPrivileged: false,
+      logLevel: 'info',
+    };
+    const logger = createLogger({
+      level: 'info',
+      destination: pino.destination({ dest: logPath, sync: true }),
+    });
+    const wired = wireAgent({ config, env: {}, version: ctx.version, logger });
+    cleanups.push(() => wired.close());
+    const ops = await startOpsServer({
+      host: '127.0.0.1',
+      port: port(2),
+      registry: wired.metrics.registry,
+      health: () => wired.agent.health(),
+      ready: () => wired.agent.ready(),
+      status: () => wired.agent.statusDocument(),
+      logger,
+    });
+    cleanups.push(() => ops.close());
+    out(`agent            ops ${ops.url} (/status /metrics); log ${logPath}`);
+
+    const stopAgent = new AbortController();
+    const running = wired.agent.run(AbortSignal.any([ctx.signal, stopAgent.signal]));
+    cleanups.push(async () => {
+      stopAgent.abort();
+      await running.catch(() => undefined);
+    });
+    out('\nreconciling:');
+    const settled = await watchProgress(
+      wired.agent,
+      out,
+      AbortSignal.any([ctx.signal, AbortSignal.timeout(timeoutS * 1000)]),
+    );
+    if (ctx.signal.aborted) {
+      await cleanup();
+      return EXIT.ok;
+    }
+    if (!settled) out(`  (not all deployments settled within ${timeoutS} s; showing what exists)`);
+
+    const inventory = await wired.resources.listOwned({ namespaces, listenerId });
+    const rows = inventory.objects.map((o) => {
+      const h = assessObject(o);
+      return [
+        o.kind,
+        o.metadata.namespace ?? '-',
+        o.metadata.name ?? '',
+        h.state === 'Ready' ? 'yes' : h.state.toLowerCase(),
+      ];
+    });
+    out(`\nobjects created by the agent (${rows.length}):`);
+    out(formatTable(['KIND', 'NAMESPACE', 'NAME', 'READY'], rows).trimEnd());
+    out(
+      `\nlook at them with kubectl:\n  kubectl --kubeconfig ${kubeconfigPath} get deploy,sts,svc,secret -n ${namespaces[0]}`,
+    );
+    out(`status of the agent:\n  mooring status --url ${ops.url}`);
+
+    const failed = wired.agent.status.list().some((d) => d.state === 'Failed' || d.state === 'Refused');
+    if (flags.once) {
+      await cleanup();
+      return settled && !failed && rows.length > 0 ? EXIT.ok : EXIT.failure;
+    }
+    out('\nrunning; Ctrl-C to stop');
+    await new Promise<void>((resolve) => {
+      if (ctx.signal.aborted) resolve();
+      else ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+    await cleanup();
+    return EXIT.ok;
+  } catch (err) {
+    const { code, message } = describeError(err);
+    ctx.stderr.write(`mooring sandbox: ${code}: ${message}\n`);
+    await cleanup();
+    return EXIT.failure;
+  }
 }
