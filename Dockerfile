@@ -1,6 +1,7 @@
 # syntax=docker/dockerfile:1
 # The mooring agent image. No build step: the sources are TypeScript that Node 24 runs directly
-# (type stripping), so the image holds package.json, production dependencies, bin/ and src/.
+# (type stripping), so the image holds package.json, production dependencies, bin/, src/ and
+# examples/ (the sandbox demo's seed).
 #
 #   docker build -t mooring:dev --build-arg VERSION="$(node -p 'require("./package.json").version')" \
 #     --build-arg REVISION="$(git rev-parse HEAD)" .
@@ -35,6 +36,8 @@ COPY --from=deps /app/node_modules ./node_modules
 COPY package.json ./
 COPY bin ./bin
 COPY src ./src
+# The demo seed, so that `mooring sandbox` also works from the image.
+COPY examples ./examples
 # The same uid:gid the Helm chart's securityContext sets (runAsNonRoot needs a numeric user).
 USER 65532:65532
 EXPOSE 8080
