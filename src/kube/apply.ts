@@ -153,6 +153,9 @@ async function recreate(
     throw kubeError(err, id, 'delete (recreate)');
   }
   if (ctx.dryRun) return before;
+  // An orphaning delete leaves the object in place (finalizer `orphan`) until the garbage
+  // collector has released its dependents; applying to it then would fail the same way.
+  await waitGone(ctx, before);
   try {
     return await ctx.client.apply(desired, { fieldManager: ctx.fieldManager, force: true });
   } catch (err) {
@@ -166,6 +169,20 @@ async function recreate(
       );
     }
     throw kubeError(err, id, 'apply (recreate)');
+  }
+}
+
+/** How long a recreate waits for the old object to go before giving up (retried next reconcile). */
+export const RECREATE_WAIT_MS = 5_000;
+const RECREATE_POLL_MS = 100;
+
+async function waitGone(ctx: ApplyContext, obj: KubeObject): Promise<void> {
+  const deadline = Date.now() + RECREATE_WAIT_MS;
+  for (;;) {
+    const live = await ctx.client.get(obj).catch(() => obj);
+    if (!live || live.metadata.uid !== obj.metadata.uid) return;
+    if (Date.now() >= deadline) return;
+    await new Promise((resolve) => setTimeout(resolve, RECREATE_POLL_MS));
   }
 }
 

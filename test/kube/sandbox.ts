@@ -1,0 +1,82 @@
+/** Sandbox helpers for resource-manager tests: a manager, another field manager's writes, log capture. */
+import { Writable } from 'node:stream';
+import { KubeConfig, KubernetesObjectApi, PatchStrategy } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import { ResourceManager, type ResourceManagerOptions } from '../../src/kube/resource-manager.ts';
+import type { KubeObject } from '../../src/kube/types.ts';
+import { createLogger } from '../../src/log.ts';
+import type { KubeApi } from '../../src/sandbox/server.ts';
+
+export function kubeConfigOf(api: KubeApi): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromString(api.kubeconfig);
+  return kc;
+}
+
+export function managerFor(api: KubeApi, opts: Partial<ResourceManagerOptions> = {}): ResourceManager {
+  return new ResourceManager({ kc: kubeConfigOf(api), ...opts });
+}
+
+/** A logger whose JSON lines can be read back. */
+export function capturedLogger(): {
+  logger: Logger;
+  lines: () => Array<Record<string, unknown>>;
+  text: () => string;
+} {
+  const chunks: string[] = [];
+  const stream = new Writable({
+    write(chunk, _enc, cb) {
+      chunks.push(String(chunk));
+      cb();
+    },
+  });
+  const logger = createLogger({ level: 'debug', destination: stream });
+  const text = () => chunks.join('');
+  return {
+    logger,
+    text,
+    lines: () =>
+      text()
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
+  };
+}
+
+/** Writes as another tool would (kubectl edit/annotate, an operator), with its own field manager. */
+export class OtherManager {
+  readonly #api: KubernetesObjectApi;
+  constructor(api: KubeApi) {
+    this.#api = KubernetesObjectApi.makeApiClient(kubeConfigOf(api));
+  }
+
+  strategicMerge(patch: KubeObject, manager: string): Promise<unknown> {
+    return this.#api.patch(
+      patch as never,
+      undefined,
+      undefined,
+      manager,
+      undefined,
+      PatchStrategy.StrategicMergePatch,
+    );
+  }
+
+  mergePatch(patch: KubeObject, manager: string): Promise<unknown> {
+    return this.#api.patch(
+      patch as never,
+      undefined,
+      undefined,
+      manager,
+      undefined,
+      PatchStrategy.MergePatch,
+    );
+  }
+
+  apply(obj: KubeObject, manager: string, force = true): Promise<unknown> {
+    return this.#api.patch(obj as never, undefined, undefined, manager, force, PatchStrategy.ServerSideApply);
+  }
+
+  delete(obj: KubeObject): Promise<unknown> {
+    return this.#api.delete(obj as never);
+  }
+}
