@@ -3,7 +3,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { chartDir } from '../../scripts/render-deploy.ts';
-import { ciValueSets, type KubeObject, lint, only, template } from './helm.ts';
+import { ciValueSets, helm, type KubeObject, lint, only, RELEASE, template } from './helm.ts';
 import { serviceMonitorShape, validateObject } from './models.ts';
 
 const chart = parse(readFileSync(path.join(chartDir, 'Chart.yaml'), 'utf8')) as {
@@ -127,6 +127,31 @@ describe('the chart renders and validates for every value set', () => {
       });
       expect(env.get('MOORING_POD_NAME')?.valueFrom?.fieldRef?.fieldPath).toBe('metadata.name');
       expect(env.get('MOORING_POD_NAMESPACE')?.valueFrom?.fieldRef?.fieldPath).toBe('metadata.namespace');
+    });
+
+    it('prints NOTES naming the listener, the namespaces and the key Secret, never the key', () => {
+      const res = helm(
+        [
+          'install',
+          RELEASE.name,
+          chartDir,
+          '--namespace',
+          RELEASE.namespace,
+          '--dry-run=client',
+          '--hide-secret',
+        ],
+        [file],
+      );
+      expect(res.status, res.stderr).toBe(0);
+      const notes = res.stdout.slice(res.stdout.indexOf('NOTES:'));
+      const env = agentEnv(objects);
+      expect(notes).toContain(`Listener:      ${env.get('MOORING_LISTENER_ID')?.value}`);
+      expect(notes).toContain(
+        `Writes to:     ${env.get('MOORING_NAMESPACES')?.value?.split(',').join(', ')}`,
+      );
+      const volume = podSpec(objects).volumes.find((v: { name: string }) => v.name === 'api-key');
+      expect(notes).toContain(`Secret ${volume.secret.secretName}, key ${volume.secret.items[0].key}`);
+      expect(res.stdout).not.toContain('example-api-key-not-a-real-one');
     });
 
     it('exposes metrics on a Service port named http-metrics that selects the agent pods', () => {
