@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { diff } from '../../src/cli/diff.ts';
+import { run } from '../../src/cli/run.ts';
+import { SETTINGS } from '../../src/config.ts';
+import { captureContext } from './helpers.ts';
+
+describe('mooring run', () => {
+  it('--help documents every setting with its default', async () => {
+    const c = captureContext();
+    expect(await run(['--help'], c.ctx)).toBe(0);
+    for (const s of SETTINGS) expect(c.stdout()).toContain(`--${s.flag}`);
+    expect(c.stdout()).toContain('default: 15 (seconds)');
+  });
+
+  it('bad configuration: one line per problem, exit 2', async () => {
+    const c = captureContext({ MOORING_POLL_INTERVAL: 'often' });
+    expect(await run([], c.ctx)).toBe(2);
+    const lines = c.stderr().trim().split('\n');
+    expect(lines).toEqual([
+      'mooring run: --poll-interval (MOORING_POLL_INTERVAL): must be a positive number of seconds (got "often")',
+      'mooring run: --control-plane-url (MOORING_CONTROL_PLANE_URL): is required',
+      'mooring run: --listener-id (MOORING_LISTENER_ID): is required',
+      'mooring run: --namespaces (MOORING_NAMESPACES): is required',
+      'mooring run: --api-key-file (MOORING_API_KEY_FILE) or --api-key (MOORING_API_KEY): one is required',
+      'mooring run: see mooring run --help',
+    ]);
+  });
+
+  it('an unreadable kubeconfig is a configuration error (exit 2)', async () => {
+    const c = captureContext({
+      MOORING_CONTROL_PLANE_URL: 'http://127.0.0.1:9',
+      MOORING_API_KEY: 'k',
+      MOORING_LISTENER_ID: '11111111-1111-4111-8111-111111111111',
+      MOORING_NAMESPACES: 'default',
+      MOORING_KUBECONFIG: '/nonexistent/kubeconfig',
+    });
+    expect(await run([], c.ctx)).toBe(2);
+    expect(c.stderr()).toMatch(/^mooring run: MOORING_E_CONFIG_INVALID: kubeconfig could not be loaded/);
+  });
+});
+
+describe('mooring diff', () => {
+  it('takes the same settings and refuses bad ones with exit 2', async () => {
+    const c = captureContext({});
+    expect(await diff(['--concurrency', 'x'], c.ctx)).toBe(2);
+    expect(c.stderr()).toContain(
+      'mooring diff: --concurrency (MOORING_CONCURRENCY): must be a whole number (got "x")',
+    );
+  });
+});

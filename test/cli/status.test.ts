@@ -1,0 +1,94 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AgentStatus } from '../../src/agent/agent.ts';
+import { formatStatus, status } from '../../src/cli/status.ts';
+import { captureContext } from './helpers.ts';
+
+const NOW = Date.parse('2026-01-01T00:10:00Z');
+const DOC: AgentStatus = {
+  listenerId: 'l-1',
+  identity: 'pod-a',
+  version: '1.0.0',
+  leader: true,
+  dryRun: false,
+  lastPollAt: '2026-01-01T00:09:58Z',
+  deployments: [
+    {
+      id: 'd-1',
+      name: 'alpha',
+      namespace: 'team-a',
+      revision: '0123456789abcdef',
+      controlPlaneStatus: 'READY',
+      state: 'Ready',
+      reason: null,
+      lastAppliedAt: '2026-01-01T00:05:00Z',
+      lastReconcileAt: '2026-01-01T00:09:58Z',
+      lastChanges: 'unchanged 3',
+    },
+    {
+      id: 'd-2',
+      name: 'beta',
+      namespace: 'team-b',
+      revision: null,
+      controlPlaneStatus: 'READY',
+      state: 'Refused',
+      reason: 'MOORING_E_RENDER_POLICY: hostPath refused',
+      lastAppliedAt: null,
+      lastReconcileAt: null,
+      lastChanges: null,
+    },
+  ],
+};
+
+describe('formatStatus', () => {
+  it('prints one row per deployment under a header', () => {
+    expect(formatStatus(DOC, NOW)).toBe(
+      [
+        'listener l-1  identity pod-a  version 1.0.0  leader  last poll 2s ago',
+        '',
+        'NAME   NAMESPACE  STATUS  STATE    REVISION  APPLIED  REASON',
+        'alpha  team-a     READY   Ready    01234567  5m ago',
+        'beta   team-b     READY   Refused  -         -        MOORING_E_RENDER_POLICY: hostPath refused',
+        '',
+      ].join('\n'),
+    );
+  });
+});
+
+describe('mooring status', () => {
+  let url = '';
+  const server = createServer((req, res) => {
+    if (req.url === '/status')
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(DOC));
+    else res.writeHead(404).end();
+  });
+  beforeAll(async () => {
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => {
+    server.close();
+  });
+
+  it('reads /status from --url and prints the table', async () => {
+    const c = captureContext();
+    expect(await status(['--url', url], c.ctx)).toBe(0);
+    expect(c.stdout()).toContain('alpha  team-a');
+  });
+
+  it('fails with one line when the agent cannot be reached', async () => {
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((r) => closed.close(r));
+    const c = captureContext();
+    expect(await status(['--url', `http://127.0.0.1:${port}`], c.ctx)).toBe(1);
+    expect(c.stderr()).toBe(`mooring status: cannot reach http://127.0.0.1:${port}/status (ECONNREFUSED)\n`);
+  });
+
+  it('refuses a bad --url with exit 2', async () => {
+    const c = captureContext();
+    expect(await status(['--url', 'nope'], c.ctx)).toBe(2);
+  });
+});
