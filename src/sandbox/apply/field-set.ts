@@ -14,8 +14,12 @@ export interface SetNode {
 /** A set of paths: path element -> node. Empty nodes are never stored. */
 export type FieldSet = Map<string, SetNode>;
 
+const PLAIN = /^[\w .:/@+=,~-]*$/;
+
 /** JSON as Go's encoder writes it (HTML-safe escapes), for key and value path elements. */
 export function goJson(v: unknown): string {
+  if (typeof v === 'string' && PLAIN.test(v)) return `"${v}"`;
+  if (typeof v === 'number' && Number.isFinite(v)) return String(v);
   const s = JSON.stringify(v);
   return /[<>&\u2028\u2029]/.test(s)
     ? s.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
@@ -93,21 +97,36 @@ export function union(a: FieldSet | undefined, b: FieldSet | undefined): FieldSe
   return out;
 }
 
-/** Paths of a that are not members of b (membership-wise, as fieldpath.Set.Difference). */
+/**
+ * Paths of a that are not members of b (membership-wise, as fieldpath.Set.Difference). Returns a
+ * itself when nothing is removed, so unchanged sets keep their identity (and cached encoding).
+ */
 export function difference(a: FieldSet, b: FieldSet | undefined): FieldSet {
   if (!b || b.size === 0 || a.size === 0) return a;
-  const out: FieldSet = new Map();
+  let out: FieldSet | undefined;
   for (const [pe, na] of a) {
     const nb = b.get(pe);
-    if (!nb) {
-      out.set(pe, na);
-      continue;
-    }
+    if (!nb) continue;
     const member = na.member && !nb.member;
-    const children = na.children ? nonEmpty(difference(na.children, nb.children)) : undefined;
-    if (member || children) out.set(pe, { member, children });
+    const children = na.children ? difference(na.children, nb.children) : undefined;
+    if (member === na.member && children === na.children) continue;
+    out ??= new Map(a);
+    const kept = nonEmpty(children);
+    if (member || kept) out.set(pe, { member, children: kept });
+    else out.delete(pe);
   }
-  return out;
+  return out ?? a;
+}
+
+/** Whether every member of a is a member of b. */
+export function isSubset(a: FieldSet, b: FieldSet | undefined): boolean {
+  for (const [pe, na] of a) {
+    const nb = b?.get(pe);
+    if (!nb) return false;
+    if (na.member && !nb.member) return false;
+    if (na.children && !isSubset(na.children, nb.children)) return false;
+  }
+  return true;
 }
 
 export function intersection(a: FieldSet, b: FieldSet): FieldSet {
@@ -177,6 +196,20 @@ function compareValues(a: unknown, b: unknown): number {
   return sa < sb ? -1 : sa > sb ? 1 : 0;
 }
 
+const parsedPE = new Map<string, unknown>();
+
+/** The value of a `v:` element, or the [name, value] pairs of a `k:` element (cached). */
+function parsed(pe: string): unknown {
+  let p = parsedPE.get(pe);
+  if (p === undefined) {
+    const v = JSON.parse(pe.slice(2)) as unknown;
+    p = pe[0] === 'k' ? Object.entries(v as Record<string, unknown>) : v;
+    if (parsedPE.size > 50_000) parsedPE.clear();
+    parsedPE.set(pe, p);
+  }
+  return p;
+}
+
 /** The order structured-merge-diff gives path elements (fields, then keys, values, indexes). */
 export function comparePE(a: string, b: string): number {
   const ka = KIND_ORDER[a[0] as string] ?? 4;
@@ -188,9 +221,9 @@ export function comparePE(a: string, b: string): number {
     return na < nb ? -1 : na > nb ? 1 : 0;
   }
   if (ka === 3) return Number(a.slice(2)) - Number(b.slice(2));
-  if (ka === 2) return compareValues(JSON.parse(a.slice(2)), JSON.parse(b.slice(2)));
-  const fa = Object.entries(JSON.parse(a.slice(2)) as Record<string, unknown>);
-  const fb = Object.entries(JSON.parse(b.slice(2)) as Record<string, unknown>);
+  if (ka === 2) return compareValues(parsed(a), parsed(b));
+  const fa = parsed(a) as [string, unknown][];
+  const fb = parsed(b) as [string, unknown][];
   for (let i = 0; ; i++) {
     const ea = fa[i];
     const eb = fb[i];
@@ -205,25 +238,62 @@ export function comparePE(a: string, b: string): number {
 
 function sortedEntries(set: FieldSet): [string, SetNode][] {
   const entries = [...set];
-  if (entries.length > 1) entries.sort((x, y) => comparePE(x[0], y[0]));
+  if (entries.length < 2) return entries;
+  // Field names only: plain string order is the path element order.
+  let fieldsOnly = true;
+  for (const [pe] of entries) {
+    if (pe.charCodeAt(0) !== 102 /* f */) {
+      fieldsOnly = false;
+      break;
+    }
+  }
+  if (fieldsOnly) entries.sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0));
+  else entries.sort((x, y) => comparePE(x[0], y[0]));
   return entries;
 }
 
-/** Encodes a set as FieldsV1 JSON (object keys in the apiserver's order). */
+// Encodings of sets already encoded: sets are never mutated once built, so an unchanged
+// manager's set encodes to the same (shared, read-only) FieldsV1 object.
+const encoded = new WeakMap<FieldSet, Record<string, unknown>>();
+const decoded = new WeakMap<object, FieldSet>();
+
+/** Encodes a set as FieldsV1 JSON (object keys in the apiserver's order). Treat as read-only. */
 export function toFieldsV1(set: FieldSet): Record<string, unknown> {
+  const cached = encoded.get(set);
+  if (cached) return cached;
+  const out = encode(set);
+  encoded.set(set, out);
+  decoded.set(out, set);
+  return out;
+}
+
+function encode(set: FieldSet): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [pe, node] of sortedEntries(set)) {
     if (!node.children || node.children.size === 0) {
       out[pe] = {};
     } else {
-      const inner = toFieldsV1(node.children);
+      const inner = encode(node.children);
       out[pe] = node.member ? { '.': {}, ...inner } : inner;
     }
   }
   return out;
 }
 
+const canonical = new Map<string, string>();
+
 function canonicalPE(raw: string): string {
+  if (raw.charCodeAt(0) === 102 /* f */ && raw.charCodeAt(1) === 58 /* : */) return raw;
+  let c = canonical.get(raw);
+  if (c === undefined) {
+    c = canonicalize(raw);
+    if (canonical.size > 50_000) canonical.clear();
+    canonical.set(raw, c);
+  }
+  return c;
+}
+
+function canonicalize(raw: string): string {
   const kind = raw[0];
   if (raw[1] !== ':' || kind === undefined || !(kind in KIND_ORDER)) {
     throw new ApplyError(`invalid path element ${JSON.stringify(raw)} in managedFields`, 500);
@@ -242,6 +312,16 @@ function canonicalPE(raw: string): string {
 
 /** Decodes FieldsV1 JSON into a set; throws ApplyError when it is malformed. */
 export function fromFieldsV1(fields: unknown): FieldSet {
+  if (fields !== null && typeof fields === 'object') {
+    const cached = decoded.get(fields);
+    if (cached) return cached;
+  }
+  const out = decode(fields);
+  decoded.set(fields as object, out);
+  return out;
+}
+
+function decode(fields: unknown): FieldSet {
   const out: FieldSet = new Map();
   if (fields === null || typeof fields !== 'object' || Array.isArray(fields)) {
     throw new ApplyError('managedFields fieldsV1 must be an object', 500);
@@ -254,7 +334,7 @@ export function fromFieldsV1(fields: unknown): FieldSet {
     }
     const keys = Object.keys(inner);
     const member = keys.length === 0 || '.' in inner;
-    const children = nonEmpty(fromFieldsV1(inner));
+    const children = nonEmpty(decode(inner));
     if (member || children) out.set(pe, { member, children });
   }
   return out;

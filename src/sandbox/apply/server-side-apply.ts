@@ -58,10 +58,15 @@ type Obj = Record<string, unknown>;
 
 /** managedFields times have second precision (metav1.Time, RFC 3339). */
 export function toKubeTime(now: string): string {
+  if (now === lastTime[0]) return lastTime[1];
   const ms = Date.parse(now);
   if (Number.isNaN(ms)) throw new ApplyError(`invalid time ${JSON.stringify(now)}`, 500);
-  return `${new Date(ms).toISOString().slice(0, 19)}Z`;
+  const t = `${new Date(ms).toISOString().slice(0, 19)}Z`;
+  lastTime = [now, t];
+  return t;
 }
+
+let lastTime: [string, string] = ['', ''];
 
 function typeContext(apiVersion: string, kind: string, subresource: string | undefined): TypeContext {
   const atom: Atom = rootTypeOf(apiVersion, kind) ?? DEDUCED;

@@ -90,13 +90,19 @@ function resolve(atom: Atom, v: unknown, w: Walk): Kind | undefined {
   return kind;
 }
 
+function failAt(w: Walk, index: number | undefined, message: string): never {
+  if (index !== undefined) w.path.push(`i:${index}`);
+  fail(w, message);
+}
+
 /** The path element of a list item (`k:{...}` or `v:...`); undefined when it has none. */
-export function itemPE(list: ListType, item: unknown, w: Walk): string | undefined {
+export function itemPE(list: ListType, item: unknown, w: Walk, index?: number): string | undefined {
   if (list.kind === 'map') {
     if (!isObj(item)) {
       if (!w.strict) return undefined;
-      fail(
+      failAt(
         w,
+        index,
         `associative list with keys may not have ${item === null ? 'a null element' : 'non-map elements'}`,
       );
     }
@@ -114,8 +120,9 @@ export function itemPE(list: ListType, item: unknown, w: Walk): string | undefin
     }
     if (names.length === 0) {
       if (!w.strict) return undefined;
-      fail(
+      failAt(
         w,
+        index,
         `associative list with keys has an element that omits all key fields ${JSON.stringify(list.keys)} (and doesn't have default values for any key fields)`,
       );
     }
@@ -123,9 +130,21 @@ export function itemPE(list: ListType, item: unknown, w: Walk): string | undefin
   }
   if (item === null || typeof item === 'object') {
     if (!w.strict) return undefined;
-    fail(w, 'associative list without keys has an element that is not a scalar');
+    failAt(w, index, 'associative list without keys has an element that is not a scalar');
   }
   return valuePE(item);
+}
+
+const FIELD_PES = new Map<string, string>();
+
+/** The `f:<name>` path element, interned: field names repeat across every object. */
+function fpe(name: string): string {
+  let pe = FIELD_PES.get(name);
+  if (pe === undefined) {
+    pe = `f:${name}`;
+    if (FIELD_PES.size < 20_000) FIELD_PES.set(name, pe);
+  }
+  return pe;
 }
 
 function childAtom(atom: Atom, key: string, w: Walk): { atom: Atom; declared: boolean } {
@@ -134,7 +153,7 @@ function childAtom(atom: Atom, key: string, w: Walk): { atom: Atom; declared: bo
   const elem = atom.map?.elem;
   if (elem) return { atom: elem, declared: false };
   if (w.strict) {
-    w.path.push(`f:${key}`);
+    w.path.push(fpe(key));
     fail(w, 'field not declared in schema');
   }
   return { atom: DEDUCED, declared: false };
@@ -156,11 +175,11 @@ function collect(v: unknown, atom: Atom, w: Walk): [leaf: boolean, children: Fie
     if (list.kind === 'atomic') return [true, undefined];
     if (!Array.isArray(v)) return [false, undefined];
     const out: FieldSet = new Map();
-    const dup = new Set<string>();
+    const pes: (string | undefined)[] = new Array(v.length);
+    let dup: Set<string> | undefined;
     for (let i = 0; i < v.length; i++) {
-      w.path.push(`i:${i}`);
-      const pe = itemPE(list, v[i], w);
-      w.path.pop();
+      const pe = itemPE(list, v[i], w, i);
+      pes[i] = pe;
       if (pe === undefined) continue;
       if (out.has(pe)) {
         // An applied configuration may not repeat a key; live objects may (AllowDuplicates).
@@ -168,15 +187,15 @@ function collect(v: unknown, atom: Atom, w: Walk): [leaf: boolean, children: Fie
           w.path.push(pe);
           fail(w, 'duplicate entries for key');
         }
+        dup ??= new Set();
         dup.add(pe);
       } else out.set(pe, { member: true, children: undefined });
     }
     for (let i = 0; i < v.length; i++) {
-      const item = v[i];
-      const pe = itemPE(list, item, w);
-      if (pe === undefined || dup.has(pe)) continue;
+      const pe = pes[i];
+      if (pe === undefined || dup?.has(pe)) continue;
       w.path.push(pe);
-      const [, children] = collect(item, list.elem, w);
+      const [, children] = collect(v[i], list.elem, w);
       w.path.pop();
       if (children && children.size > 0) (out.get(pe) as SetNode).children = children;
     }
@@ -190,12 +209,12 @@ function collect(v: unknown, atom: Atom, w: Walk): [leaf: boolean, children: Fie
     const val = v[key];
     if (val === undefined) continue;
     const c = childAtom(atom, key, w);
-    w.path.push(`f:${key}`);
+    w.path.push(fpe(key));
     const [leaf, children] = collect(val, c.atom, w);
     w.path.pop();
     const member = leaf || !c.declared || val === null || isEmptyish(val, 'map');
     if (member || (children && children.size > 0)) {
-      out.set(`f:${key}`, { member, children: children && children.size > 0 ? children : undefined });
+      out.set(fpe(key), { member, children: children && children.size > 0 ? children : undefined });
     }
   }
   return [false, out];
@@ -244,7 +263,7 @@ export function mergeValues(lhs: unknown, rhs: unknown, atom: Atom, w: Walk): un
     let v: unknown;
     if (rv === undefined) v = copyJson(lv);
     else {
-      w.path.push(`f:${key}`);
+      w.path.push(fpe(key));
       v = mergeValues(lv, rv, childAtom(atom, key, w).atom, w);
       w.path.pop();
     }
@@ -257,7 +276,7 @@ export function mergeValues(lhs: unknown, rhs: unknown, atom: Atom, w: Walk): un
     if (key in l && l[key] !== undefined) continue;
     const rv = r[key];
     if (rv === undefined) continue;
-    w.path.push(`f:${key}`);
+    w.path.push(fpe(key));
     const v = mergeValues(undefined, rv, childAtom(atom, key, w).atom, w);
     w.path.pop();
     if (v !== undefined && v !== null) {
@@ -278,9 +297,7 @@ function indexItems(
   const at: number[] = [];
   const observed = new Map<string, unknown>();
   for (let i = 0; i < items.length; i++) {
-    w.path.push(`i:${i}`);
-    const pe = itemPE(list, items[i], w);
-    w.path.pop();
+    const pe = itemPE(list, items[i], w, i);
     if (pe === undefined) continue;
     if (observed.has(pe)) {
       if (!allowDuplicates) {
@@ -415,7 +432,7 @@ function cmp(l: unknown, r: unknown, atom: Atom, w: Walk, c: Comparison): void {
     if (lo) {
       for (const key in lo) {
         if (lo[key] === undefined) continue;
-        w.path.push(`f:${key}`);
+        w.path.push(fpe(key));
         cmp(lo[key], ro?.[key], childAtom(atom, key, w).atom, w, c);
         w.path.pop();
       }
@@ -423,7 +440,7 @@ function cmp(l: unknown, r: unknown, atom: Atom, w: Walk, c: Comparison): void {
     if (ro) {
       for (const key in ro) {
         if (ro[key] === undefined || (lo && lo[key] !== undefined)) continue;
-        w.path.push(`f:${key}`);
+        w.path.push(fpe(key));
         cmp(undefined, ro[key], childAtom(atom, key, w).atom, w, c);
         w.path.pop();
       }
@@ -475,8 +492,13 @@ function cmpList(l: unknown[], r: unknown[], list: ListType, w: Walk, c: Compari
 // ---------------------------------------------------------------------------------------------
 // Remove
 
-/** A copy of v without the fields in toRemove (removingWalker); undefined when nothing is left. */
-export function removeItems(v: unknown, toRemove: FieldSet, atom: Atom): unknown {
+/**
+ * A copy of v without the fields in toRemove (removingWalker). A map emptied by the removal
+ * becomes null when `keepNulls` is set, as in structured-merge-diff, where the null still counts
+ * as a present (leaf) field for the set arithmetic of prune; otherwise the emptied field is
+ * dropped, as the typed round trip of the apiserver drops it. Undefined when nothing is left.
+ */
+export function removeItems(v: unknown, toRemove: FieldSet, atom: Atom, keepNulls = false): unknown {
   if (toRemove.size === 0) return v;
   const kind = kindOf(atom, v);
   if (kind === undefined || kind === 'scalar') return v;
@@ -489,8 +511,8 @@ export function removeItems(v: unknown, toRemove: FieldSet, atom: Atom): unknown
       const pe = itemPE(list, item, w);
       const node = pe === undefined ? undefined : toRemove.get(pe);
       if (node?.member) continue;
-      const kept = node?.children ? removeItems(item, node.children, list.elem) : item;
-      if (kept !== undefined) out.push(kept);
+      const kept = node?.children ? removeItems(item, node.children, list.elem, keepNulls) : item;
+      if (kept !== undefined && kept !== null) out.push(kept);
     }
     return out.length > 0 ? out : undefined;
   }
@@ -500,13 +522,16 @@ export function removeItems(v: unknown, toRemove: FieldSet, atom: Atom): unknown
   for (const key in v) {
     const val = v[key];
     if (val === undefined) continue;
-    const node = toRemove.get(`f:${key}`);
+    const node = toRemove.get(fpe(key));
     if (node?.member) continue;
-    const kept = node?.children ? removeItems(val, node.children, childAtom(atom, key, w).atom) : val;
-    if (kept !== undefined && kept !== null) {
-      out[key] = kept;
-      any = true;
+    let kept: unknown = val;
+    if (node?.children) {
+      kept = removeItems(val, node.children, childAtom(atom, key, w).atom, keepNulls);
+      if (kept === undefined && keepNulls) kept = null;
     }
+    if (kept === undefined || (kept === null && !keepNulls)) continue;
+    out[key] = kept;
+    any = true;
   }
   return any ? out : undefined;
 }

@@ -4,12 +4,22 @@
  * write moves ownership (changed fields are taken from their other owners; removed fields are
  * released by everyone).
  */
-import { type FieldSet, difference, intersection, isEmpty, recursiveDifference, union } from './field-set.ts';
-import type { Managers } from './managed-fields.ts';
+import {
+  type FieldSet,
+  difference,
+  intersection,
+  isEmpty,
+  isSubset,
+  recursiveDifference,
+  setsEqual,
+  union,
+} from './field-set.ts';
+import { type Managers, STRIPPED } from './managed-fields.ts';
 import type { Atom } from './schema.ts';
 import {
   type Comparison,
   compareValues,
+  deepEqual,
   ensureNamedFieldsAreMembers,
   fieldSetOf,
   mergeValues,
@@ -86,13 +96,14 @@ export function prune(
   const lenient = { path: [], strict: false };
   const named = (s: FieldSet): FieldSet => ensureNamedFieldsAreMembers(s, atom);
   const last = named(lastSet);
-  let pruned = removeItems(merged, last, atom) ?? {};
+  // Intermediate objects keep emptied maps as nulls: they still count as present fields.
+  let pruned = removeItems(merged, last, atom, true) ?? {};
   // Add back what someone owns (addBackOwnedItems).
   let managed: FieldSet = new Map();
   for (const state of managers.values()) managed = union(managed, state.set);
   const mergedSet = named(fieldSetOf(merged, atom, lenient));
   const prunedSet = named(fieldSetOf(pruned, atom, lenient));
-  pruned = removeItems(merged, difference(mergedSet, union(prunedSet, named(managed))), atom) ?? {};
+  pruned = removeItems(merged, difference(mergedSet, union(prunedSet, named(managed))), atom, true) ?? {};
   // Add back what the applier never owned (addBackDanglingItems).
   const prunedSet2 = named(fieldSetOf(pruned, atom, lenient));
   return removeItems(merged, intersection(difference(mergedSet, prunedSet2), last), atom) ?? {};
@@ -118,8 +129,14 @@ export function applyConfig(
   // Validates the configuration against the schema (throws ApplyError) before anything else.
   let set = fieldSetOf(config, ctx.atom, { path: [], strict: true });
   if (ctx.ignore) set = recursiveDifference(set, ctx.ignore);
+  // The apiserver strips identity and system metadata from the applier's set after the merge
+  // (stripMetaManager); stripping first gives the same sets, since prune only ever removes what
+  // the applier owned last time, and lets an unchanged set keep its identity.
+  set = difference(set, STRIPPED);
   let merged: unknown = mergeValues(live, config, ctx.atom, { path: [], strict: true }) ?? {};
   const lastSet = managers.get(applierId)?.set;
+  // Keep the identity of an unchanged set (its FieldsV1 encoding is cached by identity).
+  if (lastSet && setsEqual(lastSet, set)) set = lastSet;
   const next: Managers = new Map(managers);
   const previous = managers.get(applierId);
   next.set(applierId, {
@@ -130,7 +147,14 @@ export function applyConfig(
     set,
     time: previous?.time,
   });
-  merged = prune(merged, next, lastSet, ctx);
+  // When the applier still applies everything it applied last time, prune removes nothing: every
+  // path it could remove is owned by the new configuration (or lies under an owned one).
+  if (lastSet && set !== lastSet && !isSubset(lastSet, set)) merged = prune(merged, next, lastSet, ctx);
+  if (deepEqual(live, merged)) {
+    // Nothing changes: no conflicts and nothing released (the comparison would be empty).
+    for (const [id, state] of next) if (state.set.size === 0) next.delete(id);
+    return { ok: true, object: merged, managers: next };
+  }
   const outcome = updateManagers(live, merged, next, applierId, force, ctx);
   if (!outcome.ok) return outcome;
   return { ok: true, object: merged, managers: outcome.managers };
