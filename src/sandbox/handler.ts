@@ -275,6 +275,8 @@ export function createHandler(deps: HandlerDeps): (req: IncomingMessage, res: Se
       }
       out = patch(cluster, type, namespace, name ?? '', ct, text, options, subresource);
     } else throw methodNotAllowed('the server does not allow this method on the requested resource');
+    const created = (out.body as { metadata?: { name?: string } }).metadata?.name;
+    if (record.name === undefined && created !== undefined) record.name = created;
     const headers: Record<string, string> = {};
     if (options.warnings.length > 0)
       headers.Warning = options.warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(', ');

@@ -31,6 +31,10 @@ export interface KubeApiOptions {
   namespaces?: string[] /* created at start; 'default' always exists */;
   rolloutDelayMs?: number /* simulated controller: time until a Deployment/StatefulSet is Available; default 0 */;
   logger?: Logger;
+  /** Watch events kept per resource type for resumption; older resourceVersions get 410 Gone (default 1000). */
+  watchHistory?: number;
+  /** How often watches that allow bookmarks get a BOOKMARK event (default 5000 ms). */
+  watchBookmarkIntervalMs?: number;
 }
 
 export interface KubeApi {
@@ -58,7 +62,7 @@ const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-l
 export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeApi> {
   const host = options.host ?? '127.0.0.1';
   const cert = await createServingCertificate([host]);
-  const cluster = new Cluster();
+  const cluster = new Cluster({ historyPerType: options.watchHistory ?? 1000 });
   const controller = new WorkloadController(cluster, { rolloutDelayMs: options.rolloutDelayMs ?? 0 });
   const log = new RequestLog();
   const faults = new Faults();
@@ -79,7 +83,7 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
     log,
     faults,
     serverAddress: () => address,
-    bookmarkIntervalMs: 5_000,
+    bookmarkIntervalMs: options.watchBookmarkIntervalMs ?? 5_000,
     onInternalError: (error) => options.logger?.error({ err: error }, 'sandbox kube-api: internal error'),
   });
   const server = createServer({ key: cert.keyPem, cert: cert.certPem, keepAliveTimeout: 60_000 }, handler);

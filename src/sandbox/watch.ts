@@ -50,6 +50,7 @@ export function serveWatch(
     'Transfer-Encoding': 'chunked',
     'Cache-Control': 'no-cache, private',
   });
+  res.flushHeaders(); // clients return from watch() once headers arrive, even before any event
   const timers: NodeJS.Timeout[] = [];
   let unsubscribe = (): void => {};
   let closed = false;

@@ -193,16 +193,17 @@ function finish(
   if (type.kind === 'Service') keepClusterIP(live, result);
   applyDefaults(result, cluster);
   validateOrThrow(type, result, live);
+  if (!how.applied) {
+    const args = { live, updated: result, manager: managerOf(options), now: cluster.now() };
+    result = recordUpdate(how.subresource ? { ...args, subresource: how.subresource } : args) as StoredObject;
+  }
+  // After recordUpdate, which keeps system metadata (generation) from live.
   if (
     GENERATION_KINDS.has(type.kind) &&
     how.subresource === undefined &&
     !jsonEqual(live.spec, result.spec)
   ) {
     result.metadata.generation = (live.metadata.generation ?? 1) + 1;
-  }
-  if (!how.applied) {
-    const args = { live, updated: result, manager: managerOf(options), now: cluster.now() };
-    result = recordUpdate(how.subresource ? { ...args, subresource: how.subresource } : args) as StoredObject;
   }
   if (sameObject(result, live)) return { code: 200, body: live };
   if (options.dryRun) return { code: 200, body: result };
