@@ -24,7 +24,6 @@ export const KINDS: readonly KindInfo[] = [
     namespaced: true,
     recreatable: true,
   },
-  { apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true, recreatable: true },
   { apiVersion: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true, recreatable: false },
   {
     apiVersion: 'v1',
