@@ -311,7 +311,9 @@ export class Agent {
     this.#d.metrics.leader.set(0);
     this.#termStopping = (async () => {
       term.abort.abort(new MooringError('MOORING_E_LEADERSHIP_LOST', why));
-      const finished = await term.runner.stop(graceMs);
+      // The whole stop fits in the grace period: most of it to finish, the rest to abort.
+      const abortWaitMs = Math.min(2000, Math.floor(graceMs / 10));
+      const finished = await term.runner.stop(graceMs - abortWaitMs, abortWaitMs);
       await term.loops;
       this.#d.logger.info({ why, inFlightFinished: finished }, 'stopped reconciling');
     })();
