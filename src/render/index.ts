@@ -11,7 +11,7 @@ import { podParts } from './pod.ts';
 import { renderPostgres } from './postgres.ts';
 import { renderRedis } from './redis.ts';
 import type { RenderSettings } from './settings.ts';
-import type { KubeObject, RenderContext } from './types.ts';
+import { copyPlain, type KubeObject, type RenderContext } from './types.ts';
 import { renderWorkers } from './workers.ts';
 
 export { RenderError } from './errors.ts';
@@ -124,7 +124,7 @@ function renderUnchecked({ deployment, revision, settings }: RenderInput): Rende
     ...renderWorkers(ctx, references),
     renderNetworkPolicy(ctx),
   ].filter((o): o is KubeObject => o !== undefined);
-  return { namespace, baseName, objects: inApplyOrder(objects) };
+  return { namespace, baseName, objects: inApplyOrder(objects).map(copyPlain) };
 }
 
 /** Stable sort by kind; within a kind, the order components were rendered in. */

@@ -30,6 +30,8 @@ export interface LabelContext {
   baseName: string;
   /** The ResourceSpec's labels, already checked. */
   userLabels: Record<string, string>;
+  /** Labels already built, by component (the result is copied once before it is returned). */
+  cache?: Map<ObjectComponent, Record<string, string>>;
 }
 
 /** The selector of a component's pods: only labels the user cannot change. */
@@ -39,7 +41,10 @@ export function selectorLabels(ctx: LabelContext, component: Component): Record<
 
 /** The labels of an object or pod template: the user's, then mooring's (sorted by key). */
 export function objectLabels(ctx: LabelContext, component: ObjectComponent): Record<string, string> {
-  return sortKeys({
+  ctx.cache ??= new Map();
+  let labels = ctx.cache.get(component);
+  if (labels) return labels;
+  labels = sortKeys({
     ...ctx.userLabels,
     [LABELS.managedBy]: MANAGED_BY,
     [LABELS.listenerId]: ctx.listenerId,
@@ -48,6 +53,8 @@ export function objectLabels(ctx: LabelContext, component: ObjectComponent): Rec
     [LABELS.name]: ctx.baseName,
     [LABELS.instance]: ctx.deploymentId,
   });
+  ctx.cache.set(component, labels);
+  return labels;
 }
 
 /** A copy with keys in code-point order: output never depends on input key order. */

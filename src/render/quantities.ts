@@ -20,6 +20,9 @@ const DECIMAL_SUFFIXES: Record<number, string> = {
 };
 const BINARY_SUFFIXES = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'];
 const BINARY_EXPONENTS: Record<string, number> = { Ki: 1, Mi: 2, Gi: 3, Ti: 4, Pi: 5, Ei: 6 };
+const DECIMAL_EXPONENTS: Record<string, number> = Object.fromEntries(
+  Object.entries(DECIMAL_SUFFIXES).map(([e, s]) => [s, Number(e)]),
+);
 
 /** An exact non-negative quantity: `mantissa * 10^exponent`. */
 interface Exact {
@@ -55,13 +58,15 @@ function formatBinary(bytes: bigint): string {
 
 /** CPU cores as a quantity: whole millicores, rounded up (Kubernetes' finest CPU precision). */
 export function cpuQuantity(cores: number): string {
-  return formatDecimal({ mantissa: BigInt(cpuMillis(cores)), exponent: -3 });
+  const millis = cpuMillis(cores);
+  if (millis % 1000 !== 0) return `${millis}m`;
+  return formatDecimal({ mantissa: BigInt(millis), exponent: -3 });
 }
 
 /** Cores to whole millicores, rounded up, at least 1 for a positive number. */
 export function cpuMillis(cores: number): number {
-  // toPrecision first: 0.007 * 1000 is 7.000000000000001 in binary floating point.
-  const millis = Math.ceil(Number((cores * 1000).toPrecision(12)));
+  // Round to whole microcores first: 0.007 * 1000 is 7.000000000000001 in binary floating point.
+  const millis = Math.ceil(Math.round(cores * 1e6) / 1000);
   return cores > 0 ? Math.max(1, millis) : 0;
 }
 
@@ -102,7 +107,7 @@ export function parseQuantity(input: string | number): ParsedQuantity | undefine
   if (binaryPower !== undefined) {
     mantissa *= 1024n ** BigInt(binaryPower);
   } else if (suffix) {
-    exponent += Number(Object.entries(DECIMAL_SUFFIXES).find(([, s]) => s === suffix)?.[0]);
+    exponent += DECIMAL_EXPONENTS[suffix] ?? 0;
   } else if (exp !== undefined) {
     const e = Number(exp);
     if (Math.abs(e) > 30) return undefined;

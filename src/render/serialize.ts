@@ -1,9 +1,14 @@
 import YAML from 'yaml';
 import type { KubeObject } from './types.ts';
 
-/** Objects as a YAML multi-document stream (each document starts with `---`), never line-folded. */
+/**
+ * Objects as a YAML multi-document stream (each document starts with `---`): never line-folded,
+ * never with anchors or aliases (kubectl and humans read it).
+ */
 export function toYamlStream(objects: readonly KubeObject[]): string {
-  return objects.map((o) => `---\n${YAML.stringify(o, { lineWidth: 0 })}`).join('');
+  return objects
+    .map((o) => `---\n${YAML.stringify(o, { lineWidth: 0, aliasDuplicateObjects: false })}`)
+    .join('');
 }
 
 /** Objects as a kubectl-style `List`, pretty-printed JSON. */

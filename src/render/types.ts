@@ -40,6 +40,28 @@ export interface RenderContext {
   secretNames: ReadonlySet<string>;
 }
 
+/**
+ * A deep copy of plain data (objects, arrays, primitives). Renderers share pieces between objects
+ * (labels, pod parts); the result is copied once so that no two returned objects share a node and
+ * a caller may change one without touching another.
+ */
+export function copyPlain<T>(value: T): T {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    const out = new Array(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = copyPlain(value[i]);
+    return out as T;
+  }
+  const out: Record<string, unknown> = {};
+  const keys = Object.keys(value);
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i] as string;
+    const v = (value as Record<string, unknown>)[k];
+    if (v !== undefined) out[k] = copyPlain(v);
+  }
+  return out as T;
+}
+
 /** Metadata for an object of this deployment: ownership labels and the revision annotation. */
 export function meta(
   ctx: RenderContext,

@@ -19,8 +19,11 @@ const WORKERS = [
   { component: 'executor', prefix: 'executor_', scale: undefined },
 ] as const;
 
+const SUFFIXES = ['cpu', 'cpu_limit', 'memory_mb', 'memory_limit_mb', 'min_scale', 'max_scale'];
+
 function hasAnyField(spec: ResourceSpecRecord, prefix: string): boolean {
-  return Object.entries(spec).some(([k, v]) => k.startsWith(prefix) && v !== null && v !== undefined);
+  const s = spec as Record<string, unknown>;
+  return SUFFIXES.some((suffix) => s[prefix + suffix] !== undefined && s[prefix + suffix] !== null);
 }
 
 /**
