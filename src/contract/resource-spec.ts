@@ -10,8 +10,17 @@ export function resourceSpecSchemas(b: Builders) {
   const cores = z.number().positive();
   const mib = z.number().positive();
   const scale = z.number().int().nonnegative();
-  const freeObject = z.record(z.string(), z.unknown());
-  const stringMap = z.record(z.string(), z.string());
+  // zod's records skip an own `__proto__` key, so it would vanish silently (a caller would get
+  // back less than it sent): refuse it instead. No Kubernetes key can be `__proto__`.
+  const record = <V extends z.ZodType>(value: V) =>
+    z
+      .custom<unknown>(
+        (v) => !(v !== null && typeof v === 'object' && Object.hasOwn(v, '__proto__')),
+        'the key "__proto__" is not allowed',
+      )
+      .pipe(z.record(z.string(), value));
+  const freeObject = record(z.unknown());
+  const stringMap = record(z.string());
 
   const VolumeMount = b.obj({
     name: z.string().min(1),
@@ -39,8 +48,8 @@ export function resourceSpecSchemas(b: Builders) {
     envFrom: z.array(freeObject).nullish(),
     resources: b
       .obj({
-        limits: z.record(z.string(), z.union([z.string(), z.number()])).nullish(),
-        requests: z.record(z.string(), z.union([z.string(), z.number()])).nullish(),
+        limits: record(z.union([z.string(), z.number()])).nullish(),
+        requests: record(z.union([z.string(), z.number()])).nullish(),
       })
       .nullish(),
     volumeMounts: z.array(VolumeMount).nullish(),

@@ -39,6 +39,21 @@ describe('strict and tolerant forms of one schema', () => {
     expect(tolerant.ResourceSpec.parse(spec)).toEqual(spec);
   });
 
+  it('refuses a __proto__ key in free-form maps instead of dropping it silently (found by the round-trip property)', () => {
+    for (const body of [
+      '{"labels": {"__proto__": "x"}}',
+      '{"sidecars": [{"name": "s", "securityContext": {"__proto__": {}}}]}',
+      '{"init_containers": [{"name": "s", "resources": {"limits": {"__proto__": 1}}}]}',
+    ]) {
+      const result = strict.ResourceSpec.safeParse(JSON.parse(body));
+      expect(result.success).toBe(false);
+      expect(tolerant.ResourceSpec.safeParse(JSON.parse(body)).success).toBe(false);
+    }
+    expect(strict.ResourceSpec.parse(JSON.parse('{"labels": {"proto": "x"}}'))).toEqual({
+      labels: { proto: 'x' },
+    });
+  });
+
   it('does not accept repo_commit_sha in request bodies, but does in responses', () => {
     expect(
       strict.DeploymentPatch.safeParse({ source_revision_config: { repo_commit_sha: 'a' } }).success,

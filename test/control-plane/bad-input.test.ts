@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -621,5 +622,65 @@ describe('bad input: each gets its documented 4xx with a detail, and the store i
     expect(Buffer.byteLength(body)).toBeLessThanOrEqual(1024 * 1024);
     const res = await raw(h.server.url, 'PATCH', `/v2/deployments/${ids.d}`, { body });
     expect(res.status).toBe(200);
+  });
+});
+
+describe('property: arbitrary input never gets a 5xx, and a refused write changes nothing', () => {
+  let h: Harness;
+  let live = '';
+  beforeAll(async () => {
+    h = await harness();
+    live = (await h.client.createDeployment(dockerDeployment('fuzzed'))).id;
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  const target = fc.constantFrom(
+    ['POST', '/v2/deployments'],
+    ['PATCH', '/v2/deployments/{d}'],
+    ['POST', '/v2/listeners'],
+    ['PATCH', `/v2/listeners/${LISTENER_ID}`],
+  );
+
+  it('JSON bodies of any shape', async () => {
+    await fc.assert(
+      fc.asyncProperty(target, fc.jsonValue({ maxDepth: 4 }), async ([method, path], body) => {
+        const before = h.server.store.dump();
+        const res = await raw(h.server.url, method!, path!.replace('{d}', live), {
+          body: JSON.stringify(body),
+        });
+        expect(res.status).toBeLessThan(500);
+        expect(res.body).toBeDefined();
+        if (res.status >= 400) {
+          expect(res.body).toHaveProperty('detail');
+          expect(h.server.store.dump()).toEqual(before);
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('query strings and path segments of any content', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(
+          '/v2/deployments',
+          '/v2/deployments/{x}/revisions',
+          '/v2/listeners',
+          '/v1/integrations/vcshost/{x}/repos',
+        ),
+        fc.string({ maxLength: 20 }),
+        fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), fc.string({ maxLength: 8 }), { maxKeys: 3 }),
+        async (path, segment, query) => {
+          const qs = new URLSearchParams(query).toString();
+          const url = `${path.replace('{x}', encodeURIComponent(segment))}${qs ? `?${qs}` : ''}`;
+          const res = await raw(h.server.url, 'GET', url);
+          expect(res.status).toBeLessThan(500);
+          expect(res.body).toBeDefined();
+        },
+      ),
+      { numRuns: 150 },
+    );
   });
 });
