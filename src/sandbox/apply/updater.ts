@@ -129,16 +129,17 @@ export function applyConfig(
   // Validates the configuration against the schema (throws ApplyError) before anything else.
   let set = fieldSetOf(config, ctx.atom, { path: [], strict: true });
   if (ctx.ignore) set = recursiveDifference(set, ctx.ignore);
-  // The apiserver strips identity and system metadata from the applier's set after the merge
-  // (stripMetaManager); stripping first gives the same sets, since prune only ever removes what
-  // the applier owned last time, and lets an unchanged set keep its identity.
-  set = difference(set, STRIPPED);
   let merged: unknown = mergeValues(live, config, ctx.atom, { path: [], strict: true }) ?? {};
-  const lastSet = managers.get(applierId)?.set;
-  // Keep the identity of an unchanged set (its FieldsV1 encoding is cached by identity).
-  if (lastSet && setsEqual(lastSet, set)) set = lastSet;
-  const next: Managers = new Map(managers);
   const previous = managers.get(applierId);
+  const lastSet = previous?.set;
+  // What the entry will hold once identity and system metadata are stripped (stripMetaManager,
+  // which runs after the merge: during the merge the applier owns metadata.name, and so the
+  // metadata struct, which prune must not remove). An unchanged set keeps its identity, whose
+  // FieldsV1 encoding is cached.
+  let stripped = difference(set, STRIPPED);
+  const unchanged = lastSet !== undefined && setsEqual(lastSet, stripped);
+  if (unchanged) stripped = lastSet;
+  const next: Managers = new Map(managers);
   next.set(applierId, {
     manager: applier.manager,
     operation: 'Apply',
@@ -149,13 +150,18 @@ export function applyConfig(
   });
   // When the applier still applies everything it applied last time, prune removes nothing: every
   // path it could remove is owned by the new configuration (or lies under an owned one).
-  if (lastSet && set !== lastSet && !isSubset(lastSet, set)) merged = prune(merged, next, lastSet, ctx);
+  if (lastSet && !unchanged && !isSubset(lastSet, set)) merged = prune(merged, next, lastSet, ctx);
+  let result: Managers;
   if (deepEqual(live, merged)) {
     // Nothing changes: no conflicts and nothing released (the comparison would be empty).
-    for (const [id, state] of next) if (state.set.size === 0) next.delete(id);
-    return { ok: true, object: merged, managers: next };
+    result = next;
+  } else {
+    const outcome = updateManagers(live, merged, next, applierId, force, ctx);
+    if (!outcome.ok) return outcome;
+    result = outcome.managers;
   }
-  const outcome = updateManagers(live, merged, next, applierId, force, ctx);
-  if (!outcome.ok) return outcome;
-  return { ok: true, object: merged, managers: outcome.managers };
+  const mine = result.get(applierId);
+  if (mine) result.set(applierId, { ...mine, set: stripped });
+  for (const [id, state] of result) if (state.set.size === 0) result.delete(id);
+  return { ok: true, object: merged, managers: result };
 }

@@ -151,6 +151,49 @@ describe('fields a manager stops applying', () => {
   });
 });
 
+describe('fields a manager stops applying, with server defaults in the object', () => {
+  /** What a real apiserver adds by defaulting after the apply (owned by nobody). */
+  function defaulted(obj: KubeObject): KubeObject {
+    const spec = structuredClone(obj.spec) as Record<string, unknown>;
+    spec.strategy = { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } };
+    const pod = (spec.template as { spec: { containers: Record<string, unknown>[] } }).spec;
+    for (const c of pod.containers) c.terminationMessagePath = '/dev/termination-log';
+    return { ...obj, spec };
+  }
+
+  it('a container the applier stops applying goes, defaulted fields included; defaults elsewhere stay', () => {
+    const two = deployment({
+      replicas: 2,
+      containers: [
+        { name: 'app', image: 'a:1' },
+        { name: 'old', image: 'b:1' },
+      ],
+    });
+    const live = stored(defaulted(apply(undefined, two).object));
+    const r = apply(live, deployment({ containers: [{ name: 'app', image: 'a:1' }] }), 'mooring', T1);
+    expect(podSpec(r.object).containers).toEqual([
+      { name: 'app', image: 'a:1', terminationMessagePath: '/dev/termination-log' },
+    ]);
+    const spec = r.object.spec as Record<string, unknown>;
+    expect(spec.replicas).toBeUndefined();
+    expect(spec.strategy).toEqual({
+      type: 'RollingUpdate',
+      rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' },
+    });
+  });
+
+  it('finalizers the applier stops applying are removed while metadata stays', () => {
+    const withFinalizer = {
+      ...deployment(),
+      metadata: { ...deployment().metadata, finalizers: ['x.io/keep'] },
+    };
+    const live = stored(apply(undefined, withFinalizer).object);
+    const r = apply(live, deployment(), 'mooring', T1);
+    expect(r.object.metadata.finalizers).toBeUndefined();
+    expect(r.object.metadata).toMatchObject({ name: 'web', namespace: 'default', uid: 'uid-1' });
+  });
+});
+
 describe('shared ownership', () => {
   it('two appliers setting the same value both own the field, without conflict', () => {
     const live = stored(apply(undefined, deployment({ replicas: 3 }), 'mooring', T0).object);
