@@ -6,6 +6,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -132,6 +133,7 @@ async function main(): Promise<number> {
   const runDir = path.join(ROOT, 'bench', 'results', `run-${new Date().toISOString().replace(/[:.]/g, '-')}`);
   mkdirSync(runDir, { recursive: true });
   const namespaces = Array.from({ length: o.namespaces }, (_, i) => `bench-${i}`);
+  const loadStart = os.loadavg()[0] ?? 0;
   const result: BenchResult = emptyResult(o.deployments, o.namespaces, o.pollIntervalS);
   const note = (line: string) => {
     say(`NOTE ${line}`);
@@ -283,6 +285,7 @@ async function main(): Promise<number> {
     if (result.convergence_s !== null) result.convergence_ratio = round(result.convergence_s / k.seconds, 3);
   }
 
+  result.load_average = [round(loadStart, 2), round(os.loadavg()[0] ?? 0, 2)];
   const table = formatTable(result);
   process.stdout.write(`${table}\n`);
   writeFileSync(path.join(runDir, 'result.json'), toJson(result));

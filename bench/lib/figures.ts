@@ -56,6 +56,8 @@ export interface BenchResult {
   restart_settled_s: number | null;
   restart_peak_rss_mib: number | null;
   machine: Machine;
+  /** 1-minute load average at the start and at the end of the run: other work on the machine skews every figure. */
+  load_average: [number, number] | null;
   /** Problems met during the run (a phase that timed out, a process that failed). */
   notes: string[];
 }
@@ -192,6 +194,7 @@ export function formatTable(r: BenchResult): string {
     ...rows.map(line),
     '',
     `- machine: ${m.cpu_model}, ${m.cores} cores, ${m.memory_gib} GiB, Node ${m.node}, ${m.os}`,
+    ...(r.load_average ? [`- load average (1 min) at start / end: ${r.load_average.join(' / ')}`] : []),
     ...r.notes.map((n) => `- note: ${n}`),
   ].join('\n');
 }
@@ -238,6 +241,7 @@ export function emptyResult(deployments: number, namespaces: number, pollInterva
     restart_settled_s: null,
     restart_peak_rss_mib: null,
     machine: describeMachine(),
+    load_average: null,
     notes: [],
   };
 }

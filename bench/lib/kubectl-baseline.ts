@@ -10,6 +10,7 @@ import path from 'node:path';
 import { stringify } from 'yaml';
 import { startKubeApi } from '../../src/sandbox/server.ts';
 import { type RenderedDeployment, refOf, waitForObjects } from './convergence.ts';
+import { errorLog } from './stack.ts';
 
 export interface KubectlBaselineOptions {
   kubectl: string;
@@ -49,7 +50,11 @@ export async function runKubectlBaseline(options: KubectlBaselineOptions): Promi
   const manifests = path.join(options.workDir, 'manifests');
   writeManifests(options.rendered, manifests);
   const kubeconfig = path.join(options.workDir, 'kubectl.kubeconfig');
-  const api = await startKubeApi({ namespaces: options.namespaces, kubeconfigOut: kubeconfig });
+  const api = await startKubeApi({
+    namespaces: options.namespaces,
+    kubeconfigOut: kubeconfig,
+    logger: errorLog(path.join(options.workDir, 'kubectl-sandbox-errors.log')),
+  });
   const logFile = path.join(options.workDir, 'kubectl.log');
   const log = openSync(logFile, 'w');
   try {

@@ -5,8 +5,10 @@
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { destination } from 'pino';
 import type { Deployment, Revision } from '../../src/contract/index.ts';
 import { type ControlPlaneServer, startControlPlane } from '../../src/control-plane/server/index.ts';
+import { createLogger, type Logger } from '../../src/log.ts';
 import { defaultRenderSettings } from '../../src/render/index.ts';
 import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';
 import { type RenderedDeployment, renderAll } from './convergence.ts';
@@ -62,7 +64,11 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     defaultRenderSettings(listener.id),
   );
   const kubeconfigPath = path.join(options.workDir, 'agent.kubeconfig');
-  const kubeApi = await startKubeApi({ namespaces: options.namespaces, kubeconfigOut: kubeconfigPath });
+  const kubeApi = await startKubeApi({
+    namespaces: options.namespaces,
+    kubeconfigOut: kubeconfigPath,
+    logger: errorLog(path.join(options.workDir, 'sandbox-errors.log')),
+  });
   writeFileSync(path.join(options.workDir, 'api-key'), options.apiKey, { mode: 0o600 });
   return {
     controlPlane,
@@ -78,4 +84,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       await controlPlane.close();
     },
   };
+}
+
+/** A logger of errors only (the sandbox's internal errors), to a file of the run directory. */
+export function errorLog(file: string): Logger {
+  return createLogger({ level: 'error', destination: destination({ dest: file, sync: false }) });
 }
