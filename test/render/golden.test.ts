@@ -40,6 +40,29 @@ describe('golden renders', () => {
     });
   }
 
+  it('the YAML stream has no anchors or aliases (regression: a shared selector became &a1/*a1)', () => {
+    for (const input of Object.values(GOLDEN_CASES)) {
+      expect(toYamlStream(renderDeployment(input()).objects)).not.toMatch(/[&*]a\d+\b/);
+    }
+  });
+
+  it('no two returned objects share a node: changing one leaves the others and the next render alone', () => {
+    const input = GOLDEN_CASES['full-spec']!;
+    const first = renderDeployment(input());
+    const before = toYamlStream(first.objects);
+    for (const o of first.objects) {
+      o.metadata.labels.team = 'changed';
+      const spec = o.spec as {
+        template?: { spec: { securityContext: { seccompProfile: { type: string } } } };
+      };
+      if (spec?.template) spec.template.spec.securityContext.seccompProfile.type = 'Unconfined';
+    }
+    expect(toYamlStream(renderDeployment(input()).objects)).toBe(before);
+    const second = renderDeployment(input());
+    second.objects[0]!.metadata.labels.x = 'y';
+    expect(second.objects.filter((o) => o.metadata.labels.x === 'y')).toHaveLength(1);
+  });
+
   it('the canary does reach the b-env Secret (so the leak check can fail)', () => {
     const { objects, baseName } = renderDeployment(GOLDEN_CASES['full-spec']!());
     const env = objects.find((o) => o.kind === 'Secret' && o.metadata.name === `${baseName}-env`);
