@@ -82,15 +82,18 @@ async function pass(
       if (res.statusCode >= 300) failures++;
     }
   };
+  const cpuBefore = await serverCpu(child);
   const start = performance.now();
   await Promise.all(Array.from({ length: connections }, worker));
   const seconds = (performance.now() - start) / 1000;
+  const cpuSeconds = ((await serverCpu(child)) - cpuBefore) / 1e6;
   const rate = Math.round(objects / seconds);
+  const perCpu = Math.round(objects / cpuSeconds);
   process.stdout.write(
-    `${label.padEnd(16)} ${objects} applies in ${seconds.toFixed(2)} s = ${rate} applies/s${failures ? ` (${failures} failed)` : ''}\n`,
+    `${label.padEnd(16)} ${objects} applies: ${seconds.toFixed(2)} s wall = ${rate}/s; server CPU ${cpuSeconds.toFixed(2)} s = ${perCpu} per CPU-second${failures ? ` (${failures} failed)` : ''}\n`,
   );
   if (failures > 0) throw new Error(`${failures} applies failed`);
-  return rate;
+  return perCpu;
 }
 
 async function main(): Promise<void> {
@@ -119,7 +122,7 @@ async function main(): Promise<void> {
       await pass('changing apply', child, ready, agent, objects, connections, 'v2'),
     ];
     process.stdout.write(
-      `sandbox-apply: ${Math.min(...rates)} applies/s (min over passes; server on one core, ${connections} connections)\n`,
+      `sandbox-apply: ${Math.min(...rates)} applies per server CPU-second (slowest pass; one server process = one core; ${connections} connections; load average ${loadavg()[0]?.toFixed(1)})\n`,
     );
   } finally {
     await agent.close();

@@ -158,7 +158,8 @@ export class Store {
 
   private emit(t: Table, event: StoreEvent): StoreEvent {
     t.history.push(event);
-    if (t.history.length > this.historyPerType) {
+    // Trim in batches (a quarter of the window at a time) so a write does not shift the array every time.
+    if (t.history.length > this.historyPerType + Math.ceil(this.historyPerType / 4)) {
       const dropped = t.history.splice(0, t.history.length - this.historyPerType);
       t.compactedRv = (dropped[dropped.length - 1] as StoreEvent).rv;
     }
