@@ -87,8 +87,18 @@ export function parsePage<S extends z.ZodType>(
       });
       return;
     }
-    page.items.push(parsed.data);
     const reasons = flag(parsed.data);
+    if (reasons.length > 0 && !id) {
+      // An unsupported record must be reported by id; without a readable one, refuse it rather
+      // than keep it unflagged (a consumer would then treat it as supported).
+      page.rejected.push({
+        index,
+        code: 'MOORING_E_RECORD_INVALID',
+        reason: `no readable id, and ${reasons.join('; ')}`,
+      });
+      return;
+    }
+    page.items.push(parsed.data);
     if (reasons.length > 0 && id) {
       page.unsupported.push({ index, id, code: 'MOORING_E_RECORD_UNSUPPORTED', reason: reasons.join('; ') });
     }

@@ -144,6 +144,29 @@ describe('tolerant page parsing', () => {
     ]);
   });
 
+  it('refuses an unsupported record without a readable id instead of keeping it unflagged', () => {
+    const page = parsePage(
+      {
+        resources: [
+          { ...deployment, id: '', source: 'github' },
+          { ...deployment, id: '' },
+        ],
+        offset: 2,
+      },
+      tolerant.Deployment,
+      deploymentUnsupported,
+    );
+    expect(page.items).toHaveLength(1);
+    expect(page.unsupported).toEqual([]);
+    expect(page.rejected).toEqual([
+      {
+        index: 0,
+        code: 'MOORING_E_RECORD_INVALID',
+        reason: 'no readable id, and source "github" is not supported',
+      },
+    ]);
+  });
+
   it('never puts a field value in a rejection reason (values may be secrets)', () => {
     const secret = 'very-secret-value-123';
     const page = parsePage(
