@@ -1,0 +1,120 @@
+/**
+ * Acceptance: two agent processes with leader election. Only the leader writes (the standby's own
+ * request metrics show reads only, and the Lease names the leader); when the leader is killed with
+ * SIGKILL the standby takes over within 20 s and carries on reconciling; a SIGTERMed leader
+ * releases the Lease.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type AgentProcess,
+  deploymentBody,
+  NAMESPACE,
+  spawnAgent,
+  type Stack,
+  startStack,
+  waitFor,
+} from './harness.ts';
+
+const WRITE_VERBS =
+  /mooring_kube_requests_total\{verb="(create|update|patch|apply|delete)",result="[^"]+"\} ([0-9.]+)/g;
+
+function writesIn(metrics: string): number {
+  let total = 0;
+  for (const m of metrics.matchAll(WRITE_VERBS)) total += Number(m[2]);
+  return total;
+}
+
+async function isLeader(agent: AgentProcess): Promise<boolean> {
+  return (await agent.json<{ leader: boolean }>('/status')).leader;
+}
+
+describe('leader election between two agent processes', () => {
+  let stack: Stack;
+  const agents: Record<string, AgentProcess> = {};
+  let id = '';
+
+  const holder = async () =>
+    (
+      await stack.kubectl([
+        'get',
+        'lease',
+        'mooring-leader',
+        '-n',
+        NAMESPACE,
+        '-o',
+        'jsonpath={.spec.holderIdentity}',
+      ])
+    ).trim();
+
+  beforeAll(async () => {
+    stack = await startStack();
+    id = (await stack.client.createDeployment(deploymentBody('ha', 'registry.example/ha:1'))).id;
+    for (const name of ['agent-a', 'agent-b']) {
+      agents[name] = spawnAgent(stack.agentEnv({ MOORING_LEADER_ELECTION: 'true', MOORING_POD_NAME: name }));
+    }
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all(Object.values(agents).map((a) => a.stop()));
+    await stack?.close();
+  });
+
+  let leader = '';
+  let standby = '';
+
+  it('elects one leader; only it writes', async () => {
+    await waitFor('a leader', async () => (await holder()) !== '' || undefined, 30_000);
+    leader = await holder();
+    standby = leader === 'agent-a' ? 'agent-b' : 'agent-a';
+    await waitFor(
+      'objects created',
+      async () =>
+        (await stack.kubectl(['get', 'deploy', 'ha', '-n', NAMESPACE, '-o', 'name'])).includes('ha'),
+      30_000,
+    );
+    // Give the standby several retry periods in which it could (wrongly) write.
+    await new Promise((r) => setTimeout(r, 4000));
+    expect(await isLeader(agents[leader]!)).toBe(true);
+    expect(await isLeader(agents[standby]!)).toBe(false);
+    const leaderMetrics = await agents[leader]!.text('/metrics');
+    const standbyMetrics = await agents[standby]!.text('/metrics');
+    expect(writesIn(leaderMetrics)).toBeGreaterThan(0);
+    expect(writesIn(standbyMetrics)).toBe(0);
+    expect(standbyMetrics).toMatch(/mooring_kube_requests_total\{verb="get",result="200"\} [1-9]/);
+    expect(standbyMetrics).toContain('mooring_leader 0');
+    expect(leaderMetrics).toContain('mooring_leader 1');
+  });
+
+  it('SIGKILL the leader: the standby takes over within 20 s and reconciles', async () => {
+    agents[leader]!.child.kill('SIGKILL');
+    const killedAt = Date.now();
+    await agents[leader]!.exited;
+    await waitFor('standby leads', () => isLeader(agents[standby]!), 20_000, 200);
+    const takeoverMs = Date.now() - killedAt;
+    process.stdout.write(`leader election: standby took over ${takeoverMs} ms after SIGKILL\n`);
+    expect(await holder()).toBe(standby);
+    await stack.client.patchDeployment(id, {
+      source_revision_config: { image_uri: 'registry.example/ha:2' },
+    });
+    await waitFor(
+      'new image from the new leader',
+      async () =>
+        (await stack.kubectl([
+          'get',
+          'deploy',
+          'ha',
+          '-n',
+          NAMESPACE,
+          '-o',
+          'jsonpath={.spec.template.spec.containers[0].image}',
+        ])) === 'registry.example/ha:2',
+      20_000,
+    );
+  });
+
+  it('SIGTERM the leader: exit 0 and the Lease is released', async () => {
+    agents[standby]!.child.kill('SIGTERM');
+    expect((await agents[standby]!.exited).code).toBe(0);
+    expect(await holder()).toBe('');
+  });
+});
