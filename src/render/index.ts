@@ -4,7 +4,7 @@ import { checkSecretReferences } from './app.ts';
 import { POSTGRES_URI_CUSTOM, REDIS_URI_CUSTOM } from './defaults.ts';
 import { checkSecrets, renderEnvSecret } from './env-secret.ts';
 import { RenderError } from './errors.ts';
-import { checkLabelValue, checkUserLabels, isDnsLabel } from './labels.ts';
+import { checkLabelValue, checkUserLabels, isDnsLabel, isDnsSubdomain } from './labels.ts';
 import { baseNameOf, objectNames } from './names.ts';
 import { renderNetworkPolicy } from './network-policy.ts';
 import { podParts } from './pod.ts';
@@ -82,6 +82,13 @@ function renderUnchecked({ deployment, revision, settings }: RenderInput): Rende
       'MOORING_E_RENDER_INVALID',
       NAMESPACE_FIELD,
       `${NAMESPACE_FIELD} "${namespace}" is not a DNS-1123 label`,
+    );
+  }
+  if (!isDnsSubdomain(settings.clusterDomain)) {
+    throw new RenderError(
+      'MOORING_E_RENDER_INVALID',
+      'settings.clusterDomain',
+      `settings.clusterDomain "${settings.clusterDomain}" is not a DNS name`,
     );
   }
   const image = revision?.source_revision_config?.image_uri || deployment.source_revision_config?.image_uri;

@@ -57,6 +57,21 @@ export function objectLabels(ctx: LabelContext, component: ObjectComponent): Rec
   return labels;
 }
 
+/**
+ * Labels without the user's: for fields Kubernetes never lets change (a StatefulSet's
+ * volumeClaimTemplates), so that editing `labels` cannot make the StatefulSet unappliable.
+ */
+export function stableLabels(ctx: LabelContext, component: ObjectComponent): Record<string, string> {
+  return sortKeys({
+    [LABELS.managedBy]: MANAGED_BY,
+    [LABELS.listenerId]: ctx.listenerId,
+    [LABELS.deploymentId]: ctx.deploymentId,
+    [LABELS.component]: component,
+    [LABELS.name]: ctx.baseName,
+    [LABELS.instance]: ctx.deploymentId,
+  });
+}
+
 /** A copy with keys in code-point order: output never depends on input key order. */
 export function sortKeys<T>(o: Record<string, T>): Record<string, T> {
   const out: Record<string, T> = {};

@@ -1,6 +1,6 @@
 import { DEFAULT_RESOURCES, LIMITS, POSTGRES_DEFAULTS } from './defaults.ts';
 import { invalidSpec } from './errors.ts';
-import { ANNOTATIONS, objectLabels, selectorLabels } from './labels.ts';
+import { ANNOTATIONS, objectLabels, selectorLabels, stableLabels } from './labels.ts';
 import { datastorePodSpec, podAnnotations } from './pod.ts';
 import { storageQuantity } from './quantities.ts';
 import { readNumber, resolveResources, resourceFields } from './resources.ts';
@@ -94,7 +94,8 @@ export function renderPostgres(ctx: RenderContext): KubeObject[] {
         spec: datastorePodSpec(ctx.pod, container),
       },
       volumeClaimTemplates: [
-        { metadata: { labels: objectLabels(ctx.labels, 'postgres'), name: 'data' }, spec: claimSpec },
+        // Immutable once created: only labels that never change (not the user's).
+        { metadata: { labels: stableLabels(ctx.labels, 'postgres'), name: 'data' }, spec: claimSpec },
       ],
     },
   };

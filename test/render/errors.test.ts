@@ -347,6 +347,24 @@ describe('defaults and scaling', () => {
     }
   });
 
+  it('the Postgres claim template carries no user labels (it is immutable once created)', () => {
+    const { objects } = renderSpec({ labels: { team: 'x' } });
+    const pg = byName(objects, 'StatefulSet', 'shop-api-postgres') as unknown as {
+      metadata: { labels: Record<string, string> };
+      spec: { volumeClaimTemplates: { metadata: { labels: Record<string, string> } }[] };
+    };
+    expect(pg.metadata.labels.team).toBe('x');
+    expect(pg.spec.volumeClaimTemplates[0]!.metadata.labels.team).toBeUndefined();
+    expect(pg.spec.volumeClaimTemplates[0]!.metadata.labels['mooring.dev/deployment-id']).toBeDefined();
+  });
+
+  it('a cluster domain that is not a DNS name is refused', () => {
+    const err = errorOf(() =>
+      renderDeployment({ deployment: deployment({}), settings: settings({ clusterDomain: 'not a domain' }) }),
+    );
+    expect(err.field).toBe('settings.clusterDomain');
+  });
+
   it('objects come in apply order', () => {
     const { objects } = renderSpec({ min_scale: 2, max_scale: 3 });
     expect(objects.map((o) => o.kind)).toEqual([

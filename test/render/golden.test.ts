@@ -63,6 +63,13 @@ describe('golden renders', () => {
     expect(second.objects.filter((o) => o.metadata.labels.x === 'y')).toHaveLength(1);
   });
 
+  it('schema validation can fail: a malformed Deployment is refused', () => {
+    const { objects } = renderDeployment(GOLDEN_CASES['minimal-external-docker']!());
+    const deployment = structuredClone(objects.find((o) => o.kind === 'Deployment')!);
+    (deployment.spec as { replicas: unknown }).replicas = 'three';
+    expect(() => validateObject(deployment)).toThrow(/Deployment\/apps\//);
+  });
+
   it('the canary does reach the b-env Secret (so the leak check can fail)', () => {
     const { objects, baseName } = renderDeployment(GOLDEN_CASES['full-spec']!());
     const env = objects.find((o) => o.kind === 'Secret' && o.metadata.name === `${baseName}-env`);
