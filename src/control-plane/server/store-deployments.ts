@@ -8,11 +8,11 @@ import type {
   Revision,
   RevisionListQuery,
   RevisionStatus,
-  Secret,
   SourceConfig,
   SourceRevisionConfig,
 } from '../../contract/index.ts';
-import { conflict, HttpError, notFound, type ValidationItem } from './errors.ts';
+import { conflict, notFound } from './errors.ts';
+import { checkReferences } from './references.ts';
 import { applyPatch, imageVersion, initialRevisionStatus } from './revisions.ts';
 import { type Database, type Page, placeholders } from './store.ts';
 
@@ -37,7 +37,7 @@ export class DeploymentStore {
   create(input: DeploymentCreate, extras: CreateExtras): Deployment {
     return this.#db.transaction(() => {
       const sourceConfig: SourceConfig = input.source_config ?? {};
-      this.#checkReferences(input.source, sourceConfig, input.secrets, input.secret_references);
+      checkReferences(this.#db, input.source, sourceConfig, input.secrets, input.secret_references);
       const taken = this.#db.sqlite
         .prepare("SELECT 1 FROM deployments WHERE tenant_id = ? AND name = ? AND status != 'AWAITING_DELETE'")
         .get(extras.tenantId, input.name);
@@ -102,7 +102,7 @@ export class DeploymentStore {
         ? this.getRevision(id, current.latest_revision_id)
         : undefined;
       const outcome = applyPatch(current, latest, patch);
-      this.#checkReferences(current.source, outcome.sourceConfig, patch.secrets, patch.secret_references);
+      checkReferences(this.#db, current.source, outcome.sourceConfig, patch.secrets, patch.secret_references);
       const now = this.#db.timestamp();
       const next: Deployment = {
         ...current,
@@ -256,42 +256,5 @@ export class DeploymentStore {
         JSON.stringify(d),
         d.id,
       );
-  }
-
-  /** Rules the schema cannot express: they need stored state or look across members. */
-  #checkReferences(
-    source: Deployment['source'],
-    sourceConfig: SourceConfig,
-    secrets: readonly Secret[] | null | undefined,
-    secretReferences: Deployment['secret_references'] | undefined,
-  ): void {
-    const items: ValidationItem[] = [];
-    const listenerId = sourceConfig.listener_id;
-    if (listenerId && !this.#db.sqlite.prepare('SELECT 1 FROM listeners WHERE id = ?').get(listenerId)) {
-      items.push({
-        loc: ['body', 'source_config', 'listener_id'],
-        msg: 'listener not found',
-        type: 'value_error',
-      });
-    }
-    const seen = new Set<string>();
-    (secrets ?? []).forEach((s, i) => {
-      if (seen.has(s.name)) {
-        items.push({
-          loc: ['body', 'secrets', i, 'name'],
-          msg: 'duplicate secret name',
-          type: 'value_error',
-        });
-      }
-      seen.add(s.name);
-    });
-    if (secretReferences && secretReferences.length > 0 && source !== 'external_docker') {
-      items.push({
-        loc: ['body', 'secret_references'],
-        msg: 'secret_references apply only to source external_docker',
-        type: 'value_error',
-      });
-    }
-    if (items.length > 0) throw new HttpError(422, items);
   }
 }
