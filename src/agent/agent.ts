@@ -165,17 +165,29 @@ export class Agent {
     return snapshot;
   }
 
+  /**
+   * Live unless the poll loop is stuck: far past its own schedule, or inside one cycle for far
+   * longer than any healthy cycle takes (an await that never returns). A standby is live.
+   */
   health(): Check {
     const { clock, config } = this.#d;
-    const due = this.#term?.poller.nextDueAtMs;
-    // A loop far past its own schedule is stuck (an await that never returns).
-    const stallMs = Math.max(60_000, 3 * config.pollIntervalMs);
-    const stalled = due !== undefined && clock.now() - due > stallMs;
+    const now = clock.now();
+    const poller = this.#term?.poller;
+    const due = poller?.nextDueAtMs;
+    const busySince = poller?.cycleStartedAtMs;
+    const overdueMs = due === undefined ? 0 : now - due;
+    const busyMs = busySince === undefined ? 0 : now - busySince;
+    let detail: string | undefined;
+    if (overdueMs > Math.max(60_000, 3 * config.pollIntervalMs)) {
+      detail = `poll loop overdue by ${Math.round(overdueMs / 1000)} s`;
+    } else if (busyMs > Math.max(300_000, 5 * config.pollIntervalMs)) {
+      detail = `one poll cycle has been running for ${Math.round(busyMs / 1000)} s`;
+    }
     return {
-      ok: !stalled,
+      ok: detail === undefined,
       checks: {
-        pollLoop: stalled
-          ? { ok: false, detail: `poll loop overdue by ${Math.round((clock.now() - due) / 1000)} s` }
+        pollLoop: detail
+          ? { ok: false, detail }
           : { ok: true, detail: this.#term ? 'running' : 'standby (not the leader)' },
       },
     };

@@ -66,6 +66,7 @@ export class Poller {
   #failures = 0;
   #lastSuccessAtMs: number | undefined;
   #nextDueAtMs: number | undefined;
+  #cycleStartedAtMs: number | undefined;
 
   constructor(options: PollerOptions) {
     this.#o = { clock: systemClock, random: Math.random, ...options };
@@ -81,6 +82,11 @@ export class Poller {
     return this.#nextDueAtMs;
   }
 
+  /** When the current cycle started, while one is running (liveness: a cycle may hang). */
+  get cycleStartedAtMs(): number | undefined {
+    return this.#cycleStartedAtMs;
+  }
+
   get consecutiveFailures(): number {
     return this.#failures;
   }
@@ -91,6 +97,7 @@ export class Poller {
     while (!signal.aborted) {
       let delayMs: number;
       this.#nextDueAtMs = undefined;
+      this.#cycleStartedAtMs = clock.now();
       try {
         const snapshot = await this.pollOnce();
         if (signal.aborted) break;
@@ -104,6 +111,7 @@ export class Poller {
           'poll failed; nothing acted on',
         );
       }
+      this.#cycleStartedAtMs = undefined;
       this.#nextDueAtMs = clock.now() + delayMs;
       try {
         await sleep(clock, delayMs, signal);

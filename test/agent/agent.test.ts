@@ -1,0 +1,208 @@
+import { describe, expect, it } from 'vitest';
+import { Agent, type AgentDeps } from '../../src/agent/agent.ts';
+import type { PollClient } from '../../src/agent/poller.ts';
+import type { ListenerClient } from '../../src/agent/registration.ts';
+import { parseAgentConfig } from '../../src/config.ts';
+import type { DeploymentRecord, ListenerRecord } from '../../src/contract/index.ts';
+import { MooringError, TerminalError } from '../../src/errors.ts';
+import { silentLogger } from '../../src/log.ts';
+import { createMetrics } from '../../src/ops/metrics.ts';
+import type { ReconcileResult } from '../../src/reconcile/result.ts';
+import { FakeClock, flush } from './fake-clock.ts';
+
+const LISTENER = '11111111-1111-4111-8111-111111111111';
+const T = '2026-01-01T00:00:00Z';
+
+function config(extra: string[] = []) {
+  const r = parseAgentConfig({
+    argv: ['--poll-interval', '10', '--shutdown-grace-period', '5', ...extra],
+    env: {
+      MOORING_CONTROL_PLANE_URL: 'http://cp',
+      MOORING_API_KEY: 'k',
+      MOORING_LISTENER_ID: LISTENER,
+      MOORING_NAMESPACES: 'apps',
+    },
+    hostname: () => 'h',
+  });
+  if (!r.ok || r.help) throw new Error('bad test config');
+  return r.config;
+}
+
+function dep(id: string, name: string, extra: Partial<DeploymentRecord> = {}): DeploymentRecord {
+  return {
+    id,
+    name,
+    source: 'external_docker',
+    source_config: { listener_id: LISTENER, listener_config: { k8s_namespace: 'apps' } },
+    source_revision_config: { image_uri: 'img:1' },
+    secrets: [],
+    tenant_id: LISTENER,
+    created_at: T,
+    updated_at: T,
+    status: 'READY',
+    latest_revision_id: null,
+    active_revision_id: null,
+    ...extra,
+  } as DeploymentRecord;
+}
+
+const READY: ReconcileResult = {
+  changeSet: {
+    entries: [
+      { id: 'Deployment/apps/a', apiVersion: 'apps/v1', kind: 'Deployment', name: 'a', action: 'created' },
+    ],
+    dryRun: false,
+  },
+  health: { state: 'Ready', reason: 'all ready', objects: [] } as unknown as ReconcileResult['health'],
+};
+
+function setup(deployments: DeploymentRecord[]) {
+  const clock = new FakeClock();
+  const state = { deployments, listFails: false };
+  const calls: string[] = [];
+  const pending: { id: string; resolve: (r: ReconcileResult) => void; reject: (e: unknown) => void }[] = [];
+  const controlPlane: PollClient & ListenerClient = {
+    listAllDeployments: async () => {
+      if (state.listFails) throw new MooringError('MOORING_E_CP_UNREACHABLE');
+      return { items: state.deployments, rejected: [], unsupported: [] };
+    },
+    getRevision: async () => {
+      throw new Error('no revisions in this test');
+    },
+    listListeners: async () => ({
+      items: [
+        {
+          id: LISTENER,
+          compute_type: 'k8s',
+          compute_id: 'c',
+          created_at: T,
+          updated_at: T,
+        } as ListenerRecord,
+      ],
+      rejected: [],
+      unsupported: [],
+    }),
+    patchListener: async () => {
+      calls.push('patch listener');
+      return {} as ListenerRecord;
+    },
+  };
+  const orphanPasses: number[] = [];
+  const deps: AgentDeps = {
+    config: config(),
+    version: '1.0.0',
+    logger: silentLogger(),
+    metrics: createMetrics({ version: '1.0.0' }),
+    controlPlane,
+    readNamespace: async () => {},
+    reconcile: (input) =>
+      new Promise((resolve, reject) => {
+        calls.push(`reconcile ${input.deployment.name}`);
+        pending.push({ id: input.deployment.id, resolve, reject });
+      }),
+    collectOrphans: async (snapshot) => {
+      orphanPasses.push(snapshot.deployments.length);
+      return {};
+    },
+    clock,
+    random: () => 0.5,
+  };
+  const agent = new Agent(deps);
+  return { agent, clock, state, calls, pending, orphanPasses };
+}
+
+describe('Agent', () => {
+  it('registers, reconciles each deployment, records status and feeds the orphan pass', async () => {
+    const { agent, calls, pending, orphanPasses } = setup([dep('d1', 'alpha'), dep('d2', 'beta')]);
+    const controller = new AbortController();
+    const running = agent.run(controller.signal);
+    await flush();
+    expect(agent.ready().ok).toBe(true);
+    expect(calls).toEqual(['patch listener', 'reconcile alpha', 'reconcile beta']);
+    expect(orphanPasses).toEqual([2]);
+    pending[0]!.resolve(READY);
+    pending[1]!.reject(new TerminalError('MOORING_E_RENDER_POLICY', 'hostPath refused'));
+    await flush();
+    const states = agent.statusDocument().deployments.map((d) => [d.name, d.state, d.reason]);
+    expect(states).toEqual([
+      ['alpha', 'Ready', null],
+      ['beta', 'Refused', 'MOORING_E_RENDER_POLICY: hostPath refused'],
+    ]);
+    controller.abort();
+    await running;
+  });
+
+  it('resyncs every poll, parks terminal errors, and drops deployments that left the listing', async () => {
+    const { agent, clock, state, calls, pending } = setup([dep('d1', 'alpha'), dep('d2', 'beta')]);
+    const controller = new AbortController();
+    const running = agent.run(controller.signal);
+    await flush();
+    pending[0]!.resolve(READY);
+    pending[1]!.reject(new TerminalError('MOORING_E_RENDER_POLICY', 'refused'));
+    await flush();
+    calls.length = 0;
+    await clock.advance(10_000);
+    // alpha is resynced (drift repair); beta stays parked: its desired state did not change.
+    expect(calls).toEqual(['reconcile alpha']);
+    pending[2]!.resolve(READY);
+    state.deployments = [dep('d2', 'beta', { status: 'UNUSED' })];
+    await clock.advance(10_000);
+    expect(calls).toEqual(['reconcile alpha', 'reconcile beta']);
+    expect(agent.statusDocument().deployments.map((d) => d.name)).toEqual(['beta']);
+    pending[3]!.resolve(READY);
+    controller.abort();
+    await running;
+  });
+
+  it('a failed listing acts on nothing and leaves the status as it was', async () => {
+    const { agent, clock, state, calls, pending, orphanPasses } = setup([dep('d1', 'alpha')]);
+    const controller = new AbortController();
+    const running = agent.run(controller.signal);
+    await flush();
+    pending[0]!.resolve(READY);
+    await flush();
+    state.listFails = true;
+    state.deployments = [];
+    calls.length = 0;
+    await clock.advance(60_000);
+    expect(calls.filter((c) => c.startsWith('reconcile'))).toEqual([]);
+    expect(orphanPasses).toEqual([1]);
+    expect(agent.statusDocument().deployments.map((d) => [d.name, d.state])).toEqual([['alpha', 'Ready']]);
+    expect(agent.health().ok).toBe(true);
+    controller.abort();
+    await running;
+  });
+
+  it('shutdown waits for an in-flight reconcile within the grace period', async () => {
+    const { agent, clock, pending } = setup([dep('d1', 'alpha')]);
+    const controller = new AbortController();
+    let done = false;
+    const running = agent.run(controller.signal).then(() => {
+      done = true;
+    });
+    await flush();
+    controller.abort();
+    await clock.advance(2000);
+    expect(done).toBe(false);
+    pending[0]!.resolve(READY);
+    await flush();
+    expect(done).toBe(true);
+    await running;
+  });
+
+  it('shutdown gives up on a reconcile that outlives the grace period', async () => {
+    const { agent, clock } = setup([dep('d1', 'alpha')]);
+    const controller = new AbortController();
+    let done = false;
+    const running = agent.run(controller.signal).then(() => {
+      done = true;
+    });
+    await flush();
+    controller.abort();
+    await clock.advance(4999);
+    expect(done).toBe(false);
+    await clock.advance(1);
+    expect(done).toBe(true);
+    await running;
+  });
+});
