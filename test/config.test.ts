@@ -164,3 +164,16 @@ describe('configHelp', () => {
     expect(text).toContain('default: 15 (seconds)');
   });
 });
+
+describe('docs/operator-guide.md', () => {
+  it('documents every setting, its variable and its default', async () => {
+    const { readFileSync } = await import('node:fs');
+    const guide = readFileSync(new URL('../docs/operator-guide.md', import.meta.url), 'utf8');
+    for (const s of SETTINGS) {
+      const row = guide.split('\n').find((l) => l.startsWith(`| \`--${s.flag}\` |`));
+      expect(row, `row for --${s.flag}`).toBeDefined();
+      expect(row).toContain(`\`${s.env}\``);
+      if (s.value !== undefined) expect(row).toContain(`| ${s.value} |`);
+    }
+  });
+});
