@@ -29,6 +29,13 @@ export interface ApplyContext {
   dryRun: boolean;
   logger: Logger;
   random: RandomBytes;
+  /**
+   * Objects whose last apply changed nothing although the comparison saw a difference (a mutating
+   * admission webhook, a normalization the comparison does not know): id → `hash@resourceVersion`.
+   * While both stay the same, the object counts as converged, so such a difference costs one
+   * write, not one per cycle.
+   */
+  settled?: Map<string, string>;
 }
 
 export interface ApplyOptions {
@@ -199,7 +206,7 @@ export async function applyOne(
   const entry = entryFor(desired, 'unchanged');
   if (live && liveHash(live) === liveHash(desired)) {
     const drift = findDrift(desired, live);
-    if (!drift) {
+    if (!drift || ctx.settled?.get(id) === `${liveHash(live)}@${live.metadata.resourceVersion}`) {
       opts.observed?.set(id, live);
       return entry;
     }
@@ -245,6 +252,11 @@ export async function applyOne(
   else
     entry.action =
       after.metadata.resourceVersion === live.metadata.resourceVersion ? 'unchanged' : 'configured';
+  if (!ctx.dryRun) {
+    if (live && entry.action === 'unchanged')
+      ctx.settled?.set(id, `${liveHash(desired)}@${after.metadata.resourceVersion}`);
+    else ctx.settled?.delete(id);
+  }
   const taken = takenFields(live, after, ctx.fieldManager);
   if (taken.length > 0) {
     entry.conflicts = taken;

@@ -14,6 +14,11 @@ import type { ObjectClient } from './object-client.ts';
 import { objectId } from './object-id.ts';
 import type { KubeObject } from './types.ts';
 
+/** The note on an entry whose object is marked for deletion but still held by finalizers. */
+export const TERMINATING = 'terminating: finalizers pending';
+/** The note on an entry whose object was already marked for deletion before this call (no request made). */
+export const ALREADY_TERMINATING = 'already terminating';
+
 export interface DeleteContext {
   client: ObjectClient;
   fieldManager: string;
@@ -88,10 +93,19 @@ export async function deleteAll(
       entry.note = refusal;
       continue;
     }
+    if (obj.metadata.deletionTimestamp) {
+      // Already being deleted: asking again would be a write that changes nothing.
+      entry.action = 'deleted';
+      entry.note = ALREADY_TERMINATING;
+      continue;
+    }
     try {
       const outcome = await ctx.client.delete(obj, { dryRun: ctx.dryRun, propagationPolicy: 'Background' });
       entry.action = 'deleted';
       if (outcome === 'absent') entry.note = 'already gone';
+      // The client reads the answer as a Status, so whether the object lingers is judged from
+      // what was listed: finalizers hold it until their controllers release it.
+      else if ((obj.metadata.finalizers as string[] | undefined)?.length) entry.note = TERMINATING;
       ctx.logger.info({ id: entry.id, dryRun: ctx.dryRun }, `${entry.id}: deleted`);
     } catch (err) {
       entry.error = kubeError(err, entry.id, 'delete');

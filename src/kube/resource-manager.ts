@@ -35,6 +35,7 @@ export class ResourceManager {
   readonly #client: ObjectClient;
   readonly #logger: Logger;
   readonly #random: RandomBytes;
+  readonly #settled = new Map<string, string>();
 
   constructor(opts: ResourceManagerOptions) {
     this.fieldManager = opts.fieldManager ?? FIELD_MANAGER;
@@ -51,6 +52,7 @@ export class ResourceManager {
       dryRun: this.dryRun,
       logger: this.#logger,
       random: this.#random,
+      settled: this.#settled,
     };
   }
 

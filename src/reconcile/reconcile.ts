@@ -16,7 +16,7 @@ import {
   summarize,
 } from '../kube/change-set.ts';
 import type { ApplyOptions } from '../kube/apply.ts';
-import type { DeleteAllOptions } from '../kube/delete.ts';
+import { ALREADY_TERMINATING, type DeleteAllOptions, TERMINATING } from '../kube/delete.ts';
 import type { Inventory, ListOwnedOptions } from '../kube/list.ts';
 import { objectId } from '../kube/object-id.ts';
 import type { KubeObject } from '../kube/types.ts';
@@ -151,7 +151,7 @@ async function reconcileDelete(
   });
   const log = logger.child({ deploymentId: deployment.id, namespace });
   log.info({ changes: summarize(cs) }, `deployment ${deployment.id}: delete: ${summarize(cs)}`);
-  const deleted = cs.entries.filter((e) => e.action === 'deleted').length;
+  const deleted = cs.entries.filter((e) => e.action === 'deleted' && e.note !== ALREADY_TERMINATING).length;
   if (deleted > 0 && !settings.dryRun) {
     await deps.events?.record({
       target: eventTarget(namespace, undefined, new Map()),
@@ -163,7 +163,11 @@ async function reconcileDelete(
   if (changeSetErrors(cs).length > 0) throw failureOf(deployment.id, cs);
   // 3. What remains (kept volumes do not count: they are left on purpose).
   const remaining = cs.entries
-    .filter((e) => e.action !== 'deleted' && !(e.action === 'skipped' && e.note?.startsWith('volume kept')))
+    .filter(
+      (e) =>
+        (e.action !== 'deleted' || e.note === TERMINATING || e.note === ALREADY_TERMINATING) &&
+        !(e.action === 'skipped' && e.note?.startsWith('volume kept')),
+    )
     .map((e) => owned.byId.get(e.id))
     .filter((o): o is KubeObject => o !== undefined);
   return resultOf(cs, deletionHealth(remaining));
