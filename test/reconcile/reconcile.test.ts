@@ -108,15 +108,11 @@ describe('reconcileDeployment', () => {
       h.deps,
       input(record(uuid(3), { namespace: 'unused', status: 'UNUSED' })),
     );
-    for (const name of ['shop-api', 'shop-api-queue', 'shop-api-redis']) {
-      expect(
-        (api.getObject('apps/v1', 'Deployment', 'unused', name)?.spec as { replicas: number }).replicas,
-      ).toBe(0);
-    }
-    expect(
-      (api.getObject('apps/v1', 'StatefulSet', 'unused', 'shop-api-postgres')?.spec as { replicas: number })
-        .replicas,
-    ).toBe(0);
+    const replicas = (kind: string, name: string) =>
+      (api.getObject('apps/v1', kind, 'unused', name)?.spec as { replicas?: number } | undefined)?.replicas;
+    for (const name of ['shop-api', 'shop-api-queue', 'shop-api-redis'])
+      expect(replicas('Deployment', name)).toBe(0);
+    expect(replicas('StatefulSet', 'shop-api-postgres')).toBe(0);
     expect(api.getObject('v1', 'Secret', 'unused', 'shop-api-postgres-credentials')).toBeDefined();
     expect(res.changeSet.entries.some((e) => e.error)).toBe(false);
   });
