@@ -1,0 +1,40 @@
+/** What every chaos run (scaled or soak) must show, and the figures it prints. */
+import { expect } from 'vitest';
+import type { ChaosOutcome } from './chaos-run.ts';
+
+export function summary(o: ChaosOutcome) {
+  return {
+    seed: o.seed,
+    deployments: o.deployments,
+    objects: o.report.expected,
+    changes: o.changes,
+    kills: o.kills,
+    outages: o.outages.length,
+    unexpectedExits: o.unexpectedExits.length,
+    kubeRequests: o.kubeRequests,
+    faultStatuses: o.faultStatuses,
+    deletes: o.deletes.length,
+    deletesOfDesired: o.deletesOfDesired.length,
+    deletesDuringOutages: o.deletesDuringOutages.length,
+    convergeMs: o.convergeMs,
+  };
+}
+
+export function expectChaosSurvived(
+  o: ChaosOutcome,
+  want: { kills: number; outages: number; changes: number },
+): void {
+  // The chaos happened as scheduled.
+  expect(o.kills).toBe(want.kills);
+  expect(o.outages.filter((w) => w.endedAt !== '')).toHaveLength(want.outages);
+  expect(o.changes).toBe(want.changes);
+  for (const status of ['500', '429', '409']) expect(o.faultStatuses[status] ?? 0).toBeGreaterThan(0);
+  // The agent only died when killed.
+  expect(o.unexpectedExits).toEqual([]);
+  // The cluster is the desired state: every rendered object, nothing else, rendered fields equal.
+  expect(o.report.missing, o.reportText).toEqual([]);
+  expect(o.report.unexpected, o.reportText).toEqual([]);
+  expect(o.report.different, o.reportText).toEqual([]);
+  expect(o.report.live).toBe(o.report.expected);
+  expect(o.convergeMs).not.toBeNull();
+}

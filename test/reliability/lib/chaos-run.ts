@@ -1,0 +1,257 @@
+/**
+ * The chaos run: deployments in the control plane, an agent process reconciling them into the
+ * sandbox API while the API injects errors, latency, dropped connections and watch resets, the
+ * control plane goes down, the agent is SIGKILLed and restarted, and deployments change. Then the
+ * faults stop and the run waits for the cluster to equal the render of the final deployments.
+ * Timings and choices come from one seed, so a failing run can be repeated.
+ */
+import type { DeploymentRecord } from '../../../src/contract/index.ts';
+import type { FaultRule, RequestRecord } from '../../../src/sandbox/server.ts';
+import { changeOf, type ChangeKind, generateDeployments } from './deployments.ts';
+import {
+  type ClusterReport,
+  checkCluster,
+  converged,
+  describeReport,
+  finalDeployments,
+  OWNED_KINDS,
+  USER_AGENT,
+} from './cluster-check.ts';
+import { type AgentProcess, AgentLogs, seededRandom, sleep, spawnAgent, startStack } from './stack.ts';
+
+export interface ChaosOptions {
+  seed: number;
+  deployments: number;
+  namespaces: string[];
+  /** Length of the chaos phase (faults on), ms. */
+  chaosMs: number;
+  outages: number;
+  outageMs: number;
+  kills: number;
+  /** Share of the deployments changed during the chaos phase (0..1). */
+  changeFraction: number;
+  pollIntervalSeconds: number;
+  /** How long convergence may take once the faults stop. */
+  convergeTimeoutMs: number;
+  /** Progress lines (a soak run is long). */
+  log?: (line: string) => void;
+}
+
+/** The sandbox's faults during the chaos phase: about 10% of requests fail. */
+export const CHAOS_FAULTS: FaultRule[] = [
+  { status: 500, probability: 0.04 },
+  { status: 429, retryAfterSeconds: 1, probability: 0.03 },
+  { verb: 'apply', status: 409, probability: 0.04 },
+  { dropConnection: true, probability: 0.015 },
+  { latencyMs: 250, probability: 0.05 },
+  { verb: 'watch', watchResetAfterMs: 1500 },
+];
+
+export interface ChaosOutcome {
+  seed: number;
+  deployments: number;
+  changes: number;
+  kills: number;
+  /** Agent exits we did not cause (crashes): must be none. */
+  unexpectedExits: string[];
+  outages: { startedAt: string; endedAt: string }[];
+  /** Requests the sandbox answered with an injected (or real) error status during the chaos phase. */
+  faultStatuses: Record<string, number>;
+  kubeRequests: number;
+  /** Every DELETE the agent sent, over the whole run. */
+  deletes: RequestRecord[];
+  /** DELETEs of an object the final desired state contains (a live deployment's object). */
+  deletesOfDesired: RequestRecord[];
+  /** DELETEs sent while the control plane was down. */
+  deletesDuringOutages: RequestRecord[];
+  /** Time from the end of the faults to a converged cluster, ms (null: did not converge). */
+  convergeMs: number | null;
+  report: ClusterReport;
+  reportText: string;
+  logs: AgentLogs;
+}
+
+interface Event {
+  atMs: number;
+  kind: 'kill' | 'outage-start' | 'outage-end' | 'change';
+  index: number;
+}
+
+/** Spreads `n` times over [lo, hi) with at least `gapMs` between neighbours (seeded). */
+function spread(random: () => number, n: number, lo: number, hi: number, gapMs: number): number[] {
+  const slot = (hi - lo) / Math.max(1, n);
+  return Array.from({ length: n }, (_, i) =>
+    Math.round(lo + i * slot + random() * Math.max(0, slot - gapMs)),
+  );
+}
+
+export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
+  const log = o.log ?? (() => {});
+  const random = seededRandom(o.seed);
+  const stack = await startStack({
+    namespaces: o.namespaces,
+    rolloutDelayMs: 200,
+    agentEnv: { MOORING_POLL_INTERVAL: String(o.pollIntervalSeconds), MOORING_LOG_LEVEL: 'info' },
+  });
+  const logs = new AgentLogs();
+  const unexpectedExits: string[] = [];
+  const deletes = new Map<string, RequestRecord>();
+  const outages: { startedAt: string; endedAt: string }[] = [];
+  let agent: AgentProcess | undefined;
+  let killing = false;
+  const collectDeletes = () => {
+    for (const r of stack.kube.requests({ verb: 'delete' })) {
+      if (r.userAgent === USER_AGENT) continue;
+      deletes.set(`${r.time} ${r.path} ${r.status}`, r);
+    }
+  };
+  const start = () => {
+    const a = spawnAgent(stack.agentEnv(), logs);
+    void a.exited.then(({ code, signal }) => {
+      if (killing || agent !== a) return;
+      unexpectedExits.push(`code ${code} signal ${signal}`);
+      log(`agent exited on its own (code ${code}, signal ${signal}); restarting`);
+      agent = start();
+    });
+    return a;
+  };
+  try {
+    // 1. The deployments, through the API (as a user would create them).
+    const bodies = generateDeployments({
+      count: o.deployments,
+      namespaces: o.namespaces,
+      listenerId: stack.listenerId,
+      random,
+      prefix: `chaos${o.seed}`,
+    });
+    const records: DeploymentRecord[] = [];
+    for (const b of bodies) records.push(await stack.client.createDeployment(b));
+    log(`${records.length} deployments created`);
+
+    // 2. The schedule: kills, outages, changes, all inside the chaos phase.
+    const events: Event[] = [];
+    spread(random, o.kills, 2000, o.chaosMs - 1000, 1500).forEach((atMs, index) => {
+      events.push({ atMs, kind: 'kill', index });
+    });
+    spread(random, o.outages, 1000, o.chaosMs - o.outageMs, o.outageMs).forEach((atMs, index) => {
+      events.push({ atMs, kind: 'outage-start', index });
+      events.push({ atMs: atMs + o.outageMs, kind: 'outage-end', index });
+    });
+    const changeCount = Math.round(o.deployments * o.changeFraction);
+    const order = records.map((_, i) => i).sort(() => random() - 0.5);
+    spread(random, changeCount, 500, o.chaosMs - 500, 0).forEach((atMs, index) => {
+      events.push({ atMs, kind: 'change', index: order[index] as number });
+    });
+    events.sort((a, b) => a.atMs - b.atMs);
+
+    // 3. Chaos.
+    stack.kube.clearRequests();
+    stack.kube.setFaults(CHAOS_FAULTS);
+    agent = start();
+    const began = Date.now();
+    let cpDown = false;
+    let changes = 0;
+    let kills = 0;
+    const deferred: number[] = [];
+    const change = async (i: number) => {
+      const kinds: ChangeKind[] = ['image', 'secrets', 'scale'];
+      const kind = kinds[changes % kinds.length] as ChangeKind;
+      const current = records[i] as DeploymentRecord;
+      records[i] = await stack.client.patchDeployment(current.id, changeOf(current, kind, changes));
+      changes += 1;
+    };
+    const timer = setInterval(collectDeletes, 1000);
+    try {
+      for (const e of events) {
+        const wait = began + e.atMs - Date.now();
+        if (wait > 0) await sleep(wait);
+        if (e.kind === 'kill') {
+          killing = true;
+          await agent.kill();
+          kills += 1;
+          log(`agent killed (${kills}/${o.kills}) at ${Date.now() - began} ms`);
+          await sleep(Math.floor(random() * 1000));
+          killing = false;
+          agent = start();
+        } else if (e.kind === 'outage-start') {
+          await stack.cp.stop();
+          cpDown = true;
+          outages.push({ startedAt: new Date().toISOString(), endedAt: '' });
+          log(`control plane down at ${Date.now() - began} ms`);
+        } else if (e.kind === 'outage-end') {
+          await stack.cp.start();
+          cpDown = false;
+          (outages[outages.length - 1] as { endedAt: string }).endedAt = new Date().toISOString();
+          log(`control plane up at ${Date.now() - began} ms`);
+          for (const i of deferred.splice(0)) await change(i);
+        } else if (cpDown) {
+          deferred.push(e.index);
+        } else {
+          await change(e.index);
+        }
+      }
+      const rest = began + o.chaosMs - Date.now();
+      if (rest > 0) await sleep(rest);
+    } finally {
+      clearInterval(timer);
+    }
+    collectDeletes();
+    const faultStatuses: Record<string, number> = {};
+    const chaosRequests = stack.kube.requests();
+    for (const r of chaosRequests) {
+      if (r.status >= 400) faultStatuses[r.status] = (faultStatuses[r.status] ?? 0) + 1;
+    }
+
+    // 4. Faults off; wait for the cluster to equal the final desired state.
+    stack.kube.clearFaults();
+    const calm = Date.now();
+    log(`chaos over: ${kills} kills, ${outages.length} outages, ${changes} changes; waiting for convergence`);
+    const settings = stack.renderSettings();
+    const desired = await finalDeployments(stack.client, stack.listenerId);
+    let report = await checkCluster(stack.kube, o.namespaces, settings, desired);
+    let convergeMs: number | null = null;
+    while (Date.now() - calm < o.convergeTimeoutMs) {
+      if (converged(report)) {
+        convergeMs = Date.now() - calm;
+        break;
+      }
+      await sleep(1000);
+      report = await checkCluster(stack.kube, o.namespaces, settings, desired);
+    }
+    if (convergeMs === null && converged(report)) convergeMs = Date.now() - calm;
+    log(
+      `convergence: ${convergeMs === null ? 'NOT reached' : `${convergeMs} ms`}; ${describeReport(report)}`,
+    );
+    collectDeletes();
+
+    const all = [...deletes.values()];
+    const kindOf = new Map<string, string>(OWNED_KINDS.map((k) => [k.plural, k.kind]));
+    const idOfRequest = (r: RequestRecord) =>
+      `${kindOf.get(r.resource) ?? r.resource}/${r.namespace ?? ''}/${r.name ?? ''}`;
+    const windows = outages.map((w) => [Date.parse(w.startedAt), Date.parse(w.endedAt)] as const);
+    return {
+      seed: o.seed,
+      deployments: o.deployments,
+      changes,
+      kills,
+      unexpectedExits,
+      outages,
+      faultStatuses,
+      kubeRequests: chaosRequests.length,
+      deletes: all,
+      deletesOfDesired: all.filter((r) => report.expectedIds.has(idOfRequest(r))),
+      deletesDuringOutages: all.filter((r) => {
+        const t = Date.parse(r.time);
+        return windows.some(([a, b]) => t >= a && t <= b);
+      }),
+      convergeMs,
+      report,
+      reportText: describeReport(report),
+      logs,
+    };
+  } finally {
+    killing = true;
+    await agent?.stop(3000);
+    await stack.close();
+  }
+}
