@@ -3,7 +3,7 @@
  * as k8s.io/apimachinery `managedfields/internal/conflict.go` words them.
  */
 import { managerId } from './managed-fields.ts';
-import type { Conflict } from './server-side-apply.ts';
+import type { Conflict } from './types.ts';
 
 /** `"name"`, plus ` with subresource "s"`, plus ` using <apiVersion>` for Update managers. */
 function printManager(c: Conflict): string {

@@ -5,15 +5,8 @@
  * capmanagers.go, stripmeta.go).
  */
 import { ApplyError } from './errors.ts';
-import {
-  type FieldSet,
-  difference,
-  fromFieldsV1,
-  goJson,
-  insertPath,
-  toFieldsV1,
-  union,
-} from './field-set.ts';
+import { type FieldSet, difference, goJson, insertPath, union } from './field-set.ts';
+import { fromFieldsV1, toFieldsV1 } from './fields-v1.ts';
 
 export interface ManagedFieldsEntry {
   manager: string;

@@ -8,7 +8,7 @@
  * `$setElementOrder/<field>`.
  */
 import { ApplyError } from './errors.ts';
-import type { KubeObject } from './server-side-apply.ts';
+import type { KubeObject } from './types.ts';
 import { type Atom, DEDUCED, type ListType, rootTypeOf } from './schema.ts';
 import { copyJson, deepEqual, isObj } from './typed.ts';
 

@@ -1,21 +1,22 @@
 /**
- * Schema-aware walks over plain JSON objects, after structured-merge-diff's `typed` package:
- * the field set a value owns, the merge of an applied configuration into a live object, the
- * comparison of two objects, and the removal of a set of fields. Containers are rebuilt where a
- * walk changes them and shared where it does not; inputs are never mutated.
+ * What the schema-aware walks over plain JSON objects share (after structured-merge-diff's
+ * `typed` package): which alternative of a schema node a value takes, schema violations as
+ * ApplyError with the field path, list item path elements, and plain JSON copy and equality.
+ * The walks themselves are to-field-set.ts, merge.ts, compare.ts and remove.ts; none mutates its
+ * inputs.
  */
 import { ApplyError } from './errors.ts';
-import { type FieldSet, insertPath, keyPE, type SetNode, valuePE } from './field-set.ts';
+import { keyPE, valuePE } from './field-set.ts';
 import { type Atom, DEDUCED, type ListType } from './schema.ts';
 
-type Obj = Record<string, unknown>;
-type Kind = 'scalar' | 'list' | 'map';
+export type Obj = Record<string, unknown>;
+export type Kind = 'scalar' | 'list' | 'map';
 
 export function isObj(v: unknown): v is Obj {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-function isEmptyish(v: unknown, kind: Kind): boolean {
+export function isEmptyish(v: unknown, kind: Kind): boolean {
   if (v === undefined || v === null) return true;
   if (kind === 'list') return Array.isArray(v) && v.length === 0;
   if (kind === 'map') {
@@ -27,7 +28,7 @@ function isEmptyish(v: unknown, kind: Kind): boolean {
 }
 
 /** Which alternative of the atom a value takes (deduceAtom); undefined when none fits. */
-function kindOf(atom: Atom, v: unknown): Kind | undefined {
+export function kindOf(atom: Atom, v: unknown): Kind | undefined {
   if (v === null || v === undefined) return atom.map ? 'map' : atom.scalar ? 'scalar' : 'list';
   if (Array.isArray(v)) return atom.list ? 'list' : undefined;
   if (typeof v === 'object') return atom.map ? 'map' : undefined;
@@ -58,7 +59,7 @@ export function pathText(path: readonly string[]): string {
   return path.map((pe) => (pe.startsWith('f:') ? `.${pe.slice(2)}` : `[${pe.slice(2)}]`)).join('');
 }
 
-function fail(w: Walk, message: string): never {
+export function fail(w: Walk, message: string): never {
   throw new ApplyError(`${pathText(w.path)}: ${message}`);
 }
 
@@ -77,7 +78,7 @@ function scalarFits(atom: Atom, v: unknown): boolean {
 }
 
 /** Resolves the kind of v under atom, throwing in strict walks on a shape the schema refuses. */
-function resolve(atom: Atom, v: unknown, w: Walk): Kind | undefined {
+export function resolve(atom: Atom, v: unknown, w: Walk): Kind | undefined {
   const kind = kindOf(atom, v);
   if (kind === undefined) {
     if (w.strict) fail(w, `expected ${expected(atom)}, got ${typeName(v)}`);
@@ -138,7 +139,7 @@ export function itemPE(list: ListType, item: unknown, w: Walk, index?: number): 
 const FIELD_PES = new Map<string, string>();
 
 /** The `f:<name>` path element, interned: field names repeat across every object. */
-function fpe(name: string): string {
+export function fpe(name: string): string {
   let pe = FIELD_PES.get(name);
   if (pe === undefined) {
     pe = `f:${name}`;
@@ -147,7 +148,7 @@ function fpe(name: string): string {
   return pe;
 }
 
-function childAtom(atom: Atom, key: string, w: Walk): { atom: Atom; declared: boolean } {
+export function childAtom(atom: Atom, key: string, w: Walk): { atom: Atom; declared: boolean } {
   const declared = atom.map?.fields?.get(key);
   if (declared) return { atom: declared, declared: true };
   const elem = atom.map?.elem;
@@ -159,70 +160,6 @@ function childAtom(atom: Atom, key: string, w: Walk): { atom: Atom; declared: bo
   return { atom: DEDUCED, declared: false };
 }
 
-// ---------------------------------------------------------------------------------------------
-// Field sets (ToFieldSet)
-
-/** The set of fields a value sets, as ToFieldSet computes it. */
-export function fieldSetOf(v: unknown, atom: Atom, w: Walk): FieldSet {
-  return collect(v, atom, w)[1] ?? new Map();
-}
-
-function collect(v: unknown, atom: Atom, w: Walk): [leaf: boolean, children: FieldSet | undefined] {
-  const kind = resolve(atom, v, w);
-  if (kind === undefined || kind === 'scalar') return [true, undefined];
-  if (kind === 'list') {
-    const list = atom.list as ListType;
-    if (list.kind === 'atomic') return [true, undefined];
-    if (!Array.isArray(v)) return [false, undefined];
-    const out: FieldSet = new Map();
-    const pes: (string | undefined)[] = new Array(v.length);
-    let dup: Set<string> | undefined;
-    for (let i = 0; i < v.length; i++) {
-      const pe = itemPE(list, v[i], w, i);
-      pes[i] = pe;
-      if (pe === undefined) continue;
-      if (out.has(pe)) {
-        // An applied configuration may not repeat a key; live objects may (AllowDuplicates).
-        if (w.strict) {
-          w.path.push(pe);
-          fail(w, 'duplicate entries for key');
-        }
-        dup ??= new Set();
-        dup.add(pe);
-      } else out.set(pe, { member: true, children: undefined });
-    }
-    for (let i = 0; i < v.length; i++) {
-      const pe = pes[i];
-      if (pe === undefined || dup?.has(pe)) continue;
-      w.path.push(pe);
-      const [, children] = collect(v[i], list.elem, w);
-      w.path.pop();
-      if (children && children.size > 0) (out.get(pe) as SetNode).children = children;
-    }
-    return [false, out];
-  }
-  const map = atom.map;
-  if (map?.atomic) return [true, undefined];
-  if (!isObj(v)) return [false, undefined];
-  const out: FieldSet = new Map();
-  for (const key in v) {
-    const val = v[key];
-    if (val === undefined) continue;
-    const c = childAtom(atom, key, w);
-    w.path.push(fpe(key));
-    const [leaf, children] = collect(val, c.atom, w);
-    w.path.pop();
-    const member = leaf || !c.declared || val === null || isEmptyish(val, 'map');
-    if (member || (children && children.size > 0)) {
-      out.set(fpe(key), { member, children: children && children.size > 0 ? children : undefined });
-    }
-  }
-  return [false, out];
-}
-
-// ---------------------------------------------------------------------------------------------
-// Copies
-
 /** A deep copy of JSON data without null map values (the typed round trip drops them). */
 export function copyJson(v: unknown): unknown {
   if (v === null || typeof v !== 'object') return v;
@@ -233,147 +170,6 @@ export function copyJson(v: unknown): unknown {
     if (x !== null && x !== undefined) out[k] = copyJson(x);
   }
   return out;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Merge
-
-/** Merges rhs (an applied configuration) into lhs (the live object). */
-export function mergeValues(lhs: unknown, rhs: unknown, atom: Atom, w: Walk): unknown {
-  if (rhs === undefined) return copyJson(lhs);
-  const kr = resolve(atom, rhs, w);
-  if (rhs === null) return null;
-  if (lhs === undefined || lhs === null || kr === undefined || kr === 'scalar') return copyJson(rhs);
-  const kl = kindOf(atom, lhs);
-  if (kl !== kr) return copyJson(rhs);
-  if (kr === 'list') {
-    const list = atom.list as ListType;
-    if (list.kind === 'atomic' || (isEmptyish(lhs, 'list') && isEmptyish(rhs, 'list'))) return copyJson(rhs);
-    return mergeList(lhs as unknown[], rhs as unknown[], list, w);
-  }
-  if (atom.map?.atomic || (isEmptyish(lhs, 'map') && isEmptyish(rhs, 'map'))) return copyJson(rhs);
-  const l = lhs as Obj;
-  const r = rhs as Obj;
-  const out: Obj = {};
-  let any = false;
-  for (const key in l) {
-    const lv = l[key];
-    if (lv === undefined) continue;
-    const rv = r[key];
-    let v: unknown;
-    if (rv === undefined) v = copyJson(lv);
-    else {
-      w.path.push(fpe(key));
-      v = mergeValues(lv, rv, childAtom(atom, key, w).atom, w);
-      w.path.pop();
-    }
-    if (v !== undefined && v !== null) {
-      out[key] = v;
-      any = true;
-    }
-  }
-  for (const key in r) {
-    if (key in l && l[key] !== undefined) continue;
-    const rv = r[key];
-    if (rv === undefined) continue;
-    w.path.push(fpe(key));
-    const v = mergeValues(undefined, rv, childAtom(atom, key, w).atom, w);
-    w.path.pop();
-    if (v !== undefined && v !== null) {
-      out[key] = v;
-      any = true;
-    }
-  }
-  return any ? out : undefined;
-}
-
-function indexItems(
-  items: unknown[],
-  list: ListType,
-  w: Walk,
-  allowDuplicates: boolean,
-): { pes: string[]; observed: Map<string, unknown>; at: number[] } {
-  const pes: string[] = [];
-  const at: number[] = [];
-  const observed = new Map<string, unknown>();
-  for (let i = 0; i < items.length; i++) {
-    const pe = itemPE(list, items[i], w, i);
-    if (pe === undefined) continue;
-    if (observed.has(pe)) {
-      if (!allowDuplicates) {
-        w.path.push(pe);
-        fail(w, 'duplicate entries for key');
-      }
-      // Duplicated live items are not merged with the applied one.
-      observed.set(pe, null);
-    } else observed.set(pe, items[i]);
-    pes.push(pe);
-    at.push(i);
-  }
-  return { pes, observed, at };
-}
-
-/** Merges associative lists keeping the live order around applied items (mergingWalker). */
-function mergeList(lhs: unknown[], rhs: unknown[], list: ListType, w: Walk): unknown {
-  const R = indexItems(rhs, list, w, false);
-  const L = indexItems(lhs, list, { path: w.path, strict: false }, true);
-  const out: unknown[] = [];
-  const sharedOrder = R.pes.filter((pe) => L.observed.has(pe));
-  let si = 0;
-  let nextShared: string | undefined = sharedOrder[si++];
-  const mergedRHS = new Set<string>();
-  const push = (pe: string, l: unknown, r: unknown): void => {
-    w.path.push(pe);
-    const v = mergeValues(l === null ? undefined : l, r, list.elem, w);
-    w.path.pop();
-    if (v !== undefined && v !== null) out.push(v);
-  };
-  const lLen = L.pes.length;
-  const rLen = R.pes.length;
-  for (let lI = 0, rI = 0; lI < lLen || rI < rLen; ) {
-    if (lI < lLen && rI < rLen) {
-      const pe = L.pes[lI] as string;
-      if (pe === R.pes[rI]) {
-        mergedRHS.add(pe);
-        push(pe, L.observed.get(pe), R.observed.get(pe));
-        lI++;
-        rI++;
-        nextShared = sharedOrder[si++];
-        continue;
-      }
-      if (R.observed.has(pe) && nextShared !== undefined && nextShared !== pe) {
-        lI++;
-        continue;
-      }
-    }
-    if (lI < lLen) {
-      const pe = L.pes[lI] as string;
-      if (!R.observed.has(pe)) {
-        push(pe, lhs[L.at[lI] as number], undefined);
-        lI++;
-        continue;
-      }
-      if (mergedRHS.has(pe)) lI++;
-    }
-    if (rI < rLen) {
-      const pe = R.pes[rI] as string;
-      mergedRHS.add(pe);
-      push(pe, L.observed.get(pe), R.observed.get(pe));
-      rI++;
-      if (nextShared !== undefined && nextShared === pe) nextShared = sharedOrder[si++];
-    }
-  }
-  return out.length > 0 ? out : undefined;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Compare
-
-/** What changed from lhs to rhs, as three sets of paths (typed.Comparison). */
-export interface Comparison {
-  added: FieldSet;
-  modified: FieldSet;
-  removed: FieldSet;
 }
 
 export function deepEqual(a: unknown, b: unknown): boolean {
@@ -394,164 +190,4 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   }
   for (const k in b as Obj) if ((b as Obj)[k] !== undefined) n--;
   return n === 0;
-}
-
-export function compareValues(lhs: unknown, rhs: unknown, atom: Atom): Comparison {
-  const c: Comparison = { added: new Map(), modified: new Map(), removed: new Map() };
-  cmp(lhs, rhs, atom, { path: [], strict: false }, c);
-  return c;
-}
-
-function cmp(l: unknown, r: unknown, atom: Atom, w: Walk, c: Comparison): void {
-  const kr = r === undefined ? undefined : kindOf(atom, r);
-  const kl = l === undefined ? undefined : kindOf(atom, l);
-  const kind = r === undefined ? kl : kr;
-  const leaf = (): void => {
-    if (l === undefined) insertPath(c.added, w.path);
-    else if (r === undefined) insertPath(c.removed, w.path);
-    else if (!deepEqual(l, r)) insertPath(c.modified, w.path);
-  };
-  if (kind === undefined || kind === 'scalar' || (kl !== undefined && kr !== undefined && kl !== kr)) {
-    leaf();
-    return;
-  }
-  if (kind === 'list') {
-    const list = atom.list as ListType;
-    if (list.kind === 'atomic' || (isEmptyish(l, 'list') && isEmptyish(r, 'list'))) {
-      leaf();
-      return;
-    }
-    cmpList(Array.isArray(l) ? l : [], Array.isArray(r) ? r : [], list, w, c);
-  } else {
-    if (atom.map?.atomic || (isEmptyish(l, 'map') && isEmptyish(r, 'map'))) {
-      leaf();
-      return;
-    }
-    const lo = isObj(l) ? l : undefined;
-    const ro = isObj(r) ? r : undefined;
-    if (lo) {
-      for (const key in lo) {
-        if (lo[key] === undefined) continue;
-        w.path.push(fpe(key));
-        cmp(lo[key], ro?.[key], childAtom(atom, key, w).atom, w, c);
-        w.path.pop();
-      }
-    }
-    if (ro) {
-      for (const key in ro) {
-        if (ro[key] === undefined || (lo && lo[key] !== undefined)) continue;
-        w.path.push(fpe(key));
-        cmp(undefined, ro[key], childAtom(atom, key, w).atom, w, c);
-        w.path.pop();
-      }
-    }
-  }
-  if (l === undefined) insertPath(c.added, w.path);
-  else if (r === undefined) insertPath(c.removed, w.path);
-}
-
-function group(items: unknown[], list: ListType, w: Walk, order: string[], seen: Set<string>) {
-  const m = new Map<string, unknown[]>();
-  for (const item of items) {
-    const pe = itemPE(list, item, w);
-    if (pe === undefined) continue;
-    const g = m.get(pe);
-    if (g) g.push(item);
-    else m.set(pe, [item]);
-    if (!seen.has(pe)) {
-      seen.add(pe);
-      order.push(pe);
-    }
-  }
-  return m;
-}
-
-function cmpList(l: unknown[], r: unknown[], list: ListType, w: Walk, c: Comparison): void {
-  const order: string[] = [];
-  const seen = new Set<string>();
-  const lv = group(l, list, w, order, seen);
-  const rv = group(r, list, w, order, seen);
-  for (const pe of order) {
-    const ll = lv.get(pe) ?? [];
-    const rl = rv.get(pe) ?? [];
-    w.path.push(pe);
-    if (ll.length <= 1 && rl.length <= 1) cmp(ll[0], rl[0], list.elem, w, c);
-    else if (ll.length >= 2 && rl.length >= 2) {
-      if (!deepEqual(ll, rl)) insertPath(c.modified, w.path);
-    } else if (ll.length >= 2) {
-      if (rl.length > 0) cmp(undefined, rl[0], list.elem, w, c);
-      insertPath(c.removed, w.path);
-    } else {
-      if (ll.length > 0) cmp(ll[0], undefined, list.elem, w, c);
-      insertPath(c.added, w.path);
-    }
-    w.path.pop();
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Remove
-
-/**
- * A copy of v without the fields in toRemove (removingWalker). A map emptied by the removal
- * becomes null when `keepNulls` is set, as in structured-merge-diff, where the null still counts
- * as a present (leaf) field for the set arithmetic of prune; otherwise the emptied field is
- * dropped, as the typed round trip of the apiserver drops it. Undefined when nothing is left.
- */
-export function removeItems(v: unknown, toRemove: FieldSet, atom: Atom, keepNulls = false): unknown {
-  if (toRemove.size === 0) return v;
-  const kind = kindOf(atom, v);
-  if (kind === undefined || kind === 'scalar') return v;
-  const w: Walk = { path: [], strict: false };
-  if (kind === 'list') {
-    const list = atom.list as ListType;
-    if (!Array.isArray(v) || v.length === 0 || list.kind === 'atomic') return undefined;
-    const out: unknown[] = [];
-    for (const item of v) {
-      const pe = itemPE(list, item, w);
-      const node = pe === undefined ? undefined : toRemove.get(pe);
-      if (node?.member) continue;
-      const kept = node?.children ? removeItems(item, node.children, list.elem, keepNulls) : item;
-      if (kept !== undefined && kept !== null) out.push(kept);
-    }
-    return out.length > 0 ? out : undefined;
-  }
-  if (!isObj(v) || atom.map?.atomic) return undefined;
-  const out: Obj = {};
-  let any = false;
-  for (const key in v) {
-    const val = v[key];
-    if (val === undefined) continue;
-    const node = toRemove.get(fpe(key));
-    if (node?.member) continue;
-    let kept: unknown = val;
-    if (node?.children) {
-      kept = removeItems(val, node.children, childAtom(atom, key, w).atom, keepNulls);
-      if (kept === undefined && keepNulls) kept = null;
-    }
-    if (kept === undefined || (kept === null && !keepNulls)) continue;
-    out[key] = kept;
-    any = true;
-  }
-  return any ? out : undefined;
-}
-
-/** Adds as members the named struct fields that have members below them (prune's view). */
-export function ensureNamedFieldsAreMembers(set: FieldSet, atom: Atom): FieldSet {
-  const out: FieldSet = new Map();
-  for (const [pe, node] of set) {
-    let member = node.member;
-    let child: Atom = DEDUCED;
-    if (pe.startsWith('f:')) {
-      const name = pe.slice(2);
-      const declared = atom.map?.fields?.get(name);
-      if (declared) {
-        child = declared;
-        if (node.children) member = true;
-      } else child = atom.map?.elem ?? DEDUCED;
-    } else child = atom.list?.elem ?? DEDUCED;
-    const children = node.children ? ensureNamedFieldsAreMembers(node.children, child) : undefined;
-    out.set(pe, { member, children });
-  }
-  return out;
 }

@@ -16,15 +16,11 @@ import {
 } from './field-set.ts';
 import { type Managers, STRIPPED } from './managed-fields.ts';
 import type { Atom } from './schema.ts';
-import {
-  type Comparison,
-  compareValues,
-  deepEqual,
-  ensureNamedFieldsAreMembers,
-  fieldSetOf,
-  mergeValues,
-  removeItems,
-} from './typed.ts';
+import { type Comparison, compareValues } from './compare.ts';
+import { mergeValues } from './merge.ts';
+import { removeItems } from './remove.ts';
+import { ensureNamedFieldsAreMembers, fieldSetOf } from './to-field-set.ts';
+import { deepEqual, type Obj } from './typed.ts';
 
 /** The typed context of one write. */
 export interface TypeContext {
@@ -164,4 +160,37 @@ export function applyConfig(
   if (mine) result.set(applierId, { ...mine, set: stripped });
   for (const [id, state] of result) if (state.set.size === 0) result.delete(id);
   return { ok: true, object: merged, managers: result };
+}
+
+/**
+ * The write of one Update manager (ManagedFieldsUpdater over the structured merge): fields the
+ * write changed are added to the manager's set (time = now) and taken from everyone else.
+ */
+export function recordWrite(
+  oldBody: Obj,
+  newBody: Obj,
+  managers: Managers,
+  id: string,
+  who: { manager: string; apiVersion: string; subresource: string | undefined },
+  now: string,
+  ctx: TypeContext,
+): Managers {
+  const current = '\u0000current-operation';
+  const outcome = updateManagers(oldBody, newBody, managers, current, true, ctx);
+  if (!outcome.ok) return managers;
+  const next = outcome.managers;
+  const { comparison } = outcome;
+  const set = difference(union(comparison.modified, comparison.added), STRIPPED);
+  if (set.size > 0) {
+    const prev = next.get(id);
+    next.set(id, {
+      manager: who.manager,
+      operation: 'Update',
+      apiVersion: who.apiVersion,
+      subresource: who.subresource,
+      set: union(prev?.set, set),
+      time: now,
+    });
+  }
+  return next;
 }

@@ -10,12 +10,9 @@ import { isSubset } from '../../../src/sandbox/apply/field-set.ts';
 import { type KubeObject, recordUpdate, serverSideApply } from '../../../src/sandbox/apply/index.ts';
 import { decodeManagedFields } from '../../../src/sandbox/apply/managed-fields.ts';
 import { rootTypeOf } from '../../../src/sandbox/apply/schema.ts';
-import {
-  deepEqual,
-  ensureNamedFieldsAreMembers,
-  fieldSetOf,
-  mergeValues,
-} from '../../../src/sandbox/apply/typed.ts';
+import { mergeValues } from '../../../src/sandbox/apply/merge.ts';
+import { ensureNamedFieldsAreMembers, fieldSetOf } from '../../../src/sandbox/apply/to-field-set.ts';
+import { deepEqual } from '../../../src/sandbox/apply/typed.ts';
 import { stored, T0, T1, T2 } from './fixtures.ts';
 
 const name = fc.stringMatching(/^[a-z][a-z0-9-]{0,8}$/);

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Atom } from '../../../src/sandbox/apply/schema.ts';
-import { mergeValues } from '../../../src/sandbox/apply/typed.ts';
+import { mergeValues } from '../../../src/sandbox/apply/merge.ts';
 
 const str: Atom = { scalar: 'string' };
 const num: Atom = { scalar: 'numeric' };
