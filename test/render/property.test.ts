@@ -13,6 +13,43 @@ const RENDER_CODES = new Set([
   'MOORING_E_RENDER_NAME_COLLISION',
 ]);
 
+type Obj = ReturnType<typeof renderDeployment>['objects'][number];
+const DNS_1035 = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+
+/** What must hold of every successful render, whatever the spec. */
+function checkInvariants(objects: Obj[]): void {
+  const find = (kind: string, name: string) =>
+    objects.find((o) => o.kind === kind && o.metadata.name === name);
+  const ids = new Set<string>();
+  for (const o of objects) {
+    const id = `${o.kind}/${o.metadata.name}`;
+    expect(ids.has(id), `${id} rendered twice`).toBe(false);
+    ids.add(id);
+    expect(o.metadata.labels['app.kubernetes.io/managed-by']).toBe('mooring');
+    expect(o.metadata.annotations['mooring.dev/revision-id']).toBeTypeOf('string');
+    if (o.kind === 'Service') {
+      expect(o.metadata.name.length).toBeLessThanOrEqual(63);
+      expect(o.metadata.name).toMatch(DNS_1035);
+    }
+    if (o.kind === 'HorizontalPodAutoscaler') {
+      const spec = o.spec as { scaleTargetRef: { name: string }; minReplicas: number; maxReplicas: number };
+      const target = find('Deployment', spec.scaleTargetRef.name);
+      expect(target, `${id} targets a rendered Deployment`).toBeDefined();
+      expect('replicas' in (target!.spec as object), `${id}: its Deployment leaves replicas to it`).toBe(
+        false,
+      );
+      expect(spec.minReplicas).toBeGreaterThanOrEqual(1);
+      expect(spec.maxReplicas).toBeGreaterThan(spec.minReplicas - 1);
+    }
+    if (o.kind === 'Deployment' && !('replicas' in (o.spec as object))) {
+      expect(
+        find('HorizontalPodAutoscaler', o.metadata.name),
+        `${id} without replicas has an HPA`,
+      ).toBeDefined();
+    }
+  }
+}
+
 describe('generated ResourceSpecs (fast-check)', () => {
   it('each input renders schema-valid objects or fails with a coded RenderError naming a field', () => {
     let rendered = 0;
@@ -46,6 +83,7 @@ describe('generated ResourceSpecs (fast-check)', () => {
           if (spec?.template)
             expect(spec.template.metadata.labels).toMatchObject(spec.selector?.matchLabels ?? {});
         }
+        checkInvariants(result.objects);
         // Same input, byte-identical output.
         expect(toYamlStream(renderDeployment(input).objects)).toBe(toYamlStream(result.objects));
       }),
