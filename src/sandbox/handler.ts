@@ -8,6 +8,7 @@ import { deleteCollection, deleteObject, parseDeleteOptions } from './deletes.ts
 import { coreVersions, group, groupList, resourceList, versionInfo } from './discovery.ts';
 import { type FaultRule, FaultRulesSchema, type Faults } from './faults.ts';
 import { openApiDocument, openApiIndex } from './openapi.ts';
+import { decodeProtobuf, PROTOBUF } from './protobuf.ts';
 import { getObject, listObjects } from './reads.ts';
 import { isWriteVerb, type RequestLog, type RequestRecord } from './request-log.ts';
 import { route, type ResourceRequest } from './router.ts';
@@ -40,10 +41,14 @@ function send(res: ServerResponse, code: number, body: unknown, headers: Record<
 }
 
 function readBody(req: IncomingMessage): Promise<string> {
+  return readBytes(req).then((b) => b.toString('utf8'));
+}
+
+function readBytes(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
 }
@@ -61,6 +66,25 @@ function parseJsonBody(text: string): unknown {
 
 function mediaType(header: string | undefined): string {
   return (header ?? '').split(';', 1)[0]?.trim().toLowerCase() ?? '';
+}
+
+const UNSUPPORTED = new ApiError(
+  415,
+  'UnsupportedMediaType',
+  'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf',
+);
+
+/** A create/update/delete body as an object: JSON, or protobuf for the kinds client-go sends that way. */
+async function decodeBody(req: IncomingMessage): Promise<unknown> {
+  const bytes = await readBytes(req);
+  const type = mediaType(req.headers['content-type']);
+  if (type === PROTOBUF) {
+    const decoded = decodeProtobuf(bytes);
+    if (decoded === undefined) throw UNSUPPORTED;
+    return decoded;
+  }
+  if (type === 'application/cbor') throw UNSUPPORTED;
+  return parseJsonBody(bytes.toString('utf8'));
 }
 
 const delay = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -217,7 +241,7 @@ export function createHandler(deps: HandlerDeps): (req: IncomingMessage, res: Se
       case 'deletecollection': {
         const options = parseDeleteOptions(
           query,
-          parseJsonBody(await readBody(req)),
+          await decodeBody(req),
           query.getAll('dryRun').includes('All'),
         );
         record.dryRun = options.dryRun;
@@ -231,7 +255,8 @@ export function createHandler(deps: HandlerDeps): (req: IncomingMessage, res: Se
     }
     const options = parseWriteOptions(query, req.headers['user-agent']);
     record.dryRun = options.dryRun;
-    const text = await readBody(req);
+    const structured = r.verb === 'create' || r.verb === 'update' ? await decodeBody(req) : undefined;
+    const text = structured === undefined ? await readBody(req) : '';
     let out: { code: number; body: unknown };
     if (subresource === 'scale')
       out = scale.write(
@@ -241,15 +266,15 @@ export function createHandler(deps: HandlerDeps): (req: IncomingMessage, res: Se
         name ?? '',
         r.verb,
         mediaType(req.headers['content-type']),
-        text,
+        structured !== undefined ? JSON.stringify(structured) : text,
         options,
       );
     else if (r.verb === 'create') {
       if (name !== undefined)
         throw methodNotAllowed('the server does not allow this method on the requested resource');
-      out = create(cluster, type, namespace, parseJsonBody(text), options);
+      out = create(cluster, type, namespace, structured, options);
     } else if (r.verb === 'update')
-      out = update(cluster, type, namespace, name ?? '', parseJsonBody(text), options, subresource);
+      out = update(cluster, type, namespace, name ?? '', structured, options, subresource);
     else if (r.verb === 'apply') {
       if (subresource)
         throw methodNotAllowed('server-side apply to subresources is not supported by the sandbox');

@@ -335,7 +335,7 @@ export function patch(
 
 function applyFailure(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
-  if (error instanceof ApplyError) return new ApiError(422, 'Invalid', error.message);
+  if (error instanceof ApplyError) return new ApiError(error.status, error.reason, error.message);
   throw error;
 }
 
@@ -397,7 +397,7 @@ export function apply(
   try {
     outcome = serverSideApply({
       live,
-      applied,
+      applied: applied as StoredObject,
       manager: options.fieldManager,
       force: options.force,
       now: cluster.now(),
