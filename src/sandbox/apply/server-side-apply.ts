@@ -3,8 +3,9 @@
  * bookkeeping. Pure: no I/O, time is passed in.
  */
 import { ApplyError } from './errors.ts';
-import { type FieldSet, setsEqual } from './field-set.ts';
+import { type FieldSet, difference, setsEqual } from './field-set.ts';
 import { iteratePaths, pathString } from './fields-v1.ts';
+import { allowedByLastApplied, KUBECTL, refreshLastApplied } from './last-applied.ts';
 import { decodeManagedFields, type Managers, managerId, stripMeta } from './managed-fields.ts';
 import { body, settle, toKubeTime, typeContext, withManagedFields } from './object-meta.ts';
 import type { ApplyResult, Conflict, KubeObject } from './types.ts';
@@ -80,19 +81,29 @@ export function serverSideApply(args: {
     managers = recordWrite({}, liveBody, managers, id, who, now, ctx);
   }
   const applierId = managerId(manager, 'Apply', applied.apiVersion, undefined);
-  const outcome = applyConfig(
-    liveBody,
-    applied,
-    managers,
-    applierId,
-    { manager, apiVersion: applied.apiVersion },
-    force,
-    ctx,
-  );
+  const who = { manager, apiVersion: applied.apiVersion };
+  let outcome = applyConfig(liveBody, applied, managers, applierId, who, force, ctx);
+  if (!outcome.ok && manager === KUBECTL) {
+    // Upgrading from client-side apply: conflicts on fields the last-applied annotation still
+    // describes are taken over (lastAppliedManager).
+    const allowed = allowedByLastApplied(liveBody, applied.apiVersion, ctx.atom);
+    if (allowed) {
+      const remaining = new Map<string, FieldSet>();
+      for (const [id, set] of outcome.conflicts) {
+        const left = difference(set, allowed);
+        if (left.size > 0) remaining.set(id, left);
+      }
+      outcome =
+        remaining.size === 0
+          ? applyConfig(liveBody, applied, managers, applierId, who, true, ctx)
+          : { ok: false, conflicts: remaining };
+    }
+  }
   if (!outcome.ok) return { ok: false, conflicts: toConflicts(outcome.conflicts, managers) };
   const next = outcome.managers;
   stripMeta(next, applierId);
   const object = settle(outcome.object as Obj, live ? liveBody : undefined, applied.kind, undefined);
+  if (manager === KUBECTL) refreshLastApplied(object, applied);
   const changed = !live || !deepEqual(liveBody, object);
   const state = next.get(applierId);
   if (state && (changed || state.time === undefined)) next.set(applierId, { ...state, time: now });

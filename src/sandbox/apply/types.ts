@@ -20,6 +20,12 @@ export interface Conflict {
   subresource?: string;
 }
 
+/**
+ * The outcome of a server-side apply. `changed` is false exactly when nothing is to be written:
+ * the object is then `live` itself (same reference), managedFields and their times included, so
+ * the server keeps its resourceVersion. It is true when the content or only the managedFields
+ * changed (a new co-owner, a released field); both need a write, as in a real apiserver.
+ */
 export type ApplyResult =
   | { ok: true; object: KubeObject; changed: boolean }
   | { ok: false; conflicts: Conflict[] };

@@ -211,3 +211,68 @@ describe('conflictStatus', () => {
     );
   });
 });
+
+describe('kubectl client-side apply to server-side apply', () => {
+  const LAST = 'kubectl.kubernetes.io/last-applied-configuration';
+  /** An object as `kubectl apply` (client-side) leaves it: Update by kubectl-client-side-apply. */
+  function clientSideApplied(replicas: number): KubeObject {
+    const config = deployment({ replicas });
+    const annotated = {
+      ...config,
+      metadata: { ...config.metadata, annotations: { [LAST]: `${JSON.stringify(config)}\n` } },
+    };
+    return stored(
+      recordUpdate({ live: undefined, updated: annotated, manager: 'kubectl-client-side-apply', now: T0 }),
+    );
+  }
+
+  it('conflicts on fields the last-applied annotation still describes are taken over by manager "kubectl"', () => {
+    const live = clientSideApplied(2);
+    const r = serverSideApply({
+      live,
+      applied: deployment({ replicas: 3 }),
+      manager: 'kubectl',
+      force: false,
+      now: T1,
+    });
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect((r.object.spec as { replicas: number }).replicas).toBe(3);
+    // The annotation now describes the server-side applied configuration (keys sorted, as Go writes it).
+    const annotation = (r.object.metadata.annotations as Record<string, string>)[LAST] as string;
+    expect(JSON.parse(annotation)).toEqual(deployment({ replicas: 3 }));
+    expect(annotation.endsWith('\n')).toBe(true);
+  });
+
+  it('a field changed since the last client-side apply still conflicts', () => {
+    const live = clientSideApplied(2);
+    const edited = recordUpdate({
+      live,
+      updated: { ...live, spec: { ...(live.spec as object), replicas: 5 } },
+      manager: 'kubectl-edit',
+      now: T1,
+    });
+    const r = serverSideApply({
+      live: edited,
+      applied: deployment({ replicas: 3 }),
+      manager: 'kubectl',
+      force: false,
+      now: T2,
+    });
+    expect(r.ok ? [] : r.conflicts.map((c) => `${c.manager} ${c.field}`)).toEqual([
+      'kubectl-edit .spec.replicas',
+    ]);
+  });
+
+  it('another field manager gets no such allowance', () => {
+    const live = clientSideApplied(2);
+    const r = serverSideApply({
+      live,
+      applied: deployment({ replicas: 3 }),
+      manager: 'mooring',
+      force: false,
+      now: T1,
+    });
+    expect(r.ok).toBe(false);
+  });
+});
