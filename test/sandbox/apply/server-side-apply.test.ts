@@ -3,7 +3,7 @@
  * and implemented by structured-merge-diff: each test names the behaviour it checks.
  */
 import { describe, expect, it } from 'vitest';
-import { type KubeObject, serverSideApply } from '../../../src/sandbox/apply/index.ts';
+import { type KubeObject, recordUpdate, serverSideApply } from '../../../src/sandbox/apply/index.ts';
 import { deployment, dig, entry, podSpec, stored, T0, T1, T2, T3 } from './fixtures.ts';
 
 function apply(
@@ -69,6 +69,50 @@ describe('create by apply', () => {
       'k:{"name":"app"}',
     ) as object;
     expect(JSON.stringify(Object.keys(container))).toBe('[".","f:env","f:image","f:name","f:ports"]');
+  });
+});
+
+describe('the documented example (Server-Side Apply page, "test-cm")', () => {
+  it('an apply of test-cm by kubectl records f:metadata.f:labels.f:test-label and f:data.f:key', () => {
+    const r = apply(
+      undefined,
+      {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'test-cm', namespace: 'default', labels: { 'test-label': 'test' } },
+        data: { key: 'some value' },
+      },
+      'kubectl',
+      '2010-10-10T00:00:00Z',
+    );
+    expect(r.object.metadata.managedFields).toEqual([
+      {
+        manager: 'kubectl',
+        operation: 'Apply',
+        apiVersion: 'v1',
+        time: '2010-10-10T00:00:00Z',
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:metadata': { 'f:labels': { 'f:test-label': {} } }, 'f:data': { 'f:key': {} } },
+      },
+    ]);
+  });
+
+  it('managedFields entries are ordered Apply before Update, then by time, then by manager', () => {
+    const cm = (labels: Record<string, string>): KubeObject => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'c', namespace: 'default', labels },
+    });
+    let live = stored(apply(undefined, cm({ z: '1' }), 'zeta', T1).object);
+    live = stored(apply(live, cm({ a: '1' }), 'alpha', T1).object);
+    live = stored(apply(live, cm({ e: '1' }), 'early', T0).object);
+    live = recordUpdate({ live, updated: { ...live, data: { k: 'v' } }, manager: 'editor', now: T0 });
+    expect(live.metadata.managedFields?.map((e) => `${e.operation} ${e.manager}`)).toEqual([
+      'Apply early',
+      'Apply alpha',
+      'Apply zeta',
+      'Update editor',
+    ]);
   });
 });
 
