@@ -3,7 +3,8 @@
  * (`resource.Quantity` canonical form), so that a live object compares equal to what we render:
  * decimal values use the largest SI suffix (n u m "" k M G T P E) whose mantissa is an integer
  * (`1500m`, `2`, `1k`); binary values (`Mi`) use the largest power of 1024 that divides them
- * (`1024Mi` is `1Gi`) and fall back to decimal below 1024 or when fractional.
+ * (`1024Mi` is `1Gi`) and fall back to decimal below 1024, when fractional, or when no power of
+ * 1024 divides them. Every string we emit is a fixed point: the server prints it back unchanged.
  */
 
 const DECIMAL_SUFFIXES: Record<number, string> = {
@@ -53,6 +54,9 @@ function formatBinary(bytes: bigint): string {
     bytes /= 1024n;
     power += 1;
   }
+  // Without a suffix the server would read our string back as decimal (1000000 as "1M"): write
+  // it in decimal form, so that what we send is already what the server prints.
+  if (power === 0) return formatDecimal({ mantissa: bytes, exponent: 0 });
   return `${bytes}${BINARY_SUFFIXES[power]}`;
 }
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { cpuQuantity, memoryQuantity, parseQuantity, storageQuantity } from '../../src/render/quantities.ts';
 
 // Expected strings are what a Kubernetes API server prints back for each input (resource.Quantity
@@ -30,6 +31,8 @@ describe('memoryQuantity', () => {
     [0.5, '512Ki'],
     [1.5, '1536Ki'],
     [100, '100Mi'],
+    // 1,000,000 bytes: no power of 1024 divides it, so decimal (sent as "1000000" it would come back "1M").
+    [1_000_000 / 1_048_576, '1M'],
   ])('%s MiB -> %s', (mib, want) => expect(memoryQuantity(mib)).toBe(want));
 });
 
@@ -61,7 +64,13 @@ describe('parseQuantity (user-written quantities, canonicalized)', () => {
     ['100u', '100u'],
     ['0.0000000001', '1n'],
     ['0', '0'],
+    ['976.5625Ki', '1M'],
   ])('%s -> %s', (input, want) => expect(parseQuantity(input)?.canonical).toBe(want));
+
+  it.each(['500m', '1', '1k', '1536', '1Gi', '1536Mi', '512Ki', '1M', '100u', '1e3', '1500k'])(
+    '%s is a fixed point: what we send is what the server prints',
+    (q) => expect(parseQuantity(q)?.canonical).toBe(q),
+  );
 
   it.each(['', 'abc', '-1', '1.2.3', '5 Mi', '1Zi', Number.NaN, -3, '1e99'])(
     '%s is not a quantity',
@@ -69,4 +78,17 @@ describe('parseQuantity (user-written quantities, canonicalized)', () => {
       expect(parseQuantity(input)).toBeUndefined();
     },
   );
+});
+
+describe('rendered quantities are fixed points (property)', () => {
+  it('parsing what we render gives it back unchanged', () => {
+    fc.assert(
+      fc.property(fc.double({ min: 0.0001, max: 100_000, noNaN: true }), (n) => {
+        for (const q of [cpuQuantity(n), memoryQuantity(n), storageQuantity(n)]) {
+          expect(parseQuantity(q)?.canonical).toBe(q);
+        }
+      }),
+      { numRuns: 1000, seed: 7 },
+    );
+  });
 });
