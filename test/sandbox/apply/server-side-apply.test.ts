@@ -341,6 +341,28 @@ describe('system fields and status', () => {
     expect(Object.keys(meta)).toEqual(['f:labels']);
   });
 
+  it('system metadata sent in the configuration is neither owned nor written (live values win)', () => {
+    const live = stored(apply(undefined, deployment({ replicas: 1 })).object, '7');
+    const sent = deployment({ replicas: 2 });
+    sent.metadata = {
+      ...sent.metadata,
+      uid: 'forged',
+      resourceVersion: '7',
+      creationTimestamp: '1999-01-01T00:00:00Z',
+      generation: 42,
+      selfLink: '/x',
+    };
+    const r = apply(live, sent, 'mooring', T1);
+    expect(r.object.metadata).toMatchObject({
+      uid: 'uid-1',
+      resourceVersion: '7',
+      creationTimestamp: T0,
+      generation: 1,
+    });
+    expect(r.object.metadata.selfLink).toBeUndefined();
+    expect(Object.keys(entry(r.object, 'mooring')?.fieldsV1['f:metadata'] as object)).toEqual(['f:labels']);
+  });
+
   it('apply never touches status of a workload on the main resource and never owns it', () => {
     const live = {
       ...stored(apply(undefined, deployment()).object),
