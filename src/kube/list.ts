@@ -39,39 +39,49 @@ export function inventoryOf(objects: KubeObject[]): Inventory {
   return { objects, byId, byDeployment };
 }
 
-/** Lists owned objects; throws MOORING_E_PRUNE_LISTING_INCOMPLETE when any list call fails. */
+async function listKind(
+  client: ObjectClient,
+  k: KindInfo,
+  namespace: string,
+  selector: string,
+): Promise<KubeObject[]> {
+  const where = formatObjectId(k.kind, namespace, '*');
+  let items: KubeObject[];
+  try {
+    items = await client.list(k.apiVersion, k.kind, namespace, selector);
+  } catch (err) {
+    const cause = kubeError(err, where, 'list');
+    throw new MooringError(
+      'MOORING_E_PRUNE_LISTING_INCOMPLETE',
+      `${where}: list failed (${cause.code}): inventory incomplete, nothing pruned`,
+      { details: { kind: k.kind, namespace, cause: cause.code, status: cause.details.status } },
+    );
+  }
+  for (const item of items) {
+    if (typeof item.metadata?.name !== 'string' || item.metadata.name === '') {
+      throw new MooringError(
+        'MOORING_E_PRUNE_LISTING_INCOMPLETE',
+        `${where}: list returned an item without a name: inventory refused`,
+        { details: { kind: k.kind, namespace } },
+      );
+    }
+  }
+  return items;
+}
+
+/**
+ * Lists owned objects; throws MOORING_E_PRUNE_LISTING_INCOMPLETE when any list call fails. The
+ * kinds of one namespace are listed concurrently (a handful of small requests); namespaces in turn.
+ */
 export async function listOwned(client: ObjectClient, opts: ListOwnedOptions): Promise<Inventory> {
   const selector = ownedSelector(opts.listenerId, opts.deploymentId);
   const objects: KubeObject[] = [];
   for (const namespace of opts.namespaces) {
-    for (const k of opts.kinds ?? KINDS) {
-      const where = formatObjectId(k.kind, namespace, '*');
-      let items: KubeObject[];
-      try {
-        items = await client.list(k.apiVersion, k.kind, namespace, selector);
-      } catch (err) {
-        const cause = kubeError(err, where, 'list');
-        throw new MooringError(
-          'MOORING_E_PRUNE_LISTING_INCOMPLETE',
-          `${where}: list failed (${cause.code}): inventory incomplete, nothing pruned`,
-          {
-            details: { kind: k.kind, namespace, cause: cause.code, status: cause.details.status },
-          },
-        );
-      }
-      for (const item of items) {
-        if (typeof item.metadata?.name !== 'string' || item.metadata.name === '') {
-          throw new MooringError(
-            'MOORING_E_PRUNE_LISTING_INCOMPLETE',
-            `${where}: list returned an item without a name: inventory refused`,
-            {
-              details: { kind: k.kind, namespace },
-            },
-          );
-        }
-        objects.push(item);
-      }
-    }
+    const results = await Promise.allSettled(
+      (opts.kinds ?? KINDS).map((k) => listKind(client, k, namespace, selector)),
+    );
+    for (const r of results) if (r.status === 'rejected') throw r.reason;
+    for (const r of results) if (r.status === 'fulfilled') objects.push(...r.value);
   }
   return inventoryOf(objects);
 }

@@ -48,6 +48,7 @@ export interface ReconcileDeps {
   resources: Resources;
   events?: EventRecorder;
   logger: Logger;
+  /** Milliseconds since the epoch, for the duration logged per reconcile (Date.now by default). */
   clock?: () => number;
   settings: ReconcileSettings;
   /** The renderer (injected in tests); renderDeployment by default. */
@@ -181,6 +182,8 @@ export async function reconcileDeployment(
   const { deployment } = input;
   const { resources, settings } = deps;
   const logger = deps.logger.child({ deploymentId: deployment.id });
+  const clock = deps.clock ?? Date.now;
+  const startedMs = clock();
 
   // 1. The revision was chosen by the caller (revision-choice.ts: latest unless it failed, then active).
 
@@ -274,7 +277,7 @@ export async function reconcileDeployment(
   // 8. Health, from the objects as the apply left them (no extra read).
   const health = rollUp([...observed.values()].map(assessObject));
   logger.info(
-    { changes: summarize(changeSet), health: health.state },
+    { changes: summarize(changeSet), health: health.state, durationMs: clock() - startedMs },
     `deployment ${deployment.id}: ${summarize(changeSet)}; ${health.state}: ${health.reason}`,
   );
 

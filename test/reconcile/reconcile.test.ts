@@ -6,7 +6,7 @@ import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';
 import { capturedLogger, OtherManager } from '../kube/sandbox.ts';
 import { CANARY, depsFor, input, LISTENER_ID, record, SPEC } from './fixtures.ts';
 
-const NAMESPACES = ['apps', 'other', 'unused', 'gone', 'failing', 'rollout', 'preview'];
+const NAMESPACES = ['apps', 'other', 'unused', 'gone', 'failing', 'rollout', 'preview', 'scaling'];
 let api: KubeApi;
 
 beforeAll(async () => {
@@ -246,6 +246,47 @@ describe('reconcileDeployment', () => {
       reason: 'Deployment/rollout/shop-api: progress deadline exceeded',
     });
     expect(res.requeueAfterMs).toBe(60_000);
+  });
+
+  it('autoscaling on keeps the running replica count; off sets min_scale (renderer output end to end)', async () => {
+    const h = harness('scaling');
+    const spec = (min: number, max: number) => ({ ...SPEC, min_scale: min, max_scale: max }) as typeof SPEC;
+    const replicas = () =>
+      (
+        api.getObject('apps/v1', 'Deployment', 'scaling', 'shop-api')?.spec as
+          | { replicas?: number }
+          | undefined
+      )?.replicas;
+    await reconcileDeployment(h.deps, input(record(uuid(8), { namespace: 'scaling', spec: spec(3, 3) })));
+    expect(replicas()).toBe(3);
+    const on = await reconcileDeployment(
+      h.deps,
+      input(record(uuid(8), { namespace: 'scaling', spec: spec(2, 6) })),
+    );
+    expect(
+      on.changeSet.entries.find((e) => e.id === 'HorizontalPodAutoscaler/scaling/shop-api')?.action,
+    ).toBe('created');
+    expect(replicas()).toBe(3);
+    // The autoscaler moves it; later reconciles leave its count alone.
+    await new OtherManager(api).mergePatch(
+      {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'shop-api', namespace: 'scaling' },
+        spec: { replicas: 5 },
+      } as never,
+      'horizontal-pod-autoscaler',
+    );
+    await reconcileDeployment(h.deps, input(record(uuid(8), { namespace: 'scaling', spec: spec(2, 6) })));
+    expect(replicas()).toBe(5);
+    const off = await reconcileDeployment(
+      h.deps,
+      input(record(uuid(8), { namespace: 'scaling', spec: spec(4, 4) })),
+    );
+    expect(
+      off.changeSet.entries.find((e) => e.id === 'HorizontalPodAutoscaler/scaling/shop-api')?.action,
+    ).toBe('deleted');
+    expect(replicas()).toBe(4);
   });
 
   it('dry-run previews every change and writes nothing (no objects, no events)', async () => {
