@@ -4,6 +4,7 @@
  * `fieldValidation` (then it leaves strict validation to the server) and for client-side schemas.
  */
 import { createHash } from 'node:crypto';
+import { listTable } from './apply/index.ts';
 import { KUBE_VERSION } from './discovery.ts';
 import { apiVersionOf, groupVersions, type ResourceType } from './resources.ts';
 import { type SchemaNode, schemaOfModel } from './schema.ts';
@@ -207,6 +208,39 @@ function toOpenApi(node: SchemaNode, schemas: Json): Json {
   }
 }
 
+/**
+ * Adds the list semantics of the kind's schema (`x-kubernetes-list-type`, map keys) and the
+ * strategic-merge metadata kubectl's client-side apply reads (patch strategy and merge key: the
+ * first map key, as the server's strategic merge patch uses) to the shared model schemas.
+ */
+function annotateLists(type: ResourceType, root: SchemaNode, schemas: Json): void {
+  for (const rule of listTable(apiVersionOf(type), type.kind)) {
+    let node: SchemaNode | undefined = root;
+    let owner: { model: string; prop: string } | undefined;
+    for (const part of rule.path.split('.')) {
+      const name = part.replace(/\[\]$/, '');
+      if (node?.kind !== 'object') {
+        node = undefined;
+        break;
+      }
+      owner = { model: node.model, prop: name };
+      node = node.props.get(name);
+      if (part.endsWith('[]')) node = node?.kind === 'array' ? node.items : undefined;
+    }
+    if (!node || node.kind !== 'array' || !owner) continue;
+    const prop = ((schemas[owner.model] as Json | undefined)?.properties as Json | undefined)?.[owner.prop] as
+      | Json
+      | undefined;
+    if (!prop) continue;
+    prop['x-kubernetes-list-type'] = rule.kind;
+    if (rule.kind === 'map') {
+      prop['x-kubernetes-list-map-keys'] = rule.keys;
+      prop['x-kubernetes-patch-merge-key'] = rule.keys[0];
+      prop['x-kubernetes-patch-strategy'] = 'merge';
+    } else if (rule.kind === 'set') prop['x-kubernetes-patch-strategy'] = 'merge';
+  }
+}
+
 function document(gv: { group: string; version: string; types: ResourceType[] }): Json {
   const out: Json = {};
   const schemas: Json = {
@@ -232,6 +266,7 @@ function document(gv: { group: string; version: string; types: ResourceType[] })
     const gvk = [{ group: type.group, version: type.version, kind: type.kind }];
     if (node && node.kind === 'object') {
       toOpenApi(node, schemas);
+      annotateLists(type, node, schemas);
       schemas[definitionName(type)] = {
         ...(schemas[node.model] as Json),
         'x-kubernetes-group-version-kind': gvk,

@@ -152,6 +152,39 @@ describe('real kubectl against the sandbox API', () => {
     expect(out).toMatch(/second\s+2/);
   });
 
+  it('client-side kubectl apply: re-applying is "unchanged" (openapi v3 carries list merge keys)', async () => {
+    const file = manifest(
+      sb,
+      'client.yaml',
+      WEB.replaceAll('name: web', 'name: client').replaceAll('app: web', 'app: client'),
+    );
+    expect((await sb.kubectl(['apply', '-f', file])).stdout).toContain('deployment.apps/client created');
+    const again = await sb.kubectl(['apply', '-f', file]);
+    expect(again.stdout).toContain('deployment.apps/client unchanged');
+    expect(again.stdout).toContain('service/client unchanged');
+  });
+
+  it('kubectl rollout status and wait --for=condition=Available follow the simulated controller', async () => {
+    const rollout = await sb.kubectl([
+      'rollout',
+      'status',
+      'deployment/client',
+      '-n',
+      'apps',
+      '--timeout=15s',
+    ]);
+    expect(rollout.stdout).toContain('deployment "client" successfully rolled out');
+    const wait = await sb.kubectl([
+      'wait',
+      '--for=condition=Available',
+      'deployment/client',
+      '-n',
+      'apps',
+      '--timeout=15s',
+    ]);
+    expect(wait.stdout).toContain('condition met');
+  });
+
   it('delete removes the objects; get then reports NotFound', async () => {
     const file = manifest(sb, 'web.yaml', WEB);
     const del = await sb.kubectl(['delete', '-f', file]);
