@@ -180,3 +180,19 @@ export function describeReport(r: ClusterReport): string {
   const head = (xs: string[]) => xs.slice(0, 5).join('; ') + (xs.length > 5 ? ` (+${xs.length - 5})` : '');
   return `expected ${r.expected}, live ${r.live}; missing ${r.missing.length} [${head(r.missing)}]; unexpected ${r.unexpected.length} [${head(r.unexpected)}]; different ${r.different.length} [${head(r.different)}]`;
 }
+
+/** GET a sandbox API path over HTTPS (the sandbox's CA); the parsed JSON body. */
+export async function kubeGet(kube: KubeApi, path: string): Promise<unknown> {
+  const dispatcher = new Agent({ connect: { ca: kube.caPem } });
+  try {
+    const res = await request(`${kube.url}${path}`, {
+      dispatcher,
+      headers: { authorization: 'Bearer reliability', 'user-agent': USER_AGENT },
+    });
+    const body = await res.body.json();
+    if (res.statusCode !== 200) throw new Error(`GET ${path}: ${res.statusCode}`);
+    return body;
+  } finally {
+    await dispatcher.close();
+  }
+}
