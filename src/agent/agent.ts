@@ -427,7 +427,8 @@ export class Agent {
       result: result.kind,
     };
     if (result.kind === 'success') {
-      logger.info({ ...line, state: this.status.get(r.key)?.state }, 'reconciled');
+      const entry = this.status.get(r.key);
+      logger.info({ ...line, state: entry?.state, reason: entry?.reason ?? undefined }, 'reconciled');
       return;
     }
     const { code, message } = describeError(result.error);

@@ -95,6 +95,10 @@ export function wireAgent(o: WireOptions): WiredAgent {
   const resources = new ResourceManager({ kc, fieldManager: 'mooring', dryRun: config.dryRun, logger });
   const events = new EventRecorder({ sink: resources, logger, instance: config.listenerId });
   const settings = renderSettingsOf(config);
+  // The agent logs one line per reconcile itself; the reconcile's own summary line is for debugging.
+  const reconcileLogger = ['debug', 'trace'].includes(config.logLevel)
+    ? logger
+    : logger.child({}, { level: 'warn' });
   const collector = new OrphanCollector({ deleteVolumes: config.deleteVolumes, logger });
   const reconcileSettings = {
     listenerId: config.listenerId,
@@ -117,7 +121,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
     // reconcileDeployment takes no signal: the runner keeps the deployment busy until it returns.
     reconcile: (input) =>
       reconcileDeployment(
-        { resources, events, logger, settings: reconcileSettings },
+        { resources, events, logger: reconcileLogger, settings: reconcileSettings },
         { deployment: input.deployment, revision: input.revision, settings },
       ),
     collectOrphans: async (snapshot) => {

@@ -1,0 +1,44 @@
+/** `mooring diff` (and so `run --dry-run`'s write path): prints the change set, persists nothing. */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deploymentBody, REPO, type Stack, startStack } from './harness.ts';
+
+describe('mooring diff against the three programs', () => {
+  let stack: Stack;
+
+  beforeAll(async () => {
+    stack = await startStack();
+    await stack.client.createDeployment(
+      deploymentBody('preview', 'registry.example/preview:1', [{ name: 'TOKEN', value: 'diff-canary-4a1f' }]),
+    );
+  }, 60_000);
+
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  it('prints what would change per deployment and writes nothing', async () => {
+    const { stdout } = await promisify(execFile)(
+      path.join(REPO, 'node_modules', '.bin', 'node'),
+      [path.join(REPO, 'bin', 'mooring.js'), 'diff'],
+      {
+        cwd: REPO,
+        env: stack.agentEnv(),
+        timeout: 60_000,
+      },
+    );
+    expect(stdout).toMatch(/^preview \([0-9a-f-]{36}\) in apps, revision [0-9a-f-]{36}: created \d+/m);
+    expect(stdout).toContain('  + Deployment/apps/preview created');
+    expect(stdout).toContain('  + Secret/apps/preview-env created');
+    expect(stdout).not.toContain('diff-canary-4a1f');
+    const writes = stack.kube.requests().filter((r) => r.write);
+    expect(writes.length).toBeGreaterThan(0);
+    expect(writes.filter((r) => !r.dryRun)).toEqual([]);
+    expect(stack.kube.getObject('apps/v1', 'Deployment', 'apps', 'preview')).toBeUndefined();
+    // diff does not register the listener either (a control-plane write).
+    expect(stack.cp.stats().byRoute['GET /v2/deployments']).toBeGreaterThan(0);
+    expect(stack.cp.stats().byRoute['PATCH /v2/listeners/{listener_id}'] ?? 0).toBe(0);
+  });
+});
