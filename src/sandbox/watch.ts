@@ -5,7 +5,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { Cluster } from './cluster.ts';
-import type { ResourceType } from './resources.ts';
+import { apiVersionOf, type ResourceType } from './resources.ts';
 import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from './selectors.ts';
 import { badRequest } from './status.ts';
 import type { StoreEvent } from './store.ts';
@@ -68,9 +68,23 @@ export function serveWatch(
     res.write(line(event.type, render(event.object)));
   };
 
-  if (rvText === '' || rv === 0) {
+  const initialEvents = query.get('sendInitialEvents') === 'true';
+  if (rvText === '' || rv === 0 || initialEvents) {
     for (const obj of cluster.store.list(type, namespace))
       if (matches(obj)) res.write(line('ADDED', render(obj)));
+    if (initialEvents) {
+      // Streaming lists (WatchList): a bookmark marks the end of the initial state.
+      res.write(
+        line('BOOKMARK', {
+          kind: type.kind,
+          apiVersion: apiVersionOf(type),
+          metadata: {
+            resourceVersion: String(cluster.store.currentRv()),
+            annotations: { 'k8s.io/initial-events-end': 'true' },
+          },
+        }),
+      );
+    }
   } else {
     const replay = cluster.store.eventsSince(type, rv);
     if (replay === undefined) {
@@ -103,7 +117,7 @@ export function serveWatch(
       if (closed) return;
       const bookmark = {
         kind: type.kind,
-        apiVersion: type.group === '' ? type.version : `${type.group}/${type.version}`,
+        apiVersion: apiVersionOf(type),
         metadata: { resourceVersion: String(cluster.store.currentRv()) },
       };
       res.write(line('BOOKMARK', bookmark));

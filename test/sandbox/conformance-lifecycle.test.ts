@@ -66,6 +66,18 @@ describe('watch, delete and controller conformance', () => {
     }
   });
 
+  it('streaming list (sendInitialEvents=true): initial ADDED events end with an initial-events-end BOOKMARK', async () => {
+    const res = await sb.call(
+      'GET',
+      `${CM}?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&timeoutSeconds=1`,
+    );
+    const all = events(res.body);
+    const bookmark = all.findIndex((e) => e.type === 'BOOKMARK');
+    expect(bookmark).toBeGreaterThan(0);
+    expect(all.slice(0, bookmark).every((e) => e.type === 'ADDED')).toBe(true);
+    expect(all[bookmark]?.object.metadata.annotations).toEqual({ 'k8s.io/initial-events-end': 'true' });
+  });
+
   it('delete answers a Success Status and the object is gone', async () => {
     await sb.call('POST', CM, { metadata: { name: 'd1' } });
     const res = await sb.call('DELETE', `${CM}/d1`);
