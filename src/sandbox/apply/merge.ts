@@ -7,6 +7,7 @@ import type { Atom, ListType } from './schema.ts';
 import {
   childAtom,
   copyJson,
+  deepEqual,
   fail,
   fpe,
   isEmptyish,
@@ -143,4 +144,55 @@ function mergeList(lhs: unknown[], rhs: unknown[], list: ListType, w: Walk): unk
     }
   }
   return out.length > 0 ? out : undefined;
+}
+
+/**
+ * Whether merging rhs into lhs would give lhs back unchanged, computed without building the
+ * merge: every applied value is already there, and applied list items sit in the live list in the
+ * same relative order. Lets a no-op re-apply skip the merge; false whenever unsure.
+ */
+export function mergeIsNoop(lhs: unknown, rhs: unknown, atom: Atom): boolean {
+  if (rhs === undefined) return true;
+  if (rhs === null || lhs === undefined || lhs === null) return false;
+  const kr = kindOf(atom, rhs);
+  if (kr === undefined || kr !== kindOf(atom, lhs)) return false;
+  if (kr === 'scalar') return lhs === rhs;
+  if (kr === 'list') {
+    const list = atom.list as ListType;
+    const l = lhs as unknown[];
+    const r = rhs as unknown[];
+    if (list.kind === 'atomic' || (l.length === 0 && r.length === 0)) return deepEqual(lhs, rhs);
+    return listIsNoop(l, r, list);
+  }
+  if (atom.map?.atomic) return deepEqual(lhs, rhs);
+  const l = lhs as Obj;
+  const r = rhs as Obj;
+  let empty = true;
+  for (const key in r) {
+    empty = false;
+    const fieldAtom = atom.map?.fields?.get(key) ?? atom.map?.elem;
+    if (!fieldAtom || !mergeIsNoop(l[key], r[key], fieldAtom)) return false;
+  }
+  // An empty applied map over an absent or empty live one is written as {}.
+  return !empty || !isEmptyish(lhs, 'map') || deepEqual(lhs, rhs);
+}
+
+function listIsNoop(l: unknown[], r: unknown[], list: ListType): boolean {
+  const lenient: Walk = { path: [], strict: false };
+  const livePEs = l.map((item) => itemPE(list, item, lenient));
+  const seen = new Set<string>();
+  for (const pe of livePEs) {
+    // Duplicated live keys are never merged in place: leave those to the full merge.
+    if (pe === undefined || seen.has(pe)) return false;
+    seen.add(pe);
+  }
+  let from = 0;
+  for (const item of r) {
+    const pe = itemPE(list, item, lenient);
+    if (pe === undefined) return false;
+    const at = livePEs.indexOf(pe, from);
+    if (at < 0 || !mergeIsNoop(l[at], item, list.elem)) return false;
+    from = at + 1;
+  }
+  return true;
 }

@@ -17,7 +17,7 @@ import {
 import { type Managers, STRIPPED } from './managed-fields.ts';
 import type { Atom } from './schema.ts';
 import { type Comparison, compareValues } from './compare.ts';
-import { mergeValues } from './merge.ts';
+import { mergeIsNoop, mergeValues } from './merge.ts';
 import { removeItems } from './remove.ts';
 import { ensureNamedFieldsAreMembers, fieldSetOf } from './to-field-set.ts';
 import { deepEqual, type Obj } from './typed.ts';
@@ -125,7 +125,6 @@ export function applyConfig(
   // Validates the configuration against the schema (throws ApplyError) before anything else.
   let set = fieldSetOf(config, ctx.atom, { path: [], strict: true });
   if (ctx.ignore) set = recursiveDifference(set, ctx.ignore);
-  let merged: unknown = mergeValues(live, config, ctx.atom, { path: [], strict: true }) ?? {};
   const previous = managers.get(applierId);
   const lastSet = previous?.set;
   // What the entry will hold once identity and system metadata are stripped (stripMetaManager,
@@ -135,6 +134,11 @@ export function applyConfig(
   let stripped = difference(set, STRIPPED);
   const unchanged = lastSet !== undefined && setsEqual(lastSet, stripped);
   if (unchanged) stripped = lastSet;
+  // A re-apply of what is already there (the common case) skips building the merge.
+  let merged: unknown =
+    unchanged && mergeIsNoop(live, config, ctx.atom)
+      ? live
+      : (mergeValues(live, config, ctx.atom, { path: [], strict: true }) ?? {});
   const next: Managers = new Map(managers);
   next.set(applierId, {
     manager: applier.manager,

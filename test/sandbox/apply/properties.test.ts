@@ -10,7 +10,7 @@ import { isSubset } from '../../../src/sandbox/apply/field-set.ts';
 import { type KubeObject, recordUpdate, serverSideApply } from '../../../src/sandbox/apply/index.ts';
 import { decodeManagedFields } from '../../../src/sandbox/apply/managed-fields.ts';
 import { rootTypeOf } from '../../../src/sandbox/apply/schema.ts';
-import { mergeValues } from '../../../src/sandbox/apply/merge.ts';
+import { mergeIsNoop, mergeValues } from '../../../src/sandbox/apply/merge.ts';
 import { ensureNamedFieldsAreMembers, fieldSetOf } from '../../../src/sandbox/apply/to-field-set.ts';
 import { deepEqual } from '../../../src/sandbox/apply/typed.ts';
 import { stored, T0, T1, T2 } from './fixtures.ts';
@@ -157,5 +157,25 @@ describe('apply properties', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('the no-op shortcut is sound: when it says the merge changes nothing, the merge changes nothing', () => {
+    const atom = rootTypeOf('apps/v1', 'Deployment');
+    if (!atom) throw new Error('no schema');
+    let shortcuts = 0;
+    fc.assert(
+      fc.property(config, config, fc.boolean(), (first, second, same) => {
+        const live = applyOk(undefined, first, T0).object;
+        const body = { ...live, metadata: { ...live.metadata, managedFields: undefined } };
+        const applied = same ? first : second;
+        if (mergeIsNoop(body, applied, atom)) {
+          shortcuts++;
+          expect(mergeValues(body, applied, atom, { path: [], strict: true })).toEqual(body);
+        }
+        if (same) expect(mergeIsNoop(body, applied, atom)).toBe(true);
+      }),
+      { numRuns: 500 },
+    );
+    expect(shortcuts).toBeGreaterThan(0);
   });
 });
