@@ -84,6 +84,7 @@ export class Agent {
   readonly #lastRun = new Map<string, { revisionId: string | null; changes: string | null }>();
   #term: Term | undefined;
   #termStopping: Promise<void> | undefined;
+  #previousSettled: Promise<void> = Promise.resolve();
   #registered = false;
   #lastPollAtMs: number | undefined;
   #kubeUnreachableSinceMs: number | undefined;
@@ -135,7 +136,7 @@ export class Agent {
         random: this.#d.random,
         logger,
         onStartedLeading: () => {
-          if (!signal.aborted) this.#startTerm();
+          if (!signal.aborted) void this.#startTermWhenClear(signal);
         },
         // Another replica may be writing already: stop at once, no grace.
         onStoppedLeading: () => void this.#stopTerm(0, 'leadership lost'),
@@ -261,6 +262,24 @@ export class Agent {
     }
   }
 
+  /**
+   * Starts a term once the previous one is fully over: a reconcile the previous term gave up on
+   * (it ignored its abort) must not run next to a new one for the same deployment. Waits at most
+   * one reconcile timeout.
+   */
+  async #startTermWhenClear(signal: AbortSignal): Promise<void> {
+    if (this.#termStopping) {
+      await this.#termStopping;
+      const bound = new AbortController();
+      await Promise.race([
+        this.#previousSettled,
+        sleep(this.#d.clock, this.#d.config.reconcileTimeoutMs, bound.signal).catch(() => undefined),
+      ]);
+      bound.abort();
+    }
+    if (!signal.aborted && this.#elector?.isLeader) this.#startTerm();
+  }
+
   #startTerm(opts: { poll?: boolean } = {}): void {
     if (this.#term) return;
     const { config, logger, metrics, clock, random } = this.#d;
@@ -326,6 +345,7 @@ export class Agent {
       // The whole stop fits in the grace period: most of it to finish, the rest to abort.
       const abortWaitMs = Math.min(2000, Math.floor(graceMs / 10));
       const finished = await term.runner.stop(graceMs - abortWaitMs, abortWaitMs);
+      this.#previousSettled = term.runner.settled();
       await term.loops;
       this.#d.logger.info({ why, inFlightFinished: finished }, 'stopped reconciling');
     })();

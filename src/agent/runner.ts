@@ -139,6 +139,11 @@ export class Runner {
     return this.#inFlight.size;
   }
 
+  /** Resolves when every reconcile running now has returned (also ones a stop gave up on). */
+  settled(): Promise<void> {
+    return Promise.all([...this.#inFlight.values()]).then(() => undefined);
+  }
+
   /** Resolves when nothing is queued or running (delayed retries do not count). */
   whenIdle(): Promise<void> {
     if (this.#queue.depth === 0 && this.#inFlight.size === 0) return Promise.resolve();

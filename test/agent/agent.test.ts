@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Agent, type AgentDeps } from '../../src/agent/agent.ts';
+import type { LeaseClient, LeaseRecord } from '../../src/agent/leader-election.ts';
 import type { PollClient } from '../../src/agent/poller.ts';
 import type { ListenerClient } from '../../src/agent/registration.ts';
 import { parseAgentConfig } from '../../src/config.ts';
@@ -56,7 +57,7 @@ const READY: ReconcileResult = {
   health: { state: 'Ready', reason: 'all ready', objects: [] } as unknown as ReconcileResult['health'],
 };
 
-function setup(deployments: DeploymentRecord[]) {
+function setup(deployments: DeploymentRecord[], extraDeps: Partial<AgentDeps> = {}) {
   const clock = new FakeClock();
   const state = { deployments, listFails: false };
   const calls: string[] = [];
@@ -106,6 +107,7 @@ function setup(deployments: DeploymentRecord[]) {
     },
     clock,
     random: () => 0.5,
+    ...extraDeps,
   };
   const agent = new Agent(deps);
   return { agent, clock, state, calls, pending, orphanPasses };
@@ -203,6 +205,91 @@ describe('Agent', () => {
     expect(done).toBe(false);
     await clock.advance(1);
     expect(done).toBe(true);
+    await running;
+  });
+});
+
+/** One in-memory Lease; `down` makes every call fail (a partition). */
+function memoryLease(initial: LeaseRecord | undefined) {
+  const state = { record: initial, rv: 1, down: false };
+  const guard = () => {
+    if (state.down) throw new Error('unreachable');
+  };
+  const client: LeaseClient = {
+    get: async () => {
+      guard();
+      return state.record && { ...state.record };
+    },
+    create: async (r) => {
+      guard();
+      state.record = { ...r, resourceVersion: String(++state.rv) };
+      return { ...state.record };
+    },
+    update: async (r) => {
+      guard();
+      state.record = { ...r, resourceVersion: String(++state.rv) };
+      return { ...state.record };
+    },
+  };
+  return { state, client };
+}
+
+describe('Agent with leader election', () => {
+  it('writes nothing while another replica holds the lease; takes over when it expires', async () => {
+    const lease = memoryLease({
+      holderIdentity: 'other',
+      leaseDurationSeconds: 15,
+      acquireTimeMs: 0,
+      renewTimeMs: 0,
+      leaseTransitions: 0,
+      resourceVersion: '1',
+    });
+    const { agent, clock, calls, pending } = setup([dep('d1', 'alpha')], {
+      config: config(['--leader-election', '--identity', 'me']),
+      leaseClient: lease.client,
+    });
+    const controller = new AbortController();
+    const running = agent.run(controller.signal);
+    await clock.advance(10_000);
+    expect(agent.isLeader).toBe(false);
+    expect(calls.filter((c) => c.startsWith('reconcile'))).toEqual([]);
+    expect(agent.ready().ok).toBe(true);
+    await clock.advance(10_000);
+    expect(agent.isLeader).toBe(true);
+    expect(lease.state.record?.holderIdentity).toBe('me');
+    expect(calls.filter((c) => c.startsWith('reconcile'))).toEqual(['reconcile alpha']);
+    pending[0]!.resolve(READY);
+    controller.abort();
+    await clock.advance(1000);
+    await running;
+    expect(lease.state.record?.holderIdentity).toBeUndefined();
+  });
+
+  it('after losing the lease, a new term waits for the old reconcile to return', async () => {
+    const lease = memoryLease(undefined);
+    const { agent, clock, calls, pending } = setup([dep('d1', 'alpha')], {
+      config: config(['--leader-election', '--identity', 'me']),
+      leaseClient: lease.client,
+    });
+    const controller = new AbortController();
+    const running = agent.run(controller.signal);
+    await clock.advance(100);
+    expect(calls.filter((c) => c.startsWith('reconcile'))).toEqual(['reconcile alpha']);
+    // This reconcile ignores its abort and hangs on; meanwhile the lease cannot be renewed.
+    lease.state.down = true;
+    await clock.advance(12_000);
+    expect(agent.isLeader).toBe(false);
+    lease.state.down = false;
+    await clock.advance(4_000);
+    // Leader again, but the old reconcile has not returned: no second reconcile of alpha yet.
+    expect(calls.filter((c) => c.startsWith('reconcile'))).toEqual(['reconcile alpha']);
+    pending[0]!.resolve(READY);
+    await clock.advance(100);
+    expect(agent.isLeader).toBe(true);
+    expect(calls.filter((c) => c.startsWith('reconcile'))).toEqual(['reconcile alpha', 'reconcile alpha']);
+    pending[1]!.resolve(READY);
+    controller.abort();
+    await clock.advance(1000);
     await running;
   });
 });
