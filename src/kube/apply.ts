@@ -108,6 +108,13 @@ async function createOnce(
 ): Promise<ChangeSetEntry> {
   const entry = entryFor(desired, 'unchanged');
   let created: KubeObject | undefined;
+  if (!live) {
+    try {
+      live = await ctx.client.get(desired);
+    } catch (err) {
+      throw kubeError(err, entry.id, 'get');
+    }
+  }
   if (live) {
     entry.note = 'create-only: exists, never updated';
     opts.observed?.set(entry.id, live);
@@ -204,20 +211,21 @@ export async function applyOne(
   if (isCreateOnly(raw)) return createOnce(ctx, opts, raw, live);
   const desired = prepareDesired(raw);
   const entry = entryFor(desired, 'unchanged');
-  if (live && liveHash(live) === liveHash(desired)) {
+  if (!live) {
+    // Not in the listing (new, deleted by hand, relabelled by hand, or a kind we do not list): one read.
+    try {
+      live = await ctx.client.get(desired);
+    } catch (err) {
+      throw kubeError(err, id, 'get');
+    }
+  }
+  if (live && liveHash(live) === liveHash(desired) && !live.metadata.deletionTimestamp) {
     const drift = findDrift(desired, live);
     if (!drift || ctx.settled?.get(id) === `${liveHash(live)}@${live.metadata.resourceVersion}`) {
       opts.observed?.set(id, live);
       return entry;
     }
     ctx.logger.info({ id, path: drift }, `${id}: drift at ${drift}; restoring`);
-  }
-  if (!live) {
-    try {
-      live = await ctx.client.get(desired);
-    } catch (err) {
-      throw kubeError(err, id, 'get');
-    }
   }
   if (live?.metadata.deletionTimestamp) {
     entry.action = 'skipped';

@@ -35,4 +35,13 @@ describe('ResourceManager against the sandbox', () => {
     expect(again.entries.map((e) => e.action)).toEqual(['unchanged', 'unchanged', 'unchanged', 'unchanged']);
     expect(api.requests({ write: true })).toEqual([]);
   });
+
+  it('without an inventory, a converged object costs exactly one read and no write', async () => {
+    await rm.applyAll(basicSet(NS));
+    api.clearRequests();
+    const again = await rm.applyAll(basicSet(NS));
+    expect(again.entries.map((e) => e.action)).toEqual(['unchanged', 'unchanged', 'unchanged', 'unchanged']);
+    expect(api.requests({ write: true })).toEqual([]);
+    expect(api.requests().map((r) => r.verb)).toEqual(['get', 'get', 'get', 'get']);
+  });
 });
