@@ -6,6 +6,7 @@
  * the lease's resourceVersion, so two candidates never both win. On shutdown the leader releases
  * the lease by clearing `holderIdentity`, so a standby takes over at once instead of after 15 s.
  */
+import { safeErr } from './safe-error.ts';
 import { type ApiException, CoordinationV1Api, type KubeConfig, V1MicroTime } from '@kubernetes/client-node';
 import type { Logger } from '../log.ts';
 import { type Clock, jitter, sleep, systemClock } from './clock.ts';
@@ -202,7 +203,10 @@ export class LeaderElector {
       );
       this.#o.logger.info({ identity: this.#o.identity }, 'released the lease');
     } catch (err) {
-      this.#o.logger.warn({ err, identity: this.#o.identity }, 'could not release the lease; it will expire');
+      this.#o.logger.warn(
+        { err: safeErr(err), identity: this.#o.identity },
+        'could not release the lease; it will expire',
+      );
     }
   }
 
@@ -246,7 +250,8 @@ export class LeaderElector {
       this.#observe(await this.#withTimeout(client.update(next)));
       return true;
     } catch (err) {
-      if (!(err instanceof LeaseConflict)) logger.warn({ err, identity }, 'lease request failed');
+      if (!(err instanceof LeaseConflict))
+        logger.warn({ err: safeErr(err), identity }, 'lease request failed');
       return false;
     }
   }

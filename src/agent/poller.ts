@@ -6,6 +6,7 @@
  * Failures back off exponentially (capped at the interval, so the agent recovers within one
  * interval of the control plane's return) and a server's Retry-After is honoured.
  */
+import { safeErr } from './safe-error.ts';
 import { createHash } from 'node:crypto';
 import type { ControlPlaneClient } from '../control-plane/client.ts';
 import type { DeploymentRecord, RejectedRecord, RevisionRecord } from '../contract/index.ts';
@@ -67,6 +68,7 @@ export class Poller {
   #lastSuccessAtMs: number | undefined;
   #nextDueAtMs: number | undefined;
   #cycleStartedAtMs: number | undefined;
+  #lastRejectedKey = '';
 
   constructor(options: PollerOptions) {
     this.#o = { clock: systemClock, random: Math.random, ...options };
@@ -107,7 +109,7 @@ export class Poller {
         if (signal.aborted) break;
         delayMs = this.#failureDelay(err);
         logger.warn(
-          { err, code: errorCode(err), failures: this.#failures, retryInMs: delayMs },
+          { err: safeErr(err), code: errorCode(err), failures: this.#failures, retryInMs: delayMs },
           'poll failed; nothing acted on',
         );
       }
@@ -137,8 +139,13 @@ export class Poller {
         deployments.push(await this.#desired(deployment, unsupported.get(deployment.id)));
       }
       this.#pruneCache(deployments);
-      for (const r of listing.rejected) {
-        logger.warn({ deploymentId: r.id, code: r.code, reason: r.reason }, 'deployment record refused');
+      // Log refused records when the set changes, not at every poll.
+      const rejectedKey = listing.rejected.map((r) => `${r.id ?? r.index}:${r.reason}`).join('|');
+      if (rejectedKey !== this.#lastRejectedKey) {
+        this.#lastRejectedKey = rejectedKey;
+        for (const r of listing.rejected) {
+          logger.warn({ deploymentId: r.id, code: r.code, reason: r.reason }, 'deployment record refused');
+        }
       }
       this.#failures = 0;
       this.#lastSuccessAtMs = clock.now();

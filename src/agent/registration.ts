@@ -4,6 +4,7 @@
  * the listener is not a `k8s` one; then it PATCHes the listener with its version and namespaces.
  * The same PATCH is repeated as a heartbeat: failures there are logged and retried, never fatal.
  */
+import { safeErr } from './safe-error.ts';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { ControlPlaneClient } from '../control-plane/client.ts';
 import type { ListenerRecord } from '../contract/index.ts';
@@ -124,7 +125,7 @@ export async function runHeartbeat(o: HeartbeatOptions, signal: AbortSignal): Pr
       delayMs = Math.min(o.intervalMs, 5000 * 2 ** Math.min(failures - 1, 20));
       o.onBeat?.('failure');
       o.logger.warn(
-        { err, code: errorCode(err), listenerId: o.listenerId, failures, retryInMs: delayMs },
+        { err: safeErr(err), code: errorCode(err), listenerId: o.listenerId, failures, retryInMs: delayMs },
         'listener heartbeat failed; will retry',
       );
     }
