@@ -1,0 +1,53 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { kubeconfigSource, renderSettingsOf } from '../../src/agent/wiring.ts';
+import { parseAgentConfig } from '../../src/config.ts';
+
+function config(argv: string[] = []) {
+  const r = parseAgentConfig({
+    argv,
+    env: {
+      MOORING_CONTROL_PLANE_URL: 'http://cp',
+      MOORING_API_KEY: 'k',
+      MOORING_LISTENER_ID: '11111111-1111-4111-8111-111111111111',
+      MOORING_NAMESPACES: 'apps',
+    },
+  });
+  if (!r.ok || r.help) throw new Error('bad config');
+  return r.config;
+}
+
+describe('kubeconfigSource', () => {
+  it('prefers --kubeconfig, then in-cluster, then $KUBECONFIG, then ~/.kube/config', () => {
+    expect(kubeconfigSource({ kubeconfig: '/k' }, { KUBERNETES_SERVICE_HOST: '10.0.0.1' })).toBe('/k');
+    expect(
+      kubeconfigSource({ kubeconfig: undefined }, { KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBECONFIG: '/x' }),
+    ).toBe('in-cluster');
+    expect(kubeconfigSource({ kubeconfig: undefined }, { KUBECONFIG: `/a${path.delimiter}/b` })).toBe('/a');
+    expect(kubeconfigSource({ kubeconfig: undefined }, {})).toMatch(/\.kube[/\\]config$/);
+  });
+});
+
+describe('renderSettingsOf', () => {
+  it('passes the agent settings the renderer needs', () => {
+    const s = renderSettingsOf(
+      config([
+        '--redis-image',
+        'r:1',
+        '--storage-class',
+        'fast',
+        '--allow-privileged',
+        '--cluster-domain',
+        'c.example',
+      ]),
+    );
+    expect(s).toMatchObject({
+      listenerId: '11111111-1111-4111-8111-111111111111',
+      redisImage: 'r:1',
+      postgresImage: 'postgres:16-alpine',
+      storageClassName: 'fast',
+      clusterDomain: 'c.example',
+      policy: { allowHostPath: false, allowPrivileged: true },
+    });
+  });
+});
