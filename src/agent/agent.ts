@@ -159,11 +159,14 @@ export class Agent {
     await this.#startUp(signal, { register: false });
     this.#startTerm({ poll: false });
     const term = this.#term!;
-    const snapshot = await term.poller.pollOnce();
-    await this.#onSnapshot(snapshot, term);
-    await term.runner.whenIdle();
-    await this.#stopTerm(this.#d.config.shutdownGracePeriodMs, 'one cycle done');
-    return snapshot;
+    try {
+      const snapshot = await term.poller.pollOnce();
+      await this.#onSnapshot(snapshot, term);
+      await term.runner.whenIdle();
+      return snapshot;
+    } finally {
+      await this.#stopTerm(this.#d.config.shutdownGracePeriodMs, 'one cycle done');
+    }
   }
 
   /**
@@ -344,9 +347,16 @@ export class Agent {
       term.abort.abort(new MooringError('MOORING_E_LEADERSHIP_LOST', why));
       // The whole stop fits in the grace period: most of it to finish, the rest to abort.
       const abortWaitMs = Math.min(2000, Math.floor(graceMs / 10));
+      const started = this.#d.clock.now();
       const finished = await term.runner.stop(graceMs - abortWaitMs, abortWaitMs);
       this.#previousSettled = term.runner.settled();
-      await term.loops;
+      // The poll and heartbeat loops stop at their next await; one stuck in a control-plane
+      // request is left behind rather than holding the exit past the grace period (its result
+      // is discarded: the term is over).
+      const leftMs = Math.max(0, graceMs - (this.#d.clock.now() - started));
+      const bound = new AbortController();
+      await Promise.race([term.loops, sleep(this.#d.clock, leftMs, bound.signal).catch(() => undefined)]);
+      bound.abort();
       this.#d.logger.info({ why, inFlightFinished: finished }, 'stopped reconciling');
     })();
     return this.#termStopping;

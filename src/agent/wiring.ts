@@ -124,7 +124,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
         { resources, events, logger: reconcileLogger, settings: reconcileSettings },
         { deployment: input.deployment, revision: input.revision, settings },
       ),
-    collectOrphans: async (snapshot) => {
+    collectOrphans: async (snapshot, signal) => {
       const inventory = await resources.listOwned({
         namespaces: config.namespaces,
         listenerId: config.listenerId,
@@ -139,7 +139,8 @@ export function wireAgent(o: WireOptions): WiredAgent {
         },
         inventory,
       );
-      if (plan.objects.length === 0) return {};
+      // Leadership may have ended during the listing: a deposed leader deletes nothing.
+      if (plan.objects.length === 0 || signal.aborted) return {};
       const changeSet = await resources.deleteAll(plan.objects, {
         deleteVolumes: config.deleteVolumes,
         listenerId: config.listenerId,
