@@ -1,0 +1,59 @@
+/**
+ * A control plane that misbehaves on demand: an HTTP proxy in front of the reference server that
+ * can hide chosen deployments from `GET /v2/deployments`, or answer every listing with an empty
+ * page, as a control plane with a bad database or a wrong tenant would. Everything else passes
+ * through unchanged.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ListingProxy {
+  url: string;
+  /** `normal`, `empty` (no deployments at all) or a set of ids to leave out. */
+  mode: 'normal' | 'empty' | Set<string>;
+  close(): Promise<void>;
+}
+
+export async function startListingProxy(upstream: string): Promise<ListingProxy> {
+  const proxy: ListingProxy = { url: '', mode: 'normal', close: async () => {} };
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', async () => {
+      try {
+        const headers = new Headers();
+        for (const [k, v] of Object.entries(req.headers)) {
+          if (typeof v === 'string' && k !== 'host' && k !== 'connection' && k !== 'content-length')
+            headers.set(k, v);
+        }
+        const method = req.method ?? 'GET';
+        const up = await fetch(`${upstream}${req.url ?? '/'}`, {
+          method,
+          headers,
+          ...(method === 'GET' || method === 'HEAD' ? {} : { body: Buffer.concat(chunks) }),
+        });
+        let text = await up.text();
+        const path = (req.url ?? '/').split('?')[0];
+        if (method === 'GET' && path === '/v2/deployments' && up.status === 200 && proxy.mode !== 'normal') {
+          const page = JSON.parse(text) as { resources: { id: string }[]; offset: number };
+          const requested = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('offset') ?? 0);
+          const mode = proxy.mode;
+          const kept = mode === 'empty' ? [] : page.resources.filter((d) => !mode.has(d.id));
+          text = JSON.stringify({ resources: kept, offset: requested + kept.length });
+        }
+        res.writeHead(up.status, { 'content-type': up.headers.get('content-type') ?? 'application/json' });
+        res.end(text);
+      } catch {
+        res.writeHead(502, { 'content-type': 'application/json' });
+        res.end('{"detail":"upstream unreachable"}');
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  proxy.close = async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  };
+  return proxy;
+}
