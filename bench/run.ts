@@ -34,6 +34,7 @@ const USAGE = `usage: npm run bench -- --deployments N [flags]
   --readme               replace the "Benchmarks" section at the end of README.md with this run
   --skip-kubectl         skip the kubectl baseline
   --cpu-prof             run the agent with --cpu-prof (profiles in the run directory)
+  --agent-node-option X  pass X to the agent's node (repeatable; for experiments, reported in notes)
 `;
 
 function parse(argv: string[]) {
@@ -51,6 +52,7 @@ function parse(argv: string[]) {
       readme: { type: 'boolean', default: false },
       'skip-kubectl': { type: 'boolean', default: false },
       'cpu-prof': { type: 'boolean', default: false },
+      'agent-node-option': { type: 'string', multiple: true, default: [] },
       help: { type: 'boolean', default: false },
     },
   });
@@ -74,6 +76,7 @@ function parse(argv: string[]) {
     readme: values.readme,
     skipKubectl: values['skip-kubectl'],
     cpuProf: values['cpu-prof'],
+    agentNodeOptions: values['agent-node-option'],
   };
 }
 
@@ -95,7 +98,10 @@ async function startAgent(stack: Stack, o: Options, runDir: string, name: string
   const agent = new AgentProcess({
     root: ROOT,
     logFile: path.join(runDir, `${name}.log`),
-    nodeFlags: o.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${path.join(runDir, `${name}-profile`)}`] : [],
+    nodeFlags: [
+      ...(o.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${path.join(runDir, `${name}-profile`)}`] : []),
+      ...o.agentNodeOptions,
+    ],
     args: [
       '--control-plane-url',
       stack.controlPlane.url,
@@ -139,6 +145,7 @@ async function main(): Promise<number> {
     say(`NOTE ${line}`);
     result.notes.push(line);
   };
+  for (const flag of o.agentNodeOptions) note(`agent node option: ${flag}`);
   const kubectl = o.skipKubectl ? undefined : ensureTools(say).kubectl;
 
   say(`seeding ${o.deployments} deployments over ${o.namespaces} namespaces (run directory ${runDir})`);
