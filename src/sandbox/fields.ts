@@ -1,6 +1,6 @@
 /** Unknown-field handling per `fieldValidation` (Strict rejects, Warn warns, Ignore drops silently). */
 import type { ResourceType } from './resources.ts';
-import { pruneUnknownFields, schemaOfModel } from './schema.ts';
+import { checkFields, schemaOfModel } from './schema.ts';
 import { badRequest } from './status.ts';
 import type { KubeObject } from './types.ts';
 import type { WriteOptions } from './write-options.ts';
@@ -19,7 +19,19 @@ export function handleUnknownFields(
 ): void {
   const schema = schemaOfModel(type.model);
   if (!schema) return;
-  const unknown = pruneUnknownFields(object, schema);
+  const { unknown, mismatches } = checkFields(object, schema);
+  const bad = mismatches[0];
+  if (bad) {
+    // Wrong JSON types never decode, whatever fieldValidation says.
+    if (mode === 'decode') {
+      throw badRequest(
+        `json: cannot unmarshal ${bad.got} into Go struct field ${type.kind}.${bad.path} of type ${bad.expected}`,
+      );
+    }
+    throw badRequest(
+      `failed to create typed patch object (${id ?? ''}; ${type.group ? `${type.group}/` : ''}${type.version}, Kind=${type.kind}): .${bad.path}: expected ${bad.expected}, got ${bad.got}`,
+    );
+  }
   if (unknown.length === 0) return;
   if (options.fieldValidation === 'Strict') {
     if (mode === 'decode') {

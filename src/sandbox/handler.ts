@@ -75,8 +75,7 @@ const UNSUPPORTED = new ApiError(
 );
 
 /** A create/update/delete body as an object: JSON, or protobuf for the kinds client-go sends that way. */
-async function decodeBody(req: IncomingMessage): Promise<unknown> {
-  const bytes = await readBytes(req);
+function decodeBody(bytes: Buffer, req: IncomingMessage): unknown {
   const type = mediaType(req.headers['content-type']);
   if (type === PROTOBUF) {
     const decoded = decodeProtobuf(bytes);
@@ -241,7 +240,7 @@ export function createHandler(deps: HandlerDeps): (req: IncomingMessage, res: Se
       case 'deletecollection': {
         const options = parseDeleteOptions(
           query,
-          await decodeBody(req),
+          decodeBody(await readBytes(req), req),
           query.getAll('dryRun').includes('All'),
         );
         record.dryRun = options.dryRun;
@@ -255,8 +254,9 @@ export function createHandler(deps: HandlerDeps): (req: IncomingMessage, res: Se
     }
     const options = parseWriteOptions(query, req.headers['user-agent']);
     record.dryRun = options.dryRun;
-    const structured = r.verb === 'create' || r.verb === 'update' ? await decodeBody(req) : undefined;
-    const text = structured === undefined ? await readBody(req) : '';
+    const bytes = await readBytes(req);
+    const structured = r.verb === 'create' || r.verb === 'update' ? decodeBody(bytes, req) : undefined;
+    const text = structured === undefined ? bytes.toString('utf8') : '';
     let out: { code: number; body: unknown };
     if (subresource === 'scale')
       out = scale.write(

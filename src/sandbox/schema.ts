@@ -75,43 +75,87 @@ function join(path: string, key: string): string {
   return path === '' ? key : `${path}.${key}`;
 }
 
-/**
- * Finds fields the schema does not declare, removes them from `value` (the server drops what it
- * cannot decode) and returns their paths.
- */
-export function pruneUnknownFields(value: unknown, node: SchemaNode, path = ''): string[] {
-  const found: string[] = [];
-  walk(value, node, path, found);
-  return found;
+/** A value whose JSON type does not fit the schema (the decoder rejects it with a 400). */
+export interface TypeMismatch {
+  path: string;
+  expected: string;
+  got: string;
 }
 
-function walk(value: unknown, node: SchemaNode, path: string, found: string[]): void {
-  if (value === null || typeof value !== 'object') return;
+export interface FieldCheck {
+  unknown: string[];
+  mismatches: TypeMismatch[];
+}
+
+/**
+ * Walks `value` against the schema: removes fields the schema does not declare (the server drops
+ * what it cannot decode) and reports their paths, and reports values of the wrong JSON type.
+ */
+export function checkFields(value: unknown, node: SchemaNode, path = ''): FieldCheck {
+  const out: FieldCheck = { unknown: [], mismatches: [] };
+  walk(value, node, path, out, false);
+  return out;
+}
+
+function jsonType(value: unknown): string {
+  if (Array.isArray(value)) return 'array';
+  return typeof value === 'object' ? 'object' : typeof value;
+}
+
+function scalarFits(value: unknown, node: SchemaNode, inMap: boolean): string | undefined {
+  switch (node.kind) {
+    case 'scalar':
+      if (node.type === 'string') {
+        // Quantities (resource maps) are strings in the models but accept numbers on the wire.
+        return typeof value === 'string' || (inMap && typeof value === 'number') ? undefined : 'string';
+      }
+      if (node.type === 'integer')
+        return typeof value === 'number' && Number.isInteger(value) ? undefined : 'integer';
+      if (node.type === 'number') return typeof value === 'number' ? undefined : 'number';
+      return typeof value === 'boolean' ? undefined : 'boolean';
+    case 'date':
+      return typeof value === 'string' ? undefined : 'string';
+    case 'int-or-string':
+      return typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value))
+        ? undefined
+        : 'int or string';
+    default:
+      return undefined;
+  }
+}
+
+function walk(value: unknown, node: SchemaNode, path: string, out: FieldCheck, inMap: boolean): void {
+  if (value === null || value === undefined || node.kind === 'any') return;
+  if (node.kind === 'object' || node.kind === 'map' || node.kind === 'array') {
+    const want = node.kind === 'array' ? 'array' : 'object';
+    if (jsonType(value) !== want) {
+      out.mismatches.push({ path, expected: want, got: jsonType(value) });
+      return;
+    }
+  } else {
+    const expected = scalarFits(value, node, inMap);
+    if (expected) out.mismatches.push({ path, expected, got: jsonType(value) });
+    return;
+  }
   switch (node.kind) {
     case 'object': {
-      if (Array.isArray(value)) return;
       const obj = value as Record<string, unknown>;
       for (const key of Object.keys(obj)) {
         const child = node.props.get(key);
         if (child === undefined) {
-          found.push(join(path, key));
+          out.unknown.push(join(path, key));
           delete obj[key];
-        } else walk(obj[key], child, join(path, key), found);
+        } else walk(obj[key], child, join(path, key), out, false);
       }
       return;
     }
     case 'array':
-      if (Array.isArray(value)) {
-        for (let i = 0; i < value.length; i++) walk(value[i], node.items, `${path}[${i}]`, found);
-      }
+      for (let i = 0; i < (value as unknown[]).length; i++)
+        walk((value as unknown[])[i], node.items, `${path}[${i}]`, out, false);
       return;
     case 'map':
-      if (!Array.isArray(value)) {
-        for (const [key, item] of Object.entries(value as Record<string, unknown>))
-          walk(item, node.values, join(path, key), found);
-      }
-      return;
-    default:
+      for (const [key, item] of Object.entries(value as Record<string, unknown>))
+        walk(item, node.values, join(path, key), out, true);
       return;
   }
 }
