@@ -3,102 +3,23 @@
  * order, skipping what is already converged (desired-hash annotation equal AND live still holds
  * every field we apply). Each object gets a change-set entry, also when the batch fails halfway.
  */
-import type { Logger } from 'pino';
-import { MooringError, TerminalError } from '../errors.ts';
+import { MooringError } from '../errors.ts';
+import { type ApplyContext, type ApplyOptions, entryFor } from './apply-context.ts';
 import type { ChangeSet, ChangeSetEntry } from './change-set.ts';
-import { isCreateOnly, type RandomBytes, withGeneratedKeys } from './create-only.ts';
+import { isCreateOnly, withGeneratedKeys } from './create-only.ts';
 import { liveHash, prepareDesired } from './desired-hash.ts';
 import { httpStatusOf, immutableFields, isApiWide, kubeError } from './errors.ts';
-import { ownsField, takenFields } from './field-owners.ts';
-import { kindInfo, sortForApply } from './kinds.ts';
+import { takenFields } from './field-owners.ts';
+import { sortForApply } from './kinds.ts';
 import { findDrift } from './live-compare.ts';
-import type { ObjectClient } from './object-client.ts';
 import { objectId } from './object-id.ts';
+import { recreate } from './recreate.ts';
+import { handOverReplicas } from './replicas-handover.ts';
 import type { KubeObject } from './types.ts';
 
-/**
- * The field manager that holds `.spec.replicas` between our letting go of it and the autoscaler
- * taking it (Kubernetes SSA docs, "Transferring ownership"): without it, the API server would
- * remove the field and the workload would drop to the default of one replica.
- */
-export const HANDOVER_MANAGER = 'mooring-handover-to-hpa';
-
-export interface ApplyContext {
-  client: ObjectClient;
-  fieldManager: string;
-  dryRun: boolean;
-  logger: Logger;
-  random: RandomBytes;
-  /**
-   * Objects whose last apply changed nothing although the comparison saw a difference (a mutating
-   * admission webhook, a normalization the comparison does not know): id → `hash@resourceVersion`.
-   * While both stay the same, the object counts as converged, so such a difference costs one
-   * write, not one per cycle.
-   */
-  settled?: Map<string, string>;
-}
-
-export interface ApplyOptions {
-  /** Live objects by id (from listOwned); objects absent from it are read once before applying. */
-  live?: ReadonlyMap<string, KubeObject>;
-  /** Allow delete + recreate of a StatefulSet on an immutable change (pods orphaned, PVCs kept). */
-  recreateStatefulSets?: boolean;
-  /** Overrides the manager's dry-run setting for this call. */
-  dryRun?: boolean;
-  /** Filled with each object as it stands after the call (apply response or the listed object), for health. */
-  observed?: Map<string, KubeObject>;
-}
-
-function entryFor(obj: KubeObject, action: ChangeSetEntry['action']): ChangeSetEntry {
-  const e: ChangeSetEntry = {
-    id: objectId(obj),
-    apiVersion: obj.apiVersion,
-    kind: obj.kind,
-    name: obj.metadata.name ?? '',
-    action,
-  };
-  if (obj.metadata.namespace) e.namespace = obj.metadata.namespace;
-  return e;
-}
-
-const SCALABLE = new Set(['Deployment', 'StatefulSet']);
-
-function specOf(obj: KubeObject | undefined): Record<string, unknown> {
-  return ((obj?.spec as Record<string, unknown> | undefined) ?? {}) as Record<string, unknown>;
-}
-
-/**
- * When the desired workload stops carrying replicas (an autoscaler now owns the count) and we own
- * the field live, first hand the field to HANDOVER_MANAGER at its live value. A 409 means another
- * manager (the HPA controller) already holds it: nothing to hand over.
- */
-async function handOverReplicas(
-  ctx: ApplyContext,
-  desired: KubeObject,
-  before: KubeObject | undefined,
-): Promise<boolean> {
-  if (!before || !SCALABLE.has(desired.kind) || specOf(desired).replicas !== undefined) return false;
-  const liveReplicas = specOf(before).replicas;
-  if (typeof liveReplicas !== 'number' || !ownsField(before, ctx.fieldManager, '.spec.replicas'))
-    return false;
-  const patch: KubeObject = {
-    apiVersion: desired.apiVersion,
-    kind: desired.kind,
-    metadata: { name: desired.metadata.name, namespace: desired.metadata.namespace },
-    spec: { replicas: liveReplicas },
-  };
-  try {
-    await ctx.client.apply(patch, { fieldManager: HANDOVER_MANAGER, dryRun: ctx.dryRun, force: false });
-    ctx.logger.info(
-      { id: objectId(desired), replicas: liveReplicas },
-      `${objectId(desired)}: replicas handed over to the autoscaler at ${liveReplicas}`,
-    );
-    return true;
-  } catch (err) {
-    if (httpStatusOf(err) === 409) return false;
-    throw kubeError(err, objectId(desired), 'apply (replicas handover)');
-  }
-}
+export type { ApplyContext, ApplyOptions } from './apply-context.ts';
+export { HANDOVER_MANAGER } from './replicas-handover.ts';
+export { RECREATE_WAIT_MS } from './recreate.ts';
 
 async function createOnce(
   ctx: ApplyContext,
@@ -132,72 +53,6 @@ async function createOnce(
     entry.note = 'create-only: exists, never updated';
   }
   return entry;
-}
-
-async function recreate(
-  ctx: ApplyContext,
-  opts: ApplyOptions,
-  desired: KubeObject,
-  before: KubeObject | undefined,
-  fields: string[],
-): Promise<KubeObject> {
-  const id = objectId(desired);
-  const info = kindInfo(desired.kind);
-  const isSts = desired.kind === 'StatefulSet';
-  const allowed = info?.recreatable === true || (isSts && opts.recreateStatefulSets === true);
-  if (!allowed || !before) {
-    const hint = isSts ? ' (set recreateStatefulSets to allow recreating it; its volumes are kept)' : '';
-    throw new TerminalError(
-      'MOORING_E_KUBE_IMMUTABLE',
-      `${id}: field ${fields.join(', ')} is immutable and the object may not be recreated${hint}`,
-      { details: { id, immutableFields: fields } },
-    );
-  }
-  ctx.logger.warn(
-    { id, immutableFields: fields },
-    `${id}: immutable field ${fields.join(', ')} changed; recreating`,
-  );
-  try {
-    // Orphan: the StatefulSet's pods and PVCs survive; the new StatefulSet adopts them.
-    await ctx.client.delete(before, {
-      dryRun: ctx.dryRun,
-      propagationPolicy: isSts ? 'Orphan' : 'Background',
-    });
-  } catch (err) {
-    throw kubeError(err, id, 'delete (recreate)');
-  }
-  if (ctx.dryRun) return before;
-  // An orphaning delete leaves the object in place (finalizer `orphan`) until the garbage
-  // collector has released its dependents; applying to it then would fail the same way.
-  await waitGone(ctx, before);
-  try {
-    return await ctx.client.apply(desired, { fieldManager: ctx.fieldManager, force: true });
-  } catch (err) {
-    if (httpStatusOf(err) === 422 || httpStatusOf(err) === 409) {
-      throw new MooringError(
-        'MOORING_E_KUBE_CONFLICT',
-        `${id}: being recreated; the old object is still terminating`,
-        {
-          details: { id },
-        },
-      );
-    }
-    throw kubeError(err, id, 'apply (recreate)');
-  }
-}
-
-/** How long a recreate waits for the old object to go before giving up (retried next reconcile). */
-export const RECREATE_WAIT_MS = 5_000;
-const RECREATE_POLL_MS = 100;
-
-async function waitGone(ctx: ApplyContext, obj: KubeObject): Promise<void> {
-  const deadline = Date.now() + RECREATE_WAIT_MS;
-  for (;;) {
-    const live = await ctx.client.get(obj).catch(() => obj);
-    if (!live || live.metadata.uid !== obj.metadata.uid) return;
-    if (Date.now() >= deadline) return;
-    await new Promise((resolve) => setTimeout(resolve, RECREATE_POLL_MS));
-  }
 }
 
 /** Applies one object; throws a MooringError whose message starts with the object id. */

@@ -4,175 +4,30 @@
  * one place (the agent's runner): a returned result (with an optional requeue), a MooringError
  * (retried with backoff) or a TerminalError (parked until the desired state changes).
  */
-import type { Logger } from 'pino';
-import type { DeploymentRecord, RevisionRecord } from '../contract/index.ts';
-import { MooringError, TerminalError } from '../errors.ts';
 import {
-  type ChangeSet,
   changeSetErrors,
-  changeSetView,
   hasChanges,
   mergeChangeSets,
   summarize,
+  type ChangeSet,
 } from '../kube/change-set.ts';
-import type { ApplyOptions } from '../kube/apply.ts';
-import { ALREADY_TERMINATING, type DeleteAllOptions, TERMINATING } from '../kube/delete.ts';
-import type { Inventory, ListOwnedOptions } from '../kube/list.ts';
 import { objectId } from '../kube/object-id.ts';
 import type { KubeObject } from '../kube/types.ts';
-import { type RenderResult, type RenderSettings, renderDeployment } from '../render/index.ts';
-import type { EventRecorder, EventTarget } from './events.ts';
-import { assessObject, deletionHealth, rollUp } from './health.ts';
+import { renderDeployment } from '../render/index.ts';
+import { reconcileDelete } from './delete-deployment.ts';
+import { assessObject, rollUp } from './health.ts';
 import { type ReconcileResult, resultOf } from './result.ts';
+import {
+  checkNamespace,
+  claimsOfDesired,
+  eventTarget,
+  failureOf,
+  namespaceOf,
+  secretValues,
+} from './steps.ts';
+import type { ReconcileDeps, ReconcileInput } from './types.ts';
 
-/** What reconcile needs of the resource manager (ResourceManager implements it). */
-export interface Resources {
-  applyAll(objects: readonly KubeObject[], opts?: ApplyOptions): Promise<ChangeSet>;
-  listOwned(opts: ListOwnedOptions): Promise<Inventory>;
-  deleteAll(objects: readonly KubeObject[], opts: DeleteAllOptions): Promise<ChangeSet>;
-}
-
-export interface ReconcileSettings {
-  listenerId: string;
-  /** The namespaces this agent may write to: anything else is refused before any write. */
-  namespaces: readonly string[];
-  /** Delete PVCs with their deployment (off: data is kept). */
-  deleteVolumes: boolean;
-  /** Allow delete + recreate of a StatefulSet whose immutable fields changed. */
-  recreateStatefulSets: boolean;
-  /** Preview: every write is sent with dryRun=All; no events. */
-  dryRun: boolean;
-}
-
-export interface ReconcileDeps {
-  resources: Resources;
-  events?: EventRecorder;
-  logger: Logger;
-  /** Milliseconds since the epoch, for the duration logged per reconcile (Date.now by default). */
-  clock?: () => number;
-  settings: ReconcileSettings;
-  /** The renderer (injected in tests); renderDeployment by default. */
-  render?: (input: {
-    deployment: DeploymentRecord;
-    revision?: RevisionRecord | undefined;
-    settings: RenderSettings;
-  }) => RenderResult;
-}
-
-export interface ReconcileInput {
-  deployment: DeploymentRecord;
-  /** The revision to run, chosen by the caller with `chooseRevision`. */
-  revision?: RevisionRecord | undefined;
-  settings: RenderSettings;
-}
-
-function namespaceOf(deployment: DeploymentRecord): string | undefined {
-  return deployment.source_config?.listener_config?.k8s_namespace ?? undefined;
-}
-
-function checkNamespace(
-  deps: ReconcileDeps,
-  deployment: DeploymentRecord,
-  namespace: string | undefined,
-): string {
-  if (namespace && deps.settings.namespaces.includes(namespace)) return namespace;
-  throw new TerminalError(
-    'MOORING_E_NAMESPACE_NOT_ALLOWED',
-    `deployment ${deployment.id}: namespace ${namespace ?? '(none)'} is not one of the agent's namespaces (${deps.settings.namespaces.join(', ')}); nothing written`,
-    { details: { deploymentId: deployment.id, namespace: namespace ?? null } },
-  );
-}
-
-function secretValues(deployment: DeploymentRecord): string[] {
-  return (deployment.secrets ?? []).map((s) => s.value).filter((v) => typeof v === 'string' && v !== '');
-}
-
-/** The object events are about: the API server Deployment when rendered, else the namespace. */
-function eventTarget(
-  namespace: string,
-  baseName: string | undefined,
-  observed: ReadonlyMap<string, KubeObject>,
-): EventTarget {
-  const main = baseName ? observed.get(`Deployment/${namespace}/${baseName}`) : undefined;
-  if (main && baseName) {
-    const t: EventTarget = { apiVersion: 'apps/v1', kind: 'Deployment', namespace, name: baseName };
-    if (main.metadata.uid) t.uid = main.metadata.uid;
-    return t;
-  }
-  return { apiVersion: 'v1', kind: 'Namespace', namespace, name: namespace };
-}
-
-/** The error a failed change set is reported with: retryable first (so it is retried), carrying the change set. */
-function failureOf(deploymentId: string, cs: ChangeSet): MooringError {
-  const errors = changeSetErrors(cs);
-  const first = errors.find((e) => e.retryable) ?? (errors[0] as MooringError);
-  const details = {
-    ...first.details,
-    deploymentId,
-    codes: errors.map((e) => e.code),
-    changeSet: changeSetView(cs),
-  };
-  return first.retryable
-    ? new MooringError(first.code, first.message, {
-        cause: first,
-        details,
-        ...(first.retryAfterMs ? { retryAfterMs: first.retryAfterMs } : {}),
-      })
-    : new TerminalError(first.code, first.message, { cause: first, details });
-}
-
-/** PVCs made from a desired StatefulSet's claim templates (`<template>-<statefulset>-<ordinal>`): never stale. */
-function claimsOfDesired(desired: readonly KubeObject[]): (name: string) => boolean {
-  const prefixes: string[] = [];
-  for (const o of desired) {
-    if (o.kind !== 'StatefulSet') continue;
-    const templates =
-      (o.spec as { volumeClaimTemplates?: Array<{ metadata?: { name?: string } }> } | undefined)
-        ?.volumeClaimTemplates ?? [];
-    for (const t of templates) if (t.metadata?.name) prefixes.push(`${t.metadata.name}-${o.metadata.name}-`);
-  }
-  return (name) => prefixes.some((p) => name.startsWith(p) && /^\d+$/.test(name.slice(p.length)));
-}
-
-/** Deletes everything the deployment owns (status AWAITING_DELETE). */
-async function reconcileDelete(
-  deps: ReconcileDeps,
-  deployment: DeploymentRecord,
-  namespace: string,
-): Promise<ReconcileResult> {
-  const { resources, settings, logger } = deps;
-  const listing = { namespaces: [namespace], listenerId: settings.listenerId, deploymentId: deployment.id };
-  // 1. Inventory of what this deployment owns (a failed listing deletes nothing).
-  const owned = await resources.listOwned(listing);
-  // 2. Delete in reverse kind order; volumes only with the operator's opt-in.
-  const cs = await resources.deleteAll(owned.objects, {
-    deleteVolumes: settings.deleteVolumes,
-    listenerId: settings.listenerId,
-    dryRun: settings.dryRun,
-  });
-  const log = logger.child({ deploymentId: deployment.id, namespace });
-  log.info({ changes: summarize(cs) }, `deployment ${deployment.id}: delete: ${summarize(cs)}`);
-  const deleted = cs.entries.filter((e) => e.action === 'deleted' && e.note !== ALREADY_TERMINATING).length;
-  if (deleted > 0 && !settings.dryRun) {
-    await deps.events?.record({
-      target: eventTarget(namespace, undefined, new Map()),
-      reason: 'Pruned',
-      type: 'Normal',
-      message: `deployment ${deployment.id} deleted: ${summarize(cs)}`,
-    });
-  }
-  if (changeSetErrors(cs).length > 0) throw failureOf(deployment.id, cs);
-  // 3. What remains (kept volumes do not count: they are left on purpose).
-  const remaining = cs.entries
-    .filter(
-      (e) =>
-        (e.action !== 'deleted' || e.note === TERMINATING || e.note === ALREADY_TERMINATING) &&
-        !(e.action === 'skipped' && e.note?.startsWith('volume kept')),
-    )
-    .map((e) => owned.byId.get(e.id))
-    .filter((o): o is KubeObject => o !== undefined);
-  return resultOf(cs, deletionHealth(remaining));
-}
+export type { ReconcileDeps, ReconcileInput, ReconcileSettings, Resources } from './types.ts';
 
 /** Reconciles one deployment; see the module comment for how outcomes are interpreted. */
 export async function reconcileDeployment(

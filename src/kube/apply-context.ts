@@ -1,0 +1,46 @@
+/** What every apply step shares: the client, the field manager, dry-run, and per-call options. */
+import type { Logger } from 'pino';
+import type { ChangeSetEntry } from './change-set.ts';
+import type { RandomBytes } from './create-only.ts';
+import type { ObjectClient } from './object-client.ts';
+import { objectId } from './object-id.ts';
+import type { KubeObject } from './types.ts';
+
+export interface ApplyContext {
+  client: ObjectClient;
+  fieldManager: string;
+  dryRun: boolean;
+  logger: Logger;
+  random: RandomBytes;
+  /**
+   * Objects whose last apply changed nothing although the comparison saw a difference (a mutating
+   * admission webhook, a normalization the comparison does not know): id → `hash@resourceVersion`.
+   * While both stay the same, the object counts as converged, so such a difference costs one
+   * write, not one per cycle.
+   */
+  settled?: Map<string, string>;
+}
+
+export interface ApplyOptions {
+  /** Live objects by id (from listOwned); objects absent from it are read once before applying. */
+  live?: ReadonlyMap<string, KubeObject>;
+  /** Allow delete + recreate of a StatefulSet on an immutable change (pods orphaned, PVCs kept). */
+  recreateStatefulSets?: boolean;
+  /** Overrides the manager's dry-run setting for this call. */
+  dryRun?: boolean;
+  /** Filled with each object as it stands after the call (apply response or the listed object), for health. */
+  observed?: Map<string, KubeObject>;
+}
+
+/** A fresh change-set entry for an object. */
+export function entryFor(obj: KubeObject, action: ChangeSetEntry['action']): ChangeSetEntry {
+  const e: ChangeSetEntry = {
+    id: objectId(obj),
+    apiVersion: obj.apiVersion,
+    kind: obj.kind,
+    name: obj.metadata.name ?? '',
+    action,
+  };
+  if (obj.metadata.namespace) e.namespace = obj.metadata.namespace;
+  return e;
+}

@@ -1,0 +1,53 @@
+/**
+ * Status AWAITING_DELETE: remove everything the deployment owns, in reverse kind order, volumes only
+ * with the operator's opt-in. Health is Deleting while owned objects remain (finalizers hold some),
+ * then Deleted.
+ */
+import type { DeploymentRecord } from '../contract/index.ts';
+import { changeSetErrors, summarize } from '../kube/change-set.ts';
+import { ALREADY_TERMINATING, TERMINATING } from '../kube/delete.ts';
+import type { KubeObject } from '../kube/types.ts';
+import { deletionHealth } from './health.ts';
+import { type ReconcileResult, resultOf } from './result.ts';
+import { eventTarget, failureOf } from './steps.ts';
+import type { ReconcileDeps } from './types.ts';
+
+/** Deletes everything the deployment owns (status AWAITING_DELETE). */
+export async function reconcileDelete(
+  deps: ReconcileDeps,
+  deployment: DeploymentRecord,
+  namespace: string,
+): Promise<ReconcileResult> {
+  const { resources, settings, logger } = deps;
+  const listing = { namespaces: [namespace], listenerId: settings.listenerId, deploymentId: deployment.id };
+  // 1. Inventory of what this deployment owns (a failed listing deletes nothing).
+  const owned = await resources.listOwned(listing);
+  // 2. Delete in reverse kind order; volumes only with the operator's opt-in.
+  const cs = await resources.deleteAll(owned.objects, {
+    deleteVolumes: settings.deleteVolumes,
+    listenerId: settings.listenerId,
+    dryRun: settings.dryRun,
+  });
+  const log = logger.child({ deploymentId: deployment.id, namespace });
+  log.info({ changes: summarize(cs) }, `deployment ${deployment.id}: delete: ${summarize(cs)}`);
+  const deleted = cs.entries.filter((e) => e.action === 'deleted' && e.note !== ALREADY_TERMINATING).length;
+  if (deleted > 0 && !settings.dryRun) {
+    await deps.events?.record({
+      target: eventTarget(namespace, undefined, new Map()),
+      reason: 'Pruned',
+      type: 'Normal',
+      message: `deployment ${deployment.id} deleted: ${summarize(cs)}`,
+    });
+  }
+  if (changeSetErrors(cs).length > 0) throw failureOf(deployment.id, cs);
+  // 3. What remains (kept volumes do not count: they are left on purpose).
+  const remaining = cs.entries
+    .filter(
+      (e) =>
+        (e.action !== 'deleted' || e.note === TERMINATING || e.note === ALREADY_TERMINATING) &&
+        !(e.action === 'skipped' && e.note?.startsWith('volume kept')),
+    )
+    .map((e) => owned.byId.get(e.id))
+    .filter((o): o is KubeObject => o !== undefined);
+  return resultOf(cs, deletionHealth(remaining));
+}

@@ -1,0 +1,78 @@
+/** Small pieces the reconcile steps share: the namespace check, event targets, failures, claims. */
+import type { DeploymentRecord } from '../contract/index.ts';
+import { MooringError, TerminalError } from '../errors.ts';
+import { type ChangeSet, changeSetErrors, changeSetView } from '../kube/change-set.ts';
+import type { KubeObject } from '../kube/types.ts';
+import type { EventTarget } from './events.ts';
+import type { ReconcileDeps } from './types.ts';
+
+/** The target namespace the deployment record names (`source_config.listener_config.k8s_namespace`). */
+export function namespaceOf(deployment: DeploymentRecord): string | undefined {
+  return deployment.source_config?.listener_config?.k8s_namespace ?? undefined;
+}
+
+/** The namespace if it is one of the agent's; else MOORING_E_NAMESPACE_NOT_ALLOWED, before anything is written. */
+export function checkNamespace(
+  deps: ReconcileDeps,
+  deployment: DeploymentRecord,
+  namespace: string | undefined,
+): string {
+  if (namespace && deps.settings.namespaces.includes(namespace)) return namespace;
+  throw new TerminalError(
+    'MOORING_E_NAMESPACE_NOT_ALLOWED',
+    `deployment ${deployment.id}: namespace ${namespace ?? '(none)'} is not one of the agent's namespaces (${deps.settings.namespaces.join(', ')}); nothing written`,
+    { details: { deploymentId: deployment.id, namespace: namespace ?? null } },
+  );
+}
+
+/** The deployment's secret values: scrubbed from event messages as a second guard. */
+export function secretValues(deployment: DeploymentRecord): string[] {
+  return (deployment.secrets ?? []).map((s) => s.value).filter((v) => typeof v === 'string' && v !== '');
+}
+
+/** The object events are about: the API server Deployment when rendered, else the namespace. */
+export function eventTarget(
+  namespace: string,
+  baseName: string | undefined,
+  observed: ReadonlyMap<string, KubeObject>,
+): EventTarget {
+  const main = baseName ? observed.get(`Deployment/${namespace}/${baseName}`) : undefined;
+  if (main && baseName) {
+    const t: EventTarget = { apiVersion: 'apps/v1', kind: 'Deployment', namespace, name: baseName };
+    if (main.metadata.uid) t.uid = main.metadata.uid;
+    return t;
+  }
+  return { apiVersion: 'v1', kind: 'Namespace', namespace, name: namespace };
+}
+
+/** The error a failed change set is reported with: retryable first (so it is retried), carrying the change set. */
+export function failureOf(deploymentId: string, cs: ChangeSet): MooringError {
+  const errors = changeSetErrors(cs);
+  const first = errors.find((e) => e.retryable) ?? (errors[0] as MooringError);
+  const details = {
+    ...first.details,
+    deploymentId,
+    codes: errors.map((e) => e.code),
+    changeSet: changeSetView(cs),
+  };
+  return first.retryable
+    ? new MooringError(first.code, first.message, {
+        cause: first,
+        details,
+        ...(first.retryAfterMs ? { retryAfterMs: first.retryAfterMs } : {}),
+      })
+    : new TerminalError(first.code, first.message, { cause: first, details });
+}
+
+/** PVCs made from a desired StatefulSet's claim templates (`<template>-<statefulset>-<ordinal>`): never stale. */
+export function claimsOfDesired(desired: readonly KubeObject[]): (name: string) => boolean {
+  const prefixes: string[] = [];
+  for (const o of desired) {
+    if (o.kind !== 'StatefulSet') continue;
+    const templates =
+      (o.spec as { volumeClaimTemplates?: Array<{ metadata?: { name?: string } }> } | undefined)
+        ?.volumeClaimTemplates ?? [];
+    for (const t of templates) if (t.metadata?.name) prefixes.push(`${t.metadata.name}-${o.metadata.name}-`);
+  }
+  return (name) => prefixes.some((p) => name.startsWith(p) && /^\d+$/.test(name.slice(p.length)));
+}

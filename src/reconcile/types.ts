@@ -1,0 +1,51 @@
+/** The shapes reconcile is called with: its dependencies, settings and input. */
+import type { Logger } from 'pino';
+import type { DeploymentRecord, RevisionRecord } from '../contract/index.ts';
+import type { ApplyOptions } from '../kube/apply.ts';
+import type { ChangeSet } from '../kube/change-set.ts';
+import type { DeleteAllOptions } from '../kube/delete.ts';
+import type { Inventory, ListOwnedOptions } from '../kube/list.ts';
+import type { KubeObject } from '../kube/types.ts';
+import type { RenderResult, RenderSettings } from '../render/index.ts';
+import type { EventRecorder } from './events.ts';
+
+/** What reconcile needs of the resource manager (ResourceManager implements it). */
+export interface Resources {
+  applyAll(objects: readonly KubeObject[], opts?: ApplyOptions): Promise<ChangeSet>;
+  listOwned(opts: ListOwnedOptions): Promise<Inventory>;
+  deleteAll(objects: readonly KubeObject[], opts: DeleteAllOptions): Promise<ChangeSet>;
+}
+
+export interface ReconcileSettings {
+  listenerId: string;
+  /** The namespaces this agent may write to: anything else is refused before any write. */
+  namespaces: readonly string[];
+  /** Delete PVCs with their deployment (off: data is kept). */
+  deleteVolumes: boolean;
+  /** Allow delete + recreate of a StatefulSet whose immutable fields changed. */
+  recreateStatefulSets: boolean;
+  /** Preview: every write is sent with dryRun=All; no events. */
+  dryRun: boolean;
+}
+
+export interface ReconcileDeps {
+  resources: Resources;
+  events?: EventRecorder;
+  logger: Logger;
+  /** Milliseconds since the epoch, for the duration logged per reconcile (Date.now by default). */
+  clock?: () => number;
+  settings: ReconcileSettings;
+  /** The renderer (injected in tests); renderDeployment by default. */
+  render?: (input: {
+    deployment: DeploymentRecord;
+    revision?: RevisionRecord | undefined;
+    settings: RenderSettings;
+  }) => RenderResult;
+}
+
+export interface ReconcileInput {
+  deployment: DeploymentRecord;
+  /** The revision to run, chosen by the caller with `chooseRevision`. */
+  revision?: RevisionRecord | undefined;
+  settings: RenderSettings;
+}
