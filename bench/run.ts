@@ -17,6 +17,7 @@ import { refOf, waitForObjects } from './lib/convergence.ts';
 import { type BenchResult, emptyResult, formatTable, round, toJson } from './lib/figures.ts';
 import { runKubectlBaseline } from './lib/kubectl-baseline.ts';
 import { countKube, measureIdle, measurePropagation, waitQuiet } from './lib/phases.ts';
+import { summarizeDir } from './lib/profile-summary.ts';
 import { updateReadme } from './lib/readme.ts';
 import { type Stack, startStack } from './lib/stack.ts';
 
@@ -272,6 +273,15 @@ async function main(): Promise<number> {
   }
   const rendered = stack.rendered;
   await stack.close();
+  if (o.cpuProf) {
+    for (const name of ['agent', 'agent-restart']) {
+      const text = summarizeDir(path.join(runDir, `${name}-profile`));
+      if (text) {
+        writeFileSync(path.join(runDir, `${name}-profile`, 'summary.txt'), text);
+        say(`CPU profile of ${name}:\n${text.split('\n').slice(0, 16).join('\n')}`);
+      }
+    }
+  }
 
   // 5. The kubectl baseline, alone on the machine.
   if (kubectl) {

@@ -9,6 +9,7 @@ import {
   verdicts,
 } from '../../bench/lib/figures.ts';
 import { retag } from '../../bench/lib/phases.ts';
+import { summarizeProfile } from '../../bench/lib/profile-summary.ts';
 import { SECTION_HEADING, updateReadme } from '../../bench/lib/readme.ts';
 import { generateDeployments } from '../../bench/lib/seed.ts';
 import { type DeploymentRecord, strict } from '../../src/contract/index.ts';
@@ -171,5 +172,32 @@ describe('benchmark helpers', () => {
   it('retags an image, registry ports included', () => {
     expect(retag('registry.example.com/a/b:1.2.0', 3)).toBe('registry.example.com/a/b:bench-3');
     expect(retag('localhost:5000/b', 1)).toBe('localhost:5000/b:bench-1');
+  });
+});
+
+describe('CPU profile summary', () => {
+  it('adds self time per package, module and function, largest first', () => {
+    const frame = (id: number, functionName: string, url: string) => ({
+      id,
+      callFrame: { functionName, url, lineNumber: 9 },
+    });
+    const summary = summarizeProfile({
+      nodes: [
+        frame(1, 'parse', 'file:///app/node_modules/@kubernetes/client-node/dist/x.js'),
+        frame(2, 'render', 'file:///app/src/render/index.ts'),
+        frame(3, '(idle)', ''),
+        frame(4, 'connect', 'node:net'),
+      ],
+      samples: [1, 1, 2, 3, 4, 1],
+      timeDeltas: [1000, 2000, 4000, 8000, 500, 3000],
+    });
+    expect(summary.totalMs).toBe(19);
+    expect(summary.byGroup).toEqual([
+      ['(idle)', 8],
+      ['@kubernetes/client-node', 6],
+      ['src/render/index.ts', 4],
+      ['node:net', 1],
+    ]);
+    expect(summary.byFunction[1]).toEqual(['parse @kubernetes/client-node:10', 6]);
   });
 });
