@@ -26,6 +26,7 @@ const NAMESPACES = [
   'hpa-on',
   'hpa-off',
   'sts-ok',
+  'svc-recreate',
 ];
 let api: KubeApi;
 let other: OtherManager;
@@ -172,6 +173,24 @@ describe('applyAll against the sandbox', () => {
     const after = live('Deployment', 'immutable', 'app');
     expect(after.metadata.uid).not.toBe(uid);
     expect((after.spec as typeof spec).selector.matchLabels.tier).toBe('web');
+  });
+
+  it('immutable field on a Service (ClusterIP to headless): deleted and recreated', async () => {
+    const rm = managerFor(api);
+    await converge(rm, 'svc-recreate', [service('svc-recreate')]);
+    const before = live('Service', 'svc-recreate', 'app');
+    expect((before.spec as { clusterIP: string }).clusterIP).not.toBe('None');
+    const headless = service('svc-recreate');
+    (headless.spec as Record<string, unknown>).clusterIP = 'None';
+    const cs = await converge(rm, 'svc-recreate', [headless]);
+    expect(cs.entries[0]).toMatchObject({
+      id: 'Service/svc-recreate/app',
+      action: 'created',
+      recreated: true,
+    });
+    const after = live('Service', 'svc-recreate', 'app');
+    expect((after.spec as { clusterIP: string }).clusterIP).toBe('None');
+    expect(after.metadata.uid).not.toBe(before.metadata.uid);
   });
 
   it('immutable field on a StatefulSet: a terminal error naming the field, unless recreateStatefulSets', async () => {
