@@ -96,6 +96,13 @@ export class Cluster implements DefaultingContext {
     for (const hook of this.writeHooks) hook(type, undefined, object);
   }
 
+  /** The served type of a kind; throws if the kind is not served (a programming error). */
+  typeFor(apiVersion: string, kind: string): ResourceType {
+    const type = findByKind(apiVersion, kind);
+    if (!type) throw new Error(`${apiVersion}/${kind} is not served`);
+    return type;
+  }
+
   typeOf(object: StoredObject): ResourceType | undefined {
     return findByKind(object.apiVersion, object.kind);
   }

@@ -88,6 +88,7 @@ export class WorkloadController {
   private settle(type: ResourceType, namespace: string, name: string, fail: boolean): void {
     const live = this.cluster.store.get(type, namespace, name);
     if (!live || live.metadata.deletionTimestamp) return;
+    if (live.kind === 'StatefulSet') this.createClaims(live);
     const next = clone(live);
     next.status =
       live.kind === 'Deployment' ? this.deploymentStatus(live, fail) : statefulSetStatus(live, fail);
@@ -99,6 +100,77 @@ export class WorkloadController {
       subresource: 'status',
     }) as StoredObject;
     this.cluster.commit(type, recorded, live);
+  }
+
+  /**
+   * The StatefulSet controller's PVCs: `<template>-<set>-<ordinal>` for each replica, labelled
+   * with the selector and template labels, bound at once (a default StorageClass provisions them).
+   * Owned by the set only under `whenDeleted: Delete`; with Retain they outlive it, as in a cluster.
+   */
+  private createClaims(set: StoredObject): void {
+    const spec = (set.spec ?? {}) as Obj;
+    const replicas = (spec.replicas as number | undefined) ?? 1;
+    const matchLabels = ((spec.selector as Obj | undefined)?.matchLabels ?? {}) as Record<string, string>;
+    const retention = (spec.persistentVolumeClaimRetentionPolicy ?? {}) as Obj;
+    const claims = this.cluster.typeFor('v1', 'PersistentVolumeClaim');
+    const namespace = set.metadata.namespace ?? '';
+    for (const template of (spec.volumeClaimTemplates ?? []) as StoredObject[]) {
+      for (let i = 0; i < replicas; i++) {
+        const name = `${template.metadata?.name}-${set.metadata.name}-${i}`;
+        if (this.cluster.store.get(claims, namespace, name)) continue;
+        const claimSpec = clone((template.spec ?? {}) as Obj);
+        const uid = this.cluster.uid();
+        claimSpec.volumeName = `pvc-${uid}`;
+        claimSpec.storageClassName ??= 'standard';
+        claimSpec.volumeMode ??= 'Filesystem';
+        const claim: StoredObject = {
+          apiVersion: 'v1',
+          kind: 'PersistentVolumeClaim',
+          metadata: {
+            name,
+            namespace,
+            uid,
+            creationTimestamp: this.cluster.now(),
+            labels: { ...matchLabels, ...(template.metadata?.labels ?? {}) },
+          },
+          spec: claimSpec,
+          status: {
+            phase: 'Bound',
+            accessModes: claimSpec.accessModes,
+            capacity: {
+              storage: ((claimSpec.resources as Obj | undefined)?.requests as Obj | undefined)?.storage,
+            },
+          },
+        };
+        if (retention.whenDeleted === 'Delete') {
+          claim.metadata.ownerReferences = [
+            {
+              apiVersion: 'apps/v1',
+              kind: 'StatefulSet',
+              name: set.metadata.name ?? '',
+              uid: set.metadata.uid ?? '',
+              controller: true,
+              blockOwnerDeletion: true,
+            },
+          ];
+        }
+        const now = this.cluster.now();
+        const created = this.cluster.commit(
+          claims,
+          recordUpdate({ live: undefined, updated: claim, manager: MANAGER, now }) as StoredObject,
+          undefined,
+        );
+        // Binding is a separate status write (the volume controller's), as in a cluster.
+        const bound = recordUpdate({
+          live: created,
+          updated: { ...clone(created), status: claim.status },
+          manager: MANAGER,
+          now,
+          subresource: 'status',
+        });
+        this.cluster.commit(claims, bound as StoredObject, created);
+      }
+    }
   }
 
   private deploymentStatus(obj: StoredObject, fail: boolean): Obj {

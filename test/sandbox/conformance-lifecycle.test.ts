@@ -201,6 +201,49 @@ describe('watch, delete and controller conformance', () => {
     expect(sb.api.requests({ name: 'ready' }).map((r) => r.verb)).toEqual(['create']);
   });
 
+  it('StatefulSet controller: PVCs per replica from volumeClaimTemplates, kept on delete under Retain, collected under Delete', async () => {
+    const sts = (name: string, whenDeleted: string) => ({
+      apiVersion: 'apps/v1',
+      kind: 'StatefulSet',
+      metadata: { name },
+      spec: {
+        replicas: 2,
+        serviceName: name,
+        selector: { matchLabels: { app: name } },
+        persistentVolumeClaimRetentionPolicy: { whenDeleted, whenScaled: 'Retain' },
+        template: {
+          metadata: { labels: { app: name } },
+          spec: { containers: [{ name: 'pg', image: 'postgres:16' }] },
+        },
+        volumeClaimTemplates: [
+          {
+            metadata: { name: 'data', labels: { tier: 'db' } },
+            spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+          },
+        ],
+      },
+    });
+    const STS = '/apis/apps/v1/namespaces/default/statefulsets';
+    const PVC = '/api/v1/namespaces/default/persistentvolumeclaims';
+    await sb.call('POST', STS, sts('keep', 'Retain'));
+    const claim = await eventually(async () => {
+      const res = await sb.call('GET', `${PVC}/data-keep-1`);
+      return res.status === 200 ? res.body : undefined;
+    });
+    expect(claim?.metadata).toMatchObject({ labels: { app: 'keep', tier: 'db' } });
+    expect(claim?.status).toMatchObject({ phase: 'Bound', capacity: { storage: '1Gi' } });
+    await sb.call('DELETE', `${STS}/keep`);
+    await new Promise((r) => setTimeout(r, 50));
+    expect((await sb.call('GET', `${PVC}/data-keep-0`)).status).toBe(200);
+
+    await sb.call('POST', STS, sts('drop', 'Delete'));
+    await eventually(async () => (await sb.call('GET', `${PVC}/data-drop-0`)).status === 200);
+    await sb.call('DELETE', `${STS}/drop`);
+    expect(await eventually(async () => (await sb.call('GET', `${PVC}/data-drop-0`)).status === 404)).toBe(
+      true,
+    );
+  });
+
   it('controller: failRollout makes the next rollout end with ProgressDeadlineExceeded', async () => {
     sb.api.failRollout('default', 'broken');
     await sb.call('POST', '/apis/apps/v1/namespaces/default/deployments', deployment('broken'));
