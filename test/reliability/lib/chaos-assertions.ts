@@ -2,6 +2,15 @@
 import { expect } from 'vitest';
 import type { ChaosOutcome } from './chaos-run.ts';
 
+/** How many agent log lines carried each error code (what the agent went through). */
+export function logCodes(o: ChaosOutcome): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const line of o.logs.lines()) {
+    if (typeof line.code === 'string') counts[line.code] = (counts[line.code] ?? 0) + 1;
+  }
+  return counts;
+}
+
 export function summary(o: ChaosOutcome) {
   return {
     seed: o.seed,
@@ -17,6 +26,7 @@ export function summary(o: ChaosOutcome) {
     deletesOfDesired: o.deletesOfDesired.length,
     deletesDuringOutages: o.deletesDuringOutages.length,
     convergeMs: o.convergeMs,
+    logCodes: logCodes(o),
   };
 }
 
