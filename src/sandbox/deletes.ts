@@ -46,7 +46,6 @@ export function deleteObject(
   name: string,
   options: DeleteOptions,
 ): { code: number; body: KubeObject | Status } {
-  if (type.namespaced && namespace !== undefined) cluster.requireNamespace(namespace);
   const live = cluster.store.get(type, namespace ?? '', name);
   if (!live) throw notFound(type, name);
   const pre = options.preconditions;
@@ -185,7 +184,6 @@ export function deleteCollection(
   query: URLSearchParams,
   options: DeleteOptions,
 ): KubeObject {
-  if (type.namespaced && namespace !== undefined) cluster.requireNamespace(namespace);
   const selected = selectObjects(cluster, type, namespace, query);
   const items: KubeObject[] = [];
   for (const obj of selected) {

@@ -219,7 +219,6 @@ export function createHandler(deps: HandlerDeps): (req: IncomingMessage, res: Se
         return send(res, 200, obj);
       }
       case 'list': {
-        if (type.namespaced && namespace !== undefined) cluster.requireNamespace(namespace);
         const list = listObjects(cluster, type, namespace, query);
         if (wantsTable(accept)) {
           const objects = list.items.map((i) => ({ ...i, kind: type.kind }) as StoredObject);

@@ -231,7 +231,6 @@ function getLive(
   namespace: string | undefined,
   name: string,
 ): StoredObject {
-  if (type.namespaced && namespace !== undefined) cluster.requireNamespace(namespace);
   const live = cluster.store.get(type, namespace ?? '', name);
   if (!live) throw notFound(type, name);
   return live;

@@ -60,6 +60,14 @@ describe('Kubernetes REST API conformance', () => {
     });
   });
 
+  it("reads in a missing namespace: list is an empty 200, get is the object's 404", async () => {
+    const list = await sb.call('GET', '/api/v1/namespaces/ghost/configmaps');
+    expect(list.status).toBe(200);
+    expect(list.body.items).toEqual([]);
+    const get = await sb.call('GET', '/api/v1/namespaces/ghost/configmaps/x');
+    expect(get.body.message).toBe('configmaps "x" not found');
+  });
+
   it('optimistic concurrency: an update with a stale resourceVersion is 409 Conflict', async () => {
     const created = await sb.call('POST', CM, { metadata: { name: 'occ' }, data: { a: '1' } });
     const stale = created.body;
