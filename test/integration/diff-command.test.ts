@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deploymentBody, REPO, type Stack, startStack } from './harness.ts';
 
-describe('mooring diff against the three programs', () => {
+describe('mooring diff against the three programs', { timeout: 60_000 }, () => {
   let stack: Stack;
 
   beforeAll(async () => {

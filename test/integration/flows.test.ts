@@ -21,7 +21,9 @@ interface KubeDeployment {
   spec: { replicas?: number; template: { spec: { containers: { image: string }[] } } };
 }
 
-describe('agent flows (control plane + sandbox Kubernetes API + agent process + kubectl)', () => {
+describe('agent flows (control plane + sandbox Kubernetes API + agent process + kubectl)', {
+  timeout: 60_000,
+}, () => {
   let stack: Stack;
   let agent: AgentProcess;
   let id = '';

@@ -28,7 +28,7 @@ async function isLeader(agent: AgentProcess): Promise<boolean> {
   return (await agent.json<{ leader: boolean }>('/status')).leader;
 }
 
-describe('leader election between two agent processes', () => {
+describe('leader election between two agent processes', { timeout: 90_000 }, () => {
   let stack: Stack;
   const agents: Record<string, AgentProcess> = {};
   let id = '';
