@@ -14,8 +14,9 @@ import type { Logger } from '../log.ts';
 import { instrumentKubeRequests } from '../ops/kube-requests.ts';
 import { createMetrics, type AgentMetrics } from '../ops/metrics.ts';
 import { EventRecorder } from '../reconcile/events.ts';
+import { MooringError } from '../errors.ts';
 import { OrphanCollector } from '../reconcile/orphans.ts';
-import { reconcileDeployment } from '../reconcile/reconcile.ts';
+import { type Resources, reconcileDeployment } from '../reconcile/reconcile.ts';
 import { defaultRenderSettings, type RenderSettings } from '../render/index.ts';
 import { Agent, type AgentDeps } from './agent.ts';
 import { kubeLeaseClient } from './leader-election.ts';
@@ -44,6 +45,31 @@ export function renderSettingsOf(config: AgentConfig): RenderSettings {
     storageClassName: config.storageClass,
     clusterDomain: config.clusterDomain,
     policy: { allowHostPath: config.allowHostPath, allowPrivileged: config.allowPrivileged },
+  };
+}
+
+/** Checks `signal` before each resource call: an aborted reconcile writes nothing more. */
+export function abortable(resources: Resources, signal: AbortSignal): Resources {
+  const guard = () => {
+    if (!signal.aborted) return;
+    const reason: unknown = signal.reason;
+    throw reason instanceof MooringError
+      ? reason
+      : new MooringError('MOORING_E_INTERNAL', 'reconcile aborted');
+  };
+  return {
+    applyAll: async (objects, opts) => {
+      guard();
+      return resources.applyAll(objects, opts);
+    },
+    listOwned: async (opts) => {
+      guard();
+      return resources.listOwned(opts);
+    },
+    deleteAll: async (objects, opts) => {
+      guard();
+      return resources.deleteAll(objects, opts);
+    },
   };
 }
 
@@ -93,7 +119,18 @@ export function wireAgent(o: WireOptions): WiredAgent {
     agent?.observeKubeResult(result);
   });
   const resources = new ResourceManager({ kc, fieldManager: 'mooring', dryRun: config.dryRun, logger });
-  const events = new EventRecorder({ sink: resources, logger, instance: config.listenerId });
+  // One recorder for all reconciles (it rate-limits identical events); a replica that is not
+  // leading records none.
+  const events = new EventRecorder({
+    sink: {
+      create: (obj) =>
+        agent?.isLeader
+          ? resources.create(obj)
+          : Promise.reject(new MooringError('MOORING_E_LEADERSHIP_LOST')),
+    },
+    logger,
+    instance: config.listenerId,
+  });
   const settings = renderSettingsOf(config);
   // The agent logs one line per reconcile itself; the reconcile's own summary line is for debugging.
   const reconcileLogger = ['debug', 'trace'].includes(config.logLevel)
@@ -118,10 +155,17 @@ export function wireAgent(o: WireOptions): WiredAgent {
     ...(config.leaderElection
       ? { leaseClient: kubeLeaseClient(kc, config.leaseNamespace, config.leaseName) }
       : {}),
-    // reconcileDeployment takes no signal: the runner keeps the deployment busy until it returns.
-    reconcile: (input) =>
+    // reconcileDeployment takes no signal: its resource calls are guarded instead, so a timed-out,
+    // deposed or shut-down reconcile stops at its next step (apply, list, prune, event). The
+    // runner keeps the deployment busy until it returns.
+    reconcile: (input, signal) =>
       reconcileDeployment(
-        { resources, events, logger: reconcileLogger, settings: reconcileSettings },
+        {
+          resources: abortable(resources, signal),
+          events,
+          logger: reconcileLogger,
+          settings: reconcileSettings,
+        },
         { deployment: input.deployment, revision: input.revision, settings },
       ),
     collectOrphans: async (snapshot, signal) => {

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { kubeconfigSource, renderSettingsOf } from '../../src/agent/wiring.ts';
+import { abortable, kubeconfigSource, renderSettingsOf } from '../../src/agent/wiring.ts';
+import { MooringError } from '../../src/errors.ts';
 import { parseAgentConfig } from '../../src/config.ts';
 
 function config(argv: string[] = []) {
@@ -49,5 +50,34 @@ describe('renderSettingsOf', () => {
       clusterDomain: 'c.example',
       policy: { allowHostPath: false, allowPrivileged: true },
     });
+  });
+});
+
+describe('abortable', () => {
+  it('refuses every resource call once the reconcile is aborted, with the abort reason', async () => {
+    const calls: string[] = [];
+    const inner = {
+      applyAll: async () => {
+        calls.push('apply');
+        return { entries: [], dryRun: false };
+      },
+      listOwned: async () => {
+        calls.push('list');
+        return { objects: [], byId: new Map(), byDeployment: new Map() };
+      },
+      deleteAll: async () => {
+        calls.push('delete');
+        return { entries: [], dryRun: false };
+      },
+    };
+    const controller = new AbortController();
+    const guarded = abortable(inner, controller.signal);
+    await guarded.listOwned({ namespaces: ['a'], listenerId: 'l' });
+    controller.abort(new MooringError('MOORING_E_RECONCILE_TIMEOUT'));
+    await expect(guarded.deleteAll([], { deleteVolumes: false })).rejects.toMatchObject({
+      code: 'MOORING_E_RECONCILE_TIMEOUT',
+    });
+    await expect(guarded.applyAll([])).rejects.toThrow();
+    expect(calls).toEqual(['list']);
   });
 });
