@@ -3,13 +3,17 @@
  * with the agent as a child process and results read back with kubectl; then the secret canary:
  * the deployment's secret values appear nowhere in the agent's logs, /status, /metrics or Events.
  */
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type AgentProcess,
   deploymentBody,
   deploymentState,
   NAMESPACE,
+  REPO,
   spawnAgent,
   type Stack,
   startStack,
@@ -69,6 +73,16 @@ describe('agent flows (control plane + sandbox Kubernetes API + agent process + 
       async () => (await deploymentState(agent, id))?.state === 'Ready',
       20_000,
     );
+  });
+
+  it("mooring status prints the running agent's /status as a table", async () => {
+    const { stdout } = await promisify(execFile)(
+      path.join(REPO, 'node_modules', '.bin', 'node'),
+      [path.join(REPO, 'bin', 'mooring.js'), 'status', '--url', await agent.opsUrl],
+      { cwd: REPO, timeout: 30_000 },
+    );
+    expect(stdout).toMatch(/^NAME\s+NAMESPACE\s+STATUS\s+STATE\s+REVISION\s+APPLIED\s+REASON$/m);
+    expect(stdout).toMatch(/^shop\s+apps\s+READY\s+Ready\s+[0-9a-f]{8}\s+\d+s ago$/m);
   });
 
   it('update: a new revision rolls out the new image', async () => {
