@@ -11,6 +11,7 @@ import {
   summarize,
   type ChangeSet,
 } from '../kube/change-set.ts';
+import { ALREADY_TERMINATING } from '../kube/delete.ts';
 import { objectId } from '../kube/object-id.ts';
 import type { KubeObject } from '../kube/types.ts';
 import { renderDeployment } from '../render/index.ts';
@@ -116,7 +117,7 @@ export async function reconcileDeployment(
       listenerId: settings.listenerId,
       dryRun: settings.dryRun,
     });
-    const gone = pruned.entries.filter((e) => e.action === 'deleted');
+    const gone = pruned.entries.filter((e) => e.action === 'deleted' && e.note !== ALREADY_TERMINATING);
     if (gone.length > 0 && !settings.dryRun) {
       await deps.events?.record({
         target,

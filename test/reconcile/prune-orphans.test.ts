@@ -52,6 +52,10 @@ describe('orphan collection against the sandbox', () => {
     expect(twice.changeSet.entries.filter((e) => e.action === 'deleted').length).toBeGreaterThan(5);
     expect(twice.changeSet.entries.every((e) => e.namespace === 'other')).toBe(true);
     const left = await deps.resources.listOwned({ namespaces: ['apps', 'other'], listenerId: LISTENER_ID });
-    expect([...left.byDeployment.keys()]).toEqual([A]);
+    // Only B's volumes stay (the StatefulSet's claims; deleteVolumes is off).
+    expect(left.byDeployment.get(A)?.length).toBeGreaterThan(5);
+    expect(
+      (left.byDeployment.get(B) ?? []).map((o) => o.kind).filter((k) => k !== 'PersistentVolumeClaim'),
+    ).toEqual([]);
   });
 });
