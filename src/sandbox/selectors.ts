@@ -94,35 +94,65 @@ export interface FieldRequirement {
   value: string;
 }
 
-const FIELDS = new Set(['metadata.name', 'metadata.namespace']);
+const COMMON = ['metadata.name', 'metadata.namespace'];
 
-/** Parses `fieldSelector`; only the fields every resource supports are accepted, as on a real server. */
+/** Field selectors each kind supports beyond metadata.name/namespace (its registry's field set). */
+const KIND_FIELDS: Record<string, string[]> = {
+  Event: [
+    'involvedObject.kind',
+    'involvedObject.namespace',
+    'involvedObject.name',
+    'involvedObject.uid',
+    'involvedObject.apiVersion',
+    'involvedObject.resourceVersion',
+    'involvedObject.fieldPath',
+    'reason',
+    'reportingComponent',
+    'source',
+    'type',
+  ],
+  Secret: ['type'],
+  Namespace: ['status.phase'],
+  StatefulSet: ['status.successful'],
+};
+
+/** Parses `fieldSelector`; fields the kind does not index are a 400, as on a real server. */
 export function parseFieldSelector(text: string | null | undefined, kind: string): FieldRequirement[] {
   if (!text) return [];
+  const allowed = [...COMMON, ...(KIND_FIELDS[kind] ?? [])];
   const out: FieldRequirement[] = [];
   for (const term of splitTerms(text)) {
     const m = /^([^=!\s]+)\s*(==|=|!=)\s*(\S*)$/.exec(term) as [string, string, string, string] | null;
     if (!m) throw badRequest(`invalid selector: '${text}'; can't understand '${term}'`);
-    if (!FIELDS.has(m[1])) {
+    if (!allowed.includes(m[1])) {
       throw badRequest(`field label not supported: ${m[1]}`, [
         {
-          type: 'FieldValueNotSupported',
           reason: 'FieldValueNotSupported',
-          message: `"${m[1]}" is not a known field selector: only "metadata.name", "metadata.namespace"`,
+          message: `"${m[1]}" is not a known field selector: only ${allowed.map((f) => `"${f}"`).join(', ')}`,
           field: 'fieldSelector',
         },
       ]);
     }
-    void kind;
     out.push({ field: m[1], equal: m[2] !== '!=', value: m[3] });
   }
   return out;
 }
 
+function fieldValue(obj: KubeObject, field: string): string {
+  if (field === 'metadata.namespace') return obj.metadata?.namespace ?? '';
+  if (field === 'source') {
+    const source = (obj as { source?: { component?: string } }).source;
+    return source?.component ?? '';
+  }
+  let at: unknown = obj;
+  for (const part of field.split('.'))
+    at = at && typeof at === 'object' ? (at as Record<string, unknown>)[part] : undefined;
+  return at === undefined || at === null ? '' : String(at);
+}
+
 export function matchesFields(reqs: FieldRequirement[], obj: KubeObject): boolean {
   for (const req of reqs) {
-    const actual = req.field === 'metadata.name' ? obj.metadata?.name : (obj.metadata?.namespace ?? '');
-    if ((actual === req.value) !== req.equal) return false;
+    if ((fieldValue(obj, req.field) === req.value) !== req.equal) return false;
   }
   return true;
 }
