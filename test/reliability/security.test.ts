@@ -157,6 +157,25 @@ describe('security: allowlist, policy, secret canaries, API key, hardened pod', 
     },
   );
 
+  /** The Postgres password the agent generated for sec-ok (a secret nobody gave it). */
+  const generatedPassword = () => {
+    const creds = stack.kube.getObject('v1', 'Secret', NS, 'sec-ok-postgres-credentials') as
+      | { data?: Record<string, string> }
+      | undefined;
+    return Buffer.from(creds?.data?.POSTGRES_PASSWORD ?? '', 'base64').toString('utf8');
+  };
+
+  it('the generated Postgres password appears in no log line, Event, /metrics or /status', async () => {
+    const password = generatedPassword();
+    expect(password.length).toBeGreaterThanOrEqual(16);
+    const events = JSON.stringify(await kubeGet(stack.kube, `/api/v1/namespaces/${NS}/events`));
+    const texts = [logs.all(), events, await agent.text('/metrics'), await agent.text('/status')];
+    for (const text of texts) {
+      expect(text).not.toContain(password);
+      expect(text).not.toContain(b64(password));
+    }
+  });
+
   it('the canaries did reach the places a leak would come from (so their absence means something)', () => {
     const secret = stack.kube.getObject('v1', 'Secret', NS, 'sec-ok-env') as {
       data?: Record<string, string>;

@@ -23,6 +23,7 @@ export function summary(o: ChaosOutcome) {
     kubeRequests: o.kubeRequests,
     faultStatuses: o.faultStatuses,
     deletes: o.deletes.length,
+    deleted: o.deletes.slice(0, 10).map((r) => `${r.resource}/${r.namespace}/${r.name} ${r.status}`),
     deletesOfDesired: o.deletesOfDesired.length,
     deletesDuringOutages: o.deletesDuringOutages.length,
     convergeMs: o.convergeMs,
