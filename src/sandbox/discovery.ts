@@ -95,3 +95,46 @@ export function resourceList(group: string, version: string): Record<string, unk
   if (group !== '') list.apiVersion = 'v1';
   return list;
 }
+
+/** The media type of aggregated discovery (apidiscovery.k8s.io/v2), served when a client asks for it. */
+export const AGGREGATED = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
+
+/** True when the Accept header asks for aggregated discovery v2 (kubectl and client-go 1.30+ do). */
+export function wantsAggregated(accept: string | undefined): boolean {
+  return accept?.includes('g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList') === true;
+}
+
+function discoveryResource(type: ResourceType): Record<string, unknown> {
+  const kind = { group: type.group, version: type.version, kind: type.kind };
+  const entry: Record<string, unknown> = {
+    resource: type.resource,
+    responseKind: kind,
+    scope: type.namespaced ? 'Namespaced' : 'Cluster',
+    singularResource: type.singular,
+    verbs: verbsOf(type),
+  };
+  if (type.shortNames) entry.shortNames = type.shortNames;
+  if (type.categories) entry.categories = type.categories;
+  if (type.subresources.length > 0) {
+    entry.subresources = type.subresources.map((sub) => ({
+      subresource: sub,
+      responseKind: sub === 'scale' ? { group: 'autoscaling', version: 'v1', kind: 'Scale' } : kind,
+      verbs: ['get', 'patch', 'update'],
+    }));
+  }
+  return entry;
+}
+
+/** APIGroupDiscoveryList for `/api` (core) or `/apis` (named groups). */
+export function aggregatedDiscovery(core: boolean): Record<string, unknown> {
+  const groups = groupVersions().filter((gv) => (gv.group === '') === core);
+  return {
+    kind: 'APIGroupDiscoveryList',
+    apiVersion: 'apidiscovery.k8s.io/v2',
+    metadata: {},
+    items: groups.map((gv) => ({
+      metadata: core ? {} : { name: gv.group },
+      versions: [{ version: gv.version, resources: gv.types.map(discoveryResource), freshness: 'Current' }],
+    })),
+  };
+}

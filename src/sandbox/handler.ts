@@ -5,7 +5,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Cluster } from './cluster.ts';
 import { deleteCollection, deleteObject, parseDeleteOptions } from './deletes.ts';
-import { coreVersions, group, groupList, resourceList, versionInfo } from './discovery.ts';
+import {
+  AGGREGATED,
+  aggregatedDiscovery,
+  coreVersions,
+  group,
+  groupList,
+  resourceList,
+  versionInfo,
+  wantsAggregated,
+} from './discovery.ts';
 import { type FaultRule, FaultRulesSchema, type Faults } from './faults.ts';
 import { openApiDocument, openApiIndex } from './openapi.ts';
 import { decodeProtobuf, PROTOBUF } from './protobuf.ts';
@@ -145,7 +154,11 @@ export function createHandler(deps: HandlerDeps): (req: IncomingMessage, res: Se
     return false;
   }
 
-  function discovery(res: ServerResponse, path: string): boolean {
+  function discovery(req: IncomingMessage, res: ServerResponse, path: string): boolean {
+    if ((path === '/api' || path === '/apis') && wantsAggregated(req.headers.accept)) {
+      send(res, 200, aggregatedDiscovery(path === '/api'), { 'Content-Type': AGGREGATED });
+      return true;
+    }
     if (path === '/healthz' || path === '/livez' || path === '/readyz') {
       res.writeHead(200, { 'Content-Type': 'text/plain' });
       res.end('ok');
@@ -322,7 +335,7 @@ export function createHandler(deps: HandlerDeps): (req: IncomingMessage, res: Se
       }
       const routed = route(method, path, query, mediaType(req.headers['content-type']));
       if (routed.kind === 'other') {
-        if (method === 'GET' && discovery(res, path)) return;
+        if (method === 'GET' && discovery(req, res, path)) return;
         throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
       }
       if (routed.kind === 'unknown-resource') {

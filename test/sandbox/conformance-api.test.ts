@@ -369,6 +369,27 @@ describe('Kubernetes REST API conformance', () => {
     expect(new Set(ns)).toEqual(new Set(['default', 'other']));
   });
 
+  it('discovery: aggregated discovery v2 when asked for (as kubectl 1.34 does), legacy lists otherwise', async () => {
+    const accept = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json';
+    const aggregated = await sb.call('GET', '/apis', undefined, { accept });
+    expect(aggregated.headers['content-type']).toBe(
+      'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList',
+    );
+    const apps = (
+      aggregated.body.items as {
+        metadata: { name: string };
+        versions: { resources: { resource: string; scope: string }[] }[];
+      }[]
+    ).find((g) => g.metadata.name === 'apps');
+    expect(apps?.versions[0]?.resources.map((r) => `${r.resource}:${r.scope}`)).toEqual([
+      'deployments:Namespaced',
+      'statefulsets:Namespaced',
+    ]);
+    const legacy = await sb.call('GET', '/apis/apps/v1');
+    expect(legacy.body.kind).toBe('APIResourceList');
+    expect((legacy.body.resources as { name: string }[]).map((r) => r.name)).toContain('deployments/scale');
+  });
+
   it('an unknown resource is 404; an unsupported method is 405', async () => {
     expect((await sb.call('GET', '/apis/apps/v1/namespaces/default/replicasets')).status).toBe(404);
     expect((await sb.call('POST', `${CM}/mp`, {})).status).toBe(405);
