@@ -4,6 +4,7 @@
  * emptying the cluster:
  * - a failed, partial or unparsable listing decides nothing (and breaks the run of listings);
  * - a deployment goes when absent from two consecutive complete listings, or AWAITING_DELETE;
+ *   objects it left in a namespace it no longer targets count as absent the same way;
  * - deletions per cycle are capped (default: the larger of 50 objects and 25% of the inventory);
  *   past the cap nothing is deleted and the refusal is reported loudly;
  * - objects whose delete failed stay tracked and are retried (Flux kustomize-controller #1664).
@@ -22,7 +23,8 @@ import type { KubeObject } from '../kube/types.ts';
 export type DeploymentListing =
   | {
       complete: true;
-      deployments: ReadonlyArray<{ id: string; status?: string | null }>;
+      /** `namespace`: the deployment's target namespace, when known (objects elsewhere are left behind). */
+      deployments: ReadonlyArray<{ id: string; status?: string | null; namespace?: string | null }>;
       /** Records refused as malformed: their ids are unknown, so the listing cannot prove absence. */
       rejectedCount?: number;
     }
@@ -87,26 +89,41 @@ export class OrphanCollector {
       this.#logger.warn({ code: plan.refused.code }, plan.refused.message);
       return plan;
     }
-    const listed = new Map(listing.deployments.map((d) => [d.id, d.status ?? undefined]));
-    const due: string[] = [];
-    for (const id of inventory.byDeployment.keys()) {
-      const status = listed.get(id);
-      if (listed.has(id)) {
-        this.#absent.delete(id);
-        if (status === 'AWAITING_DELETE') due.push(id);
+    const listed = new Map(listing.deployments.map((d) => [d.id, d]));
+    // One group per deployment and namespace: a deployment that moved to another namespace left
+    // its old objects behind, and those are absent even though the deployment is listed.
+    const groups = new Map<string, { id: string; objects: KubeObject[] }>();
+    for (const [id, objs] of inventory.byDeployment) {
+      for (const o of objs) {
+        const key = `${id}/${o.metadata.namespace ?? ''}`;
+        const g = groups.get(key) ?? { id, objects: [] };
+        g.objects.push(o);
+        groups.set(key, g);
+      }
+    }
+    const dueGroups: string[] = [];
+    const absentOnce = new Set<string>();
+    for (const [key, group] of groups) {
+      const entry = listed.get(group.id);
+      const ns = key.slice(group.id.length + 1);
+      if (entry && (!entry.namespace || entry.namespace === ns)) {
+        this.#absent.delete(key);
+        if (entry.status === 'AWAITING_DELETE') dueGroups.push(key);
         continue;
       }
-      const count = (this.#absent.get(id) ?? 0) + 1;
-      this.#absent.set(id, count);
-      if (count >= 2) due.push(id);
-      else plan.absentOnce.push(id);
+      const count = (this.#absent.get(key) ?? 0) + 1;
+      this.#absent.set(key, count);
+      if (count >= 2) dueGroups.push(key);
+      else absentOnce.add(group.id);
     }
-    for (const id of this.#absent.keys()) if (!inventory.byDeployment.has(id)) this.#absent.delete(id);
+    for (const key of this.#absent.keys()) if (!groups.has(key)) this.#absent.delete(key);
+    const due = [...new Set(dueGroups.map((k) => groups.get(k)?.id ?? ''))];
+    plan.absentOnce = [...absentOnce];
     for (const [objId, depId] of this.#failed) {
       if (!inventory.byId.has(objId) || !due.includes(depId)) this.#failed.delete(objId);
     }
-    const objects = due
-      .flatMap((id) => inventory.byDeployment.get(id) ?? [])
+    const objects = dueGroups
+      .flatMap((key) => groups.get(key)?.objects ?? [])
       .filter((o) => this.#deleteVolumes || kindInfo(o.kind)?.volume !== true);
     const cap = pruneCap(inventory.objects.length, this.#capMin, this.#capFraction);
     if (objects.length > cap) {

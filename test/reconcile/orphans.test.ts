@@ -143,3 +143,27 @@ describe('OrphanCollector', () => {
     expect(retry.retrying).toEqual([`Service/apps/${second.metadata.name}`]);
   });
 });
+
+describe('OrphanCollector: a deployment that moved namespace', () => {
+  it('prunes what it left in the old namespace after two listings, keeps the new one', () => {
+    const moved = (ns: string, name: string): KubeObject => ({
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name, namespace: ns, labels: { 'mooring.dev/deployment-id': 'm' } },
+    });
+    const inv = inventoryOf([moved('old', 'svc'), moved('new', 'svc')]);
+    const listing = {
+      complete: true as const,
+      deployments: [{ id: 'm', status: 'READY', namespace: 'new' }],
+    };
+    const c = new OrphanCollector();
+    expect(c.observe(listing, inv).objects).toEqual([]);
+    const plan = c.observe(listing, inv);
+    expect(plan.deploymentIds).toEqual(['m']);
+    expect(plan.objects.map((o) => o.metadata.namespace)).toEqual(['old']);
+    // Without a namespace in the listing, the deployment's objects everywhere count as present.
+    const unknown = new OrphanCollector();
+    unknown.observe({ complete: true, deployments: [{ id: 'm' }] }, inv);
+    expect(unknown.observe({ complete: true, deployments: [{ id: 'm' }] }, inv).objects).toEqual([]);
+  });
+});
