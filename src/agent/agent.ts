@@ -8,16 +8,14 @@
 import type { AgentConfig } from '../config.ts';
 import type { DeploymentRecord, RevisionRecord } from '../contract/index.ts';
 import { errorCode, isRetryable, MooringError } from '../errors.ts';
-import { describeError, safeErr } from './safe-error.ts';
-import type { ChangeSet } from '../kube/change-set.ts';
-import { hasChanges, summarize } from '../kube/change-set.ts';
+import { safeErr } from './safe-error.ts';
 import type { Logger } from '../log.ts';
 import type { AgentMetrics } from '../ops/metrics.ts';
 import type { Check } from '../ops/server.ts';
 import type { ReconcileResult } from '../reconcile/result.ts';
 import { type Clock, sleep, systemClock } from './clock.ts';
 import { LeaderElector, type LeaseClient } from './leader-election.ts';
-import { type DesiredDeployment, Poller, type PollClient, type Snapshot } from './poller.ts';
+import { Poller, type PollClient, type Snapshot } from './poller.ts';
 import {
   checkNamespaces,
   type ListenerClient,
@@ -25,14 +23,11 @@ import {
   registerListener,
   runHeartbeat,
 } from './registration.ts';
-import { type RunReport, Runner } from './runner.ts';
-import { type DeploymentState, StatusStore } from './status.ts';
+import { Runner } from './runner.ts';
+import { StatusStore } from './status.ts';
+import { Deployments, type OrphanPassResult } from './deployments.ts';
 
-/** The result of one orphan pass (after a complete listing). */
-export interface OrphanPassResult {
-  /** Deletions made (or previewed in dry-run), when any. */
-  changeSet?: ChangeSet;
-}
+export type { OrphanPassResult } from './deployments.ts';
 
 /** What the agent needs from the outside world. */
 export interface AgentDeps {
@@ -79,9 +74,7 @@ interface Term {
 export class Agent {
   readonly #d: AgentDeps & { clock: Clock; random: () => number };
   readonly status = new StatusStore();
-  readonly #desired = new Map<string, DesiredDeployment>();
-  /** Change-set summary of each key's last run, for its log line. */
-  readonly #lastRun = new Map<string, { revisionId: string | null; changes: string | null }>();
+  readonly #deployments: Deployments;
   #term: Term | undefined;
   #termStopping: Promise<void> | undefined;
   #previousSettled: Promise<void> = Promise.resolve();
@@ -92,6 +85,15 @@ export class Agent {
 
   constructor(deps: AgentDeps) {
     this.#d = { clock: systemClock, random: Math.random, ...deps };
+    this.#deployments = new Deployments({
+      status: this.status,
+      logger: this.#d.logger,
+      metrics: this.#d.metrics,
+      clock: this.#d.clock,
+      reconcile: (input, signal) => this.#d.reconcile(input, signal),
+      collectOrphans: (snapshot, signal) => this.#d.collectOrphans(snapshot, signal),
+      onReconciled: this.#d.onReconciled,
+    });
   }
 
   get isLeader(): boolean {
@@ -288,12 +290,12 @@ export class Agent {
     const { config, logger, metrics, clock, random } = this.#d;
     const abort = new AbortController();
     const runner = new Runner({
-      reconcile: (key, signal) => this.#reconcile(key, signal),
+      reconcile: (key, signal) => this.#deployments.reconcile(key, signal),
       concurrency: config.concurrency,
       timeoutMs: config.reconcileTimeoutMs,
       clock,
       random,
-      onReport: (r) => this.#report(r),
+      onReport: (r) => this.#deployments.report(r),
     });
     const poller = new Poller({
       client: this.#d.controlPlane,
@@ -363,117 +365,8 @@ export class Agent {
   }
 
   async #onSnapshot(snapshot: Snapshot, term: Term): Promise<void> {
+    // A snapshot from a term that ended (leadership lost meanwhile) is dropped.
     if (this.#term !== term) return;
-    const seen = new Set<string>();
-    for (const d of snapshot.deployments) {
-      const { deployment } = d;
-      seen.add(deployment.id);
-      this.#desired.set(deployment.id, d);
-      this.status.observe({
-        id: deployment.id,
-        name: deployment.name,
-        namespace: deployment.source_config.listener_config?.k8s_namespace ?? null,
-        revision: d.revision?.id ?? deployment.latest_revision_id,
-        controlPlaneStatus: String(deployment.status),
-      });
-      if (d.refused) {
-        term.runner.forget(deployment.id);
-        this.#setState(deployment.id, 'Refused', `${d.refused.code}: ${d.refused.message}`);
-      } else {
-        // AWAITING_DELETE goes through the runner too: its deletion is a reconcile like any other,
-        // so it never races an apply of the same deployment.
-        term.runner.enqueue(deployment.id, d.hash);
-      }
-    }
-    for (const id of [...this.#desired.keys()]) {
-      if (seen.has(id)) continue;
-      this.#desired.delete(id);
-      term.runner.forget(id);
-      this.status.remove(id);
-    }
-    await this.#orphanPass(snapshot, term);
-  }
-
-  async #orphanPass(snapshot: Snapshot, term: Term): Promise<void> {
-    const { logger } = this.#d;
-    try {
-      const result = await this.#d.collectOrphans(snapshot, term.abort.signal);
-      if (result.changeSet && result.changeSet.entries.length > 0) {
-        logger.info(
-          { changes: summarize(result.changeSet), dryRun: result.changeSet.dryRun },
-          'orphan pass deleted objects',
-        );
-      }
-    } catch (err) {
-      logger.warn(
-        { err: safeErr(err), code: errorCode(err) },
-        'orphan pass failed; nothing pruned this cycle',
-      );
-    }
-  }
-
-  #setState(id: string, state: DeploymentState, reason: string | null, cs?: ChangeSet): void {
-    this.status.record(id, {
-      state,
-      reason,
-      changed: cs ? hasChanges(cs) : false,
-      changes: cs ? summarize(cs) : null,
-      atMs: this.#d.clock.now(),
-    });
-  }
-
-  /** The runner's reconcile: one deployment, by id. */
-  async #reconcile(key: string, signal: AbortSignal): Promise<{ requeueAfterMs?: number }> {
-    const d = this.#desired.get(key);
-    if (!d) return {};
-    const { deployment, revision } = d;
-    this.#lastRun.set(key, { revisionId: revision?.id ?? null, changes: null });
-    const result = await this.#d.reconcile({ deployment, revision }, signal);
-    this.#d.onReconciled?.(key, result);
-    const changes = summarize(result.changeSet);
-    this.#lastRun.set(key, { revisionId: revision?.id ?? null, changes });
-    this.status.record(key, {
-      state: result.health.state,
-      reason: result.health.state === 'Ready' ? null : result.health.reason,
-      changed: hasChanges(result.changeSet),
-      changes,
-      atMs: this.#d.clock.now(),
-    });
-    return result.requeueAfterMs === undefined ? {} : { requeueAfterMs: result.requeueAfterMs };
-  }
-
-  /** Metrics, status and the one log line per reconcile. Decides nothing (the runner did). */
-  #report(r: RunReport): void {
-    const { metrics, logger } = this.#d;
-    const { result } = r;
-    metrics.reconciles.inc({ result: result.kind });
-    metrics.reconcileDuration.observe({ result: result.kind }, r.durationMs / 1000);
-    const last = this.#lastRun.get(r.key);
-    const line = {
-      deploymentId: r.key,
-      revisionId: last?.revisionId ?? null,
-      changes: last?.changes ?? null,
-      durationMs: r.durationMs,
-      result: result.kind,
-    };
-    if (result.kind === 'success') {
-      const entry = this.status.get(r.key);
-      logger.info({ ...line, state: entry?.state, reason: entry?.reason ?? undefined }, 'reconciled');
-      return;
-    }
-    const { code, message } = describeError(result.error);
-    if (result.kind === 'retry') {
-      this.#setState(r.key, 'Retrying', `${code}: ${message}`);
-      logger.warn(
-        { ...line, code, attempt: result.attempt, retryInMs: result.delayMs, err: safeErr(result.error) },
-        'reconcile failed; will retry',
-      );
-    } else {
-      this.#setState(r.key, 'Refused', `${code}: ${message}`);
-      logger.error(
-        { ...line, code, err: safeErr(result.error) },
-        'reconcile refused; parked until the deployment changes',
-      );
-    }
+    await this.#deployments.applySnapshot(snapshot, term.runner, term.abort.signal);
   }
 }

@@ -1,0 +1,159 @@
+/**
+ * The agent's per-deployment bookkeeping: what the latest complete snapshot asks for, what each
+ * reconcile did, and the status, metrics and the one log line per reconcile that follow. It
+ * decides nothing about retries (the runner does); it turns snapshots into queue entries and
+ * outcomes into reports.
+ */
+import { errorCode } from '../errors.ts';
+import { type ChangeSet, hasChanges, summarize } from '../kube/change-set.ts';
+import type { Logger } from '../log.ts';
+import type { AgentMetrics } from '../ops/metrics.ts';
+import type { ReconcileResult } from '../reconcile/result.ts';
+import type { Clock } from './clock.ts';
+import type { DesiredDeployment, Snapshot } from './poller.ts';
+import type { RunReport, Runner } from './runner.ts';
+import { describeError, safeErr } from './safe-error.ts';
+import type { DeploymentState, StatusStore } from './status.ts';
+
+/** The result of one orphan pass (after a complete listing). */
+export interface OrphanPassResult {
+  /** Deletions made (or previewed in dry-run), when any. */
+  changeSet?: ChangeSet;
+}
+
+export interface DeploymentsDeps {
+  status: StatusStore;
+  logger: Logger;
+  metrics: AgentMetrics;
+  clock: Clock;
+  reconcile(
+    input: Pick<DesiredDeployment, 'deployment' | 'revision'>,
+    signal: AbortSignal,
+  ): Promise<ReconcileResult>;
+  collectOrphans(snapshot: Snapshot, signal: AbortSignal): Promise<OrphanPassResult>;
+  onReconciled?: ((deploymentId: string, result: ReconcileResult) => void) | undefined;
+}
+
+export class Deployments {
+  readonly #d: DeploymentsDeps;
+  readonly #desired = new Map<string, DesiredDeployment>();
+  /** Revision and change-set summary of each key's last run, for its log line. */
+  readonly #lastRun = new Map<string, { revisionId: string | null; changes: string | null }>();
+
+  constructor(deps: DeploymentsDeps) {
+    this.#d = deps;
+  }
+
+  /**
+   * Takes a complete snapshot: records each deployment, queues it (every poll is a resync),
+   * forgets those that left the listing, then runs the orphan pass.
+   */
+  async applySnapshot(snapshot: Snapshot, runner: Runner, signal: AbortSignal): Promise<void> {
+    const { status } = this.#d;
+    const seen = new Set<string>();
+    for (const d of snapshot.deployments) {
+      const { deployment } = d;
+      seen.add(deployment.id);
+      this.#desired.set(deployment.id, d);
+      status.observe({
+        id: deployment.id,
+        name: deployment.name,
+        namespace: deployment.source_config.listener_config?.k8s_namespace ?? null,
+        revision: d.revision?.id ?? deployment.latest_revision_id,
+        controlPlaneStatus: String(deployment.status),
+      });
+      if (d.refused) {
+        runner.forget(deployment.id);
+        this.#setState(deployment.id, 'Refused', `${d.refused.code}: ${d.refused.message}`);
+      } else {
+        // AWAITING_DELETE goes through the runner too: its deletion is a reconcile like any other,
+        // so it never races an apply of the same deployment.
+        runner.enqueue(deployment.id, d.hash);
+      }
+    }
+    for (const id of [...this.#desired.keys()]) {
+      if (seen.has(id)) continue;
+      this.#desired.delete(id);
+      runner.forget(id);
+      status.remove(id);
+    }
+    await this.#orphanPass(snapshot, signal);
+  }
+
+  /** The runner's reconcile: one deployment, by id. */
+  async reconcile(key: string, signal: AbortSignal): Promise<{ requeueAfterMs?: number }> {
+    const d = this.#desired.get(key);
+    if (!d) return {};
+    const { deployment, revision } = d;
+    this.#lastRun.set(key, { revisionId: revision?.id ?? null, changes: null });
+    const result = await this.#d.reconcile({ deployment, revision }, signal);
+    this.#d.onReconciled?.(key, result);
+    const changes = summarize(result.changeSet);
+    this.#lastRun.set(key, { revisionId: revision?.id ?? null, changes });
+    this.#d.status.record(key, {
+      state: result.health.state,
+      reason: result.health.state === 'Ready' ? null : result.health.reason,
+      changed: hasChanges(result.changeSet),
+      changes,
+      atMs: this.#d.clock.now(),
+    });
+    return result.requeueAfterMs === undefined ? {} : { requeueAfterMs: result.requeueAfterMs };
+  }
+
+  /** Metrics, status and the one log line per reconcile. Decides nothing (the runner did). */
+  report(r: RunReport): void {
+    const { metrics, logger, status } = this.#d;
+    const { result } = r;
+    metrics.reconciles.inc({ result: result.kind });
+    metrics.reconcileDuration.observe({ result: result.kind }, r.durationMs / 1000);
+    const last = this.#lastRun.get(r.key);
+    const line = {
+      deploymentId: r.key,
+      revisionId: last?.revisionId ?? null,
+      changes: last?.changes ?? null,
+      durationMs: r.durationMs,
+      result: result.kind,
+    };
+    if (result.kind === 'success') {
+      const entry = status.get(r.key);
+      logger.info({ ...line, state: entry?.state, reason: entry?.reason ?? undefined }, 'reconciled');
+      return;
+    }
+    const { code, message } = describeError(result.error);
+    if (result.kind === 'retry') {
+      this.#setState(r.key, 'Retrying', `${code}: ${message}`);
+      logger.warn(
+        { ...line, code, attempt: result.attempt, retryInMs: result.delayMs, err: safeErr(result.error) },
+        'reconcile failed; will retry',
+      );
+    } else {
+      this.#setState(r.key, 'Refused', `${code}: ${message}`);
+      logger.error(
+        { ...line, code, err: safeErr(result.error) },
+        'reconcile refused; parked until the deployment changes',
+      );
+    }
+  }
+
+  async #orphanPass(snapshot: Snapshot, signal: AbortSignal): Promise<void> {
+    const { logger } = this.#d;
+    try {
+      const result = await this.#d.collectOrphans(snapshot, signal);
+      if (result.changeSet && result.changeSet.entries.length > 0) {
+        logger.info(
+          { changes: summarize(result.changeSet), dryRun: result.changeSet.dryRun },
+          'orphan pass deleted objects',
+        );
+      }
+    } catch (err) {
+      logger.warn(
+        { err: safeErr(err), code: errorCode(err) },
+        'orphan pass failed; nothing pruned this cycle',
+      );
+    }
+  }
+
+  #setState(id: string, state: DeploymentState, reason: string | null): void {
+    this.#d.status.record(id, { state, reason, changed: false, changes: null, atMs: this.#d.clock.now() });
+  }
+}
