@@ -44,4 +44,29 @@ describe('ResourceManager against the sandbox', () => {
     expect(api.requests({ write: true })).toEqual([]);
     expect(api.requests().map((r) => r.verb)).toEqual(['get', 'get', 'get', 'get']);
   });
+
+  it('regression: a NetworkPolicy rule keeps its `from` through client-node models (renamed `_from` there)', async () => {
+    const np = {
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'NetworkPolicy',
+      metadata: { name: 'np', namespace: NS, labels: basicSet(NS)[0]?.metadata.labels },
+      spec: {
+        podSelector: { matchLabels: { app: 'db' } },
+        policyTypes: ['Ingress'],
+        ingress: [
+          {
+            from: [{ podSelector: { matchLabels: { app: 'api' } } }],
+            ports: [{ port: 5432, protocol: 'TCP' }],
+          },
+        ],
+      },
+    };
+    await rm.applyAll([np]);
+    const live = api.getObject('networking.k8s.io/v1', 'NetworkPolicy', NS, 'np');
+    expect((live?.spec as typeof np.spec).ingress[0]?.from).toEqual([
+      { podSelector: { matchLabels: { app: 'api' } } },
+    ]);
+    const inv = await rm.listOwned({ namespaces: [NS], listenerId: LISTENER });
+    expect((inv.byId.get(`NetworkPolicy/${NS}/np`)?.spec as typeof np.spec).ingress[0]?.from).toHaveLength(1);
+  });
 });

@@ -70,7 +70,7 @@ describe('reconcileDeployment', () => {
       ['Applied', 'shop-api'],
     ]);
     expect(String(h.sent[0]?.message)).toMatch(/^created \d+: /);
-    expect(api.requests({ resource: 'events', verb: 'create' }).length).toBe(1);
+    expect(api.requests({ resource: 'events', verb: 'create' }).map((r) => r.status)).toEqual([201]);
     await settled('apps', 'Deployment', 'shop-api');
     await settled('apps', 'Deployment', 'shop-api-queue');
     await settled('apps', 'StatefulSet', 'shop-api-postgres');
