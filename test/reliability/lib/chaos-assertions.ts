@@ -27,6 +27,7 @@ export function summary(o: ChaosOutcome) {
     deletesOfDesired: o.deletesOfDesired.length,
     deletesDuringOutages: o.deletesDuringOutages.length,
     convergeMs: o.convergeMs,
+    credentials: { watched: o.credentials.watched, changed: o.credentials.changed.length },
     logCodes: logCodes(o),
   };
 }
@@ -48,4 +49,7 @@ export function expectChaosSurvived(
   expect(o.report.different, o.reportText).toEqual([]);
   expect(o.report.live).toBe(o.report.expected);
   expect(o.convergeMs).not.toBeNull();
+  // Every Postgres credentials Secret was created once and kept its password through the kills.
+  expect(o.credentials.seen).toBe(o.credentials.watched);
+  expect(o.credentials.changed).toEqual([]);
 }

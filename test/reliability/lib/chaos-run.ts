@@ -64,6 +64,9 @@ export interface ChaosOutcome {
   deletesOfDesired: RequestRecord[];
   /** DELETEs sent while the control plane was down. */
   deletesDuringOutages: RequestRecord[];
+  /** Postgres credentials Secrets watched (created once, never rewritten) and how many of them
+   * ever changed password or were recreated: must be none. */
+  credentials: { watched: number; seen: number; changed: string[] };
   /** Time from the end of the faults to a converged cluster, ms (null: did not converge). */
   convergeMs: number | null;
   report: ClusterReport;
@@ -99,7 +102,27 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
   const outages: { startedAt: string; endedAt: string }[] = [];
   let agent: AgentProcess | undefined;
   let killing = false;
+  // The create-only Postgres credentials: once a password exists it must never change (a new one
+  // would lock the application out of its own database), whatever was killed in the middle.
+  const passwords = new Map<string, string>();
+  const changedCredentials = new Set<string>();
+  let credentialRefs: { namespace: string; name: string }[] = [];
+  const checkCredentials = () => {
+    for (const ref of credentialRefs) {
+      const o = stack.kube.getObject('v1', 'Secret', ref.namespace, ref.name) as
+        | { metadata: { uid?: string }; data?: Record<string, string> }
+        | undefined;
+      const password = o?.data?.POSTGRES_PASSWORD;
+      if (!o || !password) continue;
+      const key = `${ref.namespace}/${ref.name}`;
+      const value = `${o.metadata.uid ?? ''} ${password}`;
+      const before = passwords.get(key);
+      if (before === undefined) passwords.set(key, value);
+      else if (before !== value) changedCredentials.add(key);
+    }
+  };
   const collectDeletes = () => {
+    checkCredentials();
     for (const r of stack.kube.requests({ verb: 'delete' })) {
       if (r.userAgent === USER_AGENT) continue;
       deletes.set(`${r.time} ${r.path} ${r.status}`, r);
@@ -124,6 +147,12 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
       random,
       prefix: `chaos${o.seed}`,
     });
+    credentialRefs = bodies
+      .filter((b) => !(b.secrets ?? []).some((x) => x.name === 'POSTGRES_URI_CUSTOM'))
+      .map((b) => ({
+        namespace: b.source_config?.listener_config?.k8s_namespace as string,
+        name: `${b.name}-postgres-credentials`,
+      }));
     const records: DeploymentRecord[] = [];
     for (const b of bodies) records.push(await stack.client.createDeployment(b));
     log(`${records.length} deployments created`);
@@ -239,6 +268,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
       faultStatuses,
       kubeRequests: chaosRequests.length,
       deletes: all,
+      credentials: { watched: credentialRefs.length, seen: passwords.size, changed: [...changedCredentials] },
       deletesOfDesired: all.filter((r) => report.expectedIds.has(idOfRequest(r))),
       deletesDuringOutages: all.filter((r) => {
         const t = Date.parse(r.time);
