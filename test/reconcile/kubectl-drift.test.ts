@@ -45,8 +45,10 @@ describe('drift made with kubectl', () => {
       (o) => o.kind === 'Deployment' && o.metadata.name === 'shop-api',
     );
     const container = (
-      rendered?.spec as { template: { spec: { containers: Array<{ name: string; image: string }> } } }
-    ).template.spec.containers[0];
+      rendered?.spec as
+        | { template: { spec: { containers: Array<{ name: string; image: string }> } } }
+        | undefined
+    )?.template.spec.containers[0];
     expect(
       await kubectl('-n', 'apps', 'annotate', 'deployment', 'shop-api', 'team.example.com/note=keep'),
     ).toMatchObject({ code: 0 });
