@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ensureTools } from '../scripts/install-tools.ts';
 import { AgentProcess } from './lib/agent-process.ts';
-import { waitForCounters } from './lib/agent-metrics.ts';
+import { waitForAllReconciled } from './lib/agent-metrics.ts';
 import { refOf, waitForObjects } from './lib/convergence.ts';
 import { type BenchResult, emptyResult, formatTable, round, toJson } from './lib/figures.ts';
 import { runKubectlBaseline } from './lib/kubectl-baseline.ts';
@@ -198,8 +198,14 @@ async function main(): Promise<number> {
     say(`converged in ${result.convergence_s} s`);
 
     // 2. Idle cycles.
-    if (!(await waitQuiet(opsUrl, o.timeoutMs)))
-      note('the agent did not report an empty queue before the idle phase');
+    const quietMs = Math.min(o.timeoutMs, Math.max(60_000, o.pollIntervalS * 12_000));
+    const busy = await waitQuiet(opsUrl, quietMs);
+    if (busy) {
+      note(
+        `the agent's queue did not drain within ${quietMs / 1000} s after convergence (queue ${busy.queueDepth}, ` +
+          `in flight ${busy.inFlight}): idle cycles measured while it works through it`,
+      );
+    }
     const idle = await measureIdle(stack.kubeApi, stack.controlPlane, opsUrl, o.idleCycles, o.pollIntervalS);
     if (idle.boundaries === 'time')
       note('idle cycles bounded by time: the agent exports no mooring_polls_total');
@@ -239,7 +245,7 @@ async function main(): Promise<number> {
       if (p.timedOut > 0) note(`${p.timedOut} image changes never reached the cluster`);
       say(`propagation p50 ${p.p50} ms, p99 ${p.p99} ms`);
     }
-    await waitQuiet(opsUrl, o.timeoutMs);
+    await waitQuiet(opsUrl, quietMs);
     result.peak_rss_mib = round(agent.peakRssMib, 1);
     result.agent_cpu_s = round(agent.cpuSeconds());
     const code = await agent.stop();
@@ -249,12 +255,7 @@ async function main(): Promise<number> {
     stack.kubeApi.clearRequests();
     stack.controlPlane.resetStats();
     second = await startAgent(stack, o, runDir, 'agent-restart');
-    const n = o.deployments;
-    const settled = await waitForCounters(
-      second.opsUrl,
-      (c) => c.pollsOk >= 1 && c.reconciles >= n && c.queueDepth === 0 && c.inFlight === 0,
-      o.timeoutMs,
-    );
+    const settled = await waitForAllReconciled(second.opsUrl, o.deployments, o.timeoutMs);
     if (!settled) note('the restarted agent did not report every deployment reconciled in time');
     else result.restart_settled_s = round((performance.now() - second.agent.startedAt) / 1000);
     const restart = countKube(stack.kubeApi);

@@ -75,3 +75,43 @@ export async function waitForCounters(
   }
   return undefined;
 }
+
+/** What the harness reads from the agent's `/status`: per deployment, when it was last reconciled. */
+export interface StatusSummary {
+  deployments: number;
+  /** Deployments with a reconcile recorded (`lastReconcileAt` set). */
+  reconciled: number;
+}
+
+export function summarizeStatus(doc: unknown): StatusSummary | undefined {
+  const list = (doc as { deployments?: unknown })?.deployments;
+  if (!Array.isArray(list)) return undefined;
+  const reconciled = list.filter(
+    (d) => typeof (d as { lastReconcileAt?: unknown })?.lastReconcileAt === 'string',
+  );
+  return { deployments: list.length, reconciled: reconciled.length };
+}
+
+/**
+ * Resolves once `/status` lists at least `count` deployments, each reconciled at least once by
+ * this process (a restarted agent starts with an empty status); undefined on timeout.
+ */
+export async function waitForAllReconciled(
+  opsUrl: string,
+  count: number,
+  timeoutMs: number,
+  intervalMs = 250,
+): Promise<StatusSummary | undefined> {
+  const deadline = performance.now() + timeoutMs;
+  while (performance.now() < deadline) {
+    try {
+      const res = await fetch(`${opsUrl}/status`, { signal: AbortSignal.timeout(10_000) });
+      const s = res.ok ? summarizeStatus(await res.json()) : undefined;
+      if (s && s.deployments >= count && s.reconciled >= count) return s;
+    } catch {
+      // not listening yet
+    }
+    await sleep(intervalMs);
+  }
+  return undefined;
+}

@@ -31,10 +31,22 @@ export function countKube(api: Pick<KubeApi, 'requests'>): KubeCounts {
   return { reads: records.length - writes, writes, writesByTarget };
 }
 
-/** Waits until the agent's queue is empty and nothing is in flight (true), or the timeout (false). */
-export async function waitQuiet(opsUrl: string, timeoutMs: number): Promise<boolean> {
+/**
+ * Waits until the agent's queue is empty and nothing is in flight. Resolves with undefined when it
+ * got there, else with the last counters seen (an agent whose per-cycle work outlasts the poll
+ * interval never gets there: that is a finding, not a reason to wait forever).
+ */
+export async function waitQuiet(opsUrl: string, timeoutMs: number): Promise<AgentCounters | undefined> {
   const done = (c: AgentCounters) => c.queueDepth === 0 && c.inFlight === 0;
-  return (await waitForCounters(opsUrl, done, timeoutMs)) !== undefined;
+  if (await waitForCounters(opsUrl, done, timeoutMs)) return undefined;
+  return (
+    (await scrapeCounters(opsUrl)) ?? {
+      pollsOk: Number.NaN,
+      reconciles: Number.NaN,
+      queueDepth: Number.NaN,
+      inFlight: Number.NaN,
+    }
+  );
 }
 
 export interface IdleResult {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseCounters, sumSamples } from '../../bench/lib/agent-metrics.ts';
+import { parseCounters, summarizeStatus, sumSamples } from '../../bench/lib/agent-metrics.ts';
 import {
   type BenchResult,
   emptyResult,
@@ -167,6 +167,14 @@ describe('benchmark helpers', () => {
     ].join('\n');
     expect(sumSamples(text, 'mooring_polls_total', { result: 'success' })).toBe(7);
     expect(parseCounters(text)).toEqual({ pollsOk: 7, reconciles: 93, queueDepth: 0, inFlight: Number.NaN });
+  });
+
+  it('counts deployments a /status document shows reconciled', () => {
+    const doc = {
+      deployments: [{ lastReconcileAt: '2026-01-01T00:00:00Z' }, { lastReconcileAt: null }, {}],
+    };
+    expect(summarizeStatus(doc)).toEqual({ deployments: 3, reconciled: 1 });
+    expect(summarizeStatus({ nothing: true })).toBeUndefined();
   });
 
   it('retags an image, registry ports included', () => {
