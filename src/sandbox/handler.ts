@@ -3,26 +3,16 @@
  * verbs; records it in the request log and applies fault rules first.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { decodeBody, mediaType, readBytes, send } from './http-body.ts';
+import { discovery, sandboxEndpoint } from './meta-routes.ts';
 import type { Cluster } from './cluster.ts';
 import { deleteCollection, deleteObject, parseDeleteOptions } from './deletes.ts';
-import {
-  AGGREGATED,
-  aggregatedDiscovery,
-  coreVersions,
-  group,
-  groupList,
-  resourceList,
-  versionInfo,
-  wantsAggregated,
-} from './discovery.ts';
-import { type FaultRule, FaultRulesSchema, type Faults } from './faults.ts';
-import { openApiDocument, openApiIndex } from './openapi.ts';
-import { decodeProtobuf, PROTOBUF } from './protobuf.ts';
+import type { FaultRule, Faults } from './faults.ts';
 import { getObject, listObjects } from './reads.ts';
 import { isWriteVerb, type RequestLog, type RequestRecord } from './request-log.ts';
 import { route, type ResourceRequest } from './router.ts';
 import { scale } from './scale.ts';
-import { ApiError, badRequest, methodNotAllowed, notFound } from './status.ts';
+import { ApiError, methodNotAllowed, notFound } from './status.ts';
 import { toTable, wantsTable } from './table.ts';
 import type { StoredObject } from './types.ts';
 import { serveWatch } from './watch.ts';
@@ -37,62 +27,6 @@ export interface HandlerDeps {
   serverAddress: () => string;
   bookmarkIntervalMs: number;
   onInternalError: (error: unknown) => void;
-}
-
-function send(res: ServerResponse, code: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = typeof body === 'string' ? body : JSON.stringify(body);
-  res.writeHead(code, {
-    'Content-Type': 'application/json',
-    'Content-Length': Buffer.byteLength(text),
-    ...headers,
-  });
-  res.end(text);
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return readBytes(req).then((b) => b.toString('utf8'));
-}
-
-function readBytes(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
-
-function parseJsonBody(text: string): unknown {
-  if (text.trim() === '') return undefined;
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw badRequest(
-      `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml (${(error as Error).message})`,
-    );
-  }
-}
-
-function mediaType(header: string | undefined): string {
-  return (header ?? '').split(';', 1)[0]?.trim().toLowerCase() ?? '';
-}
-
-const UNSUPPORTED = new ApiError(
-  415,
-  'UnsupportedMediaType',
-  'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf',
-);
-
-/** A create/update/delete body as an object: JSON, or protobuf for the kinds client-go sends that way. */
-function decodeBody(bytes: Buffer, req: IncomingMessage): unknown {
-  const type = mediaType(req.headers['content-type']);
-  if (type === PROTOBUF) {
-    const decoded = decodeProtobuf(bytes);
-    if (decoded === undefined) throw UNSUPPORTED;
-    return decoded;
-  }
-  if (type === 'application/cbor') throw UNSUPPORTED;
-  return parseJsonBody(bytes.toString('utf8'));
 }
 
 const delay = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -125,83 +59,6 @@ function faultStatus(rule: FaultRule, req: ResourceRequest): ApiError {
 
 export function createHandler(deps: HandlerDeps): (req: IncomingMessage, res: ServerResponse) => void {
   const { cluster, log, faults } = deps;
-
-  async function sandboxEndpoint(req: IncomingMessage, res: ServerResponse, path: string): Promise<boolean> {
-    if (path === '/sandbox/v1/requests') {
-      if (req.method === 'GET') send(res, 200, log.find());
-      else if (req.method === 'DELETE') {
-        log.clear();
-        send(res, 200, []);
-      } else throw methodNotAllowed(`the server does not allow this method on the requested resource`);
-      return true;
-    }
-    if (path === '/sandbox/v1/faults') {
-      if (req.method === 'GET') send(res, 200, faults.list());
-      else if (req.method === 'DELETE') {
-        faults.clear();
-        send(res, 200, []);
-      } else if (req.method === 'PUT') {
-        const parsed = FaultRulesSchema.safeParse(parseJsonBody(await readBody(req)));
-        if (!parsed.success)
-          throw badRequest(
-            `invalid fault rules: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
-          );
-        faults.set(parsed.data as FaultRule[]);
-        send(res, 200, faults.list());
-      } else throw methodNotAllowed('the server does not allow this method on the requested resource');
-      return true;
-    }
-    return false;
-  }
-
-  function discovery(req: IncomingMessage, res: ServerResponse, path: string): boolean {
-    if ((path === '/api' || path === '/apis') && wantsAggregated(req.headers.accept)) {
-      send(res, 200, aggregatedDiscovery(path === '/api'), { 'Content-Type': AGGREGATED });
-      return true;
-    }
-    if (path === '/healthz' || path === '/livez' || path === '/readyz') {
-      res.writeHead(200, { 'Content-Type': 'text/plain' });
-      res.end('ok');
-      return true;
-    }
-    const fixed: Record<string, () => unknown> = {
-      '/version': versionInfo,
-      '/api': () => coreVersions(deps.serverAddress()),
-      '/apis': groupList,
-      '/openapi/v3': openApiIndex,
-    };
-    const document = fixed[path];
-    if (document) {
-      send(res, 200, document());
-      return true;
-    }
-    if (path.startsWith('/openapi/v3/')) {
-      const doc = openApiDocument(path.slice('/openapi/v3/'.length));
-      if (!doc) return false;
-      send(res, 200, doc.body, { ETag: `"${doc.hash}"` });
-      return true;
-    }
-    const parts = path.split('/').filter((p) => p !== '') as string[] & { 1: string; 2: string };
-    if (parts[0] === 'api' && parts.length === 2) {
-      const list = resourceList('', parts[1]);
-      if (!list) return false;
-      send(res, 200, list);
-      return true;
-    }
-    if (parts[0] === 'apis' && parts.length === 2) {
-      const g = group(parts[1]);
-      if (!g) return false;
-      send(res, 200, g);
-      return true;
-    }
-    if (parts[0] === 'apis' && parts.length === 3) {
-      const list = resourceList(parts[1], parts[2]);
-      if (!list) return false;
-      send(res, 200, list);
-      return true;
-    }
-    return false;
-  }
 
   async function resource(
     req: IncomingMessage,
@@ -330,12 +187,12 @@ export function createHandler(deps: HandlerDeps): (req: IncomingMessage, res: Se
     let dropped = false;
     const run = async (): Promise<void> => {
       if (path.startsWith('/sandbox/')) {
-        if (await sandboxEndpoint(req, res, path)) return;
+        if (await sandboxEndpoint(deps, req, res, path)) return;
         throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
       }
       const routed = route(method, path, query, mediaType(req.headers['content-type']));
       if (routed.kind === 'other') {
-        if (method === 'GET' && discovery(req, res, path)) return;
+        if (method === 'GET' && discovery(deps, req, res, path)) return;
         throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
       }
       if (routed.kind === 'unknown-resource') {

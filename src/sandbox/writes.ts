@@ -1,130 +1,33 @@
 /**
- * create, update, patch (merge, JSON, strategic) and server-side apply: one pipeline that ends in
- * defaulting, validation, immutability checks, generation, managedFields, no-op detection and
- * the store write.
+ * create and update, and the common end of every write (`finish`): server-owned fields kept from
+ * live, defaulting, validation, immutability, generation, managedFields, no-op detection, store.
  */
-import fastJsonPatch from 'fast-json-patch';
-import { parse as parseYaml } from 'yaml';
-import {
-  ApplyError,
-  conflictStatus,
-  recordUpdate,
-  serverSideApply,
-  strategicMergePatch,
-} from './apply/index.ts';
+import { recordUpdate } from './apply/index.ts';
 import type { Cluster } from './cluster.ts';
 import { applyDefaults } from './defaults.ts';
 import { clone, jsonEqual } from './equal.ts';
 import { handleUnknownFields } from './fields.ts';
-import { immutableCauses } from './immutable.ts';
-import { apiVersionOf, type ResourceType } from './resources.ts';
-import { ApiError, alreadyExists, badRequest, conflict, invalid, notFound, STALE } from './status.ts';
-import type { KubeObject, ManagedFieldsEntry, StoredObject } from './types.ts';
-import { validateObject } from './validate.ts';
+import type { ResourceType } from './resources.ts';
+import { alreadyExists, badRequest, conflict, notFound, STALE } from './status.ts';
+import type { StoredObject } from './types.ts';
+import {
+  asObject,
+  checkNamespace,
+  checkTypeMeta,
+  GENERATION_KINDS,
+  initialise,
+  managerOf,
+  randomSuffix,
+  sameObject,
+  typed,
+  validateOrThrow,
+  type WriteResult,
+} from './write-common.ts';
 import type { WriteOptions } from './write-options.ts';
 
-export interface WriteResult {
-  code: number;
-  body: KubeObject;
-}
-
-/** Kinds whose strategy maintains metadata.generation (bumped on spec changes only). */
-const GENERATION_KINDS = new Set([
-  'Deployment',
-  'StatefulSet',
-  'HorizontalPodAutoscaler',
-  'PodDisruptionBudget',
-  'NetworkPolicy',
-]);
-
-const NAME_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
-
-function asObject(body: unknown, what: string): KubeObject {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw badRequest(`the body of the request was in an unknown format: ${what} must be an object`);
-  }
-  return body as KubeObject;
-}
-
-function checkTypeMeta(type: ResourceType, obj: KubeObject): void {
-  const expected = apiVersionOf(type);
-  if (obj.apiVersion !== undefined && obj.apiVersion !== expected) {
-    throw badRequest(
-      `the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${expected})`,
-    );
-  }
-  if (obj.kind !== undefined && obj.kind !== type.kind) {
-    throw badRequest(
-      `the kind in the data (${String(obj.kind)}) does not match the expected kind (${type.kind})`,
-    );
-  }
-}
-
-function checkNamespace(type: ResourceType, obj: KubeObject, namespace: string | undefined): void {
-  const given = obj.metadata?.namespace;
-  if (type.namespaced && given && given !== namespace) {
-    throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
-  }
-}
-
-function managerOf(options: WriteOptions): string {
-  return options.fieldManager ?? options.defaultManager;
-}
-
-function stripTimes(entries: ManagedFieldsEntry[] | undefined): unknown {
-  return (entries ?? []).map(({ time: _time, ...rest }) => rest);
-}
-
-/** Equal except managedFields timestamps: the server drops such writes (no new resourceVersion). */
-function sameObject(a: StoredObject, b: StoredObject): boolean {
-  const { managedFields: ma, ...metaA } = a.metadata;
-  const { managedFields: mb, ...metaB } = b.metadata;
-  if (!jsonEqual(metaA, metaB)) return false;
-  for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
-    if (key !== 'metadata' && !jsonEqual(a[key], b[key])) return false;
-  }
-  return jsonEqual(stripTimes(ma), stripTimes(mb));
-}
-
-function typed(type: ResourceType, obj: KubeObject): StoredObject {
-  const out = obj as StoredObject;
-  out.apiVersion = apiVersionOf(type);
-  out.kind = type.kind;
-  out.metadata = out.metadata ?? {};
-  return out;
-}
-
-function validateOrThrow(type: ResourceType, next: StoredObject, live: StoredObject | undefined): void {
-  const causes = validateObject(next);
-  if (live) causes.push(...immutableCauses(live, next));
-  if (causes.length > 0) throw invalid(type, next.metadata.name ?? '', causes);
-}
-
-/** Sets the fields the server owns on a new object. */
-function initialise(
-  cluster: Cluster,
-  type: ResourceType,
-  obj: StoredObject,
-  namespace: string | undefined,
-): void {
-  const meta = obj.metadata;
-  if (type.namespaced) meta.namespace = namespace;
-  else delete meta.namespace;
-  meta.uid = cluster.uid();
-  meta.creationTimestamp = cluster.now();
-  delete meta.resourceVersion;
-  delete meta.deletionTimestamp;
-  delete meta.deletionGracePeriodSeconds;
-  if (GENERATION_KINDS.has(type.kind)) meta.generation = 1;
-  else delete meta.generation;
-  if (type.subresources.includes('status')) delete obj.status;
-}
-
-function randomSuffix(): string {
-  let out = '';
-  for (let i = 0; i < 5; i++) out += NAME_CHARS[Math.floor(Math.random() * NAME_CHARS.length)];
-  return out;
-}
+export type { WriteResult } from './write-common.ts';
+export { apply } from './apply-request.ts';
+export { mergePatch, patch } from './patches.ts';
 
 /** POST to a collection. */
 export function create(
@@ -162,7 +65,7 @@ export function create(
  * The common end of update, patch and apply: keeps server-owned fields from `live`, defaults,
  * validates, bumps generation, records managedFields (unless `applied`), and writes unless nothing changed.
  */
-function finish(
+export function finish(
   cluster: Cluster,
   type: ResourceType,
   live: StoredObject,
@@ -225,7 +128,7 @@ function keepClusterIP(live: StoredObject, next: StoredObject): void {
   }
 }
 
-function getLive(
+export function getLive(
   cluster: Cluster,
   type: ResourceType,
   namespace: string | undefined,
@@ -262,171 +165,4 @@ export function update(
     throw conflict(type, name, STALE);
   next.metadata.managedFields = next.metadata.managedFields ?? live.metadata.managedFields;
   return finish(cluster, type, live, next, options, subresource ? { subresource } : {});
-}
-
-/** RFC 7396 JSON merge patch. */
-export function mergePatch(target: unknown, patch: unknown): unknown {
-  if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
-  const out: Record<string, unknown> =
-    target !== null && typeof target === 'object' && !Array.isArray(target)
-      ? { ...(target as Record<string, unknown>) }
-      : {};
-  for (const [key, value] of Object.entries(patch as Record<string, unknown>)) {
-    if (value === null) delete out[key];
-    else out[key] = mergePatch(out[key], value);
-  }
-  return out;
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw badRequest(`error decoding patch: ${(error as Error).message}`);
-  }
-}
-
-/** PATCH with a JSON, merge or strategic merge patch (apply goes to `apply`). */
-export function patch(
-  cluster: Cluster,
-  type: ResourceType,
-  namespace: string | undefined,
-  name: string,
-  contentType: string,
-  text: string,
-  options: WriteOptions,
-  subresource?: string,
-): WriteResult {
-  const live = getLive(cluster, type, namespace, name);
-  const base = clone(live);
-  let patched: unknown;
-  if (contentType === 'application/json-patch+json') {
-    const ops = parseJson(text);
-    if (!Array.isArray(ops))
-      throw badRequest('json: cannot unmarshal object into Go value of type jsonpatch.Patch');
-    try {
-      patched = fastJsonPatch.applyPatch(base, ops as fastJsonPatch.Operation[], true, false).newDocument;
-    } catch (error) {
-      throw new ApiError(
-        422,
-        'Invalid',
-        `the server rejected our request due to an error in our request: ${(error as Error).message.split('\n')[0]}`,
-      );
-    }
-  } else if (contentType === 'application/merge-patch+json') {
-    patched = mergePatch(base, parseJson(text));
-  } else {
-    const body = parseJson(text);
-    if (body === null || typeof body !== 'object' || Array.isArray(body))
-      throw badRequest('strategic merge patch must be a JSON object');
-    try {
-      patched = strategicMergePatch(base, body as Record<string, unknown>);
-    } catch (error) {
-      throw applyFailure(error);
-    }
-  }
-  const next = typed(type, asObject(patched, type.kind));
-  handleUnknownFields(type, next, options, 'decode');
-  const rv = next.metadata.resourceVersion;
-  if (rv !== undefined && rv !== live.metadata.resourceVersion) throw conflict(type, name, STALE);
-  return finish(cluster, type, live, next, options, subresource ? { subresource } : {});
-}
-
-function applyFailure(error: unknown): ApiError {
-  if (error instanceof ApiError) return error;
-  if (error instanceof ApplyError) return new ApiError(error.status, error.reason, error.message);
-  throw error;
-}
-
-function parseApplyBody(text: string): unknown {
-  const trimmed = text.trimStart();
-  if (trimmed.startsWith('{')) {
-    try {
-      return JSON.parse(trimmed);
-    } catch {
-      // fall through: YAML flow mappings are JSON-like but not JSON
-    }
-  }
-  try {
-    return parseYaml(text);
-  } catch (error) {
-    throw badRequest(`error decoding YAML: ${(error as Error).message.split('\n')[0]}`);
-  }
-}
-
-/** PATCH with `application/apply-patch+yaml`: server-side apply, creating the object if absent. */
-export function apply(
-  cluster: Cluster,
-  type: ResourceType,
-  namespace: string | undefined,
-  name: string,
-  text: string,
-  options: WriteOptions,
-): WriteResult {
-  if (!options.fieldManager) {
-    throw invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [
-      {
-        reason: 'FieldValueRequired',
-        message: 'Required value: is required for apply patch',
-        field: 'fieldManager',
-      },
-    ]);
-  }
-  const applied = asObject(parseApplyBody(text), type.kind);
-  if (applied.apiVersion === undefined || applied.kind === undefined) {
-    throw badRequest("Object 'Kind' is missing in the apply patch");
-  }
-  checkTypeMeta(type, applied);
-  checkNamespace(type, applied, namespace);
-  const meta = (applied.metadata ?? {}) as Record<string, unknown>;
-  if (meta.name !== undefined && meta.name !== name) {
-    throw badRequest(
-      `the name of the object (${String(meta.name)}) does not match the name on the URL (${name})`,
-    );
-  }
-  const id = type.namespaced ? `${namespace}/${name}` : name;
-  handleUnknownFields(type, applied, options, 'apply', id);
-  if (type.kind === 'Secret') stringDataToData(applied);
-  applied.metadata = { ...meta, name, ...(type.namespaced ? { namespace } : {}) };
-  if (type.namespaced && namespace !== undefined) cluster.requireNamespace(namespace);
-  const live = cluster.store.get(type, namespace ?? '', name);
-  if (!live && type.namespaced && namespace !== undefined)
-    cluster.requireActiveNamespace(type, namespace, name);
-  let outcome: ReturnType<typeof serverSideApply>;
-  try {
-    outcome = serverSideApply({
-      live,
-      applied: applied as StoredObject,
-      manager: options.fieldManager,
-      force: options.force,
-      now: cluster.now(),
-    });
-  } catch (error) {
-    throw applyFailure(error);
-  }
-  if (!outcome.ok) {
-    const status = conflictStatus(outcome.conflicts);
-    throw new ApiError(409, 'Conflict', status.message, {
-      causes: status.causes.map((c) => ({ reason: c.type, message: c.message, field: c.field })),
-    });
-  }
-  const next = typed(type, outcome.object as KubeObject);
-  if (live) return finish(cluster, type, live, next, options, { applied: true });
-  initialise(cluster, type, next, namespace);
-  applyDefaults(next, cluster);
-  validateOrThrow(type, next, undefined);
-  if (options.dryRun) return { code: 201, body: next };
-  return { code: 201, body: cluster.commit(type, next, undefined) };
-}
-
-/** `stringData` is write-only: the server folds it into `data` (base64). */
-function stringDataToData(secret: KubeObject): void {
-  const stringData = secret.stringData;
-  if (!stringData || typeof stringData !== 'object') return;
-  const data = { ...((secret.data ?? {}) as Record<string, unknown>) };
-  for (const [key, value] of Object.entries(stringData as Record<string, unknown>)) {
-    data[key] = Buffer.from(String(value), 'utf8').toString('base64');
-  }
-  secret.data = data;
-  delete secret.stringData;
 }
