@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deploymentBody, REPO, type Stack, startStack } from './harness.ts';
+import { deploymentBody, REPO, type Stack, spawnAgent, startStack, waitFor } from './harness.ts';
 
 describe('mooring diff against the three programs', { timeout: 60_000 }, () => {
   let stack: Stack;
@@ -40,5 +40,31 @@ describe('mooring diff against the three programs', { timeout: 60_000 }, () => {
     // diff does not register the listener either (a control-plane write).
     expect(stack.cp.stats().byRoute['GET /v2/deployments']).toBeGreaterThan(0);
     expect(stack.cp.stats().byRoute['PATCH /v2/listeners/{listener_id}'] ?? 0).toBe(0);
+  });
+
+  it('mooring run --dry-run: reconciles and reports, persists nothing in the cluster', async () => {
+    stack.kube.clearRequests();
+    const agent = spawnAgent(stack.agentEnv({ MOORING_DRY_RUN: 'true' }));
+    try {
+      await waitFor(
+        'a dry-run reconcile',
+        async () =>
+          (await agent.json<{ deployments: { lastChanges: string | null }[] }>('/status')).deployments[0]
+            ?.lastChanges,
+        30_000,
+      );
+      const status = await agent.json<{
+        dryRun: boolean;
+        deployments: { state: string; lastChanges: string }[];
+      }>('/status');
+      expect(status.dryRun).toBe(true);
+      expect(status.deployments[0]!.lastChanges).toMatch(/^created \d+/);
+      const writes = stack.kube.requests().filter((r) => r.write);
+      expect(writes.length).toBeGreaterThan(0);
+      expect(writes.filter((r) => !r.dryRun)).toEqual([]);
+      expect(stack.kube.getObject('apps/v1', 'Deployment', 'apps', 'preview')).toBeUndefined();
+    } finally {
+      await agent.stop();
+    }
   });
 });

@@ -159,10 +159,10 @@ export function spawnAgent(env: Record<string, string>): AgentProcess {
   };
 }
 
-/** Polls `check` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
+/** Polls `check` until it returns a value other than undefined/null/false, or fails after `timeoutMs`. */
 export async function waitFor<T>(
   what: string,
-  check: () => Promise<T | undefined | false> | T | undefined | false,
+  check: () => Promise<T | undefined | null | false> | T | undefined | null | false,
   timeoutMs: number,
   intervalMs = 250,
 ): Promise<T> {
@@ -171,7 +171,7 @@ export async function waitFor<T>(
   for (;;) {
     try {
       const v = await check();
-      if (v !== undefined && v !== false) return v;
+      if (v !== undefined && v !== null && v !== false) return v;
     } catch (err) {
       last = err;
     }
