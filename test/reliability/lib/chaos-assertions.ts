@@ -27,6 +27,8 @@ export function summary(o: ChaosOutcome) {
     deletesOfDesired: o.deletesOfDesired.length,
     deletesDuringOutages: o.deletesDuringOutages.length,
     convergeMs: o.convergeMs,
+    secretValuesSearched: o.secretValuesSearched,
+    leakedSecrets: o.leakedSecrets.length,
     credentials: { watched: o.credentials.watched, changed: o.credentials.changed.length },
     logCodes: logCodes(o),
   };
@@ -49,6 +51,9 @@ export function expectChaosSurvived(
   expect(o.report.different, o.reportText).toEqual([]);
   expect(o.report.live).toBe(o.report.expected);
   expect(o.convergeMs).not.toBeNull();
+  // Through every error path the chaos opened, no secret value and not the API key was logged.
+  expect(o.secretValuesSearched).toBeGreaterThan(o.deployments);
+  expect(o.leakedSecrets.map((v) => `${v.slice(0, 6)}...`)).toEqual([]);
   // Every Postgres credentials Secret was created once and kept its password through the kills.
   expect(o.credentials.seen).toBe(o.credentials.watched);
   expect(o.credentials.changed).toEqual([]);

@@ -67,6 +67,10 @@ export interface ChaosOutcome {
   /** Postgres credentials Secrets watched (created once, never rewritten) and how many of them
    * ever changed password or were recreated: must be none. */
   credentials: { watched: number; seen: number; changed: string[] };
+  /** Secret values (deployment secrets with random parts, the API key) found in the agent's
+   * output; must be none. */
+  leakedSecrets: string[];
+  secretValuesSearched: number;
   /** Time from the end of the faults to a converged cluster, ms (null: did not converge). */
   convergeMs: number | null;
   report: ClusterReport;
@@ -253,6 +257,16 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
     );
     collectDeletes();
 
+    // Every secret value the deployments ever had (initial and rotated), and the API key.
+    const secretValues = new Set<string>([stack.apiKey]);
+    for (const b of bodies)
+      for (const x of b.secrets ?? []) if (x.name !== 'FEATURE_FLAGS') secretValues.add(x.value);
+    for (const r of records)
+      for (const x of r.secrets ?? []) if (x.name !== 'FEATURE_FLAGS') secretValues.add(x.value);
+    const output = logs.all();
+    const leakedSecrets = [...secretValues].filter(
+      (v) => output.includes(v) || output.includes(Buffer.from(v).toString('base64')),
+    );
     const all = [...deletes.values()];
     const kindOf = new Map<string, string>(OWNED_KINDS.map((k) => [k.plural, k.kind]));
     const idOfRequest = (r: RequestRecord) =>
@@ -268,6 +282,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
       faultStatuses,
       kubeRequests: chaosRequests.length,
       deletes: all,
+      leakedSecrets,
+      secretValuesSearched: secretValues.size,
       credentials: { watched: credentialRefs.length, seen: passwords.size, changed: [...changedCredentials] },
       deletesOfDesired: all.filter((r) => report.expectedIds.has(idOfRequest(r))),
       deletesDuringOutages: all.filter((r) => {
