@@ -263,6 +263,26 @@ describe('Kubernetes REST API conformance', () => {
     expect(res.body.message).toContain('data: Forbidden: field is immutable when `immutable` is set');
   });
 
+  it('immutable: a PersistentVolumeClaim spec may change only in resources.requests', async () => {
+    const PVC = '/api/v1/namespaces/default/persistentvolumeclaims';
+    await sb.call('POST', PVC, {
+      metadata: { name: 'vol' },
+      spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+    });
+    const grow = await sb.call(
+      'PATCH',
+      `${PVC}/vol`,
+      { spec: { resources: { requests: { storage: '2Gi' } } } },
+      MERGE,
+    );
+    expect(grow.status).toBe(200);
+    const modes = await sb.call('PATCH', `${PVC}/vol`, { spec: { accessModes: ['ReadWriteMany'] } }, MERGE);
+    expect(modes.status).toBe(422);
+    expect(modes.body.message).toContain(
+      'spec: Forbidden: spec is immutable after creation except resources.requests',
+    );
+  });
+
   it('validation: an invalid name is 422 with a FieldValueInvalid cause on metadata.name', async () => {
     const res = await sb.call('POST', CM, { metadata: { name: 'Bad_Name' } });
     expect(res.status).toBe(422);

@@ -244,6 +244,24 @@ describe('watch, delete and controller conformance', () => {
     );
   });
 
+  it('controller status writes are writes: a new resourceVersion and a MODIFIED watch event', async () => {
+    const created = await sb.call(
+      'POST',
+      '/apis/apps/v1/namespaces/default/deployments',
+      deployment('watched'),
+    );
+    const rv = (created.body.metadata as { resourceVersion: string }).resourceVersion;
+    await eventually(() => sb.api.getObject('apps/v1', 'Deployment', 'default', 'watched')?.status);
+    const res = await sb.call(
+      'GET',
+      `/apis/apps/v1/namespaces/default/deployments?watch=true&resourceVersion=${rv}&fieldSelector=metadata.name%3Dwatched&timeoutSeconds=1`,
+    );
+    const [event] = events(res.body);
+    expect(event?.type).toBe('MODIFIED');
+    expect(Number(event?.object.metadata.resourceVersion)).toBeGreaterThan(Number(rv));
+    expect(event?.object.status.observedGeneration).toBe(1);
+  });
+
   it('controller: failRollout makes the next rollout end with ProgressDeadlineExceeded', async () => {
     sb.api.failRollout('default', 'broken');
     await sb.call('POST', '/apis/apps/v1/namespaces/default/deployments', deployment('broken'));
