@@ -11,6 +11,7 @@ import {
   summarize,
   type ChangeSet,
 } from '../kube/change-set.ts';
+import { TerminalError } from '../errors.ts';
 import { ALREADY_TERMINATING } from '../kube/delete.ts';
 import { objectId } from '../kube/object-id.ts';
 import type { KubeObject } from '../kube/types.ts';
@@ -57,6 +58,15 @@ export async function reconcileDeployment(
   });
   checkNamespace(deps, deployment, rendered.namespace);
   const desired = rendered.objects as unknown as KubeObject[];
+  // Every object must land in the checked namespace: the allowlist is only as good as this.
+  const stray = desired.find((o) => o.metadata.namespace !== namespace);
+  if (stray) {
+    throw new TerminalError(
+      'MOORING_E_NAMESPACE_NOT_ALLOWED',
+      `${objectId(stray)}: rendered outside the deployment's namespace ${namespace}; nothing written`,
+      { details: { deploymentId: deployment.id, namespace: stray.metadata.namespace ?? null } },
+    );
+  }
 
   // 5. Inventory: this deployment's owned objects, one list per kind (the no-op check's live side).
   const owned = await resources.listOwned({

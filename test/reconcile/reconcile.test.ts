@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { KubeObject } from '../../src/kube/types.ts';
 import { EventRecorder } from '../../src/reconcile/events.ts';
 import { reconcileDeployment } from '../../src/reconcile/reconcile.ts';
+import { renderDeployment } from '../../src/render/index.ts';
 import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';
 import { capturedLogger, OtherManager } from '../kube/sandbox.ts';
 import { CANARY, depsFor, input, LISTENER_ID, record, SPEC } from './fixtures.ts';
@@ -56,6 +57,24 @@ describe('reconcileDeployment', () => {
     ).rejects.toMatchObject({
       name: 'TerminalError',
       code: 'MOORING_E_NAMESPACE_NOT_ALLOWED',
+      message: expect.stringMatching(/namespace forbidden is not one of the agent's namespaces/),
+    });
+    expect(api.requests()).toEqual([]);
+  });
+
+  it('refuses a render that puts any object outside the allowlist, before any request', async () => {
+    const { deps } = harness('apps');
+    const render = (i: Parameters<typeof renderDeployment>[0]) => {
+      const r = renderDeployment(i);
+      const stray = { ...r.objects[0], metadata: { ...r.objects[0]!.metadata, namespace: 'other' } };
+      return { ...r, objects: [...r.objects, stray] } as typeof r;
+    };
+    api.clearRequests();
+    await expect(reconcileDeployment({ ...deps, render }, input(record(uuid(9))))).rejects.toMatchObject({
+      code: 'MOORING_E_NAMESPACE_NOT_ALLOWED',
+      message: expect.stringMatching(
+        /^Secret\/other\/shop-api-env: rendered outside the deployment's namespace apps/,
+      ),
     });
     expect(api.requests()).toEqual([]);
   });
