@@ -51,6 +51,12 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
 }
 
+function isZeroValue(v: unknown): boolean {
+  if (v === false || v === 0 || v === '' || v === null) return true;
+  if (Array.isArray(v)) return v.length === 0;
+  return isObject(v) && Object.keys(v).length === 0;
+}
+
 function listKey(items: unknown[]): string | undefined {
   if (items.length === 0 || !items.every(isObject)) return undefined;
   return LIST_KEYS.find((k) => items.every((i) => (i as Record<string, unknown>)[k] !== undefined));
@@ -62,6 +68,8 @@ function listKey(items: unknown[]): string | undefined {
  */
 export function findDrift(desired: unknown, live: unknown, path = ''): string | undefined {
   if (desired === undefined) return undefined;
+  // The API server omits zero values of `omitempty` fields (false, 0, "", {}, []): absent is equal.
+  if ((live === undefined || live === null) && isZeroValue(desired)) return undefined;
   if (Array.isArray(desired)) {
     if (!Array.isArray(live)) return path || '.';
     const key = listKey(desired);

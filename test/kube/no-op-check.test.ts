@@ -63,6 +63,12 @@ describe('live subset comparison', () => {
     );
   });
 
+  it('treats zero values the server omits as equal to absent', () => {
+    expect(findDrift({ a: false, b: 0, c: '', d: {}, e: [], f: null }, {})).toBeUndefined();
+    expect(findDrift({ a: true }, {})).toBe('.a');
+    expect(findDrift({ d: { x: 1 } }, {})).toBe('.d');
+  });
+
   it('compares atomic lists whole', () => {
     expect(findDrift({ args: ['a', 'b'] }, { args: ['a', 'b', 'c'] })).toBe('.args');
     expect(findDrift({ args: ['a', 'b'] }, { args: ['a', 'b'] })).toBeUndefined();
