@@ -14,7 +14,7 @@ import { sortForApply } from './kinds.ts';
 import { findDrift } from './live-compare.ts';
 import { objectId } from './object-id.ts';
 import { recreate } from './recreate.ts';
-import { handOverReplicas } from './replicas-handover.ts';
+import { HANDOVER_MANAGER, handOverReplicas } from './replicas-handover.ts';
 import type { KubeObject } from './types.ts';
 
 export type { ApplyContext, ApplyOptions } from './apply-context.ts';
@@ -120,7 +120,8 @@ export async function applyOne(
       ctx.settled?.set(id, `${liveHash(desired)}@${after.metadata.resourceVersion}`);
     else ctx.settled?.delete(id);
   }
-  const taken = takenFields(live, after, ctx.fieldManager);
+  // Taking replicas back from our own hand-over manager (autoscaling turned off) is no conflict.
+  const taken = takenFields(live, after, ctx.fieldManager).filter((t) => t.manager !== HANDOVER_MANAGER);
   if (taken.length > 0) {
     entry.conflicts = taken;
     ctx.logger.warn(

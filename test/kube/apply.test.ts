@@ -280,6 +280,12 @@ describe('autoscaler hand-over (SSA "Transferring ownership")', () => {
     await converge(rm, 'hpa-on', [deployment('hpa-on', 'app', { replicas: null }), hpa('hpa-on')]);
     expect(api.requests({ write: true })).toEqual([]);
     expect(replicas('hpa-on')).toBe(4);
+    // Off again before the autoscaler ever wrote: we take replicas back from our hand-over manager,
+    // which is not reported as a conflict.
+    const off = await converge(rm, 'hpa-on', [deployment('hpa-on', 'app', { replicas: 2 })]);
+    expect(off.entries[0]).toMatchObject({ action: 'configured' });
+    expect(off.entries[0]?.conflicts).toBeUndefined();
+    expect(replicas('hpa-on')).toBe(2);
   });
 
   it('turning autoscaling off sets the desired min_scale', async () => {
@@ -299,6 +305,8 @@ describe('autoscaler hand-over (SSA "Transferring ownership")', () => {
     expect(replicas('hpa-off')).toBe(5);
     const cs = await converge(rm, 'hpa-off', [deployment('hpa-off', 'app', { replicas: 3 })]);
     expect(changeSetErrors(cs)).toEqual([]);
+    // Taken from the autoscaler, not from our own hand-over manager.
+    expect(cs.entries[0]?.conflicts?.map((c) => c.manager)).toEqual(['horizontal-pod-autoscaler']);
     expect(replicas('hpa-off')).toBe(3);
   });
 });
