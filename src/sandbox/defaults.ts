@@ -192,6 +192,13 @@ export function applyDefaults(o: StoredObject, ctx: DefaultingContext): void {
     case 'Deployment':
       deployment(o);
       return;
+    case 'ReplicaSet':
+      def(obj(o, 'spec'), 'replicas', 1);
+      podTemplate(obj(o, 'spec'));
+      return;
+    case 'Pod':
+      defaultPodSpec(obj(o, 'spec'));
+      return;
     case 'StatefulSet':
       statefulSet(o);
       return;

@@ -66,8 +66,20 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
     subresources: ['status'],
   }),
   t('', 'v1', 'Event', 'events', true, 'CoreV1Event', { shortNames: ['ev'] }),
+  // Pods and ReplicaSets are served (stored, listed, watched) so clients that follow a Deployment's
+  // generated objects (kstatus in helm --wait, kubectl describe) find the kinds they look up.
+  t('', 'v1', 'Pod', 'pods', true, 'V1Pod', {
+    shortNames: ['po'],
+    categories: ['all'],
+    subresources: ['status'],
+  }),
   t('apps', 'v1', 'Deployment', 'deployments', true, 'V1Deployment', {
     shortNames: ['deploy'],
+    categories: ['all'],
+    subresources: ['status', 'scale'],
+  }),
+  t('apps', 'v1', 'ReplicaSet', 'replicasets', true, 'V1ReplicaSet', {
+    shortNames: ['rs'],
     categories: ['all'],
     subresources: ['status', 'scale'],
   }),

@@ -3,7 +3,7 @@
  * generated from the Kubernetes OpenAPI document) plus the semantic checks of the API server's
  * validation that mooring's manifests can trip (names, selectors, containers, ports).
  */
-import { Deployment, StatefulSet } from 'kubernetes-models/apps/v1';
+import { Deployment, ReplicaSet, StatefulSet } from 'kubernetes-models/apps/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import { Lease } from 'kubernetes-models/coordination.k8s.io/v1';
 import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
@@ -14,6 +14,7 @@ import {
   Event,
   Namespace,
   PersistentVolumeClaim,
+  Pod,
   Secret,
   Service,
   ServiceAccount,
@@ -32,6 +33,8 @@ const MODELS: Record<string, Validatable> = {
   PersistentVolumeClaim,
   Event,
   Deployment,
+  ReplicaSet,
+  Pod,
   StatefulSet,
   HorizontalPodAutoscaler,
   PodDisruptionBudget,

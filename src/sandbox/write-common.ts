@@ -17,6 +17,7 @@ export interface WriteResult {
 /** Kinds whose strategy maintains metadata.generation (bumped on spec changes only). */
 export const GENERATION_KINDS = new Set([
   'Deployment',
+  'ReplicaSet',
   'StatefulSet',
   'HorizontalPodAutoscaler',
   'PodDisruptionBudget',

@@ -403,6 +403,7 @@ describe('Kubernetes REST API conformance', () => {
     ).find((g) => g.metadata.name === 'apps');
     expect(apps?.versions[0]?.resources.map((r) => `${r.resource}:${r.scope}`)).toEqual([
       'deployments:Namespaced',
+      'replicasets:Namespaced',
       'statefulsets:Namespaced',
     ]);
     const legacy = await sb.call('GET', '/apis/apps/v1');
@@ -411,7 +412,7 @@ describe('Kubernetes REST API conformance', () => {
   });
 
   it('an unknown resource is 404; an unsupported method is 405', async () => {
-    expect((await sb.call('GET', '/apis/apps/v1/namespaces/default/replicasets')).status).toBe(404);
+    expect((await sb.call('GET', '/apis/apps/v1/namespaces/default/daemonsets')).status).toBe(404);
     expect((await sb.call('POST', `${CM}/mp`, {})).status).toBe(405);
   });
 });

@@ -33,7 +33,7 @@ describe('real helm against the sandbox API', () => {
     });
 
   beforeAll(async () => {
-    sb = await startSandbox({ namespaces: ['charts'] });
+    sb = await startSandbox({ namespaces: ['charts'], rolloutDelayMs: 200 });
     chart = path.join(sb.dir, 'demo');
     const created = await helm(['create', chart]);
     expect(created.code).toBe(0);
@@ -51,10 +51,24 @@ describe('real helm against the sandbox API', () => {
     expect(sb.api.getObject('v1', 'ServiceAccount', 'charts', 'piped-demo')).toBeDefined();
   });
 
-  it('helm install, upgrade, history and uninstall', async () => {
-    const install = await helm(['install', 'rel', chart, '--namespace', 'charts']);
+  it('helm install --wait, upgrade, history and uninstall', async () => {
+    // --wait follows the Deployment with kstatus until the simulated controller reports it Available.
+    const install = await helm([
+      'install',
+      'rel',
+      chart,
+      '--namespace',
+      'charts',
+      '--wait',
+      '--timeout',
+      '20s',
+    ]);
     expect(install.stderr).toBe('');
     expect(install.code).toBe(0);
+    const status = sb.api.getObject('apps/v1', 'Deployment', 'charts', 'rel-demo')?.status as {
+      availableReplicas?: number;
+    };
+    expect(status.availableReplicas).toBe(1);
     const release = sb.api.getObject('v1', 'Secret', 'charts', 'sh.helm.release.v1.rel.v1');
     expect(release?.metadata?.labels).toMatchObject({ owner: 'helm', name: 'rel', status: 'deployed' });
     expect(
