@@ -23,6 +23,7 @@ describe('chaos run (full: 200 deployments, 3 outages of 10 s, 5 SIGKILLs)', () 
       kills: 5,
       changeFraction: 0.2,
       pollIntervalSeconds: 1,
+      ...(process.env.CHAOS_AGENT_LOG ? { agentLogFile: process.env.CHAOS_AGENT_LOG } : {}),
       convergeTimeoutMs: 480_000,
       log: (line) => console.log(`[chaos] ${line}`),
     });

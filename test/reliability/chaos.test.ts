@@ -25,6 +25,7 @@ describe('chaos run (scaled: 50 deployments, 1 outage of 5 s, 2 SIGKILLs)', () =
       kills: 2,
       changeFraction: 0.2,
       pollIntervalSeconds: 1,
+      ...(process.env.CHAOS_AGENT_LOG ? { agentLogFile: process.env.CHAOS_AGENT_LOG } : {}),
       convergeTimeoutMs: 90_000,
     });
     console.log(`chaos (scaled): ${JSON.stringify(summary(outcome))}`);

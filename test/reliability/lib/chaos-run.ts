@@ -5,6 +5,7 @@
  * faults stop and the run waits for the cluster to equal the render of the final deployments.
  * Timings and choices come from one seed, so a failing run can be repeated.
  */
+import { writeFileSync } from 'node:fs';
 import type { DeploymentRecord } from '../../../src/contract/index.ts';
 import type { FaultRule, RequestRecord } from '../../../src/sandbox/server.ts';
 import { changeOf, type ChangeKind, generateDeployments } from './deployments.ts';
@@ -35,6 +36,8 @@ export interface ChaosOptions {
   convergeTimeoutMs: number;
   /** Progress lines (a soak run is long). */
   log?: (line: string) => void;
+  /** When set, the agents' stdout and stderr are written to this file at the end (for diagnosis). */
+  agentLogFile?: string;
 }
 
 /** The sandbox's faults during the chaos phase: about 10% of requests fail. */
@@ -298,6 +301,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
   } finally {
     killing = true;
     await agent?.stop(3000);
+    if (o.agentLogFile) writeFileSync(o.agentLogFile, `${logs.stdout}\n--- stderr ---\n${logs.stderr}`);
     await stack.close();
   }
 }
