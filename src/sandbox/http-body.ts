@@ -1,5 +1,6 @@
 /** Reading request bodies and writing JSON answers, as the API server negotiates them. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parse as parseYaml } from 'yaml';
 import { decodeProtobuf, PROTOBUF } from './protobuf.ts';
 import { ApiError, badRequest } from './status.ts';
 
@@ -61,5 +62,12 @@ export function decodeBody(bytes: Buffer, req: IncomingMessage): unknown {
     return decoded;
   }
   if (type === 'application/cbor') throw UNSUPPORTED;
+  if (type === 'application/yaml') {
+    try {
+      return bytes.length === 0 ? undefined : parseYaml(bytes.toString('utf8'));
+    } catch (error) {
+      throw badRequest(`error converting YAML to JSON: ${(error as Error).message.split('\n')[0]}`);
+    }
+  }
   return parseJsonBody(bytes.toString('utf8'));
 }

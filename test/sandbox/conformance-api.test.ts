@@ -119,6 +119,15 @@ describe('Kubernetes REST API conformance', () => {
     expect(failed.status).toBe(422);
   });
 
+  it('create accepts application/yaml bodies; malformed YAML is a 400', async () => {
+    const yaml = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-yaml\ndata:\n  a: "1"\n';
+    const res = await sb.call('POST', CM, yaml, { 'content-type': 'application/yaml' });
+    expect(res.status).toBe(201);
+    expect(res.body.data).toEqual({ a: '1' });
+    const bad = await sb.call('POST', CM, 'a: [unclosed', { 'content-type': 'application/yaml' });
+    expect(bad.status).toBe(400);
+  });
+
   it('a patch to a missing object is 404 (only apply creates)', async () => {
     const res = await sb.call('PATCH', `${CM}/absent`, { data: {} }, MERGE);
     expect(res.status).toBe(404);
