@@ -208,6 +208,31 @@ export interface StatusEntry {
   revision: string | null;
 }
 
+/** Waits until the agent reports `state` for deployment `id`; on timeout the error carries the last status and log lines. */
+export async function waitForState(
+  agent: AgentProcess,
+  id: string,
+  state: string,
+  timeoutMs: number,
+): Promise<void> {
+  let last: StatusEntry | undefined;
+  try {
+    await waitFor(
+      `${id} ${state}`,
+      async () => {
+        last = await deploymentState(agent, id);
+        return last?.state === state;
+      },
+      timeoutMs,
+    );
+  } catch (err) {
+    const tail = agent.stdout().trim().split('\n').slice(-8).join('\n');
+    throw new Error(
+      `${(err as Error).message}; last status ${JSON.stringify(last)}; agent log tail:\n${tail}`,
+    );
+  }
+}
+
 export async function deploymentState(agent: AgentProcess, id: string): Promise<StatusEntry | undefined> {
   const doc = await agent.json<{ deployments: StatusEntry[] }>('/status');
   return doc.deployments.find((d) => d.id === id);

@@ -12,6 +12,7 @@ import {
   type Stack,
   startStack,
   waitFor,
+  waitForState,
 } from './harness.ts';
 
 const OUTAGE_MS = 60_000;
@@ -26,7 +27,7 @@ describe('control plane outage', () => {
     stack = await startStack();
     id = (await stack.client.createDeployment(deploymentBody('outage', 'registry.example/outage:1'))).id;
     agent = spawnAgent(stack.agentEnv({ MOORING_POLL_INTERVAL: String(INTERVAL_S) }));
-    await waitFor('outage Ready', async () => (await deploymentState(agent, id))?.state === 'Ready', 40_000);
+    await waitForState(agent, id, 'Ready', 40_000);
   }, 60_000);
 
   afterAll(async () => {
