@@ -5,7 +5,7 @@ import type { Cluster } from './cluster.ts';
 import { applyDefaults } from './defaults.ts';
 import { handleUnknownFields } from './fields.ts';
 import type { ResourceType } from './resources.ts';
-import { ApiError, badRequest, invalid } from './status.ts';
+import { ApiError, badRequest, conflict, invalid, notFound, STALE } from './status.ts';
 import type { KubeObject, StoredObject } from './types.ts';
 import {
   applyFailure,
@@ -74,6 +74,12 @@ export function apply(
   const live = cluster.store.get(type, namespace ?? '', name);
   if (!live && type.namespaced && namespace !== undefined)
     cluster.requireActiveNamespace(type, namespace, name);
+  // A resourceVersion in the applied configuration is a precondition, as for update.
+  const rv = meta.resourceVersion;
+  if (typeof rv === 'string' && rv !== '' && rv !== live?.metadata.resourceVersion) {
+    throw live ? conflict(type, name, STALE) : notFound(type, name);
+  }
+  delete (applied.metadata as Record<string, unknown>).resourceVersion;
   let outcome: ReturnType<typeof serverSideApply>;
   try {
     outcome = serverSideApply({

@@ -154,6 +154,23 @@ describe('server-side apply conformance', () => {
     expect(res.body.data).toEqual({ a: '1' });
   });
 
+  it('a resourceVersion in the applied configuration is a precondition (409 when stale)', async () => {
+    const first = await applyAs('mooring', 'c13', deployment('c13'));
+    const stale = deployment('c13', 'default', { replicas: 2 });
+    (stale.metadata as Record<string, unknown>).resourceVersion = '1';
+    expect((await applyAs('mooring', 'c13', stale)).status).toBe(409);
+    // After the simulated controller's status write, nothing else changes the object.
+    const settled = await eventually(
+      () =>
+        sb.api.getObject('apps/v1', 'Deployment', 'default', 'c13')?.status &&
+        sb.api.getObject('apps/v1', 'Deployment', 'default', 'c13'),
+    );
+    const current = settled ? settled.metadata?.resourceVersion : undefined;
+    (stale.metadata as Record<string, unknown>).resourceVersion = current;
+    expect(first.status).toBe(201);
+    expect((await applyAs('mooring', 'c13', stale)).status).toBe(200);
+  });
+
   it('an apply whose name differs from the URL is a 400', async () => {
     const res = await applyAs('mooring', 'other-name', deployment('c12'));
     expect(res.status).toBe(400);
