@@ -1,0 +1,49 @@
+import { KubeConfig } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { kubeLeaseClient, LeaseConflict } from '../../src/agent/lease-client.ts';
+import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';
+
+describe('kubeLeaseClient against the sandbox Kubernetes API', () => {
+  let api: KubeApi;
+  let kc: KubeConfig;
+
+  beforeAll(async () => {
+    api = await startKubeApi({ namespaces: ['ops'] });
+    kc = new KubeConfig();
+    kc.loadFromString(api.kubeconfig);
+  });
+  afterAll(async () => {
+    await api.close();
+  });
+
+  it('creates, reads and updates a Lease; a stale resourceVersion is a LeaseConflict', async () => {
+    const a = kubeLeaseClient(kc, 'ops', 'leader');
+    const b = kubeLeaseClient(kc, 'ops', 'leader');
+    expect(await a.get()).toBeUndefined();
+    const created = await a.create({
+      holderIdentity: 'a',
+      leaseDurationSeconds: 15,
+      acquireTimeMs: 1_700_000_000_000,
+      renewTimeMs: 1_700_000_000_000,
+      leaseTransitions: 0,
+      resourceVersion: undefined,
+    });
+    expect(created).toMatchObject({ holderIdentity: 'a', leaseDurationSeconds: 15, leaseTransitions: 0 });
+    expect(created.renewTimeMs).toBe(1_700_000_000_000);
+    await expect(
+      b.create({ ...created, holderIdentity: 'b', resourceVersion: undefined }),
+    ).rejects.toBeInstanceOf(LeaseConflict);
+    const seenByB = (await b.get())!;
+    const renewed = await a.update({ ...created, renewTimeMs: 1_700_000_002_000 });
+    expect(renewed.resourceVersion).not.toBe(created.resourceVersion);
+    // b read before a's renewal: its takeover must fail.
+    await expect(b.update({ ...seenByB, holderIdentity: 'b' })).rejects.toBeInstanceOf(LeaseConflict);
+    // Release: holderIdentity cleared.
+    const released = await a.update({ ...renewed, holderIdentity: undefined });
+    expect(released.holderIdentity).toBeUndefined();
+    const lease = api.getObject('coordination.k8s.io/v1', 'Lease', 'ops', 'leader') as {
+      spec: { holderIdentity?: string };
+    };
+    expect(lease.spec.holderIdentity ?? '').toBe('');
+  });
+});
