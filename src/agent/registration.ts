@@ -18,14 +18,33 @@ export type ListenerClient = Pick<ControlPlaneClient, 'listListeners' | 'patchLi
 /** Reads one namespace; throws a coded MooringError (MOORING_E_KUBE_NOT_FOUND when absent). */
 export type NamespaceReader = (name: string) => Promise<void>;
 
-/** A `NamespaceReader` over the Kubernetes API (GET /api/v1/namespaces/{name}). */
-export function kubeNamespaceReader(kc: KubeConfig): NamespaceReader {
+/**
+ * A `NamespaceReader` over the Kubernetes API (GET /api/v1/namespaces/{name}). A read that takes
+ * longer than `timeoutMs` counts as the API being unreachable (retried), so start-up never hangs.
+ */
+export function kubeNamespaceReader(kc: KubeConfig, timeoutMs = 10_000): NamespaceReader {
   const core = kc.makeApiClient(CoreV1Api);
   return async (name) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new MooringError(
+              'MOORING_E_KUBE_UNREACHABLE',
+              `Namespace/${name}: get timed out after ${timeoutMs} ms`,
+            ),
+          ),
+        timeoutMs,
+      );
+    });
     try {
-      await core.readNamespace({ name });
+      await Promise.race([core.readNamespace({ name }), timeout]);
     } catch (err) {
+      if (err instanceof MooringError) throw err;
       throw kubeError(err, `Namespace/${name}`, 'get');
+    } finally {
+      clearTimeout(timer);
     }
   };
 }
