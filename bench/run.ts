@@ -12,11 +12,9 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ensureTools } from '../scripts/install-tools.ts';
 import { AgentProcess } from './lib/agent-process.ts';
-import { waitForAllReconciled } from './lib/agent-metrics.ts';
-import { refOf, waitForObjects } from './lib/convergence.ts';
 import { type BenchResult, emptyResult, formatTable, round, toJson } from './lib/figures.ts';
 import { runKubectlBaseline } from './lib/kubectl-baseline.ts';
-import { countKube, measureIdle, measurePropagation, waitQuiet } from './lib/phases.ts';
+import { runAgentPhases } from './lib/agent-phases.ts';
 import { summarizeDir } from './lib/profile-summary.ts';
 import { updateReadme } from './lib/readme.ts';
 import { type Stack, startStack } from './lib/stack.ts';
@@ -33,6 +31,7 @@ const USAGE = `usage: npm run bench -- --deployments N [flags]
   --seed N               seed of the generated deployments (default 1)
   --json FILE            also write the figures as JSON to FILE
   --readme               replace the "Benchmarks" section at the end of README.md with this run
+  --readme-from FILE     only rewrite that README section from a JSON result of an earlier run
   --skip-kubectl         skip the kubectl baseline
   --cpu-prof             run the agent with --cpu-prof (profiles in the run directory)
   --agent-node-option X  pass X to the agent's node (repeatable; for experiments, reported in notes)
@@ -51,6 +50,7 @@ function parse(argv: string[]) {
       seed: { type: 'string', default: '1' },
       json: { type: 'string' },
       readme: { type: 'boolean', default: false },
+      'readme-from': { type: 'string' },
       'skip-kubectl': { type: 'boolean', default: false },
       'cpu-prof': { type: 'boolean', default: false },
       'agent-node-option': { type: 'string', multiple: true, default: [] },
@@ -66,7 +66,8 @@ function parse(argv: string[]) {
   if (!(pollIntervalS > 0)) throw new Error(`--poll-interval must be a positive number of seconds`);
   return {
     help: values.help,
-    deployments: values.help ? 0 : int('deployments', values.deployments, 1),
+    readmeFrom: values['readme-from'],
+    deployments: values.help || values['readme-from'] ? 0 : int('deployments', values.deployments, 1),
     namespaces: int('namespaces', values.namespaces, 1),
     pollIntervalS,
     idleCycles: int('idle-cycles', values['idle-cycles'], 1),
@@ -137,6 +138,12 @@ async function main(): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
+  if (o.readmeFrom) {
+    const saved = JSON.parse(readFileSync(o.readmeFrom, 'utf8')) as BenchResult;
+    const readme = path.join(ROOT, 'README.md');
+    writeFileSync(readme, updateReadme(readFileSync(readme, 'utf8'), saved));
+    return 0;
+  }
   const runDir = path.join(ROOT, 'bench', 'results', `run-${new Date().toISOString().replace(/[:.]/g, '-')}`);
   mkdirSync(runDir, { recursive: true });
   const namespaces = Array.from({ length: o.namespaces }, (_, i) => `bench-${i}`);
@@ -159,119 +166,15 @@ async function main(): Promise<number> {
   });
   result.objects = stack.objects;
   say(`${stack.objects} objects expected`);
-  let first: Awaited<ReturnType<typeof startAgent>> | undefined;
-  let second: Awaited<ReturnType<typeof startAgent>> | undefined;
-  try {
-    // 1. Cold convergence.
-    const cpuBefore = process.cpuUsage();
-    first = await startAgent(stack, o, runDir, 'agent');
-    const { agent, opsUrl } = first;
-    let lastReport = 0;
-    const done = await waitForObjects(
-      stack.kubeApi,
-      stack.rendered.map((d) => d.objects.map(refOf)),
-      {
-        timeoutMs: o.timeoutMs,
-        giveUp: () => !agent.running,
-        onProgress: (missing) => {
-          if (performance.now() - lastReport > 5_000) {
-            lastReport = performance.now();
-            say(
-              `converging: ${stack.objects - missing}/${stack.objects} objects${agent.running ? '' : ' (agent exited!)'}`,
-            );
-          }
-        },
-      },
-    );
-    const cpu = process.cpuUsage(cpuBefore);
-    if (done === null) {
-      const why = agent.running ? `did not converge within ${o.timeoutMs / 1000} s` : 'exited';
-      throw new Error(`the agent ${why} (see ${runDir}/agent.log)`);
-    }
-    result.convergence_s = round((done - agent.startedAt) / 1000);
-    result.convergence_agent_cpu_s = round(agent.cpuSeconds());
-    result.convergence_harness_cpu_s = round((cpu.user + cpu.system) / 1e6);
-    const coldKube = countKube(stack.kubeApi);
-    result.convergence_kube_reads = coldKube.reads;
-    result.convergence_kube_writes = coldKube.writes;
-    result.convergence_controlplane_requests = stack.controlPlane.stats().requests;
-    say(`converged in ${result.convergence_s} s`);
-
-    // 2. Idle cycles.
-    const quietMs = Math.min(o.timeoutMs, Math.max(60_000, o.pollIntervalS * 12_000));
-    const busy = await waitQuiet(opsUrl, quietMs);
-    if (busy) {
-      note(
-        `the agent's queue did not drain within ${quietMs / 1000} s after convergence (queue ${busy.queueDepth}, ` +
-          `in flight ${busy.inFlight}): idle cycles measured while it works through it`,
-      );
-    }
-    const idle = await measureIdle(stack.kubeApi, stack.controlPlane, opsUrl, o.idleCycles, o.pollIntervalS);
-    if (idle.boundaries === 'time')
-      note('idle cycles bounded by time: the agent exports no mooring_polls_total');
-    result.idle_cycles = idle.cycles;
-    result.idle_kube_writes = idle.kube.writes;
-    if (idle.kube.writes > 0) note(`idle writes: ${JSON.stringify(idle.kube.writesByTarget)}`);
-    result.idle_kube_reads_per_cycle = round(idle.kube.reads / idle.cycles);
-    result.idle_controlplane_requests_per_cycle = round(idle.controlPlaneRequests / idle.cycles);
-    result.idle_controlplane_list_requests_per_cycle = round(
-      (idle.byRoute['GET /v2/deployments'] ?? 0) / idle.cycles,
-    );
-    result.idle_controlplane_by_route_per_cycle = Object.fromEntries(
-      Object.entries(idle.byRoute).map(([k, v]) => [k, round(v / idle.cycles)]),
-    );
-    say(
-      `idle: ${JSON.stringify(result.idle_controlplane_by_route_per_cycle)}, kube writes ${idle.kube.writes}`,
-    );
-
-    // 3. Propagation.
-    if (o.changes > 0) {
-      const images = new Map(stack.deployments.map((d) => [d.id, d.source_revision_config.image_uri ?? '']));
-      const p = await measurePropagation({
-        api: stack.kubeApi,
-        cp: stack.controlPlane,
-        apiKey: 'bench-key',
-        rendered: stack.rendered,
-        images,
-        changes: o.changes,
-        spreadS: o.pollIntervalS * 5,
-        timeoutMs: (o.pollIntervalS * 3 + 60) * 1000,
-        seed: o.seed,
-      });
-      result.propagation_changes = p.latenciesMs.length;
-      result.propagation_p50_ms = p.p50;
-      result.propagation_p99_ms = p.p99;
-      result.propagation_max_ms = p.max;
-      if (p.timedOut > 0) note(`${p.timedOut} image changes never reached the cluster`);
-      say(`propagation p50 ${p.p50} ms, p99 ${p.p99} ms`);
-    }
-    await waitQuiet(opsUrl, quietMs);
-    result.peak_rss_mib = round(agent.peakRssMib, 1);
-    result.agent_cpu_s = round(agent.cpuSeconds());
-    const code = await agent.stop();
-    if (code !== 0) note(`the agent exited with ${code} on SIGTERM`);
-
-    // 4. Restart on the converged cluster.
-    stack.kubeApi.clearRequests();
-    stack.controlPlane.resetStats();
-    second = await startAgent(stack, o, runDir, 'agent-restart');
-    const settled = await waitForAllReconciled(second.opsUrl, o.deployments, o.timeoutMs);
-    if (!settled) note('the restarted agent did not report every deployment reconciled in time');
-    else result.restart_settled_s = round((performance.now() - second.agent.startedAt) / 1000);
-    const restart = countKube(stack.kubeApi);
-    result.restart_kube_writes = restart.writes;
-    result.restart_kube_reads = restart.reads;
-    result.restart_controlplane_requests = stack.controlPlane.stats().requests;
-    if (restart.writes > 0) note(`restart writes: ${JSON.stringify(restart.writesByTarget)}`);
-    result.restart_peak_rss_mib = round(second.agent.peakRssMib, 1);
-    await second.agent.stop();
-    say(`restart: ${restart.writes} writes, ${restart.reads} reads`);
-  } catch (err) {
-    note(`run stopped: ${(err as Error).message}`);
-  } finally {
-    await first?.agent.stop();
-    await second?.agent.stop();
-  }
+  await runAgentPhases({
+    stack,
+    settings: o,
+    runDir,
+    result,
+    note,
+    say,
+    startAgent: (name) => startAgent(stack, o, runDir, name),
+  });
   const rendered = stack.rendered;
   await stack.close();
   if (o.cpuProf) {

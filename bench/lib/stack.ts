@@ -24,6 +24,7 @@ export interface StackOptions {
 
 export interface Stack {
   controlPlane: ControlPlaneServer;
+  apiKey: string;
   kubeApi: KubeApi;
   kubeconfigPath: string;
   listenerId: string;
@@ -72,6 +73,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   writeFileSync(path.join(options.workDir, 'api-key'), options.apiKey, { mode: 0o600 });
   return {
     controlPlane,
+    apiKey: options.apiKey,
     kubeApi,
     kubeconfigPath,
     listenerId: listener.id,

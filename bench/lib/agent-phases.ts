@@ -1,0 +1,195 @@
+/**
+ * The phases run against the agent: cold convergence, idle cycles, propagation, restart. Each
+ * phase that fails is noted and the next still runs where it can, so one missed figure never
+ * hides the others (peak RSS and CPU are always taken before the first agent stops).
+ */
+import path from 'node:path';
+import { waitForAllReconciled } from './agent-metrics.ts';
+import type { AgentProcess } from './agent-process.ts';
+import { refOf, waitForObjects } from './convergence.ts';
+import { type BenchResult, round } from './figures.ts';
+import { countKube, measureIdle, measurePropagation, waitQuiet } from './phases.ts';
+import type { Stack } from './stack.ts';
+
+export interface PhaseSettings {
+  deployments: number;
+  pollIntervalS: number;
+  idleCycles: number;
+  changes: number;
+  timeoutMs: number;
+  seed: number;
+}
+
+export interface RunningAgent {
+  agent: AgentProcess;
+  opsUrl: string;
+}
+
+export interface AgentPhasesInput {
+  stack: Stack;
+  settings: PhaseSettings;
+  runDir: string;
+  result: BenchResult;
+  note: (line: string) => void;
+  say: (line: string) => void;
+  startAgent: (name: string) => Promise<RunningAgent>;
+}
+
+const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/** Runs the four agent phases, filling `result`. Never throws for a phase that fails. */
+export async function runAgentPhases(input: AgentPhasesInput): Promise<void> {
+  const { stack, settings: o, result, note, say } = input;
+  const first = await input.startAgent('agent');
+  let second: RunningAgent | undefined;
+  try {
+    if (!(await coldConvergence(input, first))) return;
+    // How long to wait for the queue to drain before measuring anyway.
+    const quietMs = Math.min(o.timeoutMs, Math.max(60_000, o.pollIntervalS * 12_000));
+    const busy = await waitQuiet(first.opsUrl, quietMs);
+    if (busy) {
+      note(
+        `the agent's queue did not drain within ${quietMs / 1000} s after convergence (queue ${busy.queueDepth}, ` +
+          `in flight ${busy.inFlight}): the idle cycles are measured while it works through it`,
+      );
+    }
+    try {
+      await idleCycles(input, first, quietMs);
+    } catch (err) {
+      note(`idle phase: ${message(err)}`);
+    }
+    try {
+      await propagation(input);
+    } catch (err) {
+      note(`propagation phase: ${message(err)}`);
+    }
+    await waitQuiet(first.opsUrl, quietMs);
+  } finally {
+    first.agent.sample();
+    result.peak_rss_mib = round(first.agent.peakRssMib, 1);
+    result.agent_cpu_s = round(first.agent.cpuSeconds());
+    const code = await first.agent.stop();
+    if (code !== 0) note(`the agent exited with ${code} on SIGTERM`);
+  }
+  if (result.convergence_s === null) return;
+  try {
+    // Restart on the converged cluster.
+    stack.kubeApi.clearRequests();
+    stack.controlPlane.resetStats();
+    second = await input.startAgent('agent-restart');
+    const settled = await waitForAllReconciled(second.opsUrl, o.deployments, o.timeoutMs);
+    if (!settled) note('the restarted agent did not report every deployment reconciled in time');
+    else result.restart_settled_s = round((performance.now() - second.agent.startedAt) / 1000);
+    const restart = countKube(stack.kubeApi);
+    result.restart_kube_writes = restart.writes;
+    result.restart_kube_reads = restart.reads;
+    result.restart_controlplane_requests = stack.controlPlane.stats().requests;
+    if (restart.writes > 0) note(`restart writes: ${JSON.stringify(restart.writesByTarget)}`);
+    say(`restart: ${restart.writes} writes, ${restart.reads} reads`);
+  } catch (err) {
+    note(`restart phase: ${message(err)}`);
+  } finally {
+    if (second) {
+      second.agent.sample();
+      result.restart_peak_rss_mib = round(second.agent.peakRssMib, 1);
+      await second.agent.stop();
+    }
+  }
+}
+
+async function coldConvergence(input: AgentPhasesInput, running: RunningAgent): Promise<boolean> {
+  const { stack, settings: o, result, say, note } = input;
+  const { agent } = running;
+  const cpuBefore = process.cpuUsage();
+  let lastReport = 0;
+  const done = await waitForObjects(
+    stack.kubeApi,
+    stack.rendered.map((d) => d.objects.map(refOf)),
+    {
+      timeoutMs: o.timeoutMs,
+      giveUp: () => !agent.running,
+      onProgress: (missing) => {
+        if (performance.now() - lastReport > 5_000) {
+          lastReport = performance.now();
+          say(`converging: ${stack.objects - missing}/${stack.objects} objects`);
+        }
+      },
+    },
+  );
+  const cpu = process.cpuUsage(cpuBefore);
+  if (done === null) {
+    const why = agent.running ? `did not converge within ${o.timeoutMs / 1000} s` : 'exited';
+    note(`the agent ${why} (see ${path.join(input.runDir, 'agent.log')})`);
+    return false;
+  }
+  result.convergence_s = round((done - agent.startedAt) / 1000);
+  result.convergence_agent_cpu_s = round(agent.cpuSeconds());
+  result.convergence_harness_cpu_s = round((cpu.user + cpu.system) / 1e6);
+  const kube = countKube(stack.kubeApi);
+  result.convergence_kube_reads = kube.reads;
+  result.convergence_kube_writes = kube.writes;
+  result.convergence_controlplane_requests = stack.controlPlane.stats().requests;
+  say(`converged in ${result.convergence_s} s`);
+  return true;
+}
+
+async function idleCycles(input: AgentPhasesInput, running: RunningAgent, maxWaitMs: number): Promise<void> {
+  const { stack, settings: o, result, say, note } = input;
+  const maxWindowMs = Math.max(maxWaitMs, o.idleCycles * o.pollIntervalS * 3_000);
+  const idle = await measureIdle(
+    stack.kubeApi,
+    stack.controlPlane,
+    running.opsUrl,
+    o.idleCycles,
+    o.pollIntervalS,
+    maxWindowMs,
+  );
+  if (idle.boundaries === 'time')
+    note('idle cycles bounded by time: the agent exports no mooring_polls_total');
+  if (idle.cycles < o.idleCycles) {
+    note(
+      `only ${idle.cycles} of ${o.idleCycles} polls completed in ${idle.windowS} s: per-cycle figures are per completed poll`,
+    );
+  }
+  const per = (v: number) => round(v / idle.cycles);
+  result.idle_cycles = idle.cycles;
+  result.idle_kube_writes = idle.kube.writes;
+  if (idle.kube.writes > 0) note(`idle writes: ${JSON.stringify(idle.kube.writesByTarget)}`);
+  result.idle_kube_reads_per_cycle = per(idle.kube.reads);
+  result.idle_controlplane_requests_per_cycle = per(idle.controlPlaneRequests);
+  result.idle_controlplane_list_requests_per_cycle = per(idle.byRoute['GET /v2/deployments'] ?? 0);
+  result.idle_controlplane_by_route_per_cycle = Object.fromEntries(
+    Object.entries(idle.byRoute).map(([k, v]) => [k, per(v)]),
+  );
+  say(
+    `idle (${idle.cycles} polls in ${idle.windowS} s): ${JSON.stringify(result.idle_controlplane_by_route_per_cycle)}`,
+  );
+}
+
+async function propagation(input: AgentPhasesInput): Promise<void> {
+  const { stack, settings: o, result, say, note } = input;
+  if (o.changes === 0) return;
+  const images = new Map(stack.deployments.map((d) => [d.id, d.source_revision_config.image_uri ?? '']));
+  const p = await measurePropagation({
+    api: stack.kubeApi,
+    cp: stack.controlPlane,
+    apiKey: stack.apiKey,
+    rendered: stack.rendered,
+    images,
+    changes: o.changes,
+    spreadS: o.pollIntervalS * 5,
+    timeoutMs: (o.pollIntervalS * 3 + 60) * 1000,
+    seed: o.seed,
+  });
+  result.propagation_changes = p.latenciesMs.length;
+  result.propagation_p50_ms = p.p50;
+  result.propagation_p99_ms = p.p99;
+  result.propagation_max_ms = p.max;
+  if (p.timedOut > 0) {
+    note(
+      `${p.timedOut} of ${o.changes} image changes did not reach the cluster within ${o.pollIntervalS * 3 + 60} s; ` +
+        'they count as that long, so the propagation percentiles are lower bounds',
+    );
+  }
+  say(`propagation p50 ${p.p50} ms, p99 ${p.p99} ms`);
+}
