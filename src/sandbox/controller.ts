@@ -5,10 +5,10 @@
  * Update operations on the status subresource: they bump resourceVersion and reach watches, and
  * are not API requests (they never appear in the request log).
  */
-import { createHash } from 'node:crypto';
 import { recordUpdate } from './apply/index.ts';
 import type { Cluster } from './cluster.ts';
 import { clone } from './equal.ts';
+import { podTemplateHash, syncReplicaSets } from './replica-sets.ts';
 import type { ResourceType } from './resources.ts';
 import type { StoredObject } from './types.ts';
 
@@ -23,15 +23,6 @@ const MANAGER = 'kube-controller-manager';
 
 function key(kind: string, namespace: string | undefined, name: string | undefined): string {
   return `${kind}/${namespace ?? ''}/${name ?? ''}`;
-}
-
-function podTemplateHash(obj: StoredObject): string {
-  const template = JSON.stringify((obj.spec as Obj | undefined)?.template ?? {});
-  return createHash('sha256')
-    .update(template)
-    .digest('hex')
-    .slice(0, 10)
-    .replace(/[aeiou]/g, 'x');
 }
 
 export class WorkloadController {
@@ -89,6 +80,7 @@ export class WorkloadController {
     const live = this.cluster.store.get(type, namespace, name);
     if (!live || live.metadata.deletionTimestamp) return;
     if (live.kind === 'StatefulSet') this.createClaims(live);
+    else syncReplicaSets(this.cluster, live, !fail);
     const next = clone(live);
     next.status =
       live.kind === 'Deployment' ? this.deploymentStatus(live, fail) : statefulSetStatus(live, fail);

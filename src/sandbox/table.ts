@@ -51,6 +51,13 @@ const COLUMNS: Record<string, Column[]> = {
     col('Available', (o) => num(status(o).availableReplicas), 'integer'),
     AGE,
   ],
+  ReplicaSet: [
+    NAME,
+    col('Desired', (o) => num(spec(o).replicas), 'integer'),
+    col('Current', (o) => num(status(o).replicas), 'integer'),
+    col('Ready', (o) => num(status(o).readyReplicas), 'integer'),
+    AGE,
+  ],
   StatefulSet: [NAME, col('Ready', (o) => `${num(status(o).readyReplicas)}/${num(spec(o).replicas)}`), AGE],
   Service: [
     NAME,

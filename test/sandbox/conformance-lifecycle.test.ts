@@ -262,6 +262,41 @@ describe('watch, delete and controller conformance', () => {
     expect(event?.object.status.observedGeneration).toBe(1);
   });
 
+  it('Deployment controller: a ReplicaSet per pod template, owned by the Deployment; the old one scales to zero', async () => {
+    const D = '/apis/apps/v1/namespaces/default/deployments';
+    const RS = '/apis/apps/v1/namespaces/default/replicasets';
+    const created = await sb.call('POST', D, deployment('rolled', 'default', { replicas: 2 }));
+    const uid = (created.body.metadata as { uid: string }).uid;
+    const names = async (): Promise<{ name: string; replicas: number; owner: string }[]> => {
+      const res = await sb.call('GET', `${RS}?labelSelector=app%3Drolled`);
+      return (
+        res.body.items as {
+          metadata: { name: string; ownerReferences: { uid: string }[] };
+          spec: { replicas: number };
+        }[]
+      ).map((rs) => ({
+        name: rs.metadata.name,
+        replicas: rs.spec.replicas,
+        owner: rs.metadata.ownerReferences[0]?.uid ?? '',
+      }));
+    };
+    const first = await eventually(async () => ((await names()).length === 1 ? names() : undefined));
+    expect(first?.[0]).toMatchObject({ replicas: 2, owner: uid });
+    await sb.call(
+      'PATCH',
+      `${D}/rolled`,
+      { spec: { template: { spec: { containers: [{ name: 'app', image: 'nginx:1.28' }] } } } },
+      MERGE,
+    );
+    const both = await eventually(async () => {
+      const list = await names();
+      return list.length === 2 && list.some((rs) => rs.replicas === 0) ? list : undefined;
+    });
+    expect(both?.map((rs) => rs.replicas).sort()).toEqual([0, 2]);
+    await sb.call('DELETE', `${D}/rolled`);
+    expect(await eventually(async () => (await names()).length === 0)).toBe(true);
+  });
+
   it('controller: failRollout makes the next rollout end with ProgressDeadlineExceeded', async () => {
     sb.api.failRollout('default', 'broken');
     await sb.call('POST', '/apis/apps/v1/namespaces/default/deployments', deployment('broken'));

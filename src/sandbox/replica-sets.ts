@@ -1,0 +1,122 @@
+/**
+ * The Deployment controller's ReplicaSets: one per pod template (`<name>-<pod-template-hash>`),
+ * owned by the Deployment (so garbage collection removes them with it), the current one scaled to
+ * the Deployment's replicas and the older ones to zero, with the revision annotation
+ * `kubectl rollout history` reads.
+ */
+import { createHash } from 'node:crypto';
+import { recordUpdate } from './apply/index.ts';
+import type { Cluster } from './cluster.ts';
+import { clone } from './equal.ts';
+import type { StoredObject } from './types.ts';
+
+type Obj = Record<string, unknown>;
+
+const MANAGER = 'kube-controller-manager';
+const REVISION = 'deployment.kubernetes.io/revision';
+
+/** A stable hash of the pod template, shaped like the controller's (no vowels, 10 characters). */
+export function podTemplateHash(workload: StoredObject): string {
+  const template = JSON.stringify((workload.spec as Obj | undefined)?.template ?? {});
+  return createHash('sha256')
+    .update(template)
+    .digest('hex')
+    .slice(0, 10)
+    .replace(/[aeiou]/g, 'x');
+}
+
+function write(
+  cluster: Cluster,
+  live: StoredObject | undefined,
+  next: StoredObject,
+  subresource?: string,
+): StoredObject {
+  const type = cluster.typeFor('apps/v1', 'ReplicaSet');
+  const args = { live, updated: next, manager: MANAGER, now: cluster.now() };
+  const recorded = recordUpdate(subresource ? { ...args, subresource } : args) as StoredObject;
+  // The field manager keeps system metadata from live; generation is the controller's to set here.
+  if (next.metadata.generation !== undefined) recorded.metadata.generation = next.metadata.generation;
+  return cluster.commit(type, recorded, live);
+}
+
+/** Brings the Deployment's ReplicaSets in line with its spec; `ready` says whether the pods came up. */
+export function syncReplicaSets(cluster: Cluster, deployment: StoredObject, ready: boolean): void {
+  const spec = (deployment.spec ?? {}) as Obj;
+  const replicas = (spec.replicas as number | undefined) ?? 1;
+  const hash = podTemplateHash(deployment);
+  const name = `${deployment.metadata.name}-${hash}`;
+  const namespace = deployment.metadata.namespace ?? '';
+  const owned = cluster.store
+    .dependents(deployment.metadata.uid ?? '')
+    .filter((d) => d.object.kind === 'ReplicaSet')
+    .map((d) => cluster.store.get(d.type, namespace, d.object.metadata.name ?? ''))
+    .filter((rs): rs is StoredObject => rs !== undefined);
+  const revisions = owned.map((rs) => Number(rs.metadata.annotations?.[REVISION] ?? 0));
+  let current = owned.find((rs) => rs.metadata.name === name);
+  if (!current) {
+    const template = clone((spec.template ?? {}) as Obj);
+    const labels = {
+      ...(((template.metadata as Obj | undefined)?.labels ?? {}) as Record<string, string>),
+      'pod-template-hash': hash,
+    };
+    template.metadata = { ...((template.metadata as Obj | undefined) ?? {}), labels };
+    const matchLabels = {
+      ...(((spec.selector as Obj | undefined)?.matchLabels ?? {}) as Record<string, string>),
+      'pod-template-hash': hash,
+    };
+    current = write(cluster, undefined, {
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      metadata: {
+        name,
+        namespace,
+        uid: cluster.uid(),
+        creationTimestamp: cluster.now(),
+        generation: 1,
+        labels,
+        annotations: {
+          [REVISION]: String(Math.max(0, ...revisions) + 1),
+          'deployment.kubernetes.io/desired-replicas': String(replicas),
+        },
+        ownerReferences: [
+          {
+            apiVersion: 'apps/v1',
+            kind: 'Deployment',
+            name: deployment.metadata.name ?? '',
+            uid: deployment.metadata.uid ?? '',
+            controller: true,
+            blockOwnerDeletion: true,
+          },
+        ],
+      },
+      spec: { replicas, selector: { matchLabels }, template },
+    });
+  } else if ((current.spec as Obj).replicas !== replicas) {
+    const scaled = clone(current);
+    (scaled.spec as Obj).replicas = replicas;
+    scaled.metadata.generation = (current.metadata.generation ?? 1) + 1;
+    current = write(cluster, current, scaled);
+  }
+  const status: Obj = {
+    replicas,
+    fullyLabeledReplicas: replicas,
+    observedGeneration: current.metadata.generation,
+  };
+  if (ready) Object.assign(status, { readyReplicas: replicas, availableReplicas: replicas });
+  if (replicas === 0) delete status.fullyLabeledReplicas;
+  write(cluster, current, { ...clone(current), status }, 'status');
+  // Older templates scale down once the new one is up (a finished rolling update).
+  for (const old of owned) {
+    if (old.metadata.name === name || !ready || (old.spec as Obj).replicas === 0) continue;
+    const down = clone(old);
+    (down.spec as Obj).replicas = 0;
+    down.metadata.generation = (old.metadata.generation ?? 1) + 1;
+    const stored = write(cluster, old, down);
+    write(
+      cluster,
+      stored,
+      { ...clone(stored), status: { replicas: 0, observedGeneration: stored.metadata.generation } },
+      'status',
+    );
+  }
+}
