@@ -25,7 +25,7 @@ import {
 } from './registration.ts';
 import { Runner } from './runner.ts';
 import { StatusStore } from './status.ts';
-import { Deployments, type OrphanPassResult } from './deployments.ts';
+import { Deployments, type OrphanPassResult, type PruneRefusal } from './deployments.ts';
 
 export type { OrphanPassResult } from './deployments.ts';
 
@@ -60,6 +60,8 @@ export interface AgentStatus {
   leader: boolean;
   dryRun: boolean;
   lastPollAt: string | null;
+  /** Set while the orphan pass is refused (too many deletions due, or an incomplete listing). */
+  pruneRefused: PruneRefusal | null;
   deployments: ReturnType<StatusStore['list']>;
 }
 
@@ -221,6 +223,7 @@ export class Agent {
       leader: this.isLeader,
       dryRun: config.dryRun,
       lastPollAt: this.#lastPollAtMs === undefined ? null : new Date(this.#lastPollAtMs).toISOString(),
+      pruneRefused: this.#deployments.pruneRefusal,
       deployments: this.status.list(),
     };
   }

@@ -19,6 +19,15 @@ import type { DeploymentState, StatusStore } from './status.ts';
 export interface OrphanPassResult {
   /** Deletions made (or previewed in dry-run), when any. */
   changeSet?: ChangeSet;
+  /** Set when the rules forbade every deletion this cycle (cap exceeded, listing incomplete). */
+  refused?: { code: string; message: string };
+}
+
+/** The last orphan pass that was refused, for `/status`. */
+export interface PruneRefusal {
+  code: string;
+  message: string;
+  at: string;
 }
 
 export interface DeploymentsDeps {
@@ -39,6 +48,7 @@ export class Deployments {
   readonly #desired = new Map<string, DesiredDeployment>();
   /** Revision and change-set summary of each key's last run, for its log line. */
   readonly #lastRun = new Map<string, { revisionId: string | null; changes: string | null }>();
+  #pruneRefusal: PruneRefusal | null = null;
 
   constructor(deps: DeploymentsDeps) {
     this.#d = deps;
@@ -78,6 +88,11 @@ export class Deployments {
       status.remove(id);
     }
     await this.#orphanPass(snapshot, signal);
+  }
+
+  /** The refusal of the latest orphan pass, or null when it was allowed to run. */
+  get pruneRefusal(): PruneRefusal | null {
+    return this.#pruneRefusal;
   }
 
   /** The runner's reconcile: one deployment, by id. */
@@ -139,6 +154,13 @@ export class Deployments {
     const { logger } = this.#d;
     try {
       const result = await this.#d.collectOrphans(snapshot, signal);
+      // A refusal is an alert, not a log line only: counted, and shown in /status until a pass runs.
+      if (result.refused) {
+        this.#d.metrics.pruneRefusals.inc({ code: result.refused.code });
+        this.#pruneRefusal = { ...result.refused, at: new Date(this.#d.clock.now()).toISOString() };
+      } else {
+        this.#pruneRefusal = null;
+      }
       if (result.changeSet && result.changeSet.entries.length > 0) {
         logger.info(
           { changes: summarize(result.changeSet), dryRun: result.changeSet.dryRun },

@@ -53,6 +53,25 @@ export interface PollerOptions {
   onPoll?: (result: 'success' | 'failure', durationMs: number) => void;
 }
 
+/**
+ * Records nested deeper than this are refused alone. A real deployment is about 10 levels deep,
+ * but the tolerant parse keeps unknown members, and the recursive walks downstream (canonical JSON
+ * for hashes) overflow Node's default stack at about 2,400 levels: the limit sits below that.
+ */
+export const MAX_RECORD_DEPTH = 2048;
+
+/** True when `value` nests objects or arrays deeper than `max` levels; walks without recursion. */
+export function nestedDeeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth >= max) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 /** The hash of what a deployment should look like; `updated_at` alone is not a change. */
 export function desiredStateHash(deployment: DeploymentRecord, revision: RevisionRecord | undefined): string {
   const { updated_at: _ignored, ...rest } = deployment;
@@ -159,7 +178,32 @@ export class Poller {
   }
 
   async #desired(deployment: DeploymentRecord, unsupported: string | undefined): Promise<DesiredDeployment> {
-    const base = { deployment, revision: undefined, hash: desiredStateHash(deployment, undefined) };
+    // A record nested absurdly deep (kept by the tolerant parse as unknown members) would overflow
+    // every recursive walk downstream: it is refused alone, before anything walks it.
+    if (nestedDeeperThan(deployment, MAX_RECORD_DEPTH)) {
+      return {
+        deployment,
+        revision: undefined,
+        hash: `refused:${deployment.id}`,
+        refused: {
+          code: 'MOORING_E_RECORD_INVALID',
+          message: `deployment ${deployment.id}: record nested deeper than ${MAX_RECORD_DEPTH} levels`,
+        },
+      };
+    }
+    let base: DesiredDeployment;
+    try {
+      base = { deployment, revision: undefined, hash: desiredStateHash(deployment, undefined) };
+    } catch {
+      base = { deployment, revision: undefined, hash: `refused:${deployment.id}` };
+      return {
+        ...base,
+        refused: {
+          code: 'MOORING_E_RECORD_INVALID',
+          message: `deployment ${deployment.id}: record too large to process`,
+        },
+      };
+    }
     if (unsupported !== undefined) {
       return { ...base, refused: { code: 'MOORING_E_RECORD_UNSUPPORTED', message: unsupported } };
     }
@@ -174,9 +218,33 @@ export class Poller {
       }
       const revision =
         choice.revisionId === latest?.id ? latest : await this.#revision(deployment.id, choice.revisionId);
+      if (nestedDeeperThan(revision, MAX_RECORD_DEPTH)) {
+        return {
+          ...base,
+          refused: {
+            code: 'MOORING_E_RECORD_INVALID',
+            message: `revision ${revision.id}: record nested deeper than ${MAX_RECORD_DEPTH} levels`,
+          },
+        };
+      }
       return { deployment, revision, hash: desiredStateHash(deployment, revision) };
     } catch (err) {
-      if (err instanceof MooringError && !err.retryable) {
+      if (err instanceof RangeError) {
+        // The safety net behind the depth check: a walk still ran out of stack on this record.
+        return {
+          deployment,
+          revision: undefined,
+          hash: `refused:${deployment.id}`,
+          refused: {
+            code: 'MOORING_E_RECORD_INVALID',
+            message: `deployment ${deployment.id}: record too large to process`,
+          },
+        };
+      }
+      // Refused alone: a revision the control plane does not have (404), or one it answers with
+      // a malformed body (the listing itself was fine, so the control plane is up). Transport
+      // failures still fail the whole poll: the control plane is down, nothing is acted on.
+      if (err instanceof MooringError && (!err.retryable || err.code === 'MOORING_E_CP_BAD_RESPONSE')) {
         return { ...base, refused: { code: err.code, message: err.message } };
       }
       throw err;

@@ -183,8 +183,11 @@ export function wireAgent(o: WireOptions): WiredAgent {
         },
         inventory,
       );
+      const refused = plan.refused
+        ? { refused: { code: plan.refused.code, message: plan.refused.message } }
+        : {};
       // Leadership may have ended during the listing: a deposed leader deletes nothing.
-      if (plan.objects.length === 0 || signal.aborted) return {};
+      if (plan.objects.length === 0 || signal.aborted) return refused;
       const changeSet = await resources.deleteAll(plan.objects, {
         deleteVolumes: config.deleteVolumes,
         listenerId: config.listenerId,

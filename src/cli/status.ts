@@ -38,7 +38,10 @@ function ago(iso: string | null, nowMs: number): string {
 /** The table `mooring status` prints for a status document. */
 export function formatStatus(doc: AgentStatus, nowMs: number): string {
   const head = `listener ${doc.listenerId}  identity ${doc.identity}  version ${doc.version}  ${doc.leader ? 'leader' : 'standby'}${doc.dryRun ? '  dry-run' : ''}  last poll ${ago(doc.lastPollAt, nowMs)}\n\n`;
-  if (doc.deployments.length === 0) return `${head}no deployments\n`;
+  const prune = doc.pruneRefused
+    ? `pruning refused since ${doc.pruneRefused.at}: ${doc.pruneRefused.code}: ${doc.pruneRefused.message}\n\n`
+    : '';
+  if (doc.deployments.length === 0) return `${head}${prune}no deployments\n`;
   const rows = doc.deployments.map((d) => [
     d.name,
     d.namespace ?? '-',
@@ -48,7 +51,11 @@ export function formatStatus(doc: AgentStatus, nowMs: number): string {
     ago(d.lastAppliedAt, nowMs),
     d.reason ?? '',
   ]);
-  return head + formatTable(['NAME', 'NAMESPACE', 'STATUS', 'STATE', 'REVISION', 'APPLIED', 'REASON'], rows);
+  return (
+    head +
+    prune +
+    formatTable(['NAME', 'NAMESPACE', 'STATUS', 'STATE', 'REVISION', 'APPLIED', 'REASON'], rows)
+  );
 }
 
 export async function status(argv: string[], ctx: CliContext): Promise<number> {

@@ -24,6 +24,8 @@ export interface AgentMetrics {
   /** 1 while this replica holds the lease (or leader election is off). */
   leader: Gauge;
   heartbeats: Counter<'result'>;
+  /** Orphan passes that deleted nothing because the rules forbade it, by code. */
+  pruneRefusals: Counter<'code'>;
   lastPollSuccess: Gauge;
   buildInfo: Gauge<'version' | 'node_version'>;
 }
@@ -117,6 +119,12 @@ export function createMetrics(sources: MetricsSources): AgentMetrics {
       name: 'mooring_heartbeats_total',
       help: 'Listener heartbeats (PATCH), by result (success, failure).',
       labelNames: ['result'],
+      registers,
+    }),
+    pruneRefusals: new Counter({
+      name: 'mooring_prune_refusals_total',
+      help: 'Orphan passes that deleted nothing because a rule forbade it, by code (MOORING_E_PRUNE_CAP_EXCEEDED, MOORING_E_PRUNE_LISTING_INCOMPLETE).',
+      labelNames: ['code'],
       registers,
     }),
     lastPollSuccess: new Gauge({

@@ -156,6 +156,32 @@ describe('Agent', () => {
     await running;
   });
 
+  it('a refused orphan pass is counted in /metrics and shown in /status until a pass runs', async () => {
+    let refused = true;
+    const metrics = createMetrics({ version: '1.0.0' });
+    const { agent, clock, pending } = setup([dep('d1', 'alpha')], {
+      metrics,
+      collectOrphans: async () =>
+        refused
+          ? { refused: { code: 'MOORING_E_PRUNE_CAP_EXCEEDED', message: 'prune refused: 80 objects due' } }
+          : {},
+    });
+    const controller = new AbortController();
+    const running = agent.run(controller.signal);
+    await flush();
+    expect(agent.statusDocument().pruneRefused).toMatchObject({ code: 'MOORING_E_PRUNE_CAP_EXCEEDED' });
+    expect(await metrics.registry.metrics()).toContain(
+      'mooring_prune_refusals_total{code="MOORING_E_PRUNE_CAP_EXCEEDED"} 1',
+    );
+    refused = false;
+    pending[0]!.resolve(READY);
+    await clock.advance(10_000);
+    expect(agent.statusDocument().pruneRefused).toBeNull();
+    pending[1]?.resolve(READY);
+    controller.abort();
+    await running;
+  });
+
   it('a failed listing acts on nothing and leaves the status as it was', async () => {
     const { agent, clock, state, calls, pending, orphanPasses } = setup([dep('d1', 'alpha')]);
     const controller = new AbortController();

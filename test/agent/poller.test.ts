@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { desiredStateHash, Poller, type PollClient, type Snapshot } from '../../src/agent/poller.ts';
+import {
+  desiredStateHash,
+  MAX_RECORD_DEPTH,
+  nestedDeeperThan,
+  Poller,
+  type PollClient,
+  type Snapshot,
+} from '../../src/agent/poller.ts';
 import type { DeploymentRecord, RevisionRecord } from '../../src/contract/index.ts';
 import { MooringError } from '../../src/errors.ts';
 import { silentLogger } from '../../src/log.ts';
@@ -136,6 +143,66 @@ describe('Poller', () => {
     ]);
   });
 
+  it('refuses a deployment whose revision comes back malformed, alone', async () => {
+    const state = {
+      deployments: [deployment(D1, LISTENER, R1), deployment(D2, LISTENER, R2)],
+      revisions: {} as Record<string, RevisionRecord>,
+    };
+    const { client } = fakeClient(state);
+    const poller = new Poller({
+      client: {
+        ...client,
+        getRevision: async (_d, r) => {
+          if (r === R1)
+            throw new MooringError('MOORING_E_CP_BAD_RESPONSE', 'GET revision: response does not match');
+          return revision(r, 'DEPLOYED');
+        },
+      },
+      listenerId: LISTENER,
+      intervalMs: 10_000,
+      logger: silentLogger(),
+      onSnapshot: () => {},
+    });
+    const snap = await poller.pollOnce();
+    expect(snap.deployments.map((d) => [d.deployment.id, d.refused?.code, d.revision?.id])).toEqual([
+      [D1, 'MOORING_E_CP_BAD_RESPONSE', undefined],
+      [D2, undefined, R2],
+    ]);
+  });
+
+  it('a revision fetch that cannot reach the control plane fails the whole poll', async () => {
+    const state = {
+      deployments: [deployment(D1, LISTENER, R1)],
+      revisions: {} as Record<string, RevisionRecord>,
+    };
+    const { client } = fakeClient(state);
+    const poller = new Poller({
+      client: {
+        ...client,
+        getRevision: async () => {
+          throw new MooringError('MOORING_E_CP_UNREACHABLE');
+        },
+      },
+      listenerId: LISTENER,
+      intervalMs: 10_000,
+      logger: silentLogger(),
+      onSnapshot: () => {},
+    });
+    await expect(poller.pollOnce()).rejects.toMatchObject({ code: 'MOORING_E_CP_UNREACHABLE' });
+  });
+
+  it('refuses a record nested deeper than the limit alone, without overflowing the stack', async () => {
+    let deep: unknown = 'leaf';
+    for (let i = 0; i < 10_000; i++) deep = { n: deep };
+    const odd = { ...deployment(D1, LISTENER, null), x_future: deep } as DeploymentRecord;
+    const { poller } = setup({ deployments: [odd, deployment(D2, LISTENER, null)], revisions: {} });
+    const snap = await poller.pollOnce();
+    expect(snap.deployments.map((d) => [d.deployment.id, d.refused?.code])).toEqual([
+      [D1, 'MOORING_E_RECORD_INVALID'],
+      [D2, undefined],
+    ]);
+  });
+
   it('produces no snapshot on a failed listing and backs off up to the interval', async () => {
     const state = {
       deployments: [deployment(D1, LISTENER, null)],
@@ -183,5 +250,15 @@ describe('desiredStateHash', () => {
     expect(desiredStateHash({ ...d, updated_at: '2027-01-01T00:00:00Z' }, revision(R1, 'DEPLOYED'))).toBe(h);
     expect(desiredStateHash({ ...d, status: 'UNUSED' }, revision(R1, 'DEPLOYED'))).not.toBe(h);
     expect(desiredStateHash(d, revision(R2, 'DEPLOYED'))).not.toBe(h);
+  });
+});
+
+describe('nestedDeeperThan', () => {
+  it('measures depth without recursion', () => {
+    let v: unknown = 1;
+    for (let i = 0; i < 100_000; i++) v = [v];
+    expect(nestedDeeperThan(v, MAX_RECORD_DEPTH)).toBe(true);
+    expect(nestedDeeperThan({ a: { b: [1, { c: 2 }] } }, 4)).toBe(false);
+    expect(nestedDeeperThan({ a: { b: [1, { c: {} }] } }, 4)).toBe(true);
   });
 });

@@ -13,6 +13,7 @@ const DOC: AgentStatus = {
   leader: true,
   dryRun: false,
   lastPollAt: '2026-01-01T00:09:58Z',
+  pruneRefused: null,
   deployments: [
     {
       id: 'd-1',
@@ -52,6 +53,25 @@ describe('formatStatus', () => {
         'beta   team-b     READY   Refused  -         -        MOORING_E_RENDER_POLICY: hostPath refused',
         '',
       ].join('\n'),
+    );
+  });
+});
+
+describe('formatStatus with a refused prune', () => {
+  it('says so above the table', () => {
+    const text = formatStatus(
+      {
+        ...DOC,
+        pruneRefused: {
+          code: 'MOORING_E_PRUNE_CAP_EXCEEDED',
+          message: 'prune refused: 80 objects due',
+          at: '2026-01-01T00:09:00Z',
+        },
+      },
+      NOW,
+    );
+    expect(text.split('\n')[2]).toBe(
+      'pruning refused since 2026-01-01T00:09:00Z: MOORING_E_PRUNE_CAP_EXCEEDED: prune refused: 80 objects due',
     );
   });
 });
