@@ -3,7 +3,7 @@
  * (API concepts, optimistic concurrency, validation, defaulting, immutable fields, errors).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deployment, JSON_PATCH, MERGE, type Sandbox, startSandbox } from './helpers.ts';
+import { deployment, JSON_PATCH, MERGE, type Sandbox, startSandbox, type Json } from './helpers.ts';
 
 const DEPLOY = '/apis/apps/v1/namespaces/default/deployments';
 const CM = '/api/v1/namespaces/default/configmaps';
@@ -140,7 +140,7 @@ describe('Kubernetes REST API conformance', () => {
 
   it('defaulting: Deployment strategy, revisionHistoryLimit, progressDeadlineSeconds and pod template defaults', async () => {
     const res = await sb.call('GET', `${DEPLOY}/a1`);
-    const spec = res.body.spec as Record<string, any>;
+    const spec = res.body.spec as Record<string, Json>;
     expect(spec.strategy).toEqual({
       type: 'RollingUpdate',
       rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' },
@@ -168,7 +168,7 @@ describe('Kubernetes REST API conformance', () => {
       DEPLOY,
       deployment('latest', 'default', { image: 'registry.local:5000/app' }),
     );
-    expect((res.body.spec as any).template.spec.containers[0].imagePullPolicy).toBe('Always');
+    expect((res.body.spec as Json).template.spec.containers[0].imagePullPolicy).toBe('Always');
   });
 
   it('defaulting: Service gets type ClusterIP, an allocated clusterIP, sessionAffinity None, TCP and targetPort', async () => {
@@ -176,7 +176,7 @@ describe('Kubernetes REST API conformance', () => {
       metadata: { name: 'svc' },
       spec: { selector: { app: 'x' }, ports: [{ port: 8000 }] },
     });
-    const spec = res.body.spec as Record<string, any>;
+    const spec = res.body.spec as Record<string, Json>;
     expect(spec.type).toBe('ClusterIP');
     expect(spec.clusterIP).toMatch(/^10\.96\.\d+\.\d+$/);
     expect(spec.clusterIPs).toEqual([spec.clusterIP]);
@@ -303,7 +303,7 @@ describe('Kubernetes REST API conformance', () => {
 
   it('validation: selector not matching template labels is 422', async () => {
     const bad = deployment('mismatch');
-    (bad.spec as any).template.metadata.labels = { app: 'other' };
+    (bad.spec as Json).template.metadata.labels = { app: 'other' };
     const res = await sb.call('POST', DEPLOY, bad);
     expect(res.status).toBe(422);
     expect(res.body.message).toContain('`selector` does not match template `labels`');

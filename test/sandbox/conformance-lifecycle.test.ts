@@ -4,11 +4,11 @@
  * namespace termination, Deployment status conditions).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deployment, eventually, MERGE, type Sandbox, startSandbox } from './helpers.ts';
+import { deployment, eventually, MERGE, type Sandbox, startSandbox, type Json } from './helpers.ts';
 
 const CM = '/api/v1/namespaces/default/configmaps';
 
-function events(body: Record<string, unknown>): { type: string; object: Record<string, any> }[] {
+function events(body: Record<string, unknown>): { type: string; object: Record<string, Json> }[] {
   const raw = typeof body.raw === 'string' ? body.raw : JSON.stringify(body);
   return raw
     .split('\n')
@@ -183,7 +183,7 @@ describe('watch, delete and controller conformance', () => {
     );
     const status = await eventually(() => {
       const s = sb.api.getObject('apps/v1', 'Deployment', 'default', 'ready')?.status as
-        | Record<string, any>
+        | Record<string, Json>
         | undefined;
       return s?.availableReplicas === 3 ? s : undefined;
     });
@@ -302,7 +302,7 @@ describe('watch, delete and controller conformance', () => {
     await sb.call('POST', '/apis/apps/v1/namespaces/default/deployments', deployment('broken'));
     const status = await eventually(() => {
       const s = sb.api.getObject('apps/v1', 'Deployment', 'default', 'broken')?.status as
-        | Record<string, any>
+        | Record<string, Json>
         | undefined;
       return s?.conditions ? s : undefined;
     });

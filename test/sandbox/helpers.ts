@@ -124,3 +124,7 @@ export function managers(obj: Record<string, unknown> | undefined): string[] {
   const meta = (obj?.metadata ?? {}) as { managedFields?: { manager: string; operation: string }[] };
   return (meta.managedFields ?? []).map((m) => `${m.manager}/${m.operation}`);
 }
+
+/** Deep JSON read back from the server in assertions (shape checked by the assertions themselves). */
+// biome-ignore lint/suspicious/noExplicitAny: tests walk arbitrary response JSON; the assertions are the type check
+export type Json = any;
