@@ -4,7 +4,8 @@
  * listings its objects go (within the per-cycle cap). Then every deployment disappears: the
  * deletions due exceed the cap, so nothing at all is deleted, and the agent says so loudly
  * (an error line with MOORING_E_PRUNE_CAP_EXCEEDED). When the listing comes back, the cluster is
- * the desired state again.
+ * the desired state again. And a listing with one unparsable record proves nobody's absence: a
+ * deployment hidden from it is not pruned, however many such listings come.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeploymentRecord } from '../../src/contract/index.ts';
@@ -136,4 +137,28 @@ describe('empty listing: nothing deleted beyond the cap rule, and a loud error',
     expect(deletesSince(before)).toEqual([]);
     expect(describeReport(report)).toContain('missing 0');
   }, 50_000);
+
+  it('a listing with one unparsable record proves no absence: a hidden deployment is not pruned', async () => {
+    const hidden = records[1] as DeploymentRecord;
+    const before = stack.kube.requests({ verb: 'delete' }).length;
+    const linesBefore = logs.lines().length;
+    const polls = () => stack.cp.stats().byRoute['GET /v2/deployments'] ?? 0;
+    proxy.mode = new Set([hidden.id]);
+    proxy.extra = [{ id: 'not-a-deployment', name: 42, secrets: 'nope' }];
+    try {
+      const seen = polls();
+      await waitFor('four polls', () => polls() >= seen + 4, 20_000);
+      await sleep(500);
+      expect(deletesSince(before)).toEqual([]);
+      const incomplete = logs
+        .lines()
+        .slice(linesBefore)
+        .filter((l) => l.code === 'MOORING_E_PRUNE_LISTING_INCOMPLETE');
+      expect(incomplete.length).toBeGreaterThan(0);
+      expect(stack.kube.getObject('apps/v1', 'Deployment', NS, hidden.name)).toBeDefined();
+    } finally {
+      proxy.mode = 'normal';
+      proxy.extra = [];
+    }
+  }, 30_000);
 });

@@ -11,11 +11,13 @@ export interface ListingProxy {
   url: string;
   /** `normal`, `empty` (no deployments at all) or a set of ids to leave out. */
   mode: 'normal' | 'empty' | Set<string>;
+  /** Raw records appended to the first page (malformed ones, say). */
+  extra: unknown[];
   close(): Promise<void>;
 }
 
 export async function startListingProxy(upstream: string): Promise<ListingProxy> {
-  const proxy: ListingProxy = { url: '', mode: 'normal', close: async () => {} };
+  const proxy: ListingProxy = { url: '', mode: 'normal', extra: [], close: async () => {} };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -34,11 +36,18 @@ export async function startListingProxy(upstream: string): Promise<ListingProxy>
         });
         let text = await up.text();
         const path = (req.url ?? '/').split('?')[0];
-        if (method === 'GET' && path === '/v2/deployments' && up.status === 200 && proxy.mode !== 'normal') {
+        const changed = proxy.mode !== 'normal' || proxy.extra.length > 0;
+        if (method === 'GET' && path === '/v2/deployments' && up.status === 200 && changed) {
           const page = JSON.parse(text) as { resources: { id: string }[]; offset: number };
           const requested = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('offset') ?? 0);
           const mode = proxy.mode;
-          const kept = mode === 'empty' ? [] : page.resources.filter((d) => !mode.has(d.id));
+          const kept: unknown[] =
+            mode === 'empty'
+              ? []
+              : mode === 'normal'
+                ? page.resources
+                : page.resources.filter((d) => !mode.has(d.id));
+          if (requested === 0) kept.push(...proxy.extra);
           text = JSON.stringify({ resources: kept, offset: requested + kept.length });
         }
         res.writeHead(up.status, { 'content-type': up.headers.get('content-type') ?? 'application/json' });
