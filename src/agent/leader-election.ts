@@ -38,6 +38,8 @@ export class LeaderElector {
   #observed: LeaseRecord | undefined;
   #observedAtMs = 0;
   #lastRenewMs = 0;
+  /** When another holder's lease expires as observed here, while one holds it. */
+  #otherExpiresAtMs: number | undefined;
 
   constructor(options: LeaderElectorOptions) {
     this.#o = {
@@ -80,7 +82,12 @@ export class LeaderElector {
         this.#stepDown('could not renew the lease within the renew deadline');
       }
       // Candidates spread their attempts (client-go's jitter factor 1.2); the leader renews on time.
-      const waitMs = this.#leader ? retryPeriodMs : jitter(retryPeriodMs * 1.1, 0.1 / 1.1, this.#o.random);
+      let waitMs = this.#leader ? retryPeriodMs : jitter(retryPeriodMs * 1.1, 0.1 / 1.1, this.#o.random);
+      // A standby that knows when the holder's lease runs out tries right then, not up to a retry
+      // period later: a takeover after a crash costs the lease duration, not that plus a period.
+      if (!this.#leader && this.#otherExpiresAtMs !== undefined && this.#otherExpiresAtMs > clock.now()) {
+        waitMs = Math.max(0, Math.min(waitMs, this.#otherExpiresAtMs - clock.now() + 1));
+      }
       try {
         await sleep(clock, waitMs, signal);
       } catch {
@@ -142,6 +149,7 @@ export class LeaderElector {
       const holder = current.holderIdentity;
       const durationMs = (current.leaseDurationSeconds ?? Math.ceil(leaseDurationMs / 1000)) * 1000;
       const heldByOther = holder !== undefined && holder !== identity;
+      this.#otherExpiresAtMs = heldByOther ? this.#observedAtMs + durationMs : undefined;
       if (heldByOther && this.#observedAtMs + durationMs > clock.now()) return false;
       const next: LeaseRecord =
         holder === identity

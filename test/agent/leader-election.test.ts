@@ -14,8 +14,11 @@ class FakeLeaseStore {
   rv = 0;
   writes: string[] = [];
 
+  calls: Record<string, number> = {};
+
   client(name: string, cut: { off: boolean }): LeaseClient {
     const guard = () => {
+      this.calls[name] = (this.calls[name] ?? 0) + 1;
       if (cut.off) throw new Error(`${name}: network down`);
     };
     return {
@@ -95,11 +98,39 @@ describe('LeaderElector', () => {
     expect(a.elector.isLeader).toBe(false);
     expect(a.events).toEqual(['started', 'stopped']);
     expect(b.elector.isLeader).toBe(false);
-    // b takes over once the record it saw has been unchanged for the lease duration.
-    await clock.advance(8_000);
+    // b takes over once the record it saw has been unchanged for the lease duration: it tries at
+    // that moment, not a retry period later.
+    let tookOverAt = 0;
+    for (let i = 0; i < 100 && !b.elector.isLeader; i++) {
+      await clock.advance(100);
+      if (b.elector.isLeader) tookOverAt = clock.now();
+    }
     expect(b.elector.isLeader).toBe(true);
-    expect(clock.now() - cutAt).toBeLessThanOrEqual(20_000);
+    // a's last renewal was at cutAt; b's attempts fall every 2.2 s (no jitter here), so it saw
+    // that renewal 400 ms later and takes over 15 s after that (checked on a 100 ms grid), not
+    // at its next regular attempt (which would be 15.8 s after the cut).
+    expect(tookOverAt - cutAt).toBeGreaterThanOrEqual(15_000);
+    expect(tookOverAt - cutAt).toBeLessThanOrEqual(15_500);
     expect(store.record).toMatchObject({ holderIdentity: 'b', leaseTransitions: 1 });
+    a.controller.abort();
+    b.controller.abort();
+    await clock.advance(10_000);
+  });
+
+  it('a standby whose takeover attempts fail keeps its retry period (no tight loop)', async () => {
+    const clock = new FakeClock();
+    const store = new FakeLeaseStore();
+    const a = candidate(store, clock, 'a');
+    await clock.advance(0);
+    const b = candidate(store, clock, 'b');
+    await clock.advance(4_000);
+    a.cut.off = true;
+    b.cut.off = true;
+    const before = store.calls.b ?? 0;
+    await clock.advance(30_000);
+    expect(b.elector.isLeader).toBe(false);
+    // One attempt per retry period (2.2 s here), even once the expiry it knew of has passed.
+    expect((store.calls.b ?? 0) - before).toBeLessThanOrEqual(15);
     a.controller.abort();
     b.controller.abort();
     await clock.advance(10_000);
