@@ -150,8 +150,3 @@ export async function runHeartbeat(o: HeartbeatOptions, signal: AbortSignal): Pr
     }
   }
 }
-
-/** True for start-up errors that retrying cannot fix. */
-export function isFatalStartError(err: unknown): boolean {
-  return err instanceof MooringError && !err.retryable;
-}
