@@ -189,7 +189,8 @@ function workloadCauses(o: StoredObject): StatusCause[] {
     });
   }
   const podSpec = (template.spec ?? {}) as Obj;
-  const containers = Array.isArray(podSpec.containers) ? (podSpec.containers as Obj[]) : [];
+  // A null item decodes to an empty container on a real server: validate it as one, never crash.
+  const containers = Array.isArray(podSpec.containers) ? (podSpec.containers as unknown[]).map(asObj) : [];
   if (template.spec !== undefined && containers.length === 0) {
     out.push({
       reason: 'FieldValueRequired',
@@ -227,7 +228,7 @@ function workloadCauses(o: StoredObject): StatusCause[] {
 
 function serviceCauses(o: StoredObject): StatusCause[] {
   const spec = (o.spec ?? {}) as Obj;
-  const ports = Array.isArray(spec.ports) ? (spec.ports as Obj[]) : [];
+  const ports = Array.isArray(spec.ports) ? (spec.ports as unknown[]).map(asObj) : [];
   const headless = spec.clusterIP === 'None';
   if (ports.length === 0 && !headless && spec.type !== 'ExternalName') {
     return [{ reason: 'FieldValueRequired', message: 'Required value', field: 'spec.ports' }];
@@ -240,6 +241,10 @@ function serviceCauses(o: StoredObject): StatusCause[] {
     });
   }
   return out;
+}
+
+function asObj(item: unknown): Obj {
+  return item !== null && typeof item === 'object' && !Array.isArray(item) ? (item as Obj) : {};
 }
 
 /** The causes that make `o` invalid, empty when it is valid. */

@@ -165,7 +165,9 @@ describe('server-side apply conformance', () => {
         sb.api.getObject('apps/v1', 'Deployment', 'default', 'c13')?.status &&
         sb.api.getObject('apps/v1', 'Deployment', 'default', 'c13'),
     );
-    const current = settled ? settled.metadata?.resourceVersion : undefined;
+    const current = settled
+      ? (settled as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion
+      : undefined;
     (stale.metadata as Record<string, unknown>).resourceVersion = current;
     expect(first.status).toBe(201);
     expect((await applyAs('mooring', 'c13', stale)).status).toBe(200);
