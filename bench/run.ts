@@ -30,6 +30,7 @@ const USAGE = `usage: npm run bench -- --deployments N [flags]
   --timeout S            limit of each waiting phase, seconds (default 900)
   --seed N               seed of the generated deployments (default 1)
   --json FILE            also write the figures as JSON to FILE
+  --label TEXT           what is measured (e.g. a commit), kept in the figures
   --readme               replace the "Benchmarks" section at the end of README.md with this run
   --readme-from FILE     only rewrite that README section from a JSON result of an earlier run
   --skip-kubectl         skip the kubectl baseline
@@ -49,6 +50,7 @@ function parse(argv: string[]) {
       timeout: { type: 'string', default: '900' },
       seed: { type: 'string', default: '1' },
       json: { type: 'string' },
+      label: { type: 'string' },
       readme: { type: 'boolean', default: false },
       'readme-from': { type: 'string' },
       'skip-kubectl': { type: 'boolean', default: false },
@@ -75,6 +77,7 @@ function parse(argv: string[]) {
     timeoutMs: int('timeout', values.timeout, 1) * 1000,
     seed: int('seed', values.seed, 0),
     json: values.json,
+    label: values.label ?? null,
     readme: values.readme,
     skipKubectl: values['skip-kubectl'],
     cpuProf: values['cpu-prof'],
@@ -153,6 +156,7 @@ async function main(): Promise<number> {
     say(`NOTE ${line}`);
     result.notes.push(line);
   };
+  result.label = o.label;
   for (const flag of o.agentNodeOptions) note(`agent node option: ${flag}`);
   const kubectl = o.skipKubectl ? undefined : ensureTools(say).kubectl;
 

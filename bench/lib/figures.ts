@@ -16,6 +16,8 @@ export interface Machine {
 /** Everything one run measured. `null` means the phase was skipped or did not finish. */
 export interface BenchResult {
   started_at: string;
+  /** What was measured, as given by `--label` (e.g. a commit); null without one. */
+  label: string | null;
   deployments: number;
   namespaces: number;
   /** Objects the renderer makes for the N deployments (what convergence waits for). */
@@ -208,6 +210,7 @@ export function toJson(r: BenchResult): string {
 export function emptyResult(deployments: number, namespaces: number, pollIntervalS: number): BenchResult {
   return {
     started_at: new Date().toISOString(),
+    label: null,
     deployments,
     namespaces,
     objects: 0,
