@@ -46,6 +46,8 @@ export interface AgentDeps {
   ): Promise<ReconcileResult>;
   /** Feeds the orphan collector a complete listing and deletes what it decides. */
   collectOrphans(snapshot: Snapshot, signal: AbortSignal): Promise<OrphanPassResult>;
+  /** Called when a complete snapshot arrives, before its deployments are queued. */
+  beginCycle?: () => void;
   /** Observes each successful reconcile's result (`mooring diff` prints the change sets). */
   onReconciled?: (deploymentId: string, result: ReconcileResult) => void;
   clock?: Clock;
@@ -94,6 +96,7 @@ export class Agent {
       clock: this.#d.clock,
       reconcile: (input, signal) => this.#d.reconcile(input, signal),
       collectOrphans: (snapshot, signal) => this.#d.collectOrphans(snapshot, signal),
+      beginCycle: this.#d.beginCycle,
       onReconciled: this.#d.onReconciled,
     });
   }

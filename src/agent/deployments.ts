@@ -40,6 +40,8 @@ export interface DeploymentsDeps {
     signal: AbortSignal,
   ): Promise<ReconcileResult>;
   collectOrphans(snapshot: Snapshot, signal: AbortSignal): Promise<OrphanPassResult>;
+  /** Called when a complete snapshot arrives, before its deployments are queued (starts the cycle's inventory listing). */
+  beginCycle?: (() => void) | undefined;
   onReconciled?: ((deploymentId: string, result: ReconcileResult) => void) | undefined;
 }
 
@@ -60,6 +62,7 @@ export class Deployments {
    */
   async applySnapshot(snapshot: Snapshot, runner: Runner, signal: AbortSignal): Promise<void> {
     const { status } = this.#d;
+    this.#d.beginCycle?.();
     const seen = new Set<string>();
     for (const d of snapshot.deployments) {
       const { deployment } = d;

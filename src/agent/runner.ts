@@ -105,7 +105,8 @@ export class Runner {
    * the key is parked, in backoff, or already running that very state.
    */
   enqueue(key: string, desiredHash: string): void {
-    const changed = this.#desired.get(key) !== desiredHash;
+    const previous = this.#desired.get(key);
+    const changed = previous !== desiredHash;
     this.#desired.set(key, desiredHash);
     const parkedOn = this.#parked.get(key);
     if (parkedOn !== undefined) {
@@ -115,7 +116,9 @@ export class Runner {
     if (changed) this.#failures.delete(key);
     else if (this.#queue.isProcessing(key)) return;
     else if ((this.#failures.get(key) ?? 0) > 0 && this.#queue.hasDelayed(key)) return;
-    this.#queue.add(key);
+    // A known deployment whose desired state changed goes ahead of the resync (propagation
+    // latency); first sightings keep their listing order.
+    this.#queue.add(key, changed && previous !== undefined);
   }
 
   /** Forgets `key` (its deployment is gone); an in-flight run finishes and is not retried. */

@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { AgentConfig } from '../config.ts';
 import { ControlPlaneClient } from '../control-plane/client.ts';
 import { createKubeClients } from '../kube/clients.ts';
+import { InventoryCache } from '../kube/inventory-cache.ts';
 import { ResourceManager } from '../kube/resource-manager.ts';
 import type { Logger } from '../log.ts';
 import { instrumentKubeRequests } from '../ops/kube-requests.ts';
@@ -144,6 +145,9 @@ export function wireAgent(o: WireOptions): WiredAgent {
     recreateStatefulSets: config.recreateStatefulSets,
     dryRun: config.dryRun,
   };
+  // One inventory listing per poll cycle, shared by that cycle's reconciles and its orphan pass.
+  const inventoryCache = new InventoryCache({ namespaces: config.namespaces, listenerId: config.listenerId });
+  const cachedResources = inventoryCache.wrap(resources);
   const deps: AgentDeps = {
     ...(o.onReconciled ? { onReconciled: o.onReconciled } : {}),
     config,
@@ -161,18 +165,20 @@ export function wireAgent(o: WireOptions): WiredAgent {
     reconcile: (input, signal) =>
       reconcileDeployment(
         {
-          resources: abortable(resources, signal),
+          resources: abortable(cachedResources, signal),
           events,
           logger: reconcileLogger,
           settings: reconcileSettings,
         },
         { deployment: input.deployment, revision: input.revision, settings },
       ),
+    beginCycle: () => {
+      void inventoryCache.refresh((opts) => resources.listOwned(opts));
+    },
     collectOrphans: async (snapshot, signal) => {
-      const inventory = await resources.listOwned({
-        namespaces: config.namespaces,
-        listenerId: config.listenerId,
-      });
+      const inventory =
+        (await inventoryCache.latest()) ??
+        (await resources.listOwned({ namespaces: config.namespaces, listenerId: config.listenerId }));
       // AWAITING_DELETE deployments are deleted by their own reconcile; here they count as present,
       // so the collector only removes deployments that vanished from two complete listings.
       const plan = collector.observe(

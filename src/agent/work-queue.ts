@@ -12,7 +12,7 @@ export class WorkQueue {
   readonly #queued = new Set<string>();
   readonly #processing = new Set<string>();
   /** Keys added while processing: re-queued on `done`. */
-  readonly #dirty = new Set<string>();
+  readonly #dirty = new Map<string, boolean>();
   readonly #delayed = new Map<string, { dueMs: number; handle: TimerHandle }>();
   readonly #onReady: () => void;
 
@@ -22,16 +22,27 @@ export class WorkQueue {
     this.#onReady = onReady;
   }
 
-  /** Queues `key` now (a pending delayed add for it is dropped: now is earlier). */
-  add(key: string): void {
+  /**
+   * Queues `key` now (a pending delayed add for it is dropped: now is earlier). `urgent` puts it
+   * ahead of the keys already waiting (or moves it there): a changed deployment must not wait
+   * behind a whole resync.
+   */
+  add(key: string, urgent = false): void {
     this.#cancelDelayed(key);
     if (this.#processing.has(key)) {
-      this.#dirty.add(key);
+      this.#dirty.set(key, urgent || (this.#dirty.get(key) ?? false));
       return;
     }
-    if (this.#queued.has(key)) return;
+    if (this.#queued.has(key)) {
+      if (urgent && this.#queue[0] !== key) {
+        this.#queue.splice(this.#queue.indexOf(key), 1);
+        this.#queue.unshift(key);
+      }
+      return;
+    }
     this.#queued.add(key);
-    this.#queue.push(key);
+    if (urgent) this.#queue.unshift(key);
+    else this.#queue.push(key);
     this.#onReady();
   }
 
@@ -65,7 +76,11 @@ export class WorkQueue {
   /** Marks `key` finished; if it was added meanwhile it is queued again. */
   done(key: string): void {
     this.#processing.delete(key);
-    if (this.#dirty.delete(key)) this.add(key);
+    const urgent = this.#dirty.get(key);
+    if (urgent !== undefined) {
+      this.#dirty.delete(key);
+      this.add(key, urgent);
+    }
   }
 
   /** Drops every trace of `key` except an in-flight run (which finishes normally). */

@@ -67,6 +67,24 @@ describe('Runner', () => {
     expect(calls.map((c) => c.key)).toEqual(['a', 'b', 'c']);
   });
 
+  it('puts a known deployment whose desired state changed ahead of a resync backlog', async () => {
+    const { calls, runner } = setup({ concurrency: 1 });
+    for (const k of ['a', 'b', 'c', 'd']) runner.enqueue(k, 'h1');
+    await flush();
+    calls[0]!.resolve();
+    await flush();
+    expect(calls.map((c) => c.key)).toEqual(['a', 'b']);
+    // A resync of everything, then 'd' changes: 'd' runs next, before 'c' and the resync of 'a'.
+    for (const k of ['a', 'b', 'c']) runner.enqueue(k, 'h1');
+    runner.enqueue('d', 'h2');
+    calls[1]!.resolve();
+    await flush();
+    expect(calls.map((c) => c.key)).toEqual(['a', 'b', 'd']);
+    calls[2]!.resolve();
+    await flush();
+    expect(calls.map((c) => c.key)).toEqual(['a', 'b', 'd', 'c']);
+  });
+
   it('requeues after success when asked', async () => {
     const { clock, calls, runner, reports } = setup();
     runner.enqueue('a', 'h');

@@ -1,0 +1,129 @@
+/**
+ * One inventory listing per poll cycle, shared by every reconcile of that cycle.
+ *
+ * Without it each reconcile lists its own objects (one list call per kind), so an idle cycle over
+ * N deployments costs 8·N reads. With it, a cycle costs one list call per kind and namespace,
+ * whatever N, and the orphan pass reuses the same listing. A deployment's slice of the listing is
+ * only used while it is known to be current: once this agent writes (or tries to write) any object
+ * of that deployment after the listing began, the deployment lists its own objects again until
+ * the next cycle's listing. Changes made by others between two listings are seen at the next one,
+ * exactly as they were when every cycle re-listed (drift repair within one resync).
+ */
+import type { ApplyOptions } from './apply.ts';
+import { type ChangeSet, hasChanges } from './change-set.ts';
+import type { DeleteAllOptions } from './delete.ts';
+import { type Inventory, inventoryOf, type ListOwnedOptions } from './list.ts';
+import { LABEL_DEPLOYMENT_ID } from './labels.ts';
+import type { KubeObject } from './types.ts';
+
+/** The resource calls the cache wraps (the ResourceManager has them). */
+export interface InventoryResources {
+  applyAll(objects: readonly KubeObject[], opts?: ApplyOptions): Promise<ChangeSet>;
+  listOwned(opts: ListOwnedOptions): Promise<Inventory>;
+  deleteAll(objects: readonly KubeObject[], opts: DeleteAllOptions): Promise<ChangeSet>;
+}
+
+interface Listing {
+  /** Sequence number of the listing's start: writes marked before it are in the listing. */
+  startSeq: number;
+  namespaces: ReadonlySet<string>;
+  result: Promise<Inventory | undefined>;
+}
+
+export interface InventoryCacheOptions {
+  namespaces: readonly string[];
+  listenerId: string;
+}
+
+export class InventoryCache {
+  readonly #opts: InventoryCacheOptions;
+  #listing: Listing | undefined;
+  #seq = 0;
+  /** Deployment id -> sequence number of our latest write to its objects. */
+  readonly #writes = new Map<string, number>();
+  #hits = 0;
+  #misses = 0;
+
+  constructor(opts: InventoryCacheOptions) {
+    this.#opts = opts;
+  }
+
+  /**
+   * Starts this cycle's listing through `list` (not awaited: reconciles that need it wait for it).
+   * A failed listing is not cached; reconciles then list for themselves.
+   */
+  refresh(list: (opts: ListOwnedOptions) => Promise<Inventory>): Promise<Inventory | undefined> {
+    this.#seq += 1;
+    const startSeq = this.#seq;
+    const result = list({ namespaces: this.#opts.namespaces, listenerId: this.#opts.listenerId }).then(
+      (inventory) => {
+        // Writes before the listing began are in it: forget them.
+        for (const [id, seq] of this.#writes) if (seq < startSeq) this.#writes.delete(id);
+        return inventory;
+      },
+      () => undefined,
+    );
+    this.#listing = { startSeq, namespaces: new Set(this.#opts.namespaces), result };
+    return result;
+  }
+
+  /** The latest listing when it succeeded, for the orphan pass. */
+  async latest(): Promise<Inventory | undefined> {
+    return this.#listing?.result;
+  }
+
+  /** Cache hits and misses of per-deployment listings so far (for tests and benchmarks). */
+  get stats(): { hits: number; misses: number } {
+    return { hits: this.#hits, misses: this.#misses };
+  }
+
+  /** Wraps `resources`: per-deployment listings come from the cycle's listing when it is current. */
+  wrap(resources: InventoryResources): InventoryResources {
+    return {
+      applyAll: (objects, opts) => this.#tracked(objects, () => resources.applyAll(objects, opts)),
+      deleteAll: (objects, opts) => this.#tracked(objects, () => resources.deleteAll(objects, opts)),
+      listOwned: async (opts) => (await this.#slice(opts)) ?? resources.listOwned(opts),
+    };
+  }
+
+  async #slice(opts: ListOwnedOptions): Promise<Inventory | undefined> {
+    const listing = this.#listing;
+    const id = opts.deploymentId;
+    const usable =
+      listing !== undefined &&
+      id !== undefined &&
+      opts.kinds === undefined &&
+      opts.listenerId === this.#opts.listenerId &&
+      opts.namespaces.every((ns) => listing.namespaces.has(ns));
+    if (!usable) return undefined;
+    const inventory = await listing.result;
+    const wrote = this.#writes.get(id);
+    if (!inventory || (wrote !== undefined && wrote > listing.startSeq)) {
+      this.#misses += 1;
+      return undefined;
+    }
+    this.#hits += 1;
+    const wanted = new Set(opts.namespaces);
+    return inventoryOf(
+      (inventory.byDeployment.get(id) ?? []).filter((o) => wanted.has(o.metadata.namespace ?? '')),
+    );
+  }
+
+  /** Runs a write call; any deployment it touched (or may have touched) lists for itself until the next listing. */
+  async #tracked(objects: readonly KubeObject[], call: () => Promise<ChangeSet>): Promise<ChangeSet> {
+    let touched = true;
+    try {
+      const cs = await call();
+      touched = hasChanges(cs) || cs.entries.some((e) => e.error !== undefined);
+      return cs;
+    } finally {
+      if (touched) {
+        this.#seq += 1;
+        for (const o of objects) {
+          const id = o.metadata.labels?.[LABEL_DEPLOYMENT_ID];
+          if (id) this.#writes.set(id, this.#seq);
+        }
+      }
+    }
+  }
+}

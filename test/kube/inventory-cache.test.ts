@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import type { ChangeSet } from '../../src/kube/change-set.ts';
+import { InventoryCache, type InventoryResources } from '../../src/kube/inventory-cache.ts';
+import { type Inventory, inventoryOf, type ListOwnedOptions } from '../../src/kube/list.ts';
+import type { KubeObject } from '../../src/kube/types.ts';
+
+const LISTENER = 'l-1';
+
+function obj(deploymentId: string, name: string, namespace = 'apps'): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name, namespace, labels: { 'mooring.dev/deployment-id': deploymentId } },
+  } as KubeObject;
+}
+
+/** A fake resource manager over a mutable list of live objects, counting list calls. */
+function fakeResources(live: KubeObject[]) {
+  const lists: ListOwnedOptions[] = [];
+  let gate: Promise<void> = Promise.resolve();
+  const resources: InventoryResources = {
+    listOwned: async (opts) => {
+      lists.push(opts);
+      await gate;
+      const objects = live.filter(
+        (o) =>
+          opts.namespaces.includes(o.metadata.namespace ?? '') &&
+          (opts.deploymentId === undefined ||
+            o.metadata.labels?.['mooring.dev/deployment-id'] === opts.deploymentId),
+      );
+      return inventoryOf(objects.map((o) => structuredClone(o)));
+    },
+    applyAll: async (objects): Promise<ChangeSet> => {
+      for (const o of objects) if (!live.some((l) => l.metadata.name === o.metadata.name)) live.push(o);
+      return {
+        dryRun: false,
+        entries: objects.map((o) => ({
+          id: `Service/apps/${o.metadata.name}`,
+          apiVersion: 'v1',
+          kind: 'Service',
+          namespace: 'apps',
+          name: o.metadata.name ?? '',
+          action: 'created' as const,
+        })),
+      };
+    },
+    deleteAll: async (): Promise<ChangeSet> => ({ dryRun: false, entries: [] }),
+  };
+  return { resources, lists, hold: (p: Promise<void>) => (gate = p) };
+}
+
+const names = (inv: Inventory) => inv.objects.map((o) => o.metadata.name).sort();
+
+describe('InventoryCache: one listing per cycle, shared by its reconciles', () => {
+  it('serves every deployment of the cycle from one listing', async () => {
+    const live = [obj('d1', 'a'), obj('d1', 'a-redis'), obj('d2', 'b')];
+    const { resources, lists } = fakeResources(live);
+    const cache = new InventoryCache({ namespaces: ['apps'], listenerId: LISTENER });
+    const wrapped = cache.wrap(resources);
+    void cache.refresh((o) => resources.listOwned(o));
+    const d1 = await wrapped.listOwned({ namespaces: ['apps'], listenerId: LISTENER, deploymentId: 'd1' });
+    const d2 = await wrapped.listOwned({ namespaces: ['apps'], listenerId: LISTENER, deploymentId: 'd2' });
+    const d3 = await wrapped.listOwned({ namespaces: ['apps'], listenerId: LISTENER, deploymentId: 'd3' });
+    expect(names(d1)).toEqual(['a', 'a-redis']);
+    expect(names(d2)).toEqual(['b']);
+    expect(d3.objects).toEqual([]);
+    expect(lists).toHaveLength(1);
+    expect(cache.stats).toEqual({ hits: 3, misses: 0 });
+  });
+
+  it('a deployment we wrote to lists for itself until the next listing', async () => {
+    const live = [obj('d1', 'a')];
+    const { resources, lists } = fakeResources(live);
+    const cache = new InventoryCache({ namespaces: ['apps'], listenerId: LISTENER });
+    const wrapped = cache.wrap(resources);
+    void cache.refresh((o) => resources.listOwned(o));
+    await wrapped.applyAll([obj('d1', 'a-new')]);
+    const after = await wrapped.listOwned({ namespaces: ['apps'], listenerId: LISTENER, deploymentId: 'd1' });
+    expect(names(after)).toEqual(['a', 'a-new']);
+    expect(lists).toHaveLength(2);
+    // The next cycle's listing includes the write: the cache serves d1 again.
+    void cache.refresh((o) => resources.listOwned(o));
+    const next = await wrapped.listOwned({ namespaces: ['apps'], listenerId: LISTENER, deploymentId: 'd1' });
+    expect(names(next)).toEqual(['a', 'a-new']);
+    expect(lists).toHaveLength(3);
+  });
+
+  it('a write that lands while the listing is under way makes that listing unusable for the deployment', async () => {
+    const live = [obj('d1', 'a')];
+    const { resources, lists, hold } = fakeResources(live);
+    const cache = new InventoryCache({ namespaces: ['apps'], listenerId: LISTENER });
+    const wrapped = cache.wrap(resources);
+    let release!: () => void;
+    hold(new Promise<void>((r) => (release = r)));
+    void cache.refresh((o) => resources.listOwned(o));
+    await wrapped.applyAll([obj('d1', 'a-late')]);
+    release();
+    await wrapped.listOwned({ namespaces: ['apps'], listenerId: LISTENER, deploymentId: 'd1' });
+    expect(lists).toHaveLength(2);
+    expect(cache.stats.misses).toBe(1);
+  });
+
+  it('falls back to a direct listing when the cycle listing failed, or for other namespaces', async () => {
+    const { resources, lists } = fakeResources([obj('d1', 'a')]);
+    const cache = new InventoryCache({ namespaces: ['apps'], listenerId: LISTENER });
+    const wrapped = cache.wrap(resources);
+    void cache.refresh(async () => {
+      throw new Error('list failed');
+    });
+    expect(await cache.latest()).toBeUndefined();
+    const d1 = await wrapped.listOwned({ namespaces: ['apps'], listenerId: LISTENER, deploymentId: 'd1' });
+    expect(names(d1)).toEqual(['a']);
+    await wrapped.listOwned({ namespaces: ['other'], listenerId: LISTENER, deploymentId: 'd1' });
+    expect(lists).toHaveLength(2);
+  });
+});
