@@ -117,7 +117,7 @@ describe('empty listing: nothing deleted beyond the cap rule, and a loud error',
 
   // Bug (src/agent/wiring.ts collectOrphans): a refused prune (plan.refused) is only logged; no
   // metric counts it and /status does not show it, so an alert cannot fire on it.
-  it.skip('the refusal is visible in /metrics or /status, not only in the log (bug: wiring.ts collectOrphans drops plan.refused)', async () => {
+  it('the refusal is visible in /metrics or /status, not only in the log (regression: collectOrphans dropped plan.refused)', async () => {
     const metrics = await agent.text('/metrics');
     const status = await agent.text('/status');
     expect(`${metrics}\n${status}`).toMatch(/PRUNE_CAP_EXCEEDED|prune_refus/i);

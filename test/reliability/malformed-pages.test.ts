@@ -258,7 +258,7 @@ describe('the agent over loopback: 150 fuzzed listings through the real client a
   // a record with an unknown member nested ~3,000+ deep passes the tolerant parse (unknown members
   // are kept), then the recursive canonicalJson overflows the stack, pollOnce throws RangeError and
   // every poll fails: one record blocks the whole listing instead of being refused alone.
-  it.skip('a record nested 5,000 deep is refused alone; the rest of the listing is reconciled (bug: recursive canonicalJson)', async () => {
+  it('a record nested 5,000 deep is refused alone; the rest of the listing is reconciled (regression: recursive canonicalJson)', async () => {
     const good = [0, 2].map((i) =>
       validRecord(`22222222-2222-4222-8222-${String(i).padStart(12, '0')}`, OURS, i),
     );
@@ -278,7 +278,7 @@ describe('the agent over loopback: 150 fuzzed listings through the real client a
   // Bug (src/agent/poller.ts #desired + MOORING_E_CP_BAD_RESPONSE being retryable): a malformed
   // revision response for one deployment makes pollOnce throw, so the whole listing fails and no
   // deployment is reconciled while that revision stays malformed.
-  it.skip('a malformed revision refuses its deployment alone; the others are reconciled (bug: poller rethrows retryable BAD_RESPONSE)', async () => {
+  it('a malformed revision refuses its deployment alone; the others are reconciled (regression: poller rethrew a retryable BAD_RESPONSE)', async () => {
     const records = [3, 4, 5].map((i) =>
       validRecord(`22222222-2222-4222-8222-${String(i).padStart(12, '0')}`, OURS, i),
     );
