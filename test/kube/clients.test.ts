@@ -1,3 +1,4 @@
+import diagnostics from 'node:diagnostics_channel';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,5 +35,21 @@ describe('createKubeClients', () => {
     expect(() =>
       createKubeClients('apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\n'),
     ).toThrow(expect.objectContaining({ code: 'MOORING_E_CONFIG_INVALID' }));
+  });
+
+  it('reuses its connections: 30 requests open a handful of TLS connections, not 30 (regression: one undici Agent per request)', async () => {
+    const { objects } = createKubeClients(api.kubeconfig);
+    let connected = 0;
+    const onConnect = () => {
+      connected += 1;
+    };
+    diagnostics.subscribe('undici:client:connected', onConnect);
+    try {
+      for (let i = 0; i < 30; i += 1) await objects.list('v1', 'Namespace');
+    } finally {
+      diagnostics.unsubscribe('undici:client:connected', onConnect);
+    }
+    expect(connected).toBeGreaterThan(0);
+    expect(connected).toBeLessThanOrEqual(2);
   });
 });
