@@ -38,7 +38,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'listenerId', flag: 'listener-id', env: 'MOORING_LISTENER_ID', kind: 'uuid', defaultText: '(required)', description: "this agent's listener (uuid)" },
   { key: 'namespaces', flag: 'namespaces', env: 'MOORING_NAMESPACES', kind: 'list', defaultText: '(required)', description: 'comma list of namespaces the agent may write' },
   { key: 'kubeconfig', flag: 'kubeconfig', env: 'MOORING_KUBECONFIG', kind: 'string', defaultText: 'in-cluster, then $KUBECONFIG', description: 'kubeconfig file' },
-  { key: 'pollInterval', flag: 'poll-interval', env: 'MOORING_POLL_INTERVAL', kind: 'seconds', value: '15', defaultText: '15', unit: 'seconds', description: 'time between polls (jittered +-10%)' },
+  { key: 'pollInterval', flag: 'poll-interval', env: 'MOORING_POLL_INTERVAL', kind: 'seconds', value: '15', defaultText: '15', unit: 'seconds', description: 'time between the starts of two polls (jittered up to 10% sooner)' },
   { key: 'heartbeatInterval', flag: 'heartbeat-interval', env: 'MOORING_HEARTBEAT_INTERVAL', kind: 'seconds', value: '60', defaultText: '60', unit: 'seconds', description: 'time between listener PATCHes' },
   { key: 'concurrency', flag: 'concurrency', env: 'MOORING_CONCURRENCY', kind: 'int', value: '8', defaultText: '8', unit: 'reconciles', description: 'reconciles at once' },
   { key: 'reconcileTimeout', flag: 'reconcile-timeout', env: 'MOORING_RECONCILE_TIMEOUT', kind: 'seconds', value: '120', defaultText: '120', unit: 'seconds', description: 'time one reconcile may take' },

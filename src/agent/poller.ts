@@ -1,5 +1,5 @@
 /**
- * The poller: every interval (jittered +-10%) it lists every page of the remote-reconciled
+ * The poller: every interval (jittered up to 10% sooner) it lists every page of the remote-reconciled
  * deployments, keeps the ones assigned to this listener, picks the revision each should run
  * (fetched once per revision id, then cached), and hands a complete snapshot to the agent. A
  * failed listing produces no snapshot at all: nothing downstream ever acts on a partial view.
@@ -123,7 +123,11 @@ export class Poller {
         const snapshot = await this.pollOnce();
         if (signal.aborted) break;
         await this.#o.onSnapshot(snapshot);
-        delayMs = jitter(intervalMs, 0.1, this.#o.random);
+        // The next poll starts at most one interval after this one started (jittered up to 10%
+        // sooner, so replicas and agents spread out): a change waits at most one interval, however
+        // long the listing and the orphan pass took.
+        const elapsedMs = clock.now() - (this.#cycleStartedAtMs ?? clock.now());
+        delayMs = Math.max(0, Math.round(intervalMs * (1 - 0.1 * this.#o.random())) - elapsedMs);
       } catch (err) {
         if (signal.aborted) break;
         delayMs = this.#failureDelay(err);

@@ -110,7 +110,8 @@ describe('Poller', () => {
     expect(snapshots).toHaveLength(1);
     expect(snapshots[0]!.deployments.map((d) => [d.deployment.id, d.revision?.id])).toEqual([[D1, R1]]);
     expect(calls).toEqual(['list {"remote_reconciled":true}', `rev ${R1}`]);
-    await clock.advance(9_999);
+    // random() = 0.5: the next poll starts 5% (of the 10% jitter window) before the interval ends.
+    await clock.advance(9_499);
     expect(snapshots).toHaveLength(1);
     await clock.advance(1);
     expect(snapshots).toHaveLength(2);
