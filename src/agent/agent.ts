@@ -41,7 +41,12 @@ export interface AgentDeps {
   leaseClient?: LeaseClient;
   /** Reconciles one deployment (render, apply, prune, health); throws coded errors. */
   reconcile(
-    input: { deployment: DeploymentRecord; revision: RevisionRecord | undefined },
+    input: {
+      deployment: DeploymentRecord;
+      revision: RevisionRecord | undefined;
+      /** The desired state changed since its last successful reconcile: read the cluster now. */
+      changed?: boolean;
+    },
     signal: AbortSignal,
   ): Promise<ReconcileResult>;
   /** Feeds the orphan collector a complete listing and deletes what it decides. */

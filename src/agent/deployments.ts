@@ -36,7 +36,7 @@ export interface DeploymentsDeps {
   metrics: AgentMetrics;
   clock: Clock;
   reconcile(
-    input: Pick<DesiredDeployment, 'deployment' | 'revision'>,
+    input: Pick<DesiredDeployment, 'deployment' | 'revision'> & { changed?: boolean },
     signal: AbortSignal,
   ): Promise<ReconcileResult>;
   collectOrphans(snapshot: Snapshot, signal: AbortSignal): Promise<OrphanPassResult>;
@@ -50,6 +50,8 @@ export class Deployments {
   readonly #desired = new Map<string, DesiredDeployment>();
   /** Revision and change-set summary of each key's last run, for its log line. */
   readonly #lastRun = new Map<string, { revisionId: string | null; changes: string | null }>();
+  /** Desired hash of each key's last successful reconcile. */
+  readonly #reconciledHash = new Map<string, string>();
   #pruneRefusal: PruneRefusal | null = null;
 
   constructor(deps: DeploymentsDeps) {
@@ -87,6 +89,7 @@ export class Deployments {
     for (const id of [...this.#desired.keys()]) {
       if (seen.has(id)) continue;
       this.#desired.delete(id);
+      this.#reconciledHash.delete(id);
       runner.forget(id);
       status.remove(id);
     }
@@ -104,7 +107,10 @@ export class Deployments {
     if (!d) return {};
     const { deployment, revision } = d;
     this.#lastRun.set(key, { revisionId: revision?.id ?? null, changes: null });
-    const result = await this.#d.reconcile({ deployment, revision }, signal);
+    const previous = this.#reconciledHash.get(key);
+    const changed = previous !== undefined && previous !== d.hash;
+    const result = await this.#d.reconcile({ deployment, revision, changed }, signal);
+    this.#reconciledHash.set(key, d.hash);
     this.#d.onReconciled?.(key, result);
     const changes = summarize(result.changeSet);
     this.#lastRun.set(key, { revisionId: revision?.id ?? null, changes });

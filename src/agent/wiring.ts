@@ -148,6 +148,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
   // One inventory listing per poll cycle, shared by that cycle's reconciles and its orphan pass.
   const inventoryCache = new InventoryCache({ namespaces: config.namespaces, listenerId: config.listenerId });
   const cachedResources = inventoryCache.wrap(resources);
+  const directResources = inventoryCache.wrap(resources, { listDirectly: true });
   const deps: AgentDeps = {
     ...(o.onReconciled ? { onReconciled: o.onReconciled } : {}),
     config,
@@ -165,7 +166,8 @@ export function wireAgent(o: WireOptions): WiredAgent {
     reconcile: (input, signal) =>
       reconcileDeployment(
         {
-          resources: abortable(cachedResources, signal),
+          // A changed deployment does not wait for the cycle's listing (propagation latency).
+          resources: abortable(input.changed ? directResources : cachedResources, signal),
           events,
           logger: reconcileLogger,
           settings: reconcileSettings,

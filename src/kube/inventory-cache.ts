@@ -77,12 +77,17 @@ export class InventoryCache {
     return { hits: this.#hits, misses: this.#misses };
   }
 
-  /** Wraps `resources`: per-deployment listings come from the cycle's listing when it is current. */
-  wrap(resources: InventoryResources): InventoryResources {
+  /**
+   * Wraps `resources`: per-deployment listings come from the cycle's listing when it is current.
+   * With `listDirectly` (a deployment whose desired state just changed) the reconcile lists its own
+   * objects at once instead of waiting for the cycle's listing; its writes are tracked either way.
+   */
+  wrap(resources: InventoryResources, opts: { listDirectly?: boolean } = {}): InventoryResources {
     return {
-      applyAll: (objects, opts) => this.#tracked(objects, () => resources.applyAll(objects, opts)),
-      deleteAll: (objects, opts) => this.#tracked(objects, () => resources.deleteAll(objects, opts)),
-      listOwned: async (opts) => (await this.#slice(opts)) ?? resources.listOwned(opts),
+      applyAll: (objects, o) => this.#tracked(objects, () => resources.applyAll(objects, o)),
+      deleteAll: (objects, o) => this.#tracked(objects, () => resources.deleteAll(objects, o)),
+      listOwned: async (o) =>
+        (opts.listDirectly ? undefined : await this.#slice(o)) ?? resources.listOwned(o),
     };
   }
 

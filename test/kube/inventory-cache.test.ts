@@ -113,4 +113,28 @@ describe('InventoryCache: one listing per cycle, shared by its reconciles', () =
     await wrapped.listOwned({ namespaces: ['other'], listenerId: LISTENER, deploymentId: 'd1' });
     expect(lists).toHaveLength(2);
   });
+
+  it('listDirectly: a changed deployment does not wait for the cycle listing, and its writes are still tracked', async () => {
+    const live = [obj('d1', 'a')];
+    const { resources, lists, hold } = fakeResources(live);
+    const cache = new InventoryCache({ namespaces: ['apps'], listenerId: LISTENER });
+    const direct = cache.wrap(resources, { listDirectly: true });
+    const cached = cache.wrap(resources);
+    let release!: () => void;
+    hold(new Promise<void>((r) => (release = r)));
+    void cache.refresh((o) => resources.listOwned(o));
+    let answered = false;
+    const pending = direct
+      .listOwned({ namespaces: ['apps'], listenerId: LISTENER, deploymentId: 'd1' })
+      .then(() => (answered = true));
+    await new Promise((r) => setTimeout(r, 10));
+    // The direct listing is its own request (held by the same fake gate here, so both are pending).
+    expect(lists).toHaveLength(2);
+    release();
+    await pending;
+    expect(answered).toBe(true);
+    await direct.applyAll([obj('d1', 'a-2')]);
+    await cached.listOwned({ namespaces: ['apps'], listenerId: LISTENER, deploymentId: 'd1' });
+    expect(cache.stats.misses).toBe(1);
+  });
 });
