@@ -66,7 +66,14 @@ export class Deployments {
     const { status } = this.#d;
     this.#d.beginCycle?.();
     const seen = new Set<string>();
-    for (const d of snapshot.deployments) {
+    // Changed deployments first: the runner's free slots go to them, not to the resync of the rest.
+    const known = (d: DesiredDeployment) => this.#reconciledHash.get(d.deployment.id);
+    const isChanged = (d: DesiredDeployment) => known(d) !== undefined && known(d) !== d.hash;
+    const ordered = [
+      ...snapshot.deployments.filter(isChanged),
+      ...snapshot.deployments.filter((d) => !isChanged(d)),
+    ];
+    for (const d of ordered) {
       const { deployment } = d;
       seen.add(deployment.id);
       this.#desired.set(deployment.id, d);
