@@ -1,9 +1,9 @@
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { startControlPlane } from '../control-plane/server/index.ts';
 import { MooringError } from '../errors.ts';
 import { createLogger } from '../log.ts';
 import { type CliContext, EXIT } from './context.ts';
+import { parseCommandFlags, parsePort, untilAborted } from './flags.ts';
 
 const HELP = `mooring control-plane: the reference deployment management service (SQLite)
 
@@ -25,34 +25,23 @@ Environment:
 
 /** `mooring control-plane`: serves the reference control plane until Ctrl-C. */
 export async function controlPlane(argv: string[], ctx: CliContext): Promise<number> {
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    values = parseArgs({
-      args: argv,
-      options: {
-        host: { type: 'string' },
-        port: { type: 'string' },
-        db: { type: 'string' },
-        'api-key': { type: 'string' },
-        seed: { type: 'string' },
-        help: { type: 'boolean' },
-      },
-      strict: true,
-      allowPositionals: false,
-    }).values;
-  } catch (error) {
-    ctx.stderr.write(`mooring control-plane: ${(error as Error).message}\n`);
-    return EXIT.usage;
-  }
-  if (values.help) {
-    ctx.stdout.write(HELP);
-    return EXIT.ok;
-  }
+  const values = parseCommandFlags(
+    'control-plane',
+    argv,
+    {
+      host: { type: 'string' },
+      port: { type: 'string' },
+      db: { type: 'string' },
+      'api-key': { type: 'string' },
+      seed: { type: 'string' },
+    },
+    HELP,
+    ctx,
+  );
+  if (values === 'help') return EXIT.ok;
+  if (values === 'usage') return EXIT.usage;
   const problems: string[] = [];
-  const portText = typeof values.port === 'string' ? values.port : '8080';
-  const port = Number(portText);
-  if (!/^\d+$/.test(portText) || port > 65535)
-    problems.push(`--port must be an integer 0..65535, got "${portText}"`);
+  const port = parsePort(typeof values.port === 'string' ? values.port : '8080', problems);
   const apiKey = typeof values['api-key'] === 'string' ? values['api-key'] : ctx.env.MOORING_API_KEY;
   if (!apiKey) problems.push('--api-key (or MOORING_API_KEY) is required');
   const db = typeof values.db === 'string' ? values.db : ':memory:';
@@ -91,10 +80,7 @@ export async function controlPlane(argv: string[], ctx: CliContext): Promise<num
     );
   }
   ctx.stdout.write(`control plane listening on ${server.url}\n`);
-  await new Promise<void>((done) => {
-    if (ctx.signal.aborted) done();
-    else ctx.signal.addEventListener('abort', () => done(), { once: true });
-  });
+  await untilAborted(ctx.signal);
   await server.close();
   logger.flush();
   return EXIT.ok;

@@ -1,7 +1,7 @@
-import { parseArgs } from 'node:util';
 import { createLogger } from '../log.ts';
 import { startKubeApi } from '../sandbox/server.ts';
 import { type CliContext, EXIT } from './context.ts';
+import { parseCommandFlags, parsePort, untilAborted } from './flags.ts';
 
 const HELP = `mooring kube-api: a sandbox Kubernetes API server (HTTPS, real semantics) for trying and testing mooring
 
@@ -18,33 +18,23 @@ Flags:
 
 /** `mooring kube-api`: serves the sandbox API until Ctrl-C. */
 export async function kubeApi(argv: string[], ctx: CliContext): Promise<number> {
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    values = parseArgs({
-      args: argv,
-      options: {
-        host: { type: 'string' },
-        port: { type: 'string' },
-        'kubeconfig-out': { type: 'string' },
-        namespaces: { type: 'string' },
-        'rollout-delay-ms': { type: 'string' },
-        help: { type: 'boolean' },
-      },
-      strict: true,
-      allowPositionals: false,
-    }).values;
-  } catch (error) {
-    ctx.stderr.write(`mooring kube-api: ${(error as Error).message}\n`);
-    return EXIT.usage;
-  }
-  if (values.help) {
-    ctx.stdout.write(HELP);
-    return EXIT.ok;
-  }
+  const values = parseCommandFlags(
+    'kube-api',
+    argv,
+    {
+      host: { type: 'string' },
+      port: { type: 'string' },
+      'kubeconfig-out': { type: 'string' },
+      namespaces: { type: 'string' },
+      'rollout-delay-ms': { type: 'string' },
+    },
+    HELP,
+    ctx,
+  );
+  if (values === 'help') return EXIT.ok;
+  if (values === 'usage') return EXIT.usage;
   const problems: string[] = [];
-  const port = Number(values.port ?? '0');
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    problems.push(`--port must be an integer 0..65535, got "${String(values.port)}"`);
+  const port = parsePort(typeof values.port === 'string' ? values.port : '0', problems);
   const delay = Number(values['rollout-delay-ms'] ?? '0');
   if (!Number.isFinite(delay) || delay < 0)
     problems.push(`--rollout-delay-ms must be a number >= 0, got "${String(values['rollout-delay-ms'])}"`);
@@ -69,10 +59,7 @@ export async function kubeApi(argv: string[], ctx: CliContext): Promise<number> 
   });
   ctx.stdout.write(`sandbox Kubernetes API listening on ${api.url}\n`);
   if (api.kubeconfigPath) ctx.stdout.write(`kubeconfig written to ${api.kubeconfigPath}\n`);
-  await new Promise<void>((resolve) => {
-    if (ctx.signal.aborted) resolve();
-    else ctx.signal.addEventListener('abort', () => resolve(), { once: true });
-  });
+  await untilAborted(ctx.signal);
   await api.close();
   return EXIT.ok;
 }
