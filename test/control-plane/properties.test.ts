@@ -125,7 +125,9 @@ describe('property: whatever the strict schema accepts round-trips through serve
     await fc.assert(
       fc.asyncProperty(createBody, nonEmpty, async (body, name) => {
         // What the wire can carry: JSON has no -0 (it is sent as 0), so compare against the JSON form.
-        const sent = JSON.parse(JSON.stringify({ ...body, name: `${name}-${counter++}` })) as DeploymentCreate;
+        const sent = JSON.parse(
+          JSON.stringify({ ...body, name: `${name}-${counter++}` }),
+        ) as DeploymentCreate;
         // Whatever strict accepts (it refuses e.g. a `__proto__` label key, which zod would drop).
         fc.pre(strict.DeploymentCreate.safeParse(sent).success);
         const created = await h.client.createDeployment(sent);
