@@ -1,27 +1,13 @@
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { toolPath } from '../../scripts/install-tools.ts';
-import { deployDir, repoRoot } from '../../scripts/render-deploy.ts';
+import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';
+import { deployDir } from '../../scripts/render-deploy.ts';
 import { ciValueSets, template } from './helm.ts';
-
-/** What this test needs of the sandbox Kubernetes API (src/sandbox/server.ts). */
-interface KubeApi {
-  url: string;
-  kubeconfig: string;
-  kubeconfigPath?: string;
-  requests(): Array<{ verb: string; resource: string; namespace?: string; name?: string; status: number }>;
-  close(): Promise<void>;
-}
-
-const serverFile = path.join(repoRoot, 'src', 'sandbox', 'server.ts');
-const exists = existsSync(serverFile);
-if (!exists)
-  console.log('deploy-apply: skipped, src/sandbox/server.ts (the sandbox Kubernetes API) does not exist yet');
 
 /** Every namespace the value sets name, plus the release namespace; a real cluster has them first. */
 const NAMESPACES = ['mooring', 'mooring-apps', 'apps', 'jobs', 'team-a', 'team-b', 'team-c'];
@@ -62,10 +48,6 @@ describe('kubectl apply --server-side of the plain manifests against the sandbox
   }
 
   beforeAll(async () => {
-    if (!exists) return;
-    const { startKubeApi } = (await import(pathToFileURL(serverFile).href)) as {
-      startKubeApi(options: { namespaces?: string[] }): Promise<KubeApi>;
-    };
     api = await startKubeApi({ namespaces: NAMESPACES });
     work = mkdtempSync(path.join(tmpdir(), 'mooring-deploy-apply-'));
     kubeconfig = path.join(work, 'kubeconfig');
@@ -77,7 +59,7 @@ describe('kubectl apply --server-side of the plain manifests against the sandbox
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  it.skipIf(!exists)('applies every object of deploy/ with strict field validation', async () => {
+  it('applies every object of deploy/ with strict field validation', async () => {
     const res = await kubectl([
       'apply',
       '--server-side',
@@ -100,7 +82,7 @@ describe('kubectl apply --server-side of the plain manifests against the sandbox
     ]);
   });
 
-  it.skipIf(!exists)('reads back what it applied, and a second apply writes nothing new', async () => {
+  it('reads back what it applied, and a second apply writes nothing new', async () => {
     const before = await kubectl(['get', '-f', deployDir, '-o', 'json']);
     expect(before.status, before.stderr).toBe(0);
     const items = (JSON.parse(before.stdout) as { items: Array<{ metadata: { resourceVersion: string } }> })
@@ -123,7 +105,7 @@ describe('kubectl apply --server-side of the plain manifests against the sandbox
     );
   });
 
-  it.skipIf(!exists)('applies the deploy/ kustomization with kubectl apply -k', async () => {
+  it('applies the deploy/ kustomization with kubectl apply -k', async () => {
     const res = await kubectl([
       'apply',
       '--server-side',
@@ -136,30 +118,24 @@ describe('kubectl apply --server-side of the plain manifests against the sandbox
     expect(res.stdout).toContain('deployment.apps/mooring serverside-applied');
   });
 
-  it.skipIf(!exists)(
-    'applies the render of every value set (ServiceMonitor aside: a CRD the API lacks)',
-    async () => {
-      for (const [name, file] of ciValueSets()) {
-        const objects = template([file]).filter((o) => o.kind !== 'ServiceMonitor');
-        const res = await kubectl(
-          ['apply', '--server-side', '--field-manager', `values-${name}`, '--force-conflicts', '-f', '-'],
-          objects.map((o) => stringify(o)).join('---\n'),
-        );
-        expect(res.status, `${name}: ${res.stderr}`).toBe(0);
-      }
-    },
-  );
+  it('applies the render of every value set (ServiceMonitor aside: a CRD the API lacks)', async () => {
+    for (const [name, file] of ciValueSets()) {
+      const objects = template([file]).filter((o) => o.kind !== 'ServiceMonitor');
+      const res = await kubectl(
+        ['apply', '--server-side', '--field-manager', `values-${name}`, '--force-conflicts', '-f', '-'],
+        objects.map((o) => stringify(o)).join('---\n'),
+      );
+      expect(res.status, `${name}: ${res.stderr}`).toBe(0);
+    }
+  });
 
-  it.skipIf(!exists)(
-    'would fail with a kustomization.yaml beside the manifests (why deploy/ names it Kustomization)',
-    async () => {
-      const dir = path.join(work, 'with-kustomization-yaml');
-      mkdirSync(dir);
-      copyFileSync(path.join(deployDir, 'mooring.yaml'), path.join(dir, 'mooring.yaml'));
-      copyFileSync(path.join(deployDir, 'Kustomization'), path.join(dir, 'kustomization.yaml'));
-      const res = await kubectl(['apply', '--server-side', '--field-manager', 'mooring-install', '-f', dir]);
-      expect(res.status).not.toBe(0);
-      expect(res.stderr).toMatch(/error validating "[^"]*kustomization\.yaml"/);
-    },
-  );
+  it('would fail with a kustomization.yaml beside the manifests (why deploy/ names it Kustomization)', async () => {
+    const dir = path.join(work, 'with-kustomization-yaml');
+    mkdirSync(dir);
+    copyFileSync(path.join(deployDir, 'mooring.yaml'), path.join(dir, 'mooring.yaml'));
+    copyFileSync(path.join(deployDir, 'Kustomization'), path.join(dir, 'kustomization.yaml'));
+    const res = await kubectl(['apply', '--server-side', '--field-manager', 'mooring-install', '-f', dir]);
+    expect(res.status).not.toBe(0);
+    expect(res.stderr).toMatch(/error validating "[^"]*kustomization\.yaml"/);
+  });
 });

@@ -158,7 +158,7 @@ export const GOLDEN_CASES: Record<
       ],
       secret_references: [
         { name: 'OPENAI_API_KEY', secret_name: 'llm-keys', secret_key: 'openai' },
-        { name: 'ANTHROPIC_API_KEY', secret_name: 'llm-keys', secret_key: 'anthropic' },
+        { name: 'LLM_API_KEY', secret_name: 'llm-keys', secret_key: 'provider' },
       ],
     }),
     revision: revision('registry.example.com/shop/api:1.5.0'),
