@@ -67,11 +67,9 @@ export class Deployments {
     this.#d.beginCycle?.();
     const seen = new Set<string>();
     // Changed deployments first: the runner's free slots go to them, not to the resync of the rest.
-    const known = (d: DesiredDeployment) => this.#reconciledHash.get(d.deployment.id);
-    const isChanged = (d: DesiredDeployment) => known(d) !== undefined && known(d) !== d.hash;
     const ordered = [
-      ...snapshot.deployments.filter(isChanged),
-      ...snapshot.deployments.filter((d) => !isChanged(d)),
+      ...snapshot.deployments.filter((d) => this.#changed(d)),
+      ...snapshot.deployments.filter((d) => !this.#changed(d)),
     ];
     for (const d of ordered) {
       const { deployment } = d;
@@ -114,9 +112,7 @@ export class Deployments {
     if (!d) return {};
     const { deployment, revision } = d;
     this.#lastRun.set(key, { revisionId: revision?.id ?? null, changes: null });
-    const previous = this.#reconciledHash.get(key);
-    const changed = previous !== undefined && previous !== d.hash;
-    const result = await this.#d.reconcile({ deployment, revision, changed }, signal);
+    const result = await this.#d.reconcile({ deployment, revision, changed: this.#changed(d) }, signal);
     this.#reconciledHash.set(key, d.hash);
     this.#d.onReconciled?.(key, result);
     const changes = summarize(result.changeSet);
@@ -189,6 +185,12 @@ export class Deployments {
         'orphan pass failed; nothing pruned this cycle',
       );
     }
+  }
+
+  /** Whether `d`'s desired state differs from the one its last successful reconcile applied. */
+  #changed(d: DesiredDeployment): boolean {
+    const previous = this.#reconciledHash.get(d.deployment.id);
+    return previous !== undefined && previous !== d.hash;
   }
 
   #setState(id: string, state: DeploymentState, reason: string | null): void {
