@@ -156,10 +156,6 @@ export class TerminalError extends MooringError {
   }
 }
 
-export function isMooringError(err: unknown): err is MooringError {
-  return err instanceof MooringError;
-}
-
 /** True when trying again may help. Unknown errors are retried (with backoff), never parked. */
 export function isRetryable(err: unknown): boolean {
   if (err instanceof MooringError) return err.retryable;

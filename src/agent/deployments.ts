@@ -95,6 +95,7 @@ export class Deployments {
       if (seen.has(id)) continue;
       this.#desired.delete(id);
       this.#reconciledHash.delete(id);
+      this.#lastRun.delete(id);
       runner.forget(id);
       status.remove(id);
     }
@@ -109,7 +110,7 @@ export class Deployments {
   /** The runner's reconcile: one deployment, by id. */
   async reconcile(key: string, signal: AbortSignal): Promise<{ requeueAfterMs?: number }> {
     const d = this.#desired.get(key);
-    if (!d) return {};
+    if (!d || d.refused) return {};
     const { deployment, revision } = d;
     this.#lastRun.set(key, { revisionId: revision?.id ?? null, changes: null });
     const result = await this.#d.reconcile({ deployment, revision, changed: this.#changed(d) }, signal);

@@ -84,18 +84,12 @@ export class Poller {
   readonly #o: PollerOptions & { clock: Clock; random: () => number };
   readonly #revisions = new Map<string, RevisionRecord>();
   #failures = 0;
-  #lastSuccessAtMs: number | undefined;
   #nextDueAtMs: number | undefined;
   #cycleStartedAtMs: number | undefined;
   #lastRejectedKey = '';
 
   constructor(options: PollerOptions) {
     this.#o = { clock: systemClock, random: Math.random, ...options };
-  }
-
-  /** Time of the last complete poll. */
-  get lastSuccessAtMs(): number | undefined {
-    return this.#lastSuccessAtMs;
   }
 
   /** When the loop means to poll next (liveness: a loop far past this is stalled). */
@@ -106,10 +100,6 @@ export class Poller {
   /** When the current cycle started, while one is running (liveness: a cycle may hang). */
   get cycleStartedAtMs(): number | undefined {
     return this.#cycleStartedAtMs;
-  }
-
-  get consecutiveFailures(): number {
-    return this.#failures;
   }
 
   /** Polls now and then every interval until `signal` aborts. Never throws. */
@@ -171,7 +161,6 @@ export class Poller {
         }
       }
       this.#failures = 0;
-      this.#lastSuccessAtMs = clock.now();
       this.#o.onPoll?.('success', clock.now() - started);
       return { deployments, rejected: listing.rejected, atMs: clock.now() };
     } catch (err) {

@@ -242,7 +242,8 @@ export class Runner {
       this.#failures.delete(key);
       this.#parked.delete(key);
       const requeueAfterMs = outcome.value?.requeueAfterMs;
-      if (requeueAfterMs !== undefined && requeueAfterMs > 0 && this.#running) {
+      // Not for a key forgotten meanwhile (gone from the listing, or refused): it must not run again.
+      if (requeueAfterMs !== undefined && requeueAfterMs > 0 && this.#running && this.#desired.has(key)) {
         this.#queue.addAfter(key, requeueAfterMs);
       }
       return { kind: 'success', requeueAfterMs };

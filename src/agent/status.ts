@@ -95,10 +95,6 @@ export class StatusStore {
     this.#entries.delete(id);
   }
 
-  ids(): string[] {
-    return [...this.#entries.keys()];
-  }
-
   /** Entries sorted by namespace then name, as copies. */
   list(): DeploymentStatusEntry[] {
     return [...this.#entries.values()]

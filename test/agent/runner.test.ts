@@ -85,6 +85,17 @@ describe('Runner', () => {
     expect(calls.map((c) => c.key)).toEqual(['a', 'b', 'd', 'c']);
   });
 
+  it('does not requeue a key forgotten while its reconcile ran (regression: refused deployment reconciled again)', async () => {
+    const { clock, calls, runner } = setup();
+    runner.enqueue('a', 'h');
+    await flush();
+    runner.forget('a');
+    calls[0]!.resolve({ requeueAfterMs: 5000 });
+    await flush();
+    await clock.advance(10_000);
+    expect(calls).toHaveLength(1);
+  });
+
   it('requeues after success when asked', async () => {
     const { clock, calls, runner, reports } = setup();
     runner.enqueue('a', 'h');
