@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import type { Agent } from '../agent/agent.ts';
 import { describeError } from '../agent/safe-error.ts';
 import { wireAgent } from '../agent/wiring.ts';
-import type { AgentConfig } from '../config.ts';
+import { parseAgentConfig } from '../config.ts';
 import { ControlPlaneClient } from '../control-plane/client.ts';
 import { startControlPlane } from '../control-plane/server/index.ts';
 import { pino } from 'pino';
@@ -23,6 +23,7 @@ import { startOpsServer } from '../ops/server.ts';
 import { assessObject } from '../reconcile/health.ts';
 import { startKubeApi } from '../sandbox/server.ts';
 import { EXIT, type CliContext } from './context.ts';
+import { untilAborted } from './flags.ts';
 import { formatTable } from './status.ts';
 
 const HELP = `Usage: mooring sandbox [--once] [--port-base <port>] [--timeout <seconds>]
@@ -158,35 +159,28 @@ export async function sandbox(argv: string[], ctx: CliContext): Promise<number> 
     cleanups.push(() => kube.close());
     out(`Kubernetes API   ${kube.url}  (kubeconfig ${kubeconfigPath})`);
 
-    const config: AgentConfig = {
-      controlPlaneUrl: cp.url,
-      apiKey,
-      tenantId: undefined,
-      listenerId,
-      namespaces,
-      kubeconfig: kubeconfigPath,
-      pollIntervalMs: 2000,
-      heartbeatIntervalMs: 60_000,
-      concurrency: 8,
-      reconcileTimeoutMs: 120_000,
-      opsHost: '127.0.0.1',
-      opsPort: port(2),
-      leaderElection: false,
-      leaseName: 'mooring-leader',
-      leaseNamespace: namespaces[0]!,
-      identity: 'sandbox',
-      shutdownGracePeriodMs: 5000,
-      dryRun: false,
-      deleteVolumes: false,
-      recreateStatefulSets: false,
-      redisImage: 'redis:7.4-alpine',
-      postgresImage: 'postgres:16-alpine',
-      storageClass: undefined,
-      clusterDomain: 'cluster.local',
-      allowHostPath: false,
-      allowPrivileged: false,
-      logLevel: 'info',
-    };
+    // The agent's settings through the same parser `mooring run` uses: defaults live in one place.
+    const parsed = parseAgentConfig({
+      argv: [],
+      env: {
+        MOORING_CONTROL_PLANE_URL: cp.url,
+        MOORING_API_KEY: apiKey,
+        MOORING_LISTENER_ID: listenerId,
+        MOORING_NAMESPACES: namespaces.join(','),
+        MOORING_KUBECONFIG: kubeconfigPath,
+        MOORING_POLL_INTERVAL: '2',
+        MOORING_OPS_HOST: '127.0.0.1',
+        MOORING_OPS_PORT: String(port(2)),
+        MOORING_POD_NAME: 'sandbox',
+        MOORING_SHUTDOWN_GRACE_PERIOD: '5',
+      },
+    });
+    if (!parsed.ok || parsed.help) {
+      throw new Error(
+        `sandbox agent settings do not parse: ${parsed.ok ? 'help' : parsed.problems.join('; ')}`,
+      );
+    }
+    const { config } = parsed;
     const logger = createLogger({
       level: 'info',
       destination: pino.destination({ dest: logPath, sync: true }),
@@ -246,10 +240,7 @@ export async function sandbox(argv: string[], ctx: CliContext): Promise<number> 
       return settled && !failed && rows.length > 0 ? EXIT.ok : EXIT.failure;
     }
     out('\nrunning; Ctrl-C to stop');
-    await new Promise<void>((resolve) => {
-      if (ctx.signal.aborted) resolve();
-      else ctx.signal.addEventListener('abort', () => resolve(), { once: true });
-    });
+    await untilAborted(ctx.signal);
     await cleanup();
     return EXIT.ok;
   } catch (err) {
