@@ -10,7 +10,7 @@ import { safeErr } from './safe-error.ts';
 import { createHash } from 'node:crypto';
 import type { ControlPlaneClient } from '../control-plane/client.ts';
 import type { DeploymentRecord, RejectedRecord, RevisionRecord } from '../contract/index.ts';
-import { errorCode, MooringError } from '../errors.ts';
+import { type ErrorCode, errorCode, MooringError } from '../errors.ts';
 import { canonicalJson } from '../kube/desired-hash.ts';
 import type { Logger } from '../log.ts';
 import { chooseRevision } from '../reconcile/revision-choice.ts';
@@ -171,74 +171,50 @@ export class Poller {
   }
 
   async #desired(deployment: DeploymentRecord, unsupported: string | undefined): Promise<DesiredDeployment> {
+    // A refused record is never queued, so its hash only has to be stable, not a digest.
+    const refuse = (code: ErrorCode, message: string): DesiredDeployment => ({
+      deployment,
+      revision: undefined,
+      hash: `refused:${deployment.id}`,
+      refused: { code, message },
+    });
     // A record nested absurdly deep (kept by the tolerant parse as unknown members) would overflow
     // every recursive walk downstream: it is refused alone, before anything walks it.
     if (nestedDeeperThan(deployment, MAX_RECORD_DEPTH)) {
-      return {
-        deployment,
-        revision: undefined,
-        hash: `refused:${deployment.id}`,
-        refused: {
-          code: 'MOORING_E_RECORD_INVALID',
-          message: `deployment ${deployment.id}: record nested deeper than ${MAX_RECORD_DEPTH} levels`,
-        },
-      };
+      return refuse(
+        'MOORING_E_RECORD_INVALID',
+        `deployment ${deployment.id}: record nested deeper than ${MAX_RECORD_DEPTH} levels`,
+      );
     }
-    let base: DesiredDeployment;
-    try {
-      base = { deployment, revision: undefined, hash: desiredStateHash(deployment, undefined) };
-    } catch {
-      base = { deployment, revision: undefined, hash: `refused:${deployment.id}` };
-      return {
-        ...base,
-        refused: {
-          code: 'MOORING_E_RECORD_INVALID',
-          message: `deployment ${deployment.id}: record too large to process`,
-        },
-      };
-    }
-    if (unsupported !== undefined) {
-      return { ...base, refused: { code: 'MOORING_E_RECORD_UNSUPPORTED', message: unsupported } };
-    }
+    if (unsupported !== undefined) return refuse('MOORING_E_RECORD_UNSUPPORTED', unsupported);
     try {
       const latestId = deployment.latest_revision_id;
       const latest = latestId ? await this.#revision(deployment.id, latestId) : undefined;
       const choice = chooseRevision(deployment, latest);
       if (choice.revisionId === undefined) {
         // No revision to run: the deployment's own source_revision_config is the latest values.
-        if (!latestId) return base;
-        return { ...base, refused: { code: 'MOORING_E_RENDER_NO_IMAGE', message: choice.reason } };
+        if (latestId) return refuse('MOORING_E_RENDER_NO_IMAGE', choice.reason);
+        return { deployment, revision: undefined, hash: desiredStateHash(deployment, undefined) };
       }
       const revision =
         choice.revisionId === latest?.id ? latest : await this.#revision(deployment.id, choice.revisionId);
       if (nestedDeeperThan(revision, MAX_RECORD_DEPTH)) {
-        return {
-          ...base,
-          refused: {
-            code: 'MOORING_E_RECORD_INVALID',
-            message: `revision ${revision.id}: record nested deeper than ${MAX_RECORD_DEPTH} levels`,
-          },
-        };
+        return refuse(
+          'MOORING_E_RECORD_INVALID',
+          `revision ${revision.id}: record nested deeper than ${MAX_RECORD_DEPTH} levels`,
+        );
       }
       return { deployment, revision, hash: desiredStateHash(deployment, revision) };
     } catch (err) {
+      // The safety net behind the depth check: a walk still ran out of stack on this record.
       if (err instanceof RangeError) {
-        // The safety net behind the depth check: a walk still ran out of stack on this record.
-        return {
-          deployment,
-          revision: undefined,
-          hash: `refused:${deployment.id}`,
-          refused: {
-            code: 'MOORING_E_RECORD_INVALID',
-            message: `deployment ${deployment.id}: record too large to process`,
-          },
-        };
+        return refuse('MOORING_E_RECORD_INVALID', `deployment ${deployment.id}: record too large to process`);
       }
       // Refused alone: a revision the control plane does not have (404), or one it answers with
       // a malformed body (the listing itself was fine, so the control plane is up). Transport
       // failures still fail the whole poll: the control plane is down, nothing is acted on.
       if (err instanceof MooringError && (!err.retryable || err.code === 'MOORING_E_CP_BAD_RESPONSE')) {
-        return { ...base, refused: { code: err.code, message: err.message } };
+        return refuse(err.code, err.message);
       }
       throw err;
     }
