@@ -41,6 +41,9 @@ export class InventoryCache {
   #seq = 0;
   /** Deployment id -> sequence number of our latest write to its objects. */
   readonly #writes = new Map<string, number>();
+  /** Deployments already served from the current listing: a second reconcile in one cycle (a
+   * rollout being watched) must see fresh status, so it lists for itself. */
+  readonly #served = new Set<string>();
   #hits = 0;
   #misses = 0;
 
@@ -64,6 +67,7 @@ export class InventoryCache {
       () => undefined,
     );
     this.#listing = { startSeq, namespaces: new Set(this.#opts.namespaces), result };
+    this.#served.clear();
     return result;
   }
 
@@ -103,11 +107,12 @@ export class InventoryCache {
     if (!usable) return undefined;
     const inventory = await listing.result;
     const wrote = this.#writes.get(id);
-    if (!inventory || (wrote !== undefined && wrote > listing.startSeq)) {
+    if (!inventory || (wrote !== undefined && wrote > listing.startSeq) || this.#served.has(id)) {
       this.#misses += 1;
       return undefined;
     }
     this.#hits += 1;
+    this.#served.add(id);
     const wanted = new Set(opts.namespaces);
     return inventoryOf(
       (inventory.byDeployment.get(id) ?? []).filter((o) => wanted.has(o.metadata.namespace ?? '')),

@@ -24,7 +24,7 @@ export interface ListOwnedOptions {
 export interface Inventory {
   objects: KubeObject[];
   byId: Map<string, KubeObject>;
-  /** Object ids per deployment id (from the `mooring.dev/deployment-id` label). */
+  /** Objects per deployment id (from the `mooring.dev/deployment-id` label). */
   byDeployment: Map<string, KubeObject[]>;
 }
 
@@ -34,7 +34,10 @@ export function inventoryOf(objects: KubeObject[]): Inventory {
   for (const o of objects) {
     byId.set(objectId(o), o);
     const dep = o.metadata.labels?.[LABEL_DEPLOYMENT_ID];
-    if (dep) byDeployment.set(dep, [...(byDeployment.get(dep) ?? []), o]);
+    if (!dep) continue;
+    const list = byDeployment.get(dep);
+    if (list) list.push(o);
+    else byDeployment.set(dep, [o]);
   }
   return { objects, byId, byDeployment };
 }

@@ -137,4 +137,15 @@ describe('InventoryCache: one listing per cycle, shared by its reconciles', () =
     await cached.listOwned({ namespaces: ['apps'], listenerId: LISTENER, deploymentId: 'd1' });
     expect(cache.stats.misses).toBe(1);
   });
+
+  it('serves a deployment once per listing: a second reconcile in the cycle (a rollout being watched) reads fresh', async () => {
+    const { resources, lists } = fakeResources([obj('d1', 'a')]);
+    const cache = new InventoryCache({ namespaces: ['apps'], listenerId: LISTENER });
+    const wrapped = cache.wrap(resources);
+    void cache.refresh((o) => resources.listOwned(o));
+    await wrapped.listOwned({ namespaces: ['apps'], listenerId: LISTENER, deploymentId: 'd1' });
+    await wrapped.listOwned({ namespaces: ['apps'], listenerId: LISTENER, deploymentId: 'd1' });
+    expect(lists).toHaveLength(2);
+    expect(cache.stats).toEqual({ hits: 1, misses: 1 });
+  });
 });
