@@ -62,9 +62,12 @@ export class Transport {
   readonly #logger: Logger;
   readonly #onRequest: ((event: RequestEvent) => void) | undefined;
   readonly #closing = new AbortController();
+  /** The base URL's path (a control plane served under `/api`, say), prefixed to every route. */
+  readonly #prefix: string;
 
   constructor(options: TransportOptions) {
     const url = new URL(options.baseUrl);
+    this.#prefix = url.pathname.replace(/\/+$/, '');
     this.#options = {
       baseUrl: url.origin,
       timeoutMs: options.timeoutMs ?? 10_000,
@@ -133,7 +136,7 @@ export class Transport {
       try {
         res = await this.#pool.request({
           method: call.method,
-          path: call.path + qs,
+          path: this.#prefix + call.path + qs,
           headers: hasBody ? { ...this.#headers, 'content-type': 'application/json' } : this.#headers,
           ...(hasBody ? { body: JSON.stringify(call.body) } : {}),
           signal: AbortSignal.any([AbortSignal.timeout(this.#options.timeoutMs), this.#closing.signal]),

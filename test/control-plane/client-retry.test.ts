@@ -128,6 +128,16 @@ describe('control-plane client: retries, errors, parsing', () => {
     expect(srv.seen[0]!.url).toBe('/v2/auth/tokens?provider_id=p');
   });
 
+  it('keeps the path of the base URL (a control plane served under a prefix)', async () => {
+    const prefixed = makeClient({ baseUrl: `${srv.url}/api/` });
+    try {
+      await prefixed.listTokens('p');
+      expect(srv.seen[0]!.url).toBe('/api/v2/auth/tokens?provider_id=p');
+    } finally {
+      await prefixed.close();
+    }
+  });
+
   it('reuses keep-alive connections for sequential requests', async () => {
     for (let i = 0; i < 10; i++) await client.listTokens();
     expect(srv.seen).toHaveLength(10);
