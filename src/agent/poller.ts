@@ -14,6 +14,7 @@ import { type ErrorCode, errorCode, MooringError } from '../errors.ts';
 import { canonicalJson } from '../kube/desired-hash.ts';
 import type { Logger } from '../log.ts';
 import { chooseRevision } from '../reconcile/revision-choice.ts';
+import { detectCollisions } from '../render/names.ts';
 import { type Clock, jitter, sleep, systemClock } from './clock.ts';
 
 /** One deployment as the agent should make it, with the revision it runs. */
@@ -78,6 +79,16 @@ export function desiredStateHash(deployment: DeploymentRecord, revision: Revisio
   return createHash('sha256')
     .update(canonicalJson({ deployment: rest, revision: revision ?? null }))
     .digest('hex');
+}
+
+/**
+ * Deployments whose objects would take the names of an older deployment's in the same namespace:
+ * the oldest keeps them, the others are refused (until the collision is gone). A deployment being
+ * deleted does not count: its objects are on their way out.
+ */
+function collisionsOf(deployments: readonly DeploymentRecord[]): Map<string, string> {
+  const live = deployments.filter((d) => d.status !== 'AWAITING_DELETE');
+  return new Map(detectCollisions(live).flatMap((c) => c.deploymentIds.slice(1).map((id) => [id, c.reason])));
 }
 
 export class Poller {
@@ -147,9 +158,12 @@ export class Poller {
       const listing = await client.listAllDeployments({ remote_reconciled: true });
       const unsupported = new Map(listing.unsupported.map((u) => [u.id, u.reason]));
       const ours = listing.items.filter((d) => d.source_config.listener_id === listenerId);
+      const collided = collisionsOf(ours);
       const deployments: DesiredDeployment[] = [];
       for (const deployment of ours) {
-        deployments.push(await this.#desired(deployment, unsupported.get(deployment.id)));
+        deployments.push(
+          await this.#desired(deployment, unsupported.get(deployment.id), collided.get(deployment.id)),
+        );
       }
       this.#pruneCache(deployments);
       // Log refused records when the set changes, not at every poll.
@@ -170,7 +184,11 @@ export class Poller {
     }
   }
 
-  async #desired(deployment: DeploymentRecord, unsupported: string | undefined): Promise<DesiredDeployment> {
+  async #desired(
+    deployment: DeploymentRecord,
+    unsupported: string | undefined,
+    collision: string | undefined,
+  ): Promise<DesiredDeployment> {
     // A refused record is never queued, so its hash only has to be stable, not a digest.
     const refuse = (code: ErrorCode, message: string): DesiredDeployment => ({
       deployment,
@@ -187,6 +205,7 @@ export class Poller {
       );
     }
     if (unsupported !== undefined) return refuse('MOORING_E_RECORD_UNSUPPORTED', unsupported);
+    if (collision !== undefined) return refuse('MOORING_E_RENDER_NAME_COLLISION', collision);
     try {
       const latestId = deployment.latest_revision_id;
       const latest = latestId ? await this.#revision(deployment.id, latestId) : undefined;

@@ -24,7 +24,7 @@ function deployment(
 ): DeploymentRecord {
   return {
     id,
-    name: `dep-${id.slice(0, 4)}`,
+    name: `dep-${id.slice(-6)}`,
     source: 'external_docker',
     source_config: { listener_id: listener, listener_config: { k8s_namespace: 'default' } },
     source_revision_config: { image_uri: 'img:1' },
@@ -261,5 +261,22 @@ describe('nestedDeeperThan', () => {
     expect(nestedDeeperThan(v, MAX_RECORD_DEPTH)).toBe(true);
     expect(nestedDeeperThan({ a: { b: [1, { c: 2 }] } }, 4)).toBe(false);
     expect(nestedDeeperThan({ a: { b: [1, { c: {} }] } }, 4)).toBe(true);
+  });
+
+  it('refuses the younger of two deployments whose objects would share names in one namespace', async () => {
+    const older = { ...deployment(D1, LISTENER, null), name: 'shop', created_at: '2026-01-01T00:00:00Z' };
+    const younger = { ...deployment(D2, LISTENER, null), name: 'shop', created_at: '2026-02-01T00:00:00Z' };
+    const { poller } = setup({ deployments: [younger, older], revisions: {} });
+    const snap = await poller.pollOnce();
+    const byId = new Map(snap.deployments.map((d) => [d.deployment.id, d]));
+    expect(byId.get(D1)!.refused).toBeUndefined();
+    expect(byId.get(D2)!.refused?.code).toBe('MOORING_E_RENDER_NAME_COLLISION');
+    // A deployment being deleted does not hold its names against a new one.
+    const { poller: again } = setup({
+      deployments: [younger, { ...older, status: 'AWAITING_DELETE' } as DeploymentRecord],
+      revisions: {},
+    });
+    const next = await again.pollOnce();
+    expect(next.deployments.every((d) => d.refused === undefined)).toBe(true);
   });
 });
