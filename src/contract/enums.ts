@@ -53,15 +53,3 @@ export const NON_RUNNABLE_REVISION_STATUSES: ReadonlySet<string> = new Set([
 
 export const COMPUTE_TYPES = ['k8s'] as const;
 export type ComputeType = (typeof COMPUTE_TYPES)[number];
-
-/** The volume source members the interface lists (2.8). Others are kept but not documented. */
-export const VOLUME_SOURCES = [
-  'configMap',
-  'secret',
-  'emptyDir',
-  'persistentVolumeClaim',
-  'nfs',
-  'projected',
-  'downwardAPI',
-  'csi',
-] as const;

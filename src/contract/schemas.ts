@@ -14,11 +14,6 @@ export const strict = build('strict');
 /** Schemas the client parses responses with: extra fields and unknown enum values are kept. */
 export const tolerant = build('tolerant');
 
-/** A list envelope (2.10): `{resources: [...], offset}`; offset is where the next page starts. */
-export function listEnvelope<T extends z.ZodType>(item: T) {
-  return z.object({ resources: z.array(item), offset: z.number().int().nonnegative() });
-}
-
 /** The envelope as the client first reads it: items are parsed one by one afterwards. */
 export const RawListEnvelope = z.looseObject({
   resources: z.array(z.unknown()),

@@ -33,10 +33,6 @@ export interface ChangeSet {
   dryRun: boolean;
 }
 
-export function emptyChangeSet(dryRun = false): ChangeSet {
-  return { entries: [], dryRun };
-}
-
 /** The errors of a change set, in entry order. */
 export function changeSetErrors(cs: ChangeSet): MooringError[] {
   return cs.entries.flatMap((e) => (e.error ? [e.error] : []));

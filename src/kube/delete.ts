@@ -5,13 +5,13 @@
  * labels suffice). Volumes are kept unless the operator opted in.
  */
 import type { Logger } from 'pino';
-import type { ChangeSet, ChangeSetEntry } from './change-set.ts';
+import { entryFor } from './apply-context.ts';
+import type { ChangeSet } from './change-set.ts';
 import { isApiWide, kubeError } from './errors.ts';
 import { isManagedBy } from './field-owners.ts';
 import { kindInfo, sortForDelete } from './kinds.ts';
 import { LABEL_DEPLOYMENT_ID, LABEL_LISTENER_ID, LABEL_MANAGED_BY, MANAGED_BY_VALUE } from './labels.ts';
 import type { ObjectClient } from './object-client.ts';
-import { objectId } from './object-id.ts';
 import type { KubeObject } from './types.ts';
 
 /** The note on an entry whose object is marked for deletion but still held by finalizers. */
@@ -58,18 +58,6 @@ export function refuseDelete(
   return undefined;
 }
 
-function entryFor(obj: KubeObject): ChangeSetEntry {
-  const e: ChangeSetEntry = {
-    id: objectId(obj),
-    apiVersion: obj.apiVersion,
-    kind: obj.kind,
-    name: obj.metadata.name ?? '',
-    action: 'unknown',
-  };
-  if (obj.metadata.namespace) e.namespace = obj.metadata.namespace;
-  return e;
-}
-
 /** Deletes live objects (as listed: they carry their labels and managedFields). */
 export async function deleteAll(
   base: DeleteContext,
@@ -80,7 +68,7 @@ export async function deleteAll(
   const cs: ChangeSet = { entries: [], dryRun: ctx.dryRun };
   let stopped: string | undefined;
   for (const obj of sortForDelete(objects)) {
-    const entry = entryFor(obj);
+    const entry = entryFor(obj, 'unknown');
     cs.entries.push(entry);
     if (stopped) {
       entry.action = 'skipped';

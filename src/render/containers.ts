@@ -101,9 +101,6 @@ function convertEnv(field: string, env: Container['env']): Record<string, unknow
   });
 }
 
-/** How a ResourceSpec container is placed in the pod. */
-export type ContainerRole = 'init' | 'sidecar';
-
 /**
  * One user container in Kubernetes form. `image` defaults to the app's image. `restartPolicy` may
  * only be `Always` (a native sidecar, run as an init container).
