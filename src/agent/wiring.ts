@@ -15,7 +15,8 @@ import type { Logger } from '../log.ts';
 import { instrumentKubeRequests } from '../ops/kube-requests.ts';
 import { createMetrics, type AgentMetrics } from '../ops/metrics.ts';
 import { EventRecorder } from '../reconcile/events.ts';
-import { MooringError } from '../errors.ts';
+import { errorCode, MooringError } from '../errors.ts';
+import { safeErr } from './safe-error.ts';
 import { OrphanCollector } from '../reconcile/orphans.ts';
 import { type Resources, reconcileDeployment } from '../reconcile/reconcile.ts';
 import { defaultRenderSettings, type RenderSettings } from '../render/index.ts';
@@ -175,7 +176,14 @@ export function wireAgent(o: WireOptions): WiredAgent {
         { deployment: input.deployment, revision: input.revision, settings },
       ),
     beginCycle: () => {
-      void inventoryCache.refresh((opts) => resources.listOwned(opts));
+      void inventoryCache.refresh(
+        (opts) => resources.listOwned(opts),
+        (err) =>
+          logger.warn(
+            { err: safeErr(err), code: errorCode(err) },
+            "cycle inventory listing failed; this cycle's reconciles list for themselves",
+          ),
+      );
     },
     collectOrphans: async (snapshot, signal) => {
       const inventory =

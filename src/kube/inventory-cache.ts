@@ -55,7 +55,10 @@ export class InventoryCache {
    * Starts this cycle's listing through `list` (not awaited: reconciles that need it wait for it).
    * A failed listing is not cached; reconciles then list for themselves.
    */
-  refresh(list: (opts: ListOwnedOptions) => Promise<Inventory>): Promise<Inventory | undefined> {
+  refresh(
+    list: (opts: ListOwnedOptions) => Promise<Inventory>,
+    onError: (err: unknown) => void = () => {},
+  ): Promise<Inventory | undefined> {
     this.#seq += 1;
     const startSeq = this.#seq;
     const result = list({ namespaces: this.#opts.namespaces, listenerId: this.#opts.listenerId }).then(
@@ -64,7 +67,10 @@ export class InventoryCache {
         for (const [id, seq] of this.#writes) if (seq < startSeq) this.#writes.delete(id);
         return inventory;
       },
-      () => undefined,
+      (err: unknown) => {
+        onError(err);
+        return undefined;
+      },
     );
     this.#listing = { startSeq, namespaces: new Set(this.#opts.namespaces), result };
     this.#served.clear();

@@ -104,10 +104,15 @@ describe('InventoryCache: one listing per cycle, shared by its reconciles', () =
     const { resources, lists } = fakeResources([obj('d1', 'a')]);
     const cache = new InventoryCache({ namespaces: ['apps'], listenerId: LISTENER });
     const wrapped = cache.wrap(resources);
-    void cache.refresh(async () => {
-      throw new Error('list failed');
-    });
+    const failures: unknown[] = [];
+    void cache.refresh(
+      async () => {
+        throw new Error('list failed');
+      },
+      (err) => failures.push(err),
+    );
     expect(await cache.latest()).toBeUndefined();
+    expect(failures).toHaveLength(1);
     const d1 = await wrapped.listOwned({ namespaces: ['apps'], listenerId: LISTENER, deploymentId: 'd1' });
     expect(names(d1)).toEqual(['a']);
     await wrapped.listOwned({ namespaces: ['other'], listenerId: LISTENER, deploymentId: 'd1' });
