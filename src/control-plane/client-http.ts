@@ -37,6 +37,13 @@ export interface TransportOptions {
   onRequest?: (event: RequestEvent) => void;
 }
 
+/** A successful answer: the parsed JSON body (undefined for 204 or empty) and the headers. */
+export interface Answer {
+  body: unknown;
+  /** Header names in lower case; a repeated header is an array. */
+  headers: Record<string, string | string[] | undefined>;
+}
+
 export interface Call {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** The route pattern, for errors, logs and metrics. */
@@ -95,6 +102,11 @@ export class Transport {
 
   /** Sends a request with retries; resolves with the parsed JSON body (undefined for 204). */
   async send(call: Call): Promise<unknown> {
+    return (await this.exchange(call)).body;
+  }
+
+  /** As `send`, with the response headers too (list walks read `X-Total-Count`). */
+  async exchange(call: Call): Promise<Answer> {
     return pRetry(() => this.#attempt(call), {
       retries: this.#options.retries,
       minTimeout: this.#options.retryMinDelayMs,
@@ -123,7 +135,7 @@ export class Transport {
     });
   }
 
-  async #attempt(call: Call): Promise<unknown> {
+  async #attempt(call: Call): Promise<Answer> {
     const info = { method: call.method, route: call.route };
     const started = performance.now();
     let status: number | undefined;
@@ -151,9 +163,10 @@ export class Transport {
           );
           throw statusError(res.statusCode, text, info, retryAfterMs);
         }
-        if (res.statusCode === 204 || text === '') return undefined;
+        const headers = res.headers;
+        if (res.statusCode === 204 || text === '') return { body: undefined, headers };
         try {
-          return JSON.parse(text);
+          return { body: JSON.parse(text), headers };
         } catch {
           throw new MooringError(
             'MOORING_E_CP_BAD_RESPONSE',

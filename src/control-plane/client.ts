@@ -21,8 +21,10 @@ import {
   type UnsupportedRecord,
 } from '../contract/index.ts';
 import { MooringError } from '../errors.ts';
+import { type Logger, silentLogger } from '../log.ts';
 import { type Call, Transport, type TransportOptions } from './client-http.ts';
 import { filterQuery } from './client-query.ts';
+import { pageVerdict, TOTAL_COUNT_HEADER } from './listing-total.ts';
 
 export type { RequestEvent } from './client-http.ts';
 
@@ -50,9 +52,11 @@ const PAGE_LIMIT = 100;
  */
 export class ControlPlaneClient {
   readonly #http: Transport;
+  readonly #logger: Logger;
 
   constructor(options: ControlPlaneClientOptions) {
     this.#http = new Transport(options);
+    this.#logger = options.logger ?? silentLogger();
   }
 
   /** Pages of deployments matching `filters` (`limit` is the page size, default 100). */
@@ -173,8 +177,11 @@ export class ControlPlaneClient {
   }
 
   /**
-   * Walks pages until one is shorter than the page size. The server's `offset` says where the
-   * next page starts; one that does not move forward is a bad response (it would loop forever).
+   * Walks pages until one is shorter than the page size, or until a full page reaches the
+   * server's `X-Total-Count` exactly (ADR 0003: saves the empty request after a full last page;
+   * a header that is absent, unparsable or contradicts the page is ignored). The server's
+   * `offset` says where the next page starts; one that does not move forward is a bad response
+   * (it would loop forever).
    */
   async *#pages<T>(
     route: string,
@@ -187,7 +194,7 @@ export class ControlPlaneClient {
     let offset = 0;
     for (;;) {
       const call = get(route, path, { ...filters, limit: String(size), offset: String(offset) });
-      const body = await this.#http.send(call);
+      const { body, headers } = await this.#http.exchange(call);
       let page: ParsedPage<T>;
       try {
         page = parse(body);
@@ -199,8 +206,21 @@ export class ControlPlaneClient {
       if (count > 0 && page.offset <= offset) {
         throw badResponse(call, `page offset ${page.offset} does not move past ${offset}`);
       }
+      const verdict = pageVerdict({
+        limit: size,
+        requestedOffset: offset,
+        count,
+        nextOffset: page.offset,
+        totalHeader: headers[TOTAL_COUNT_HEADER],
+      });
+      if (verdict.ignoredTotal) {
+        this.#logger.debug(
+          { method: call.method, route, offset, count, reason: verdict.ignoredTotal },
+          'listing total header ignored; reading the next page',
+        );
+      }
       yield page;
-      if (count < size) return;
+      if (verdict.last) return;
       offset = page.offset;
     }
   }

@@ -77,7 +77,7 @@ export function createApp(options: AppOptions): App {
         body: () => readJsonBody(req, limit),
       });
       status = reply.status;
-      sendJson(res, reply.status, reply.body);
+      sendJson(res, reply.status, reply.body, reply.headers);
     } catch (err) {
       if (err instanceof HttpError) {
         status = err.status;

@@ -11,10 +11,11 @@ export interface RequestContext {
   body(): Promise<unknown>;
 }
 
-/** A handler's answer: status and JSON body (none for 204). */
+/** A handler's answer: status, JSON body (none for 204) and extra headers. */
 export interface Reply {
   status: number;
   body?: unknown;
+  headers?: Record<string, string>;
 }
 
 export type Handler = (ctx: RequestContext) => Reply | Promise<Reply>;

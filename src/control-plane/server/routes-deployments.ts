@@ -1,5 +1,6 @@
 import { DeploymentListQuery, RevisionListQuery, strict } from '../../contract/index.ts';
 import { parseOr422 } from './errors.ts';
+import { listReply } from './list-reply.ts';
 import { NoQuery, parseQuery, uuidParam } from './params.ts';
 import type { Router } from './router.ts';
 import type { ControlStore } from './control-store.ts';
@@ -8,7 +9,7 @@ import type { ControlStore } from './control-store.ts';
 export function deploymentRoutes(router: Router, store: ControlStore): void {
   router.on('GET', '/v2/deployments', (ctx) => {
     const query = parseQuery(DeploymentListQuery, ctx.query);
-    return { status: 200, body: store.deployments.list(query, ctx.tenantId) };
+    return listReply(store.deployments.list(query, ctx.tenantId));
   });
 
   router.on('POST', '/v2/deployments', async (ctx) => {
@@ -35,7 +36,7 @@ export function deploymentRoutes(router: Router, store: ControlStore): void {
   router.on('GET', '/v2/deployments/{deployment_id}/revisions', (ctx) => {
     const id = uuidParam(ctx.params, 'deployment_id');
     const query = parseQuery(RevisionListQuery, ctx.query);
-    return { status: 200, body: store.deployments.listRevisions(id, query, ctx.tenantId) };
+    return listReply(store.deployments.listRevisions(id, query, ctx.tenantId));
   });
 
   router.on('GET', '/v2/deployments/{deployment_id}/revisions/{revision_id}', (ctx) => {

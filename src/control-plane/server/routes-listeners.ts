@@ -1,5 +1,6 @@
 import { ListenerListQuery, strict } from '../../contract/index.ts';
 import { parseOr422 } from './errors.ts';
+import { listReply } from './list-reply.ts';
 import { NoQuery, parseQuery, uuidParam } from './params.ts';
 import type { Router } from './router.ts';
 import type { ControlStore } from './control-store.ts';
@@ -8,7 +9,7 @@ import type { ControlStore } from './control-store.ts';
 export function listenerRoutes(router: Router, store: ControlStore): void {
   router.on('GET', '/v2/listeners', (ctx) => {
     const { limit, offset } = parseQuery(ListenerListQuery, ctx.query);
-    return { status: 200, body: store.listeners.list(limit, offset) };
+    return listReply(store.listeners.list(limit, offset));
   });
 
   router.on('POST', '/v2/listeners', async (ctx) => {

@@ -14,7 +14,7 @@ import type {
 import { conflict, notFound } from './errors.ts';
 import { checkReferences } from './references.ts';
 import { applyPatch, imageVersion, initialRevisionStatus } from './revisions.ts';
-import { type Database, type Page, placeholders } from './store.ts';
+import { type CountedPage, type Database, placeholders } from './store.ts';
 
 /** Extra inputs only seeds and tests give: the wire never sets them. */
 export interface CreateExtras {
@@ -142,7 +142,7 @@ export class DeploymentStore {
     return found;
   }
 
-  list(q: DeploymentListQuery, tenantId: string | undefined): Page<Deployment> {
+  list(q: DeploymentListQuery, tenantId: string | undefined): CountedPage<Deployment> {
     const where: string[] = [];
     const params: SQLInputValue[] = [];
     const eq = (column: string, value: SQLInputValue | undefined) => {
@@ -184,7 +184,11 @@ export class DeploymentStore {
     return found;
   }
 
-  listRevisions(deploymentId: string, q: RevisionListQuery, tenantId: string | undefined): Page<Revision> {
+  listRevisions(
+    deploymentId: string,
+    q: RevisionListQuery,
+    tenantId: string | undefined,
+  ): CountedPage<Revision> {
     this.get(deploymentId, tenantId);
     const where = ['deployment_id = ?'];
     const params: SQLInputValue[] = [deploymentId];

@@ -1,6 +1,6 @@
 import type { Listener, ListenerCreate, ListenerPatch } from '../../contract/index.ts';
 import { conflict, notFound } from './errors.ts';
-import type { Database, Page } from './store.ts';
+import type { CountedPage, Database } from './store.ts';
 
 /** Listeners: compute_id is unique; compute_type and compute_id never change after creation. */
 export class ListenerStore {
@@ -61,7 +61,7 @@ export class ListenerStore {
     return this.#db.sqlite.prepare('SELECT 1 FROM listeners WHERE id = ?').get(id) !== undefined;
   }
 
-  list(limit: number, offset: number): Page<Listener> {
+  list(limit: number, offset: number): CountedPage<Listener> {
     return this.#db.page<Listener>('listeners', [], [], 'created_at, seq', limit, offset);
   }
 }

@@ -8,6 +8,12 @@ export interface Page<T> {
   offset: number;
 }
 
+/** A page and how many records match the query in all (sent as `X-Total-Count`, ADR 0003). */
+export interface CountedPage<T> {
+  page: Page<T>;
+  total: number;
+}
+
 export interface DatabaseOptions {
   /** `:memory:` (default) or a file path. Files use WAL so readers never block the writer. */
   db?: string;
@@ -75,7 +81,12 @@ export class Database {
     return rows.map((r) => JSON.parse(r.doc) as T);
   }
 
-  /** A page of documents: `where` is a list of SQL conditions joined with AND. */
+  /**
+   * A page of documents and the number of rows matching in all: `where` is a list of SQL
+   * conditions joined with AND. Both are read in one read transaction, so the total describes
+   * the same state as the page even when another process writes the file in between (WAL gives
+   * the transaction one snapshot); a client ends its walk on that total.
+   */
   page<T>(
     table: string,
     where: string[],
@@ -83,15 +94,31 @@ export class Database {
     order: string,
     limit: number,
     offset: number,
-  ): Page<T> {
+  ): CountedPage<T> {
     const clause = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
-    const resources = this.docs<T>(
-      `SELECT doc FROM ${table} ${clause} ORDER BY ${order} LIMIT ? OFFSET ?`,
-      ...params,
-      limit,
-      offset,
-    );
-    return { resources, offset: offset + resources.length };
+    return this.#read(() => {
+      const { total } = this.sqlite
+        .prepare(`SELECT COUNT(*) AS total FROM ${table} ${clause}`)
+        .get(...params) as { total: number };
+      const resources = this.docs<T>(
+        `SELECT doc FROM ${table} ${clause} ORDER BY ${order} LIMIT ? OFFSET ?`,
+        ...params,
+        limit,
+        offset,
+      );
+      return { page: { resources, offset: offset + resources.length }, total };
+    });
+  }
+
+  /** Runs `fn` in one deferred (read) transaction; inside a write transaction it just runs. */
+  #read<T>(fn: () => T): T {
+    if (this.sqlite.isTransaction) return fn();
+    this.sqlite.exec('BEGIN');
+    try {
+      return fn();
+    } finally {
+      this.sqlite.exec('COMMIT');
+    }
   }
 
   /** Every row of every table, in insertion order: tests compare it before and after a rejected write. */
