@@ -5,7 +5,7 @@
  * behind the database's back.
  */
 import { randomBytes } from 'node:crypto';
-import { ANNOTATION_CREATE_ONLY, ANNOTATION_GENERATE_KEYS } from './labels.ts';
+import { ANNOTATIONS } from '../labels.ts';
 import type { KubeObject } from './types.ts';
 
 /** A source of random bytes; `crypto.randomBytes` unless a test injects another. */
@@ -15,12 +15,12 @@ export type RandomBytes = (size: number) => Buffer;
 export const GENERATED_SECRET_BYTES = 32;
 
 export function isCreateOnly(obj: KubeObject): boolean {
-  return obj.metadata.annotations?.[ANNOTATION_CREATE_ONLY] === 'true';
+  return obj.metadata.annotations?.[ANNOTATIONS.createOnly] === 'true';
 }
 
 /** The keys to generate, from the comma list annotation. */
 export function generateKeysOf(obj: KubeObject): string[] {
-  const raw = obj.metadata.annotations?.[ANNOTATION_GENERATE_KEYS] ?? '';
+  const raw = obj.metadata.annotations?.[ANNOTATIONS.generateKeys] ?? '';
   return raw
     .split(',')
     .map((k) => k.trim())

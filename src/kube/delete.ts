@@ -10,7 +10,7 @@ import type { ChangeSet } from './change-set.ts';
 import { isApiWide, kubeError } from './errors.ts';
 import { isManagedBy } from './field-owners.ts';
 import { kindInfo, sortForDelete } from './kinds.ts';
-import { LABEL_DEPLOYMENT_ID, LABEL_LISTENER_ID, LABEL_MANAGED_BY, MANAGED_BY_VALUE } from './labels.ts';
+import { LABELS, MANAGED_BY } from '../labels.ts';
 import type { ObjectClient } from './object-client.ts';
 import type { KubeObject } from './types.ts';
 
@@ -42,14 +42,10 @@ export function refuseDelete(
   opts: DeleteAllOptions,
 ): string | undefined {
   const labels = obj.metadata.labels ?? {};
-  if (
-    labels[LABEL_MANAGED_BY] !== MANAGED_BY_VALUE ||
-    !labels[LABEL_DEPLOYMENT_ID] ||
-    !labels[LABEL_LISTENER_ID]
-  ) {
+  if (labels[LABELS.managedBy] !== MANAGED_BY || !labels[LABELS.deploymentId] || !labels[LABELS.listenerId]) {
     return 'not ours: ownership labels missing';
   }
-  if (opts.listenerId !== undefined && labels[LABEL_LISTENER_ID] !== opts.listenerId) {
+  if (opts.listenerId !== undefined && labels[LABELS.listenerId] !== opts.listenerId) {
     return 'not ours: another listener';
   }
   const volume = kindInfo(obj.kind)?.volume === true;

@@ -4,7 +4,7 @@
  * apply now (and still contains our fields, see live-compare.ts), nothing is sent.
  */
 import { createHash } from 'node:crypto';
-import { ANNOTATION_DESIRED_HASH } from './labels.ts';
+import { ANNOTATIONS } from '../labels.ts';
 import type { KubeObject } from './types.ts';
 
 /** JSON with object keys sorted at every level, so equal objects hash equally. */
@@ -21,7 +21,7 @@ export function canonicalJson(value: unknown): string {
 /** The hash of a desired object, ignoring its own hash annotation. */
 export function desiredHash(obj: KubeObject): string {
   const annotations = { ...(obj.metadata.annotations ?? {}) };
-  delete annotations[ANNOTATION_DESIRED_HASH];
+  delete annotations[ANNOTATIONS.desiredHash];
   const subject = { ...obj, metadata: { ...obj.metadata, annotations } };
   return createHash('sha256').update(canonicalJson(subject)).digest('hex');
 }
@@ -41,11 +41,11 @@ export function prepareDesired(obj: KubeObject): KubeObject {
     out = { ...rest, data } as KubeObject;
   }
   const hash = desiredHash(out);
-  out.metadata.annotations = { ...(out.metadata.annotations ?? {}), [ANNOTATION_DESIRED_HASH]: hash };
+  out.metadata.annotations = { ...(out.metadata.annotations ?? {}), [ANNOTATIONS.desiredHash]: hash };
   return out;
 }
 
 /** The hash annotation of a live object, if any. */
 export function liveHash(live: KubeObject): string | undefined {
-  return live.metadata.annotations?.[ANNOTATION_DESIRED_HASH];
+  return live.metadata.annotations?.[ANNOTATIONS.desiredHash];
 }

@@ -13,7 +13,7 @@ import type { ApplyOptions } from './apply.ts';
 import { type ChangeSet, hasChanges } from './change-set.ts';
 import type { DeleteAllOptions } from './delete.ts';
 import { type Inventory, inventoryOf, type ListOwnedOptions } from './list.ts';
-import { LABEL_DEPLOYMENT_ID } from './labels.ts';
+import { LABELS } from '../labels.ts';
 import type { KubeObject } from './types.ts';
 
 /** The resource calls the cache wraps (the ResourceManager has them). */
@@ -136,7 +136,7 @@ export class InventoryCache {
       if (touched) {
         this.#seq += 1;
         for (const o of objects) {
-          const id = o.metadata.labels?.[LABEL_DEPLOYMENT_ID];
+          const id = o.metadata.labels?.[LABELS.deploymentId];
           if (id) this.#writes.set(id, this.#seq);
         }
       }

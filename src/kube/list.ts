@@ -6,7 +6,8 @@
 import { MooringError } from '../errors.ts';
 import { kubeError } from './errors.ts';
 import { KINDS, type KindInfo } from './kinds.ts';
-import { LABEL_DEPLOYMENT_ID, ownedSelector } from './labels.ts';
+import { LABELS } from '../labels.ts';
+import { ownedSelector } from './labels.ts';
 import type { ObjectClient } from './object-client.ts';
 import { formatObjectId, objectId } from './object-id.ts';
 import type { KubeObject } from './types.ts';
@@ -33,7 +34,7 @@ export function inventoryOf(objects: KubeObject[]): Inventory {
   const byDeployment = new Map<string, KubeObject[]>();
   for (const o of objects) {
     byId.set(objectId(o), o);
-    const dep = o.metadata.labels?.[LABEL_DEPLOYMENT_ID];
+    const dep = o.metadata.labels?.[LABELS.deploymentId];
     if (!dep) continue;
     const list = byDeployment.get(dep);
     if (list) list.push(o);

@@ -14,7 +14,7 @@ import { MooringError } from '../errors.ts';
 import { silentLogger } from '../log.ts';
 import type { ChangeSet } from '../kube/change-set.ts';
 import { kindInfo } from '../kube/kinds.ts';
-import { LABEL_DEPLOYMENT_ID } from '../kube/labels.ts';
+import { LABELS } from '../labels.ts';
 import type { Inventory } from '../kube/list.ts';
 import { objectId } from '../kube/object-id.ts';
 import type { KubeObject } from '../kube/types.ts';
@@ -149,7 +149,7 @@ export class OrphanCollector {
   recordDeletes(cs: ChangeSet, inventory: Inventory): void {
     for (const e of cs.entries) {
       if (e.error) {
-        const dep = inventory.byId.get(e.id)?.metadata.labels?.[LABEL_DEPLOYMENT_ID];
+        const dep = inventory.byId.get(e.id)?.metadata.labels?.[LABELS.deploymentId];
         if (dep) this.#failed.set(e.id, dep);
       } else if (e.action === 'deleted') {
         this.#failed.delete(e.id);

@@ -25,7 +25,7 @@ export {
   RenderSettingsFile,
 } from './settings.ts';
 export type { KubeObject, ObjectMeta } from './types.ts';
-export { ANNOTATIONS, LABELS } from './labels.ts';
+export { ANNOTATIONS, LABELS } from '../labels.ts';
 
 export interface RenderInput {
   deployment: DeploymentRecord;

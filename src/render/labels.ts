@@ -1,22 +1,8 @@
 import { invalidSpec, RenderError } from './errors.ts';
 import type { Component } from './settings.ts';
+import { LABELS, MANAGED_BY } from '../labels.ts';
 
-/** Labels and annotations mooring owns. Users may not set them (nor anything under mooring.dev/). */
-export const LABELS = {
-  managedBy: 'app.kubernetes.io/managed-by',
-  listenerId: 'mooring.dev/listener-id',
-  deploymentId: 'mooring.dev/deployment-id',
-  component: 'app.kubernetes.io/component',
-  name: 'app.kubernetes.io/name',
-  instance: 'app.kubernetes.io/instance',
-} as const;
-export const MANAGED_BY = 'mooring';
-export const ANNOTATIONS = {
-  revisionId: 'mooring.dev/revision-id',
-  createOnly: 'mooring.dev/create-only',
-  generateKeys: 'mooring.dev/generate-keys',
-} as const;
-
+// The users' labels and annotations may not use mooring's own keys (`../labels.ts`), nor anything under mooring.dev/.
 const RESERVED_PREFIX = 'mooring.dev/';
 const RESERVED_LABELS: ReadonlySet<string> = new Set(Object.values(LABELS));
 

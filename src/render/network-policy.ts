@@ -1,5 +1,5 @@
 import { POSTGRES_DEFAULTS, REDIS_DEFAULTS } from './defaults.ts';
-import { LABELS } from './labels.ts';
+import { LABELS } from '../labels.ts';
 import { type KubeObject, meta, type RenderContext } from './types.ts';
 
 /**

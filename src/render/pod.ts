@@ -2,6 +2,7 @@ import type { ResourceSpecRecord } from '../contract/index.ts';
 import { APP_CONTAINER_NAME } from './defaults.ts';
 import { convertContainer, convertMounts, type KubeContainer, type KubeVolumeMount } from './containers.ts';
 import { invalidSpec } from './errors.ts';
+import { ANNOTATIONS } from '../labels.ts';
 import { checkUserAnnotations, isDnsSubdomain, sortKeys } from './labels.ts';
 import { checkVolumes, type KubeVolume } from './policy.ts';
 import type { RenderSettings } from './settings.ts';
@@ -102,6 +103,6 @@ export function podAnnotations(parts: PodParts, revisionId?: string): Record<str
   const a =
     revisionId === undefined
       ? parts.annotations
-      : sortKeys({ ...parts.annotations, 'mooring.dev/revision-id': revisionId });
+      : sortKeys({ ...parts.annotations, [ANNOTATIONS.revisionId]: revisionId });
   return Object.keys(a).length > 0 ? a : undefined;
 }

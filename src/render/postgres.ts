@@ -1,6 +1,7 @@
 import { DEFAULT_RESOURCES, LIMITS, POSTGRES_DEFAULTS } from './defaults.ts';
 import { invalidSpec } from './errors.ts';
-import { ANNOTATIONS, objectLabels, selectorLabels, stableLabels } from './labels.ts';
+import { ANNOTATIONS } from '../labels.ts';
+import { objectLabels, selectorLabels, stableLabels } from './labels.ts';
 import { datastorePodSpec, podAnnotations } from './pod.ts';
 import { storageQuantity } from './quantities.ts';
 import { readNumber, resolveResources, resourceFields } from './resources.ts';

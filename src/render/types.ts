@@ -1,5 +1,6 @@
 import type { DeploymentRecord, ResourceSpecRecord } from '../contract/index.ts';
-import { ANNOTATIONS, type LabelContext, type ObjectComponent, objectLabels, sortKeys } from './labels.ts';
+import { ANNOTATIONS } from '../labels.ts';
+import { type LabelContext, type ObjectComponent, objectLabels, sortKeys } from './labels.ts';
 import type { ObjectNames } from './names.ts';
 import type { PodParts } from './pod.ts';
 import type { RenderSettings } from './settings.ts';
