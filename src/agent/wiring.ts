@@ -17,6 +17,7 @@ import { createMetrics, type AgentMetrics } from '../ops/metrics.ts';
 import { EventRecorder } from '../reconcile/events.ts';
 import { errorCode, MooringError } from '../errors.ts';
 import { safeErr } from './safe-error.ts';
+import { orphanListing, runOrphanPass } from '../reconcile/orphan-pass.ts';
 import { OrphanCollector } from '../reconcile/orphans.ts';
 import { type Resources, reconcileDeployment } from '../reconcile/reconcile.ts';
 import { defaultRenderSettings, type RenderSettings } from '../render/index.ts';
@@ -186,30 +187,25 @@ export function wireAgent(o: WireOptions): WiredAgent {
       );
     },
     collectOrphans: async (snapshot, signal) => {
+      // The cycle's shared listing; only when it failed does the pass list for itself.
       const inventory =
         (await inventoryCache.latest()) ??
         (await resources.listOwned({ namespaces: config.namespaces, listenerId: config.listenerId }));
-      // AWAITING_DELETE deployments are deleted by their own reconcile; here they count as present,
-      // so the collector only removes deployments that vanished from two complete listings.
-      const plan = collector.observe(
+      // Deletes go through the cache, so a deployment they touch lists afresh this cycle. Leadership
+      // may have ended during the listing: the signal makes a deposed leader delete nothing.
+      const { plan, changeSet } = await runOrphanPass(
+        { resources: cachedResources, collector, logger, events },
         {
-          complete: true,
-          deployments: snapshot.deployments.map((d) => ({ id: d.deployment.id })),
-          rejectedCount: snapshot.rejected.length,
+          listing: orphanListing(snapshot.deployments, snapshot.rejected.length),
+          inventory,
+          listenerId: config.listenerId,
+          deleteVolumes: config.deleteVolumes,
+          dryRun: config.dryRun,
+          signal,
         },
-        inventory,
       );
-      const refused = plan.refused
-        ? { refused: { code: plan.refused.code, message: plan.refused.message } }
-        : {};
-      // Leadership may have ended during the listing: a deposed leader deletes nothing.
-      if (plan.objects.length === 0 || signal.aborted) return refused;
-      const changeSet = await resources.deleteAll(plan.objects, {
-        deleteVolumes: config.deleteVolumes,
-        listenerId: config.listenerId,
-      });
-      collector.recordDeletes(changeSet, inventory);
-      return { changeSet };
+      if (plan.refused) return { refused: { code: plan.refused.code, message: plan.refused.message } };
+      return changeSet.entries.length > 0 ? { changeSet } : {};
     },
   };
   agent = new Agent(deps);

@@ -4,7 +4,9 @@
  * emptying the cluster:
  * - a failed, partial or unparsable listing decides nothing (and breaks the run of listings);
  * - a deployment goes when absent from two consecutive complete listings, or AWAITING_DELETE;
- *   objects it left in a namespace it no longer targets count as absent the same way;
+ * - objects a listed deployment left in a namespace it moved away from count as absent the same
+ *   way, but only while it runs in the namespace it targets now (a workload there and every object
+ *   Ready): a move never takes down the only running copy, and the new namespace is never touched;
  * - deletions per cycle are capped (default: the larger of 50 objects and 25% of the inventory);
  *   past the cap nothing is deleted and the refusal is reported loudly;
  * - objects whose delete failed stay tracked and are retried (Flux kustomize-controller #1664).
@@ -14,6 +16,7 @@ import { MooringError } from '../errors.ts';
 import { silentLogger } from '../log.ts';
 import type { ChangeSet } from '../kube/change-set.ts';
 import { kindInfo } from '../kube/kinds.ts';
+import { assessObject, rollUp } from './health.ts';
 import { LABELS } from '../labels.ts';
 import type { Inventory } from '../kube/list.ts';
 import { objectId } from '../kube/object-id.ts';
@@ -23,7 +26,10 @@ import type { KubeObject } from '../kube/types.ts';
 export type DeploymentListing =
   | {
       complete: true;
-      /** `namespace`: the deployment's target namespace, when known (objects elsewhere are left behind). */
+      /**
+       * `namespace`: the deployment's target namespace, when known: its objects elsewhere were left
+       * behind by a move. Without it the deployment's objects count as present in every namespace.
+       */
       deployments: ReadonlyArray<{ id: string; status?: string | null; namespace?: string | null }>;
       /** Records refused as malformed: their ids are unknown, so the listing cannot prove absence. */
       rejectedCount?: number;
@@ -35,8 +41,10 @@ export interface PrunePlan {
   deploymentIds: string[];
   /** Live objects to delete (empty when refused). */
   objects: KubeObject[];
-  /** Deployments absent once: they go if absent again at the next complete listing. */
+  /** Deployments absent once (or whose objects a move left behind): they go if still so at the next complete listing. */
   absentOnce: string[];
+  /** Of the due objects, those a listed deployment left behind in a namespace it moved away from. */
+  moved: Array<{ deploymentId: string; from: string; to: string }>;
   /** Set when nothing may be deleted this cycle: LISTING_INCOMPLETE or CAP_EXCEEDED. */
   refused?: MooringError;
   /** Object ids whose earlier delete failed and are tried again. */
@@ -51,6 +59,16 @@ export interface OrphanCollectorOptions {
   /** Count PVCs as deletable (they are kept otherwise, so they do not count toward the cap). */
   deleteVolumes?: boolean;
   logger?: Logger;
+}
+
+/**
+ * Whether a deployment runs in a namespace, from its objects there: a workload, and every object
+ * (kept volumes aside) Ready by its live status. Leftover volumes alone are not a running deployment.
+ */
+function runsIn(objects: readonly KubeObject[]): boolean {
+  const live = objects.filter((o) => kindInfo(o.kind)?.volume !== true);
+  const workload = live.some((o) => o.kind === 'Deployment' || o.kind === 'StatefulSet');
+  return workload && rollUp(live.map(assessObject)).state === 'Ready';
 }
 
 /** The per-cycle deletion cap for an inventory of `size` objects. */
@@ -75,7 +93,7 @@ export class OrphanCollector {
 
   /** Feeds one listing and the cluster inventory of this listener; returns what to delete now. */
   observe(listing: DeploymentListing, inventory: Inventory): PrunePlan {
-    const plan: PrunePlan = { deploymentIds: [], objects: [], absentOnce: [], retrying: [] };
+    const plan: PrunePlan = { deploymentIds: [], objects: [], absentOnce: [], moved: [], retrying: [] };
     if (!listing.complete || (listing.rejectedCount ?? 0) > 0) {
       // Evidence of absence must come from consecutive complete listings: start over.
       this.#absent.clear();
@@ -103,18 +121,29 @@ export class OrphanCollector {
     }
     const dueGroups: string[] = [];
     const absentOnce = new Set<string>();
+    const moved: PrunePlan['moved'] = [];
     for (const [key, group] of groups) {
       const entry = listed.get(group.id);
       const ns = key.slice(group.id.length + 1);
-      if (entry && (!entry.namespace || entry.namespace === ns)) {
+      if (entry?.status === 'AWAITING_DELETE') {
         this.#absent.delete(key);
-        if (entry.status === 'AWAITING_DELETE') dueGroups.push(key);
+        dueGroups.push(key);
+        continue;
+      }
+      const to = entry?.namespace;
+      const leftBehind =
+        entry !== undefined && !!to && to !== ns && runsIn(groups.get(`${group.id}/${to}`)?.objects ?? []);
+      if (entry && !leftBehind) {
+        // Listed, and either here or not yet running where it moved: present.
+        this.#absent.delete(key);
         continue;
       }
       const count = (this.#absent.get(key) ?? 0) + 1;
       this.#absent.set(key, count);
-      if (count >= 2) dueGroups.push(key);
-      else absentOnce.add(group.id);
+      if (count >= 2) {
+        dueGroups.push(key);
+        if (leftBehind && to) moved.push({ deploymentId: group.id, from: ns, to });
+      } else absentOnce.add(group.id);
     }
     for (const key of this.#absent.keys()) if (!groups.has(key)) this.#absent.delete(key);
     const due = [...new Set(dueGroups.map((k) => groups.get(k)?.id ?? ''))];
@@ -141,6 +170,7 @@ export class OrphanCollector {
     }
     plan.deploymentIds = due;
     plan.objects = objects;
+    plan.moved = moved;
     plan.retrying = objects.map(objectId).filter((id) => this.#failed.has(id));
     return plan;
   }

@@ -145,25 +145,73 @@ describe('OrphanCollector', () => {
 });
 
 describe('OrphanCollector: a deployment that moved namespace', () => {
-  it('prunes what it left in the old namespace after two listings, keeps the new one', () => {
-    const moved = (ns: string, name: string): KubeObject => ({
-      apiVersion: 'v1',
-      kind: 'Service',
-      metadata: { name, namespace: ns, labels: { 'mooring.dev/deployment-id': 'm' } },
-    });
-    const inv = inventoryOf([moved('old', 'svc'), moved('new', 'svc')]);
-    const listing = {
-      complete: true as const,
-      deployments: [{ id: 'm', status: 'READY', namespace: 'new' }],
-    };
+  const labels = { 'mooring.dev/deployment-id': 'm' };
+  const svc = (ns: string): KubeObject => ({
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: 'svc', namespace: ns, labels },
+  });
+  const claim = (ns: string): KubeObject => ({
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: { name: 'data-svc-postgres-0', namespace: ns, labels },
+  });
+  /** A Deployment whose live status says Ready, or still rolling out. */
+  const workload = (ns: string, ready: boolean): KubeObject => ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'svc', namespace: ns, labels, generation: 1 },
+    spec: { replicas: 1 },
+    status: {
+      observedGeneration: 1,
+      replicas: 1,
+      updatedReplicas: 1,
+      readyReplicas: ready ? 1 : 0,
+      availableReplicas: ready ? 1 : 0,
+      conditions: [{ type: 'Available', status: ready ? 'True' : 'False' }],
+    },
+  });
+  const listing = {
+    complete: true as const,
+    deployments: [{ id: 'm', status: 'READY', namespace: 'new' }],
+  };
+
+  it('prunes what it left in the old namespace after two listings once it runs in the new one; keeps the new', () => {
+    const inv = inventoryOf([svc('old'), workload('old', true), svc('new'), workload('new', true)]);
     const c = new OrphanCollector();
     expect(c.observe(listing, inv).objects).toEqual([]);
     const plan = c.observe(listing, inv);
     expect(plan.deploymentIds).toEqual(['m']);
-    expect(plan.objects.map((o) => o.metadata.namespace)).toEqual(['old']);
+    expect(plan.objects.map((o) => o.metadata.namespace)).toEqual(['old', 'old']);
+    expect(plan.moved).toEqual([{ deploymentId: 'm', from: 'old', to: 'new' }]);
     // Without a namespace in the listing, the deployment's objects everywhere count as present.
     const unknown = new OrphanCollector();
     unknown.observe({ complete: true, deployments: [{ id: 'm' }] }, inv);
     expect(unknown.observe({ complete: true, deployments: [{ id: 'm' }] }, inv).objects).toEqual([]);
+  });
+
+  it('keeps the old objects while the new namespace is not Ready, and starts the count over', () => {
+    const rolling = inventoryOf([svc('old'), workload('old', true), svc('new'), workload('new', false)]);
+    const ready = inventoryOf([svc('old'), workload('old', true), svc('new'), workload('new', true)]);
+    const c = new OrphanCollector();
+    for (let i = 0; i < 3; i++) expect(c.observe(listing, rolling).objects).toEqual([]);
+    expect(c.observe(listing, ready).objects).toEqual([]);
+    // A relapse breaks the run of absences: two more Ready listings are needed.
+    expect(c.observe(listing, rolling).objects).toEqual([]);
+    expect(c.observe(listing, ready).objects).toEqual([]);
+    expect(c.observe(listing, ready).objects).toHaveLength(2);
+  });
+
+  it('leftover volumes in the new namespace are not a running deployment', () => {
+    // Moved back to where its kept claims are: the workloads are not there yet.
+    const inv = inventoryOf([svc('old'), workload('old', true), claim('new')]);
+    const c = new OrphanCollector();
+    for (let i = 0; i < 3; i++) expect(c.observe(listing, inv).objects).toEqual([]);
+  });
+
+  it('nothing of it in the new namespace yet (a move not applied, or refused) never prunes', () => {
+    const inv = inventoryOf([svc('old'), workload('old', true)]);
+    const c = new OrphanCollector();
+    for (let i = 0; i < 3; i++) expect(c.observe(listing, inv).objects).toEqual([]);
   });
 });

@@ -1,0 +1,115 @@
+/**
+ * The orphan pass, once per complete poll: the OrphanCollector decides from the control plane's
+ * listing and the cycle's shared inventory listing (ADR 0002: no listing of its own) which objects
+ * go, this deletes them, remembers failed deletes, and reports: a `Pruned` event per namespace, a
+ * log line naming the deployments, and the refusal (incomplete listing, cap exceeded) for metrics
+ * and `/status`. A refusal deletes nothing; the collector has already logged it.
+ */
+import type { Logger } from 'pino';
+import type { DeploymentRecord } from '../contract/index.ts';
+import { type ChangeSet, summarize } from '../kube/change-set.ts';
+import { ALREADY_TERMINATING } from '../kube/delete.ts';
+import type { Inventory } from '../kube/list.ts';
+import type { EventRecorder } from './events.ts';
+import type { DeploymentListing, OrphanCollector, PrunePlan } from './orphans.ts';
+import { namespaceOf } from './steps.ts';
+import type { Resources } from './types.ts';
+
+export interface OrphanPassDeps {
+  resources: Pick<Resources, 'deleteAll'>;
+  collector: OrphanCollector;
+  logger: Logger;
+  events?: EventRecorder | undefined;
+}
+
+export interface OrphanPassInput {
+  listing: DeploymentListing;
+  /** A complete listing of everything the listener owns: the cycle's shared one. */
+  inventory: Inventory;
+  listenerId: string;
+  deleteVolumes: boolean;
+  /** Preview: deletes are sent with dryRun=All and no event is recorded. */
+  dryRun?: boolean;
+  /** Aborted when leadership ends: a deposed leader decides but deletes nothing. */
+  signal?: AbortSignal;
+}
+
+export interface OrphanPassOutcome {
+  plan: PrunePlan;
+  /** The deletions made (empty when refused, nothing was due, or the pass was aborted). */
+  changeSet: ChangeSet;
+}
+
+/** One deployment of a complete poll, as the orphan pass needs it. */
+export interface PolledDeployment {
+  deployment: DeploymentRecord;
+  /** Set when the agent does not act on this deployment (the poller refused it). */
+  refused?: unknown;
+}
+
+/**
+ * The collector's view of one complete poll. Every polled deployment is present; its target
+ * namespace is given (so what it left in another namespace can go) only when the agent acts on it
+ * there: not for a refused record, and not for AWAITING_DELETE, whose own reconcile removes
+ * everything it owns (through the runner, so it never races an apply). For the same reason no
+ * status is passed: AWAITING_DELETE is not the orphan pass's to act on. A namespace that is not
+ * the agent's has no objects of the deployment in the inventory, so nothing is left behind for it.
+ */
+export function orphanListing(
+  deployments: readonly PolledDeployment[],
+  rejectedCount: number,
+): DeploymentListing {
+  return {
+    complete: true,
+    rejectedCount,
+    deployments: deployments.map(({ deployment, refused }) => {
+      const namespace = namespaceOf(deployment);
+      const acted = refused === undefined && deployment.status !== 'AWAITING_DELETE';
+      return acted && namespace ? { id: deployment.id, namespace } : { id: deployment.id };
+    }),
+  };
+}
+
+/** Runs one orphan pass; see the module comment. Throws only when a delete call itself throws. */
+export async function runOrphanPass(
+  deps: OrphanPassDeps,
+  input: OrphanPassInput,
+): Promise<OrphanPassOutcome> {
+  const dryRun = input.dryRun ?? false;
+  const plan = deps.collector.observe(input.listing, input.inventory);
+  const empty: ChangeSet = { entries: [], dryRun };
+  if (plan.refused || plan.objects.length === 0 || input.signal?.aborted) return { plan, changeSet: empty };
+  const cs = await deps.resources.deleteAll(plan.objects, {
+    deleteVolumes: input.deleteVolumes,
+    listenerId: input.listenerId,
+    dryRun,
+  });
+  deps.collector.recordDeletes(cs, input.inventory);
+  deps.logger.warn(
+    { deploymentIds: plan.deploymentIds, moved: plan.moved, changes: summarize(cs), dryRun },
+    `orphans pruned: ${summarize(cs)}`,
+  );
+  if (!dryRun && deps.events) await recordPruned(deps.events, cs, plan);
+  return { plan, changeSet: cs };
+}
+
+/** One `Pruned` event per namespace, naming the objects deleted there (not those already terminating). */
+async function recordPruned(events: EventRecorder, cs: ChangeSet, plan: PrunePlan): Promise<void> {
+  const byNamespace = new Map<string, string[]>();
+  for (const e of cs.entries) {
+    if (e.action !== 'deleted' || e.note === ALREADY_TERMINATING || !e.namespace) continue;
+    byNamespace.set(e.namespace, [...(byNamespace.get(e.namespace) ?? []), e.id]);
+  }
+  for (const [ns, ids] of byNamespace) {
+    const moves = plan.moved
+      .filter((m) => m.from === ns)
+      .map((m) => `; deployment ${m.deploymentId} moved to namespace ${m.to}`)
+      .join('');
+    await events.record({
+      target: { apiVersion: 'v1', kind: 'Namespace', namespace: ns, name: ns },
+      reason: 'Pruned',
+      type: 'Normal',
+      message: `pruned objects of deployments no longer listed or moved away: ${ids.join(', ')}${moves}`,
+    });
+  }
+}
