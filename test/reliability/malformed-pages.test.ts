@@ -26,8 +26,12 @@ import {
   type FuzzRecord,
   isEnvelope,
   listingSlotsArb,
+  listRequestsFor,
   OURS,
   pageSlotsArb,
+  type TotalPlan,
+  totalHeader,
+  totalPlanArb,
   validRecord,
 } from './lib/fuzz-pages.ts';
 
@@ -88,13 +92,16 @@ function fuzzServer() {
     rawPage?: string;
     /** Revision ids answered with a body that is not a revision. */
     badRevisions: Set<string>;
-  } = { listing: [], badRevisions: new Set() };
+    /** How `X-Total-Count` is filled (ADR 0003): honest, absent or wrong. */
+    total: TotalPlan;
+  } = { listing: [], badRevisions: new Set(), total: { mode: 'honest', pick: 0 } };
   let requests = 0;
+  let listRequests = 0;
   const server: Server = createServer((req, res) => {
     requests += 1;
     const url = new URL(req.url ?? '/', 'http://x');
-    const send = (status: number, body: unknown) => {
-      res.writeHead(status, { 'content-type': 'application/json' });
+    const send = (status: number, body: unknown, headers: Record<string, string | string[]> = {}) => {
+      res.writeHead(status, { 'content-type': 'application/json', ...headers });
       res.end(JSON.stringify(body));
     };
     if (url.pathname === '/v2/deployments' && state.rawPage !== undefined) {
@@ -104,6 +111,7 @@ function fuzzServer() {
       return;
     }
     if (url.pathname === '/v2/deployments') {
+      listRequests += 1;
       const limit = Number(url.searchParams.get('limit') ?? 20);
       const offset = Number(url.searchParams.get('offset') ?? 0);
       if (state.brokenPage && state.brokenPage.index === Math.floor(offset / limit)) {
@@ -111,7 +119,12 @@ function fuzzServer() {
         return;
       }
       const resources = state.listing.slice(offset, offset + limit);
-      send(200, { resources, offset: offset + resources.length });
+      const total = totalHeader(state.total, state.listing.length, offset, resources.length);
+      send(
+        200,
+        { resources, offset: offset + resources.length },
+        total === undefined ? {} : { 'x-total-count': total },
+      );
       return;
     }
     const rev = /^\/v2\/deployments\/([^/]+)\/revisions\/([^/]+)$/.exec(url.pathname);
@@ -132,7 +145,7 @@ function fuzzServer() {
     }
     send(404, { detail: 'not found' });
   });
-  return { server, state, requests: () => requests };
+  return { server, state, requests: () => requests, listRequests: () => listRequests };
 }
 
 describe('the agent over loopback: 150 fuzzed listings through the real client and poll loop', () => {
@@ -189,6 +202,8 @@ describe('the agent over loopback: 150 fuzzed listings through the real client a
     let listings = 0;
     let broken = 0;
     let reconciledTotal = 0;
+    const modes = new Set<string>();
+    let fullLastPage = 0;
     await fc.assert(
       fc.asyncProperty(
         listingSlotsArb,
@@ -203,11 +218,16 @@ describe('the agent over loopback: 150 fuzzed listings through the real client a
             weight: 1,
           },
         ),
-        async (slots, brokenPage) => {
+        totalPlanArb,
+        async (slots, brokenPage, total) => {
           listings += 1;
           const recs = buildRecords(slots);
           fuzz.state.listing = recs.map((r) => r.raw);
-          const pages = Math.floor(recs.length / 100) + 1;
+          fuzz.state.total = total;
+          modes.add(total.mode);
+          if (recs.length > 0 && recs.length % 100 === 0) fullLastPage += 1;
+          // The pages a correct client asks for: a page past them is never read.
+          const pages = listRequestsFor(total, recs.length);
           const breaks = brokenPage !== null && brokenPage.index < pages;
           fuzz.state.brokenPage = breaks ? (brokenPage ?? undefined) : undefined;
           const reconciled: string[] = [];
@@ -224,7 +244,10 @@ describe('the agent over loopback: 150 fuzzed listings through the real client a
             expect(reconciled).toEqual([]);
             return;
           }
+          const listed = fuzz.listRequests();
           const snapshot = await agent.runOnce(AbortSignal.timeout(20_000));
+          // One request per page with an honest total; otherwise one more after a full last page.
+          expect(fuzz.listRequests() - listed).toBe(pages);
           const want = (e: FuzzRecord['expect']) => recs.filter((r) => r.expect === e).map(idOf);
           expect([...reconciled].sort()).toEqual(want('good').sort());
           reconciledTotal += reconciled.length;
@@ -248,8 +271,10 @@ describe('the agent over loopback: 150 fuzzed listings through the real client a
       { numRuns: 150, seed: 9003 },
     );
     console.log(
-      `fuzzed listings: ${listings} (${broken} with a broken page), ${reconciledTotal} reconciles, ${fuzz.requests()} requests`,
+      `fuzzed listings: ${listings} (${broken} with a broken page, ${fullLastPage} with a full last page, totals ${[...modes].sort().join('/')}), ${reconciledTotal} reconciles, ${fuzz.requests()} requests`,
     );
+    expect(modes.size).toBe(6);
+    expect(fullLastPage).toBeGreaterThan(5);
     expect(broken).toBeGreaterThan(0);
     expect(reconciledTotal).toBeGreaterThan(1000);
   }, 120_000);

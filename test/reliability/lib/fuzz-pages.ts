@@ -219,8 +219,15 @@ export function buildRecords(
 /** A page of 0..12 record slots. */
 export const pageSlotsArb = fc.array(slotArb, { maxLength: 12 });
 
-/** A whole listing (possibly several pages of 100) of 0..230 slots. */
-export const listingSlotsArb = fc.array(slotArb, { maxLength: 230, size: 'max' });
+/**
+ * A whole listing (possibly several pages of 100) of 0..230 slots; one in five fills its last
+ * page exactly (100 or 200), where the listing total decides whether an empty page is read.
+ */
+export const listingSlotsArb = fc.oneof(
+  { arbitrary: fc.array(slotArb, { maxLength: 230, size: 'max' }), weight: 8 },
+  { arbitrary: fc.array(slotArb, { minLength: 100, maxLength: 100 }), weight: 1 },
+  { arbitrary: fc.array(slotArb, { minLength: 200, maxLength: 200 }), weight: 1 },
+);
 
 /** Bodies that are not a list envelope at all (the whole listing is then incomplete). */
 export const brokenEnvelopeArb: fc.Arbitrary<unknown> = fc.oneof(
@@ -238,4 +245,58 @@ export function isEnvelope(body: unknown): boolean {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return false;
   const b = body as Obj;
   return Array.isArray(b.resources) && Number.isInteger(b.offset) && (b.offset as number) >= 0;
+}
+
+/**
+ * How a fuzzed control plane fills `X-Total-Count` (ADR 0003) on a listing: honestly, not at all
+ * (the interface does not define it), or wrongly. `smaller` is always below the records the
+ * client has received with that page, which the client must detect; a total exactly equal to
+ * them cannot be told from the truth and is not generated (the header is trusted as far as the
+ * page it comes with).
+ */
+export type TotalMode = 'honest' | 'absent' | 'garbage' | 'repeated' | 'smaller' | 'larger';
+
+export interface TotalPlan {
+  mode: TotalMode;
+  pick: number;
+}
+
+export const totalPlanArb: fc.Arbitrary<TotalPlan> = fc.record({
+  mode: fc.constantFrom<TotalMode>('honest', 'honest', 'absent', 'garbage', 'repeated', 'smaller', 'larger'),
+  pick: fc.nat(),
+});
+
+const GARBAGE_TOTALS = ['', 'lots', '-1', '+5', '1e3', '12.5', '0x10', '1 0', '99999999999999999999'];
+
+/** The header for one page of a listing of `size` records, asked at `offset`, with `count` sent. */
+export function totalHeader(
+  plan: TotalPlan,
+  size: number,
+  offset: number,
+  count: number,
+): string | string[] | undefined {
+  const received = offset + count;
+  switch (plan.mode) {
+    case 'honest':
+      return String(size);
+    case 'absent':
+      return undefined;
+    case 'garbage':
+      return GARBAGE_TOTALS[plan.pick % GARBAGE_TOTALS.length];
+    case 'repeated':
+      return [String(size), String(size)];
+    case 'smaller':
+      return String(received > 0 ? plan.pick % received : 0);
+    case 'larger':
+      return String(size + 1 + (plan.pick % 1000));
+  }
+}
+
+/**
+ * List requests a correct client makes for a listing of `size` at page size `limit`: with an
+ * honest total, one per page (at least one); otherwise it reads until a short page, so a full
+ * last page costs one empty request more.
+ */
+export function listRequestsFor(plan: TotalPlan, size: number, limit = 100): number {
+  return plan.mode === 'honest' ? Math.max(1, Math.ceil(size / limit)) : Math.floor(size / limit) + 1;
 }

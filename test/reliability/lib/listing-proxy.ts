@@ -2,7 +2,7 @@
  * A control plane that misbehaves on demand: an HTTP proxy in front of the reference server that
  * can hide chosen deployments from `GET /v2/deployments`, or answer every listing with an empty
  * page, as a control plane with a bad database or a wrong tenant would. Everything else passes
- * through unchanged.
+ * through unchanged, `X-Total-Count` included.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -37,7 +37,11 @@ export async function startListingProxy(upstream: string): Promise<ListingProxy>
         let text = await up.text();
         const path = (req.url ?? '/').split('?')[0];
         const changed = proxy.mode !== 'normal' || proxy.extra.length > 0;
-        if (method === 'GET' && path === '/v2/deployments' && up.status === 200 && changed) {
+        const rewrites = method === 'GET' && path === '/v2/deployments' && up.status === 200 && changed;
+        // A page passed through keeps the upstream's listing total (ADR 0003); a rewritten one
+        // drops it, so the client ends the walk by the short-page rule, as before the header.
+        const total = rewrites ? null : up.headers.get('x-total-count');
+        if (rewrites) {
           const page = JSON.parse(text) as { resources: { id: string }[]; offset: number };
           const requested = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('offset') ?? 0);
           const mode = proxy.mode;
@@ -50,7 +54,10 @@ export async function startListingProxy(upstream: string): Promise<ListingProxy>
           if (requested === 0) kept.push(...proxy.extra);
           text = JSON.stringify({ resources: kept, offset: requested + kept.length });
         }
-        res.writeHead(up.status, { 'content-type': up.headers.get('content-type') ?? 'application/json' });
+        res.writeHead(up.status, {
+          'content-type': up.headers.get('content-type') ?? 'application/json',
+          ...(total !== null ? { 'x-total-count': total } : {}),
+        });
         res.end(text);
       } catch {
         res.writeHead(502, { 'content-type': 'application/json' });
