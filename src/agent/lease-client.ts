@@ -3,7 +3,8 @@
  * Kubernetes API (coordination.k8s.io/v1). Writes carry the resourceVersion they read, so a
  * concurrent write by another candidate fails with 409 (`LeaseConflict`) instead of winning twice.
  */
-import { type ApiException, CoordinationV1Api, type KubeConfig, V1MicroTime } from '@kubernetes/client-node';
+import type { KubeHttp } from '../kube/http.ts';
+import { resourcePath } from '../kube/object-client.ts';
 
 /** The part of a Lease that election reads and writes. */
 export interface LeaseRecord {
@@ -33,26 +34,30 @@ export class LeaseConflict extends Error {
   }
 }
 
-function isConflict(err: unknown): boolean {
-  return (err as ApiException<unknown>)?.code === 409;
-}
+const statusOf = (err: unknown) => (err as { code?: unknown })?.code;
 
-const toMs = (d: Date | string | undefined): number | undefined =>
+const toMs = (d: string | undefined): number | undefined =>
   d === undefined ? undefined : new Date(d).getTime();
 
-/** A `LeaseClient` over the Kubernetes API (client-node). */
-export function kubeLeaseClient(kc: KubeConfig, namespace: string, name: string): LeaseClient {
-  const api = kc.makeApiClient(CoordinationV1Api);
-  const fromLease = (lease: {
-    metadata?: { resourceVersion?: string };
-    spec?: {
-      holderIdentity?: string;
-      leaseDurationSeconds?: number;
-      acquireTime?: Date;
-      renewTime?: Date;
-      leaseTransitions?: number;
-    };
-  }): LeaseRecord => ({
+/** RFC 3339 with microseconds, as a Lease's MicroTime fields are written. */
+const microTime = (ms: number) => new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+
+interface Lease {
+  metadata?: { resourceVersion?: string };
+  spec?: {
+    holderIdentity?: string;
+    leaseDurationSeconds?: number;
+    acquireTime?: string;
+    renewTime?: string;
+    leaseTransitions?: number;
+  };
+}
+
+/** A `LeaseClient` over the Kubernetes API (coordination.k8s.io/v1 Leases). */
+export function kubeLeaseClient(kube: KubeHttp, namespace: string, name: string): LeaseClient {
+  const collection = resourcePath('coordination.k8s.io/v1', 'Lease', namespace);
+  const one = resourcePath('coordination.k8s.io/v1', 'Lease', namespace, name);
+  const fromLease = (lease: Lease): LeaseRecord => ({
     holderIdentity: lease.spec?.holderIdentity || undefined,
     leaseDurationSeconds: lease.spec?.leaseDurationSeconds,
     acquireTimeMs: toMs(lease.spec?.acquireTime),
@@ -72,32 +77,36 @@ export function kubeLeaseClient(kc: KubeConfig, namespace: string, name: string)
     spec: {
       holderIdentity: r.holderIdentity ?? '',
       leaseDurationSeconds: r.leaseDurationSeconds,
-      acquireTime: r.acquireTimeMs === undefined ? undefined : new V1MicroTime(r.acquireTimeMs),
-      renewTime: r.renewTimeMs === undefined ? undefined : new V1MicroTime(r.renewTimeMs),
+      acquireTime: r.acquireTimeMs === undefined ? undefined : microTime(r.acquireTimeMs),
+      renewTime: r.renewTimeMs === undefined ? undefined : microTime(r.renewTimeMs),
       leaseTransitions: r.leaseTransitions,
     },
   });
   return {
     async get() {
       try {
-        return fromLease(await api.readNamespacedLease({ name, namespace }));
+        return fromLease((await kube.request<Lease>({ method: 'GET', path: one })).body);
       } catch (err) {
-        if ((err as ApiException<unknown>)?.code === 404) return undefined;
+        if (statusOf(err) === 404) return undefined;
         throw err;
       }
     },
     async create(record) {
       try {
-        return fromLease(await api.createNamespacedLease({ namespace, body: toBody(record) }));
+        return fromLease(
+          (await kube.request<Lease>({ method: 'POST', path: collection, body: toBody(record) })).body,
+        );
       } catch (err) {
-        throw isConflict(err) ? new LeaseConflict() : err;
+        throw statusOf(err) === 409 ? new LeaseConflict() : err;
       }
     },
     async update(record) {
       try {
-        return fromLease(await api.replaceNamespacedLease({ name, namespace, body: toBody(record) }));
+        return fromLease(
+          (await kube.request<Lease>({ method: 'PUT', path: one, body: toBody(record) })).body,
+        );
       } catch (err) {
-        throw isConflict(err) ? new LeaseConflict() : err;
+        throw statusOf(err) === 409 ? new LeaseConflict() : err;
       }
     },
   };

@@ -5,11 +5,12 @@
  * The same PATCH is repeated as a heartbeat: failures there are logged and retried, never fatal.
  */
 import { safeErr } from './safe-error.ts';
-import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { ControlPlaneClient } from '../control-plane/client.ts';
 import type { ListenerRecord } from '../contract/index.ts';
 import { errorCode, MooringError, TerminalError } from '../errors.ts';
 import { kubeError } from '../kube/errors.ts';
+import type { KubeHttp } from '../kube/http.ts';
+import { resourcePath } from '../kube/object-client.ts';
 import type { Logger } from '../log.ts';
 import { type Clock, sleep, systemClock } from './clock.ts';
 
@@ -22,8 +23,7 @@ export type NamespaceReader = (name: string) => Promise<void>;
  * A `NamespaceReader` over the Kubernetes API (GET /api/v1/namespaces/{name}). A read that takes
  * longer than `timeoutMs` counts as the API being unreachable (retried), so start-up never hangs.
  */
-export function kubeNamespaceReader(kc: KubeConfig, timeoutMs = 10_000): NamespaceReader {
-  const core = kc.makeApiClient(CoreV1Api);
+export function kubeNamespaceReader(kube: KubeHttp, timeoutMs = 10_000): NamespaceReader {
   return async (name) => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) => {
@@ -39,7 +39,10 @@ export function kubeNamespaceReader(kc: KubeConfig, timeoutMs = 10_000): Namespa
       );
     });
     try {
-      await Promise.race([core.readNamespace({ name }), timeout]);
+      await Promise.race([
+        kube.request({ method: 'GET', path: resourcePath('v1', 'Namespace', undefined, name) }),
+        timeout,
+      ]);
     } catch (err) {
       if (err instanceof MooringError) throw err;
       throw kubeError(err, `Namespace/${name}`, 'get');

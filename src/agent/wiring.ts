@@ -8,7 +8,7 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import type { AgentConfig } from '../config.ts';
 import { ControlPlaneClient } from '../control-plane/client.ts';
-import { createKubeClients } from '../kube/clients.ts';
+import { createKubeClient } from '../kube/clients.ts';
 import { InventoryCache } from '../kube/inventory-cache.ts';
 import { ResourceManager } from '../kube/resource-manager.ts';
 import type { Logger } from '../log.ts';
@@ -97,7 +97,11 @@ export interface WireOptions {
 /** Builds an agent with real clients. Throws MOORING_E_CONFIG_INVALID for an unusable kubeconfig. */
 export function wireAgent(o: WireOptions): WiredAgent {
   const { config, logger } = o;
-  const { kc } = createKubeClients(o.kubeconfig ?? kubeconfigSource(config, o.env));
+  // The User-Agent names the replica, so the API server's audit log tells replicas apart.
+  const kube = createKubeClient(o.kubeconfig ?? kubeconfigSource(config, o.env), {
+    env: o.env,
+    userAgent: `mooring/${o.version} (${config.identity})`,
+  });
   let agent: Agent | undefined;
   const metrics = createMetrics({
     version: o.version,
@@ -116,12 +120,11 @@ export function wireAgent(o: WireOptions): WiredAgent {
         result: e.status ? String(e.status) : 'error',
       }),
   });
-  const server = kc.getCurrentCluster()?.server ?? 'https://kubernetes.default.svc';
-  const stopInstrumenting = instrumentKubeRequests(server, (verb, result) => {
+  const stopInstrumenting = instrumentKubeRequests(kube.server, (verb, result) => {
     metrics.kubeRequests.inc({ verb, result });
     agent?.observeKubeResult(result);
   });
-  const resources = new ResourceManager({ kc, fieldManager: 'mooring', dryRun: config.dryRun, logger });
+  const resources = new ResourceManager({ kube, fieldManager: 'mooring', dryRun: config.dryRun, logger });
   // One recorder for all reconciles (it rate-limits identical events); a replica that is not
   // leading records none.
   const events = new EventRecorder({
@@ -158,9 +161,9 @@ export function wireAgent(o: WireOptions): WiredAgent {
     logger,
     metrics,
     controlPlane,
-    readNamespace: kubeNamespaceReader(kc),
+    readNamespace: kubeNamespaceReader(kube),
     ...(config.leaderElection
-      ? { leaseClient: kubeLeaseClient(kc, config.leaseNamespace, config.leaseName) }
+      ? { leaseClient: kubeLeaseClient(kube, config.leaseNamespace, config.leaseName) }
       : {}),
     // reconcileDeployment takes no signal: its resource calls are guarded instead, so a timed-out,
     // deposed or shut-down reconcile stops at its next step (apply, list, prune, event). The
@@ -216,6 +219,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
     close: async () => {
       stopInstrumenting();
       await controlPlane.close();
+      await kube.close();
     },
   };
 }

@@ -22,7 +22,10 @@ export interface ApplyContext {
 }
 
 export interface ApplyOptions {
-  /** Live objects by id (from listOwned); objects absent from it are read once before applying. */
+  /**
+   * Live objects by id from a complete listing (listOwned): an object absent from it is applied
+   * (or created) without a read first. Without it, each object is read once before applying.
+   */
   live?: ReadonlyMap<string, KubeObject>;
   /** Allow delete + recreate of a StatefulSet on an immutable change (pods orphaned, PVCs kept). */
   recreateStatefulSets?: boolean;

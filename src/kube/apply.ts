@@ -29,7 +29,7 @@ async function createOnce(
 ): Promise<ChangeSetEntry> {
   const entry = entryFor(desired, 'unchanged');
   let created: KubeObject | undefined;
-  if (!live) {
+  if (!live && !opts.live) {
     try {
       live = await ctx.client.get(desired);
     } catch (err) {
@@ -66,8 +66,9 @@ export async function applyOne(
   if (isCreateOnly(raw)) return createOnce(ctx, opts, raw, live);
   const desired = prepareDesired(raw);
   const entry = entryFor(desired, 'unchanged');
-  if (!live) {
-    // Not in the listing (new, deleted by hand, relabelled by hand, or a kind we do not list): one read.
+  if (!live && !opts.live) {
+    // No listing to go by: one read. With a complete listing, an absent object is new (or stripped
+    // of our labels by hand): apply it straight away; the answer says whether it was created.
     try {
       live = await ctx.client.get(desired);
     } catch (err) {
@@ -94,12 +95,13 @@ export async function applyOne(
   }
   if (await handOverReplicas(ctx, desired, live)) entry.note = 'replicas handed over to the autoscaler';
   let after: KubeObject;
+  let created: boolean;
   try {
-    after = await ctx.client.apply(desired, {
+    ({ object: after, created } = await ctx.client.apply(desired, {
       fieldManager: ctx.fieldManager,
       dryRun: ctx.dryRun,
       force: true,
-    });
+    }));
   } catch (err) {
     const fields = immutableFields(err);
     if (fields.length === 0) throw kubeError(err, id, 'apply');
@@ -111,7 +113,8 @@ export async function applyOne(
     return entry;
   }
   opts.observed?.set(id, after);
-  if (!live) entry.action = 'created';
+  // Absent from a complete listing yet not created (201): it existed without our labels.
+  if (!live) entry.action = created || !opts.live ? 'created' : 'configured';
   else
     entry.action =
       after.metadata.resourceVersion === live.metadata.resourceVersion ? 'unchanged' : 'configured';

@@ -28,7 +28,7 @@ const IMMUTABLE_TEXT = [
   /is immutable/i,
 ];
 
-/** The HTTP status of a client-node ApiException (duck-typed: it has a numeric `code` and a `body`). */
+/** The HTTP status of a `KubeApiError` (duck-typed: it has a numeric `code` and a `body`). */
 export function httpStatusOf(err: unknown): number | undefined {
   if (
     typeof err === 'object' &&

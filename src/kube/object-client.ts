@@ -1,16 +1,11 @@
 /**
- * The five calls the resource manager makes, on client-node's generic KubernetesObjectApi.
- *
- * That API serializes requests through its typed models and deserializes responses into them,
- * where some fields are renamed (`from` is `_from` on a NetworkPolicy rule, `continue` is
- * `_continue`) and timestamps are Dates. We speak the wire's JSON on both sides, so every object
- * is converted into the model shape before a call and back into wire JSON after it (checked: a
- * plain NetworkPolicy sent as-is lost its `ingress[].from`). Errors are left as they come:
- * callers map them with `kubeError` and the object id.
+ * The five calls the resource manager makes (apply, create, get, list, delete) on any kind, as
+ * plain REST over `KubeHttp`. Objects go out and come back as the wire's JSON. Errors are left as
+ * they come (`KubeApiError`, network errors): callers map them with `kubeError` and the object id.
  */
-import { type KubernetesObject, type KubernetesObjectApi, PatchStrategy } from '@kubernetes/client-node';
-import { ObjectSerializer } from '@kubernetes/client-node/dist/serializer.js';
 import { httpStatusOf } from './errors.ts';
+import type { KubeHttp } from './http.ts';
+import { kindInfo } from './kinds.ts';
 import type { KubeObject } from './types.ts';
 
 export interface WriteOptions {
@@ -24,75 +19,85 @@ export interface DeleteOptions {
   propagationPolicy?: 'Background' | 'Foreground' | 'Orphan';
 }
 
+/** What an apply answered: the object as it now stands, and whether the apply created it (201). */
+export interface Applied {
+  object: KubeObject;
+  created: boolean;
+}
+
 /** Page size for list calls: big enough that a namespace is one page in practice. */
 export const LIST_PAGE_SIZE = 500;
 
-/** The client's model name of a kind: `V1NetworkPolicy`, `V2HorizontalPodAutoscaler`, `CoreV1Event`. */
-export function modelTypeOf(apiVersion: string, kind: string): string {
-  const version = apiVersion.split('/').pop() ?? apiVersion;
-  const name = `${version.charAt(0).toUpperCase()}${version.slice(1)}${kind}`;
-  return apiVersion === 'v1' && kind === 'Event' ? 'CoreV1Event' : name;
+/** Kinds outside the managed set that the agent also writes or reads. */
+const EXTRA_PLURALS: Record<string, string> = {
+  'v1/Event': 'events',
+  'v1/Namespace': 'namespaces',
+  'coordination.k8s.io/v1/Lease': 'leases',
+};
+
+/** The plural resource name of a kind (`deployments`), from the kind table. */
+function pluralOf(apiVersion: string, kind: string): string {
+  const plural = kindInfo(kind)?.plural ?? EXTRA_PLURALS[`${apiVersion}/${kind}`];
+  if (!plural) throw new Error(`no resource path known for ${apiVersion} ${kind}`);
+  return plural;
 }
 
-/** Wire JSON → the client's model shape (what its serializer expects to turn back into JSON). */
-function toModel(obj: KubeObject): KubernetesObject {
-  return ObjectSerializer.deserialize(
-    structuredClone(obj),
-    modelTypeOf(obj.apiVersion, obj.kind),
-  ) as KubernetesObject;
+/** `/api/v1/namespaces/ns/secrets[/name]` or `/apis/apps/v1/namespaces/ns/deployments[/name]`. */
+export function resourcePath(apiVersion: string, kind: string, namespace?: string, name?: string): string {
+  const base = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+  const ns = namespace ? `/namespaces/${encodeURIComponent(namespace)}` : '';
+  const named = name === undefined ? '' : `/${encodeURIComponent(name)}`;
+  return `${base}${ns}/${pluralOf(apiVersion, kind)}${named}`;
 }
 
-/** The client's model → wire JSON (plain data, timestamps as strings). */
-function toWire<T>(model: unknown, type: string): T {
-  return JSON.parse(JSON.stringify(ObjectSerializer.serialize(model, type))) as T;
+function objectPath(obj: KubeObject, withName = true): string {
+  return resourcePath(
+    obj.apiVersion,
+    obj.kind,
+    obj.metadata.namespace,
+    withName ? (obj.metadata.name ?? '') : undefined,
+  );
 }
 
-function fromResponse(model: unknown, fallback: KubeObject): KubeObject {
-  const m = model as { apiVersion?: string; kind?: string };
-  return toWire<KubeObject>(model, modelTypeOf(m.apiVersion ?? fallback.apiVersion, m.kind ?? fallback.kind));
-}
-
-function header(obj: KubeObject): KubernetesObject & { metadata: { name: string; namespace?: string } } {
-  const metadata: { name: string; namespace?: string } = { name: obj.metadata.name ?? '' };
-  if (obj.metadata.namespace) metadata.namespace = obj.metadata.namespace;
-  return { apiVersion: obj.apiVersion, kind: obj.kind, metadata };
+function query(params: Record<string, string | number | boolean | undefined>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== false) q.set(k, String(v));
+  const s = q.toString();
+  return s ? `?${s}` : '';
 }
 
 export class ObjectClient {
-  readonly #api: KubernetesObjectApi;
+  readonly #http: KubeHttp;
 
-  constructor(api: KubernetesObjectApi) {
-    this.#api = api;
+  constructor(http: KubeHttp) {
+    this.#http = http;
   }
 
-  /** Server-side apply (`application/apply-patch+yaml`). */
-  async apply(obj: KubeObject, opts: WriteOptions): Promise<KubeObject> {
-    const out = await this.#api.patch(
-      toModel(obj),
-      undefined,
-      opts.dryRun ? 'All' : undefined,
-      opts.fieldManager,
-      opts.force ?? false,
-      PatchStrategy.ServerSideApply,
-    );
-    return fromResponse(out, obj);
+  /** Server-side apply (`application/apply-patch+yaml`; JSON is YAML). */
+  async apply(obj: KubeObject, opts: WriteOptions): Promise<Applied> {
+    const res = await this.#http.request<KubeObject>({
+      method: 'PATCH',
+      path: `${objectPath(obj)}${query({ fieldManager: opts.fieldManager, force: opts.force ?? false, dryRun: opts.dryRun ? 'All' : undefined })}`,
+      body: obj,
+      contentType: 'application/apply-patch+yaml',
+    });
+    return { object: res.body, created: res.status === 201 };
   }
 
   /** POST: fails with 409 AlreadyExists when the object exists (never overwrites). */
   async create(obj: KubeObject, opts: WriteOptions): Promise<KubeObject> {
-    const out = await this.#api.create(
-      toModel(obj),
-      undefined,
-      opts.dryRun ? 'All' : undefined,
-      opts.fieldManager,
-    );
-    return fromResponse(out, obj);
+    const res = await this.#http.request<KubeObject>({
+      method: 'POST',
+      path: `${objectPath(obj, false)}${query({ fieldManager: opts.fieldManager, dryRun: opts.dryRun ? 'All' : undefined })}`,
+      body: obj,
+    });
+    return res.body;
   }
 
   /** GET; undefined on 404. */
   async get(obj: KubeObject): Promise<KubeObject | undefined> {
     try {
-      return fromResponse(await this.#api.read(header(obj)), obj);
+      return (await this.#http.request<KubeObject>({ method: 'GET', path: objectPath(obj) })).body;
     } catch (err) {
       if (httpStatusOf(err) === 404) return undefined;
       throw err;
@@ -107,29 +112,20 @@ export class ObjectClient {
     labelSelector: string,
   ): Promise<KubeObject[]> {
     const out: KubeObject[] = [];
+    const path = resourcePath(apiVersion, kind, namespace);
     let token: string | undefined;
     do {
-      const model = await this.#api.list(
-        apiVersion,
-        kind,
-        namespace,
-        undefined,
-        undefined,
-        undefined,
-        undefined,
-        labelSelector,
-        LIST_PAGE_SIZE,
-        token,
-      );
-      const page = toWire<{ items?: KubeObject[]; metadata?: { continue?: string } }>(
-        model,
-        `${modelTypeOf(apiVersion, kind)}List`,
-      );
-      for (const item of page.items ?? []) {
-        // List items come without apiVersion/kind; put them back so ids and later calls work.
-        out.push({ ...item, apiVersion, kind });
+      const res = await this.#http.request<{ items?: KubeObject[]; metadata?: { continue?: string } }>({
+        method: 'GET',
+        path: `${path}${query({ labelSelector, limit: LIST_PAGE_SIZE, continue: token })}`,
+      });
+      // List items come without apiVersion/kind; put them back so ids and later calls work.
+      for (const item of res.body?.items ?? []) {
+        item.apiVersion = apiVersion;
+        item.kind = kind;
+        out.push(item);
       }
-      token = page.metadata?.continue || undefined;
+      token = res.body?.metadata?.continue || undefined;
     } while (token);
     return out;
   }
@@ -137,14 +133,15 @@ export class ObjectClient {
   /** DELETE; 'absent' on 404 (already gone counts as deleted). */
   async delete(obj: KubeObject, opts: DeleteOptions = {}): Promise<'deleted' | 'absent'> {
     try {
-      await this.#api.delete(
-        header(obj),
-        undefined,
-        opts.dryRun ? 'All' : undefined,
-        undefined,
-        undefined,
-        opts.propagationPolicy ?? 'Background',
-      );
+      await this.#http.request({
+        method: 'DELETE',
+        path: `${objectPath(obj)}${query({ dryRun: opts.dryRun ? 'All' : undefined })}`,
+        body: {
+          apiVersion: 'v1',
+          kind: 'DeleteOptions',
+          propagationPolicy: opts.propagationPolicy ?? 'Background',
+        },
+      });
       return 'deleted';
     } catch (err) {
       if (httpStatusOf(err) === 404) return 'absent';

@@ -50,7 +50,7 @@ export async function recreate(
   // collector has released its dependents; applying to it then would fail the same way.
   await waitGone(ctx, before);
   try {
-    return await ctx.client.apply(desired, { fieldManager: ctx.fieldManager, force: true });
+    return (await ctx.client.apply(desired, { fieldManager: ctx.fieldManager, force: true })).object;
   } catch (err) {
     if (httpStatusOf(err) === 422 || httpStatusOf(err) === 409) {
       throw new MooringError(

@@ -3,8 +3,6 @@
  * manager, with one method per verb (apply, list, delete). Each write method returns a change set.
  */
 import { randomBytes } from 'node:crypto';
-import type { KubeConfig } from '@kubernetes/client-node';
-import { KubernetesObjectApi } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { silentLogger } from '../log.ts';
 import { type ApplyContext, type ApplyOptions, applyAll } from './apply.ts';
@@ -12,6 +10,7 @@ import type { ChangeSet } from './change-set.ts';
 import type { RandomBytes } from './create-only.ts';
 import { type DeleteAllOptions, deleteAll } from './delete.ts';
 import { kubeError } from './errors.ts';
+import type { KubeHttp } from './http.ts';
 import { FIELD_MANAGER } from './labels.ts';
 import { type Inventory, type ListOwnedOptions, listOwned } from './list.ts';
 import { ObjectClient } from './object-client.ts';
@@ -19,7 +18,8 @@ import { objectId } from './object-id.ts';
 import type { KubeObject } from './types.ts';
 
 export interface ResourceManagerOptions {
-  kc: KubeConfig;
+  /** The connection to the API server (`createKubeClient`). */
+  kube: KubeHttp;
   /** Field manager for every write (default `mooring`). */
   fieldManager?: string;
   /** Send every write with `dryRun=All`: previews (`mooring diff`, `--dry-run`). */
@@ -40,7 +40,7 @@ export class ResourceManager {
   constructor(opts: ResourceManagerOptions) {
     this.fieldManager = opts.fieldManager ?? FIELD_MANAGER;
     this.dryRun = opts.dryRun ?? false;
-    this.#client = new ObjectClient(KubernetesObjectApi.makeApiClient(opts.kc));
+    this.#client = new ObjectClient(opts.kube);
     this.#logger = opts.logger ?? silentLogger();
     this.#random = opts.random ?? randomBytes;
   }
@@ -58,7 +58,7 @@ export class ResourceManager {
 
   /**
    * Server-side applies `objects` in kind order. Pass the live inventory (from `listOwned`) so that
-   * converged objects cost no request at all; objects missing from it are read once.
+   * converged objects cost no request at all and absent ones are applied without a read first.
    */
   applyAll(objects: readonly KubeObject[], opts: ApplyOptions = {}): Promise<ChangeSet> {
     return applyAll(this.#applyContext(), objects, opts);

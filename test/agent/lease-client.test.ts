@@ -1,24 +1,24 @@
-import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kubeLeaseClient, LeaseConflict } from '../../src/agent/lease-client.ts';
+import { createKubeClient } from '../../src/kube/clients.ts';
+import type { KubeHttp } from '../../src/kube/http.ts';
 import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';
 
 describe('kubeLeaseClient against the sandbox Kubernetes API', () => {
   let api: KubeApi;
-  let kc: KubeConfig;
+  let kube: KubeHttp;
 
   beforeAll(async () => {
     api = await startKubeApi({ namespaces: ['ops'] });
-    kc = new KubeConfig();
-    kc.loadFromString(api.kubeconfig);
+    kube = createKubeClient(api.kubeconfig);
   });
   afterAll(async () => {
     await api.close();
   });
 
   it('creates, reads and updates a Lease; a stale resourceVersion is a LeaseConflict', async () => {
-    const a = kubeLeaseClient(kc, 'ops', 'leader');
-    const b = kubeLeaseClient(kc, 'ops', 'leader');
+    const a = kubeLeaseClient(kube, 'ops', 'leader');
+    const b = kubeLeaseClient(kube, 'ops', 'leader');
     expect(await a.get()).toBeUndefined();
     const created = await a.create({
       holderIdentity: 'a',

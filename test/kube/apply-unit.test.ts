@@ -22,7 +22,7 @@ function mutatingApi(start: KubeObject) {
         JSON.stringify(next.metadata.annotations) !== JSON.stringify(stored.metadata.annotations);
       const rv = Number(stored.metadata.resourceVersion) + (changed ? 1 : 0);
       stored = { ...next, metadata: { ...next.metadata, resourceVersion: String(rv) } };
-      return structuredClone(stored);
+      return { object: structuredClone(stored), created: false };
     },
     async get() {
       calls.push('get');

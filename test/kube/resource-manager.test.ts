@@ -1,5 +1,5 @@
-import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createKubeClient } from '../../src/kube/clients.ts';
 import { ResourceManager } from '../../src/kube/resource-manager.ts';
 import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';
 import { basicSet, DEPLOYMENT, LISTENER } from './fixtures.ts';
@@ -10,9 +10,7 @@ const NS = 'apps';
 
 beforeAll(async () => {
   api = await startKubeApi({ namespaces: [NS] });
-  const kc = new KubeConfig();
-  kc.loadFromString(api.kubeconfig);
-  rm = new ResourceManager({ kc });
+  rm = new ResourceManager({ kube: createKubeClient(api.kubeconfig) });
 });
 afterAll(async () => {
   await api?.close();

@@ -2,6 +2,8 @@
 import { Writable } from 'node:stream';
 import { KubeConfig, KubernetesObjectApi, PatchStrategy } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import { createKubeClient } from '../../src/kube/clients.ts';
+import type { KubeHttp } from '../../src/kube/http.ts';
 import { ResourceManager, type ResourceManagerOptions } from '../../src/kube/resource-manager.ts';
 import type { KubeObject } from '../../src/kube/types.ts';
 import { createLogger } from '../../src/log.ts';
@@ -13,8 +15,13 @@ export function kubeConfigOf(api: KubeApi): KubeConfig {
   return kc;
 }
 
+/** The agent's own client for the sandbox. */
+export function kubeOf(api: KubeApi): KubeHttp {
+  return createKubeClient(api.kubeconfig);
+}
+
 export function managerFor(api: KubeApi, opts: Partial<ResourceManagerOptions> = {}): ResourceManager {
-  return new ResourceManager({ kc: kubeConfigOf(api), ...opts });
+  return new ResourceManager({ kube: kubeOf(api), ...opts });
 }
 
 /** A logger whose JSON lines can be read back. */

@@ -1,6 +1,7 @@
 /** Deployment records and a sandbox-backed harness for reconcile tests. */
-import { KubeConfig } from '@kubernetes/client-node';
 import type { DeploymentRecord, ResourceSpecRecord, RevisionRecord } from '../../src/contract/index.ts';
+import { createKubeClient } from '../../src/kube/clients.ts';
+import type { KubeHttp } from '../../src/kube/http.ts';
 import { ResourceManager } from '../../src/kube/resource-manager.ts';
 import { silentLogger } from '../../src/log.ts';
 import type { ReconcileDeps, ReconcileInput } from '../../src/reconcile/reconcile.ts';
@@ -78,10 +79,9 @@ export function input(deployment: DeploymentRecord): ReconcileInput {
   return { deployment, settings: defaultRenderSettings(LISTENER_ID) };
 }
 
-export function kubeConfigOf(api: KubeApi): KubeConfig {
-  const kc = new KubeConfig();
-  kc.loadFromString(api.kubeconfig);
-  return kc;
+/** The agent's own client for the sandbox. */
+export function kubeOf(api: KubeApi): KubeHttp {
+  return createKubeClient(api.kubeconfig);
 }
 
 export function depsFor(
@@ -90,7 +90,7 @@ export function depsFor(
   extra: Partial<ReconcileDeps> = {},
 ): ReconcileDeps {
   return {
-    resources: new ResourceManager({ kc: kubeConfigOf(api) }),
+    resources: new ResourceManager({ kube: kubeOf(api) }),
     logger: silentLogger(),
     settings: {
       listenerId: LISTENER_ID,

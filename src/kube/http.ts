@@ -1,0 +1,126 @@
+/**
+ * The Kubernetes API over HTTP: one undici connection pool to the API server, credentials on
+ * every request, JSON in and out. Objects travel as the wire's JSON, untouched (no model classes:
+ * see docs/adr/0004-thin-kubernetes-client.md). A non-2xx answer becomes a `KubeApiError` holding
+ * the status code and the parsed Status body; its message never contains the body, which may echo
+ * a Secret's values.
+ */
+import { readFileSync } from 'node:fs';
+import { Agent, type Dispatcher, ProxyAgent, request } from 'undici';
+import { ExecCredential } from './exec-credential.ts';
+import type { ClusterAccess } from './kubeconfig.ts';
+
+/** A non-2xx answer. `code` and `body` are what `httpStatusOf`/`kubeError` read. */
+export class KubeApiError extends Error {
+  readonly code: number;
+  readonly body: unknown;
+  constructor(code: number, body: unknown, method: string) {
+    super(`Kubernetes API answered ${code} to ${method}`);
+    this.name = 'KubeApiError';
+    this.code = code;
+    this.body = body;
+  }
+}
+
+export interface KubeRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** Path with its query string, e.g. `/apis/apps/v1/namespaces/a/deployments/b?fieldManager=mooring`. */
+  path: string;
+  body?: unknown;
+  /** Default `application/json` when there is a body. */
+  contentType?: string;
+  signal?: AbortSignal;
+}
+
+export interface KubeResponse<T> {
+  status: number;
+  body: T;
+}
+
+export interface KubeHttpOptions {
+  /** Sent on every request: `mooring/<version> (<replica identity>)` lets audit logs tell replicas apart. */
+  userAgent?: string;
+  /** No answer headers within this many milliseconds fails the request (default 30 s). */
+  timeoutMs?: number;
+  /** Process environment for exec credential plugins. */
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+const TOKEN_FILE_REREAD_MS = 60_000;
+
+export class KubeHttp {
+  readonly server: string;
+  readonly #dispatcher: Dispatcher;
+  readonly #userAgent: string;
+  readonly #timeoutMs: number;
+  readonly #auth: () => Promise<string | undefined>;
+  readonly #exec: ExecCredential | undefined;
+
+  constructor(access: ClusterAccess, opts: KubeHttpOptions = {}) {
+    this.server = access.server;
+    this.#userAgent = opts.userAgent ?? 'mooring';
+    this.#timeoutMs = opts.timeoutMs ?? 30_000;
+    const connect = { ...access.tls };
+    this.#dispatcher = access.proxyUrl
+      ? new ProxyAgent({ uri: access.proxyUrl, requestTls: connect })
+      : new Agent({ connect, keepAliveTimeout: 30_000 });
+    const c = access.credentials;
+    this.#exec = c.type === 'exec' ? new ExecCredential(c.exec, opts.env ?? {}) : undefined;
+    if (c.type === 'token') this.#auth = async () => `Bearer ${c.token}`;
+    else if (c.type === 'basic') {
+      const basic = `Basic ${Buffer.from(`${c.username}:${c.password}`).toString('base64')}`;
+      this.#auth = async () => basic;
+    } else if (c.type === 'token-file') {
+      let cached: { value: string; readAtMs: number } | undefined;
+      this.#auth = async () => {
+        if (!cached || Date.now() - cached.readAtMs > TOKEN_FILE_REREAD_MS) {
+          cached = { value: readFileSync(c.file, 'utf8').trim(), readAtMs: Date.now() };
+        }
+        return `Bearer ${cached.value}`;
+      };
+    } else if (this.#exec) {
+      const exec = this.#exec;
+      this.#auth = async () => `Bearer ${await exec.token()}`;
+    } else this.#auth = async () => undefined;
+  }
+
+  /** Sends one request; resolves with the parsed JSON body of a 2xx answer, rejects otherwise. */
+  async request<T>(req: KubeRequest): Promise<KubeResponse<T>> {
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.#userAgent };
+    const authorization = await this.#auth();
+    if (authorization) headers.authorization = authorization;
+    let body: string | undefined;
+    if (req.body !== undefined) {
+      body = JSON.stringify(req.body);
+      headers['content-type'] = req.contentType ?? 'application/json';
+    }
+    const res = await request(`${this.server}${req.path}`, {
+      dispatcher: this.#dispatcher,
+      method: req.method,
+      headers,
+      body,
+      signal: req.signal,
+      headersTimeout: this.#timeoutMs,
+      bodyTimeout: this.#timeoutMs,
+    });
+    const text = await res.body.text();
+    let parsed: unknown;
+    if (text !== '') {
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = undefined;
+      }
+    }
+    if (res.statusCode < 200 || res.statusCode >= 300) {
+      if (res.statusCode === 401) this.#exec?.invalidate();
+      throw new KubeApiError(res.statusCode, parsed ?? {}, req.method);
+    }
+    return { status: res.statusCode, body: parsed as T };
+  }
+
+  /** Closes the connection pool. */
+  close(): Promise<void> {
+    return this.#dispatcher.close();
+  }
+}

@@ -1,0 +1,156 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { errorCode } from '../../src/errors.ts';
+import { kubeError } from '../../src/kube/errors.ts';
+import { KubeApiError, KubeHttp } from '../../src/kube/http.ts';
+import type { ClusterAccess, Credentials } from '../../src/kube/kubeconfig.ts';
+
+/** A plain-HTTP API server that records what it was sent and answers from a script. */
+let server: Server;
+let url: string;
+let seen: IncomingHttpHeaders[] = [];
+let answer: (h: IncomingHttpHeaders) => [number, unknown] = () => [200, { kind: 'Status' }];
+const dir = mkdtempSync(join(tmpdir(), 'mooring-http-'));
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    seen.push(req.headers);
+    req.resume();
+    req.on('end', () => {
+      const [code, body] = answer(req.headers);
+      res.writeHead(code, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await new Promise((r) => server.close(r));
+  rmSync(dir, { recursive: true, force: true });
+});
+beforeEach(() => {
+  seen = [];
+  answer = () => [200, { kind: 'Status' }];
+});
+
+const access = (credentials: Credentials): ClusterAccess => ({
+  server: url,
+  tls: { rejectUnauthorized: false },
+  credentials,
+});
+const get = (kube: KubeHttp) => kube.request({ method: 'GET', path: '/api/v1/namespaces/a' });
+
+/** An exec plugin: a node script printing an ExecCredential; counts its runs in a file. */
+function plugin(token: string, expires?: string): Credentials {
+  const script = join(dir, `plugin-${token}.mjs`);
+  const runs = join(dir, `runs-${token}`);
+  writeFileSync(runs, '');
+  writeFileSync(
+    script,
+    `import { appendFileSync } from 'node:fs';
+appendFileSync(${JSON.stringify(runs)}, 'x');
+const info = JSON.parse(process.env.KUBERNETES_EXEC_INFO);
+if (info.kind !== 'ExecCredential' || process.env.FROM_KUBECONFIG !== 'yes') process.exit(3);
+console.log(JSON.stringify({ apiVersion: info.apiVersion, kind: 'ExecCredential', status: { token: ${JSON.stringify(token)}${expires ? `, expirationTimestamp: ${JSON.stringify(expires)}` : ''} } }));`,
+  );
+  return {
+    type: 'exec',
+    exec: {
+      command: process.execPath,
+      args: [script],
+      env: [{ name: 'FROM_KUBECONFIG', value: 'yes' }],
+      apiVersion: 'client.authentication.k8s.io/v1',
+      workDir: dir,
+    },
+  };
+}
+
+describe('KubeHttp', () => {
+  it('authenticates with a token, basic auth or a token file re-read when it rotates', async () => {
+    const token = new KubeHttp(access({ type: 'token', token: 'abc' }), { userAgent: 'mooring/1 (pod-a)' });
+    await get(token);
+    expect(seen[0]?.authorization).toBe('Bearer abc');
+    expect(seen[0]?.['user-agent']).toBe('mooring/1 (pod-a)');
+    const basic = new KubeHttp(access({ type: 'basic', username: 'u', password: 'p' }));
+    await get(basic);
+    expect(seen[1]?.authorization).toBe(`Basic ${Buffer.from('u:p').toString('base64')}`);
+    const file = join(dir, 'token');
+    writeFileSync(file, 'first\n');
+    const fromFile = new KubeHttp(access({ type: 'token-file', file }));
+    await get(fromFile);
+    expect(seen[2]?.authorization).toBe('Bearer first');
+    await Promise.all([token.close(), basic.close(), fromFile.close()]);
+  });
+
+  it('runs an exec plugin once, keeps its token, and runs it again after a 401', async () => {
+    const creds = plugin('exec-token');
+    const kube = new KubeHttp(access(creds), { env: { PATH: process.env.PATH } });
+    await Promise.all([get(kube), get(kube), get(kube)]);
+    expect(seen.map((h) => h.authorization)).toEqual(Array(3).fill('Bearer exec-token'));
+    const runs = () => readFileSync(join(dir, 'runs-exec-token'), 'utf8').length;
+    expect(runs()).toBe(1);
+    answer = () => [401, { kind: 'Status', reason: 'Unauthorized' }];
+    await expect(get(kube)).rejects.toBeInstanceOf(KubeApiError);
+    answer = () => [200, {}];
+    await get(kube);
+    expect(runs()).toBe(2);
+    await kube.close();
+  });
+
+  it('runs an exec plugin again once its token is about to expire', async () => {
+    const soon = new Date(Date.now() + 30_000).toISOString();
+    const kube = new KubeHttp(access(plugin('short', soon)));
+    await get(kube);
+    await get(kube);
+    expect(readFileSync(join(dir, 'runs-short'), 'utf8').length).toBe(2);
+    await kube.close();
+  });
+
+  it('a failing exec plugin is a coded error that shows neither its output nor a token', async () => {
+    const creds = plugin('never-printed');
+    if (creds.type === 'exec') creds.exec.env = [];
+    const kube = new KubeHttp(access(creds));
+    const err = await get(kube).catch((e: unknown) => e);
+    expect(errorCode(err)).toBe('MOORING_E_KUBE_UNREACHABLE');
+    expect((err as Error).message).toMatch(/exec credential plugin: .* failed \(exit 3\)/);
+    expect((err as Error).message).not.toContain('never-printed');
+    await kube.close();
+  });
+
+  it('a non-2xx answer carries its status and Status body but its message does not echo the body', async () => {
+    answer = () => [
+      422,
+      {
+        kind: 'Status',
+        reason: 'Invalid',
+        message: 'value "hunter2" is invalid',
+        details: { causes: [{ field: 'data.x', message: 'hunter2' }] },
+      },
+    ];
+    const kube = new KubeHttp(access({ type: 'none' }));
+    const err = await get(kube).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(KubeApiError);
+    expect((err as KubeApiError).code).toBe(422);
+    expect((err as Error).message).not.toContain('hunter2');
+    const mapped = kubeError(err, 'Secret/a/b', 'apply');
+    expect(mapped.code).toBe('MOORING_E_KUBE_INVALID');
+    expect(mapped.message).toContain('data.x');
+    expect(mapped.message).not.toContain('hunter2');
+    await kube.close();
+  });
+
+  it('an unreachable server is MOORING_E_KUBE_UNREACHABLE', async () => {
+    const kube = new KubeHttp({
+      server: 'http://127.0.0.1:9',
+      tls: { rejectUnauthorized: false },
+      credentials: { type: 'none' },
+    });
+    const err = await get(kube).catch((e: unknown) => e);
+    expect(kubeError(err, 'Namespace/a', 'get').code).toBe('MOORING_E_KUBE_UNREACHABLE');
+    await kube.close();
+  });
+});
