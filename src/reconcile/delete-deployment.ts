@@ -1,6 +1,7 @@
 /**
  * Status AWAITING_DELETE: remove everything the deployment owns, in reverse kind order, volumes only
- * with the operator's opt-in. Health is Deleting while owned objects remain (finalizers hold some),
+ * with the operator's opt-in; in every namespace of the agent's, so what it left behind by moving
+ * to another namespace (kept until it ran there) goes too. Health is Deleting while owned objects remain (finalizers hold some),
  * then Deleted.
  */
 import type { DeploymentRecord } from '../contract/index.ts';
@@ -19,8 +20,12 @@ export async function reconcileDelete(
   namespace: string,
 ): Promise<ReconcileResult> {
   const { resources, settings, logger } = deps;
-  const listing = { namespaces: [namespace], listenerId: settings.listenerId, deploymentId: deployment.id };
-  // 1. Inventory of what this deployment owns (a failed listing deletes nothing).
+  const listing = {
+    namespaces: settings.namespaces,
+    listenerId: settings.listenerId,
+    deploymentId: deployment.id,
+  };
+  // 1. Inventory of what this deployment owns, wherever it is (a failed listing deletes nothing).
   const owned = await resources.listOwned(listing);
   // 2. Delete in reverse kind order; volumes only with the operator's opt-in.
   const cs = await resources.deleteAll(owned.objects, {

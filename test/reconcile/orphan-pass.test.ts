@@ -154,6 +154,30 @@ describe('a deployment that moved to another of the agent namespaces (regression
   });
 });
 
+describe('AWAITING_DELETE of a deployment that moved', () => {
+  it('removes what it owns in every namespace of the agent, the one it left included', async () => {
+    const D = '00000000-0000-4000-8000-00000000000d';
+    const deps = depsFor(api);
+    await reconcileDeployment(deps, input(record(D, { name: 'leaver' })));
+    await reconcileDeployment(deps, input(record(D, { name: 'leaver', namespace: 'other' })));
+    const owned = async () =>
+      (
+        await deps.resources.listOwned({
+          namespaces: ['apps', 'other'],
+          listenerId: LISTENER_ID,
+          deploymentId: D,
+        })
+      ).objects;
+    expect(new Set((await owned()).map((o) => o.metadata.namespace))).toEqual(new Set(['apps', 'other']));
+    const res = await reconcileDeployment(
+      deps,
+      input(record(D, { name: 'leaver', namespace: 'other', status: 'AWAITING_DELETE' })),
+    );
+    expect(new Set(res.changeSet.entries.map((e) => e.namespace))).toEqual(new Set(['apps', 'other']));
+    expect((await owned()).map((o) => o.kind).filter((k) => k !== 'PersistentVolumeClaim')).toEqual([]);
+  });
+});
+
 describe('orphanListing', () => {
   it('gives the target namespace only for deployments the agent acts on', () => {
     const listing = orphanListing(
