@@ -7,7 +7,7 @@ import type { ControlPlaneServer } from '../../src/control-plane/server/index.ts
 import { type AgentCounters, scrapeCounters, waitForCounters } from './agent-metrics.ts';
 import { type RenderedDeployment, refOf, waitForImage } from './convergence.ts';
 import { percentile, round } from './figures.ts';
-import { createRandom } from './seed.ts';
+import { seededRandom } from '../../test/support/prng.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -146,7 +146,7 @@ export async function measurePropagation(options: {
   timeoutMs: number;
   seed: number;
 }): Promise<PropagationResult> {
-  const random = createRandom(options.seed + 7);
+  const random = seededRandom(options.seed + 7);
   const pool = [...options.rendered];
   const chosen: RenderedDeployment[] = [];
   while (chosen.length < Math.min(options.changes, pool.length)) {

@@ -6,18 +6,7 @@
  * real tenants do.
  */
 import type { DeploymentCreate, ResourceSpec } from '../../src/contract/index.ts';
-
-/** A small, fast, seedable PRNG (mulberry32): benchmark inputs must not depend on Math.random. */
-export function createRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../../test/support/prng.ts';
 
 export interface SeedOptions {
   /** How many deployments. */
@@ -40,7 +29,7 @@ export function benchImage(team: string, app: string, tag: string): string {
 
 /** The deployments to create, in creation order. */
 export function generateDeployments(options: SeedOptions): DeploymentCreate[] {
-  const random = createRandom(options.seed ?? 1);
+  const random = seededRandom(options.seed ?? 1);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
   const chance = (p: number) => random() < p;
   const out: DeploymentCreate[] = [];
