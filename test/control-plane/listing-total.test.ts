@@ -8,6 +8,7 @@ import type { DeploymentFilters } from '../../src/contract/index.ts';
 import { ControlPlaneClient } from '../../src/control-plane/client.ts';
 import { type PageFacts, pageVerdict, parseTotalCount } from '../../src/control-plane/listing-total.ts';
 import { DEFAULT_TENANT_ID } from '../../src/control-plane/server/index.ts';
+import { createLogger } from '../../src/log.ts';
 import { type HeaderProxy, startHeaderProxy } from './header-proxy.ts';
 import { API_KEY, dockerDeployment, type Harness, harness } from './helpers.ts';
 
@@ -202,6 +203,30 @@ describe('listing requests against the reference server and servers without (or 
     } finally {
       proxy.rewrite = (total) => total;
     }
+  });
+
+  it('an ignored total is logged at debug level with its reason, and the key never', async () => {
+    const lines: string[] = [];
+    const logged = new ControlPlaneClient({
+      baseUrl: proxy.url,
+      apiKey: API_KEY,
+      retries: 0,
+      logger: createLogger({ level: 'debug', destination: { write: (s: string) => lines.push(s) } }),
+    });
+    proxy.rewrite = (_total, url) => (url.searchParams.get('offset') === '100' ? '0' : 'lots');
+    try {
+      expect((await logged.listAllDeployments({ deployment_type: 'prod' })).items).toHaveLength(250);
+    } finally {
+      proxy.rewrite = (total) => total;
+      await logged.close();
+    }
+    const ignored = lines.filter((l) => l.includes('listing total header ignored')).map((l) => JSON.parse(l));
+    // Two full pages carried a wrong total; the short third page ended the walk without a word.
+    expect(ignored.map((l) => [l.offset, l.reason])).toEqual([
+      [0, 'unparsable'],
+      [100, 'smaller than the records received'],
+    ]);
+    expect(lines.join('')).not.toContain(API_KEY);
   });
 
   it('through the proxy passing the total on, the count is the reference server’s again', async () => {
