@@ -3,7 +3,9 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deploymentBody, REPO, type Stack, spawnAgent, startStack, waitFor } from './harness.ts';
+import { deploymentBody, type Stack, spawnAgent, startStack } from './harness.ts';
+import { REPO } from '../support/agent-process.ts';
+import { waitFor } from '../support/wait.ts';
 
 describe('mooring diff against the three programs', { timeout: 60_000 }, () => {
   let stack: Stack;

@@ -8,17 +8,9 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type AgentProcess,
-  deploymentBody,
-  deploymentState,
-  NAMESPACE,
-  REPO,
-  spawnAgent,
-  type Stack,
-  startStack,
-  waitFor,
-} from './harness.ts';
+import { deploymentBody, deploymentState, NAMESPACE, spawnAgent, type Stack, startStack } from './harness.ts';
+import { type AgentProcess, REPO } from '../support/agent-process.ts';
+import { waitFor } from '../support/wait.ts';
 
 interface KubeDeployment {
   metadata: { annotations?: Record<string, string> };

@@ -5,15 +5,9 @@
  * releases the Lease.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type AgentProcess,
-  deploymentBody,
-  NAMESPACE,
-  spawnAgent,
-  type Stack,
-  startStack,
-  waitFor,
-} from './harness.ts';
+import { deploymentBody, NAMESPACE, spawnAgent, type Stack, startStack } from './harness.ts';
+import type { AgentProcess } from '../support/agent-process.ts';
+import { waitFor } from '../support/wait.ts';
 
 const WRITE_VERBS =
   /mooring_kube_requests_total\{verb="(create|update|patch|apply|delete)",result="[^"]+"\} ([0-9.]+)/g;

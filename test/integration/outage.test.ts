@@ -5,15 +5,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  type AgentProcess,
   deploymentBody,
   deploymentState,
   spawnAgent,
   type Stack,
   startStack,
-  waitFor,
   waitForState,
 } from './harness.ts';
+import type { AgentProcess } from '../support/agent-process.ts';
+import { waitFor } from '../support/wait.ts';
 
 const OUTAGE_MS = 60_000;
 const INTERVAL_S = 5;

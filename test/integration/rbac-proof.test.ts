@@ -12,16 +12,9 @@ import type { RequestRecord } from '../../src/sandbox/server.ts';
 import { chartRoles } from '../chart/chart-roles.ts';
 import { RELEASE } from '../chart/helm.ts';
 import { rolesAllow } from '../chart/rbac.ts';
-import {
-  type AgentProcess,
-  deploymentBody,
-  NAMESPACE,
-  spawnAgent,
-  type Stack,
-  startStack,
-  waitFor,
-  waitForState,
-} from './harness.ts';
+import { deploymentBody, NAMESPACE, spawnAgent, type Stack, startStack, waitForState } from './harness.ts';
+import type { AgentProcess } from '../support/agent-process.ts';
+import { waitFor } from '../support/wait.ts';
 
 describe('RBAC proof: the chart allows every request the agent makes', { timeout: 90_000 }, () => {
   let stack: Stack;

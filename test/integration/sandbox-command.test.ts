@@ -2,7 +2,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { REPO } from './harness.ts';
+import { REPO } from '../support/agent-process.ts';
 
 describe('npx mooring sandbox --once', () => {
   it('prints the created objects and how to use kubectl, then exits 0', async () => {

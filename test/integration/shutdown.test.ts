@@ -4,15 +4,9 @@
  * (uids unchanged, the generated Postgres password kept) and no write at all.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type AgentProcess,
-  deploymentBody,
-  NAMESPACE,
-  spawnAgent,
-  type Stack,
-  startStack,
-  waitFor,
-} from './harness.ts';
+import { deploymentBody, NAMESPACE, spawnAgent, type Stack, startStack } from './harness.ts';
+import type { AgentProcess } from '../support/agent-process.ts';
+import { waitFor } from '../support/wait.ts';
 
 const GRACE_S = 10;
 
