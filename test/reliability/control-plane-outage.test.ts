@@ -9,17 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeploymentRecord } from '../../src/contract/index.ts';
 import { checkCluster, converged, finalDeployments, USER_AGENT } from './lib/cluster-check.ts';
 import { changeOf, generateDeployments } from './lib/deployments.ts';
-import {
-  type AgentProcess,
-  AgentLogs,
-  type Stack,
-  type StatusEntry,
-  seededRandom,
-  sleep,
-  spawnAgent,
-  startStack,
-  waitFor,
-} from './lib/stack.ts';
+import { type Stack, spawnAgent, startStack } from './lib/stack.ts';
+import { AgentLogs } from '../support/agent-logs.ts';
+import type { AgentProcess, StatusEntry } from '../support/agent-process.ts';
+import { seededRandom } from '../support/prng.ts';
+import { sleep, waitFor } from '../support/wait.ts';
 
 const NS = 'outage-apps';
 

@@ -19,16 +19,11 @@ import {
 } from './lib/cluster-check.ts';
 import { generateDeployments } from './lib/deployments.ts';
 import { type ListingProxy, startListingProxy } from './lib/listing-proxy.ts';
-import {
-  type AgentProcess,
-  AgentLogs,
-  type Stack,
-  seededRandom,
-  sleep,
-  spawnAgent,
-  startStack,
-  waitFor,
-} from './lib/stack.ts';
+import { type Stack, spawnAgent, startStack } from './lib/stack.ts';
+import { AgentLogs } from '../support/agent-logs.ts';
+import type { AgentProcess } from '../support/agent-process.ts';
+import { seededRandom } from '../support/prng.ts';
+import { sleep, waitFor } from '../support/wait.ts';
 
 const NS = 'empty-apps';
 

@@ -17,16 +17,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ciValueSets, type KubeObject, only, template } from '../chart/helm.ts';
 import { kubeGet, USER_AGENT } from './lib/cluster-check.ts';
 import { type EchoProxy, startEchoProxy } from './lib/echo-proxy.ts';
-import {
-  type AgentProcess,
-  AgentLogs,
-  type Stack,
-  type StatusEntry,
-  sleep,
-  spawnAgent,
-  startStack,
-  waitFor,
-} from './lib/stack.ts';
+import { type Stack, spawnAgent, startStack } from './lib/stack.ts';
+import { AgentLogs } from '../support/agent-logs.ts';
+import type { AgentProcess, StatusEntry } from '../support/agent-process.ts';
+import { sleep, waitFor } from '../support/wait.ts';
 
 const NS = 'sec-apps';
 const OUTSIDE = 'kube-system';

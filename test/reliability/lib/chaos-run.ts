@@ -18,7 +18,11 @@ import {
   OWNED_KINDS,
   USER_AGENT,
 } from './cluster-check.ts';
-import { type AgentProcess, AgentLogs, seededRandom, sleep, spawnAgent, startStack } from './stack.ts';
+import { spawnAgent, startStack } from './stack.ts';
+import { AgentLogs } from '../../support/agent-logs.ts';
+import type { AgentProcess } from '../../support/agent-process.ts';
+import { seededRandom } from '../../support/prng.ts';
+import { sleep } from '../../support/wait.ts';
 
 export interface ChaosOptions {
   seed: number;

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { ControlPlaneClient } from '../../../src/control-plane/client.ts';
 import { startControlPlane } from '../../../src/control-plane/server/index.ts';
-import { REPO } from './stack.ts';
+import { REPO } from '../../support/agent-process.ts';
 
 const run = promisify(execFile);
 
