@@ -3,9 +3,9 @@
  * operator would: peak resident memory from `/proc/<pid>/status` (VmHWM, the kernel's high-water
  * mark, so sampling cannot miss a peak) and CPU seconds from `/proc/<pid>/stat`.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync } from 'node:child_process';
 import { openSync, readFileSync } from 'node:fs';
-import path from 'node:path';
+import { type MooringRun, spawnMooringRun } from '../../test/support/agent-process.ts';
 
 export interface AgentProcessOptions {
   /** Repository root (where `bin/mooring.js` and `node_modules/.bin/node` are). */
@@ -60,20 +60,23 @@ export class AgentProcess {
   readonly child: ChildProcess;
   readonly startedAt: number;
   readonly exited: Promise<number | null>;
+  #run: MooringRun;
   #peakMib = 0;
   #last: ProcSample | undefined;
   #timer: NodeJS.Timeout;
 
   constructor(options: AgentProcessOptions) {
     const log = openSync(options.logFile, 'a');
-    const node = path.join(options.root, 'node_modules', '.bin', 'node');
     this.startedAt = performance.now();
-    this.child = spawn(node, [...(options.nodeFlags ?? []), 'bin/mooring.js', 'run', ...options.args], {
-      cwd: options.root,
+    this.#run = spawnMooringRun({
+      root: options.root,
+      nodeFlags: options.nodeFlags,
+      args: options.args,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env },
-      stdio: ['ignore', log, log],
+      output: log,
     });
-    this.exited = new Promise((resolve) => this.child.once('exit', (code) => resolve(code)));
+    this.child = this.#run.child;
+    this.exited = this.#run.exited.then((exit) => exit.code);
     this.#timer = setInterval(() => this.sample(), options.sampleIntervalMs ?? 100);
     this.#timer.unref();
     void this.exited.then(() => clearInterval(this.#timer));
@@ -102,17 +105,12 @@ export class AgentProcess {
   }
 
   get running(): boolean {
-    return this.child.exitCode === null && this.child.signalCode === null;
+    return this.#run.running();
   }
 
   /** SIGTERM, then SIGKILL after `graceMs`; resolves with the exit code. Samples a last time first. */
   async stop(graceMs = 30_000): Promise<number | null> {
     this.sample();
-    if (!this.running) return this.exited;
-    this.child.kill('SIGTERM');
-    const killer = setTimeout(() => this.child.kill('SIGKILL'), graceMs);
-    const code = await this.exited;
-    clearTimeout(killer);
-    return code;
+    return (await this.#run.stop(graceMs)).code;
   }
 }

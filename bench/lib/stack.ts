@@ -1,16 +1,17 @@
 /**
- * The programs the agent talks to, in this process: the reference control plane seeded with the
- * benchmark deployments (through its store, in bulk: seeding is not what is measured) and the
- * sandbox Kubernetes API with the agent's namespaces.
+ * The programs the agent talks to, in this process (test/support/stack.ts): the reference control
+ * plane seeded with the benchmark deployments (through its store, in bulk: seeding is not what is
+ * measured) and the sandbox Kubernetes API with the agent's namespaces. The API key file is
+ * `<workDir>/api-key`.
  */
-import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { destination } from 'pino';
 import type { Deployment, Revision } from '../../src/contract/index.ts';
-import { type ControlPlaneServer, startControlPlane } from '../../src/control-plane/server/index.ts';
+import type { ControlPlaneServer } from '../../src/control-plane/server/index.ts';
 import { createLogger, type Logger } from '../../src/log.ts';
 import { defaultRenderSettings } from '../../src/render/index.ts';
-import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';
+import type { KubeApi } from '../../src/sandbox/server.ts';
+import { startServers } from '../../test/support/stack.ts';
 import { type RenderedDeployment, renderAll } from './convergence.ts';
 import { generateDeployments } from './seed.ts';
 
@@ -35,20 +36,23 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-/** Seeds the control plane, renders the expected objects, starts the sandbox. */
+/** Starts the control plane and the sandbox, seeds the deployments, renders the expected objects. */
 export async function startStack(options: StackOptions): Promise<Stack> {
-  const controlPlane = await startControlPlane({ apiKey: options.apiKey, db: ':memory:' });
-  const store = controlPlane.store;
-  const listener = store.listeners.create({
-    compute_type: 'k8s',
-    compute_id: 'bench-cluster',
-    compute_config: { k8s_namespaces: options.namespaces },
-    version: '0.0.0',
+  const servers = await startServers({
+    namespaces: options.namespaces,
+    dir: options.workDir,
+    apiKey: options.apiKey,
+    computeId: 'bench-cluster',
+    listenerVersion: '0.0.0',
+    kubeconfigName: 'agent.kubeconfig',
+    sandboxLogger: errorLog(path.join(options.workDir, 'sandbox-errors.log')),
   });
+  const { cp: controlPlane, listenerId } = servers;
+  const store = controlPlane.store;
   const bodies = generateDeployments({
     count: options.deployments,
     namespaces: options.namespaces,
-    listenerId: listener.id,
+    listenerId,
     seed: options.seed,
   });
   const deployments = store.db.transaction(() =>
@@ -62,29 +66,19 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   }
   const rendered = renderAll(
     current.map((deployment) => ({ deployment, revision: revisions.get(deployment.id) })),
-    defaultRenderSettings(listener.id),
+    defaultRenderSettings(listenerId),
   );
-  const kubeconfigPath = path.join(options.workDir, 'agent.kubeconfig');
-  const kubeApi = await startKubeApi({
-    namespaces: options.namespaces,
-    kubeconfigOut: kubeconfigPath,
-    logger: errorLog(path.join(options.workDir, 'sandbox-errors.log')),
-  });
-  writeFileSync(path.join(options.workDir, 'api-key'), options.apiKey, { mode: 0o600 });
   return {
     controlPlane,
     apiKey: options.apiKey,
-    kubeApi,
-    kubeconfigPath,
-    listenerId: listener.id,
+    kubeApi: servers.kube,
+    kubeconfigPath: servers.kubeconfigPath,
+    listenerId,
     deployments: current,
     revisions,
     rendered,
     objects: rendered.reduce((n, d) => n + d.objects.length, 0),
-    close: async () => {
-      await kubeApi.close();
-      await controlPlane.close();
-    },
+    close: () => servers.close(),
   };
 }
 
