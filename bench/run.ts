@@ -34,6 +34,7 @@ const USAGE = `usage: npm run bench -- --deployments N [flags]
   --readme               replace the "Benchmarks" section at the end of README.md with this run
   --readme-from FILE     only rewrite that README section from a JSON result of an earlier run
   --skip-kubectl         skip the kubectl baseline
+  --kubectl-only         run only the kubectl baseline (skip the agent phases)
   --cpu-prof             run the agent with --cpu-prof (profiles in the run directory)
   --agent-node-option X  pass X to the agent's node (repeatable; for experiments, reported in notes)
 `;
@@ -54,6 +55,7 @@ function parse(argv: string[]) {
       readme: { type: 'boolean', default: false },
       'readme-from': { type: 'string' },
       'skip-kubectl': { type: 'boolean', default: false },
+      'kubectl-only': { type: 'boolean', default: false },
       'cpu-prof': { type: 'boolean', default: false },
       'agent-node-option': { type: 'string', multiple: true, default: [] },
       help: { type: 'boolean', default: false },
@@ -64,6 +66,8 @@ function parse(argv: string[]) {
     if (!Number.isInteger(n) || n < min) throw new Error(`--${name} must be an integer >= ${min} (got ${v})`);
     return n;
   };
+  if (values['kubectl-only'] && values['skip-kubectl'])
+    throw new Error('--kubectl-only and --skip-kubectl exclude each other');
   const pollIntervalS = Number(values['poll-interval']);
   if (!(pollIntervalS > 0)) throw new Error(`--poll-interval must be a positive number of seconds`);
   return {
@@ -80,6 +84,7 @@ function parse(argv: string[]) {
     label: values.label ?? null,
     readme: values.readme,
     skipKubectl: values['skip-kubectl'],
+    kubectlOnly: values['kubectl-only'],
     cpuProf: values['cpu-prof'],
     agentNodeOptions: values['agent-node-option'],
   };
@@ -170,15 +175,17 @@ async function main(): Promise<number> {
   });
   result.objects = stack.objects;
   say(`${stack.objects} objects expected`);
-  await runAgentPhases({
-    stack,
-    settings: o,
-    runDir,
-    result,
-    note,
-    say,
-    startAgent: (name) => startAgent(stack, o, runDir, name),
-  });
+  if (!o.kubectlOnly) {
+    await runAgentPhases({
+      stack,
+      settings: o,
+      runDir,
+      result,
+      note,
+      say,
+      startAgent: (name) => startAgent(stack, o, runDir, name),
+    });
+  }
   const rendered = stack.rendered;
   await stack.close();
   if (o.cpuProf) {

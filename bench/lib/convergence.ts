@@ -51,10 +51,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /**
  * Resolves with `performance.now()` at the check that found every object present, or null on
  * timeout. A deployment's objects are checked in apply order and the check moves on at the first
- * one missing, so a check costs about one store read per unfinished deployment.
+ * one missing, so a check costs about one store read per unfinished deployment; the reads copy
+ * nothing (`hasObject`), as they run in the sandbox's process while the agent is measured.
  */
 export async function waitForObjects(
-  api: Pick<KubeApi, 'getObject'>,
+  api: Pick<KubeApi, 'hasObject'>,
   deployments: readonly (readonly ObjectRef[])[],
   options: WaitOptions,
 ): Promise<number | null> {
@@ -65,7 +66,7 @@ export async function waitForObjects(
     for (const refs of pending) {
       while (refs.length > 0) {
         const r = refs[0] as ObjectRef;
-        if (!api.getObject(r.apiVersion, r.kind, r.namespace, r.name)) break;
+        if (!api.hasObject(r.apiVersion, r.kind, r.namespace, r.name)) break;
         refs.shift();
       }
       missing += refs.length;

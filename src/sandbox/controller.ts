@@ -81,9 +81,12 @@ export class WorkloadController {
     if (!live || live.metadata.deletionTimestamp) return;
     if (live.kind === 'StatefulSet') this.createClaims(live);
     else syncReplicaSets(this.cluster, live, !fail);
-    const next = clone(live);
-    next.status =
-      live.kind === 'Deployment' ? this.deploymentStatus(live, fail) : statefulSetStatus(live, fail);
+    // Stored objects are never mutated, so the status write shares everything else with live
+    // (and the ownership comparison skips the shared subtrees).
+    const next: StoredObject = {
+      ...live,
+      status: live.kind === 'Deployment' ? this.deploymentStatus(live, fail) : statefulSetStatus(live, fail),
+    };
     const recorded = recordUpdate({
       live,
       updated: next,
@@ -155,7 +158,7 @@ export class WorkloadController {
         // Binding is a separate status write (the volume controller's), as in a cluster.
         const bound = recordUpdate({
           live: created,
-          updated: { ...clone(created), status: claim.status },
+          updated: { ...created, status: claim.status },
           manager: MANAGER,
           now,
           subresource: 'status',

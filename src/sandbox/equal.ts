@@ -20,7 +20,23 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   return count === 0;
 }
 
-/** A deep copy of a JSON value. */
+/**
+ * A deep copy of a JSON value (every key kept, null and undefined included). A plain walk: several
+ * times cheaper than `structuredClone`, which serializes, for the sandbox's JSON-only objects.
+ */
 export function clone<T>(value: T): T {
-  return structuredClone(value);
+  return copy(value) as T;
+}
+
+function copy(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    const out = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = copy(value[i]);
+    return out;
+  }
+  const out: Record<string, unknown> = {};
+  for (const key in value as Record<string, unknown>)
+    out[key] = copy((value as Record<string, unknown>)[key]);
+  return out;
 }

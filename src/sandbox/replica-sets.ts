@@ -39,6 +39,18 @@ function write(
   return cluster.commit(type, recorded, live);
 }
 
+/**
+ * The ReplicaSet scaled to `replicas` with its generation bumped. Stored objects are never
+ * mutated, so the copy shares everything it does not change.
+ */
+function rescaled(rs: StoredObject, replicas: number): StoredObject {
+  return {
+    ...rs,
+    metadata: { ...rs.metadata, generation: (rs.metadata.generation ?? 1) + 1 },
+    spec: { ...(rs.spec as Obj), replicas },
+  };
+}
+
 /** Brings the Deployment's ReplicaSets in line with its spec; `ready` says whether the pods came up. */
 export function syncReplicaSets(cluster: Cluster, deployment: StoredObject, ready: boolean): void {
   const spec = (deployment.spec ?? {}) as Obj;
@@ -92,10 +104,7 @@ export function syncReplicaSets(cluster: Cluster, deployment: StoredObject, read
       spec: { replicas, selector: { matchLabels }, template },
     });
   } else if ((current.spec as Obj).replicas !== replicas) {
-    const scaled = clone(current);
-    (scaled.spec as Obj).replicas = replicas;
-    scaled.metadata.generation = (current.metadata.generation ?? 1) + 1;
-    current = write(cluster, current, scaled);
+    current = write(cluster, current, rescaled(current, replicas));
   }
   const status: Obj = {
     replicas,
@@ -104,18 +113,15 @@ export function syncReplicaSets(cluster: Cluster, deployment: StoredObject, read
   };
   if (ready) Object.assign(status, { readyReplicas: replicas, availableReplicas: replicas });
   if (replicas === 0) delete status.fullyLabeledReplicas;
-  write(cluster, current, { ...clone(current), status }, 'status');
+  write(cluster, current, { ...current, status }, 'status');
   // Older templates scale down once the new one is up (a finished rolling update).
   for (const old of owned) {
     if (old.metadata.name === name || !ready || (old.spec as Obj).replicas === 0) continue;
-    const down = clone(old);
-    (down.spec as Obj).replicas = 0;
-    down.metadata.generation = (old.metadata.generation ?? 1) + 1;
-    const stored = write(cluster, old, down);
+    const stored = write(cluster, old, rescaled(old, 0));
     write(
       cluster,
       stored,
-      { ...clone(stored), status: { replicas: 0, observedGeneration: stored.metadata.generation } },
+      { ...stored, status: { replicas: 0, observedGeneration: stored.metadata.generation } },
       'status',
     );
   }

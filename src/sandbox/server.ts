@@ -11,6 +11,7 @@ import type { Logger } from '../log.ts';
 import { Cluster } from './cluster.ts';
 import { WorkloadController } from './controller.ts';
 import { type FaultRule, Faults } from './faults.ts';
+import { clone } from './equal.ts';
 import { createHandler } from './handler.ts';
 import { renderKubeconfig } from './kubeconfig.ts';
 import { findByKind } from './resources.ts';
@@ -53,7 +54,21 @@ export interface KubeApi {
     namespace: string | undefined,
     name: string,
   ): KubeObject | undefined; // direct store read (tests)
+  /** Whether the object exists: a direct store read that copies nothing (convergence polling). */
+  hasObject(apiVersion: string, kind: string, namespace: string | undefined, name: string): boolean;
   close(): Promise<void>;
+}
+
+function stored(
+  cluster: Cluster,
+  apiVersion: string,
+  kind: string,
+  namespace: string | undefined,
+  name: string,
+): KubeObject | undefined {
+  const type = findByKind(apiVersion, kind);
+  if (!type) return undefined;
+  return cluster.store.get(type, type.namespaced ? (namespace ?? '') : '', name);
 }
 
 const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
@@ -114,11 +129,11 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
     clearFaults: () => faults.clear(),
     failRollout: (namespace, name, kind) => controller.failRollout(namespace, name, kind),
     getObject: (apiVersion, kind, namespace, name) => {
-      const type = findByKind(apiVersion, kind);
-      if (!type) return undefined;
-      const obj = cluster.store.get(type, type.namespaced ? (namespace ?? '') : '', name);
-      return obj ? structuredClone(obj) : undefined;
+      const obj = stored(cluster, apiVersion, kind, namespace, name);
+      return obj ? clone(obj) : undefined;
     },
+    hasObject: (apiVersion, kind, namespace, name) =>
+      stored(cluster, apiVersion, kind, namespace, name) !== undefined,
     close: async () => {
       controller.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -21,6 +21,8 @@ export function compareValues(lhs: unknown, rhs: unknown, atom: Atom): Compariso
 }
 
 function cmp(l: unknown, r: unknown, atom: Atom, w: Walk, c: Comparison): void {
+  // The same value on both sides (writes share unchanged subtrees with live): nothing changed.
+  if (l === r && l !== undefined) return;
   const kr = r === undefined ? undefined : kindOf(atom, r);
   const kl = l === undefined ? undefined : kindOf(atom, l);
   const kind = r === undefined ? kl : kr;

@@ -152,8 +152,9 @@ export function applyConfig(
   // path it could remove is owned by the new configuration (or lies under an owned one).
   if (lastSet && !unchanged && !isSubset(lastSet, set)) merged = prune(merged, next, lastSet, ctx);
   let result: Managers;
-  if (deepEqual(live, merged)) {
-    // Nothing changes: no conflicts and nothing released (the comparison would be empty).
+  if (onlyOwner(next, applierId) || deepEqual(live, merged)) {
+    // Nothing changes, or nobody else owns anything: no conflicts and nothing to release (the
+    // comparison, the costly part of an apply that creates, would be read by no one).
     result = next;
   } else {
     const outcome = updateManagers(live, merged, next, applierId, force, ctx);
@@ -164,6 +165,12 @@ export function applyConfig(
   if (mine) result.set(applierId, { ...mine, set: stripped });
   for (const [id, state] of result) if (state.set.size === 0) result.delete(id);
   return { ok: true, object: merged, managers: result };
+}
+
+/** Whether no manager other than `id` owns a field. */
+function onlyOwner(managers: Managers, id: string): boolean {
+  for (const [other, state] of managers) if (other !== id && state.set.size > 0) return false;
+  return true;
 }
 
 /**
