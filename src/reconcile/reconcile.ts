@@ -113,6 +113,8 @@ export async function reconcileDeployment(
   }
 
   // 7. Prune this deployment's stale objects: owned but no longer desired (volumes of desired StatefulSets never).
+  //    Only in its namespace: what a namespace move left elsewhere is the orphan pass's, which waits
+  //    until the deployment runs here (orphans.ts), so a move never removes the only running copy.
   const desiredIds = new Set(desired.map(objectId));
   const isDesiredClaim = claimsOfDesired(desired);
   const stale = owned.objects.filter(
