@@ -15,14 +15,23 @@ type Obj = Record<string, unknown>;
 const MANAGER = 'kube-controller-manager';
 const REVISION = 'deployment.kubernetes.io/revision';
 
+// Hashes by template object: stored objects are never mutated, and a workload's status writes
+// share its template, so the controller hashes each template once.
+const hashes = new WeakMap<object, string>();
+
 /** A stable hash of the pod template, shaped like the controller's (no vowels, 10 characters). */
 export function podTemplateHash(workload: StoredObject): string {
-  const template = JSON.stringify((workload.spec as Obj | undefined)?.template ?? {});
-  return createHash('sha256')
-    .update(template)
+  const template = (workload.spec as Obj | undefined)?.template;
+  const key = template !== null && typeof template === 'object' ? template : undefined;
+  const cached = key && hashes.get(key);
+  if (cached) return cached;
+  const hash = createHash('sha256')
+    .update(JSON.stringify(template ?? {}))
     .digest('hex')
     .slice(0, 10)
     .replace(/[aeiou]/g, 'x');
+  if (key) hashes.set(key, hash);
+  return hash;
 }
 
 function write(

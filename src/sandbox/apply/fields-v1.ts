@@ -89,7 +89,17 @@ function sortedEntries(set: FieldSet): [string, SetNode][] {
 // Encodings of sets already encoded: sets are never mutated once built, so an unchanged
 // manager's set encodes to the same (shared, read-only) FieldsV1 object.
 const encoded = new WeakMap<FieldSet, Record<string, unknown>>();
-const decoded = new WeakMap<object, FieldSet>();
+// Sets of FieldsV1 objects encoded or decoded recently, so the next write of an object (the
+// controller's status write after a create, a re-apply) decodes nothing. Bounded: a set kept for
+// every stored object would cost more heap than the objects themselves, and the collector's work
+// grows with it; an older object's sets are decoded again when it is next written.
+const RECENT_SETS = 4096;
+const decoded = new Map<object, FieldSet>();
+
+function remember(fields: object, set: FieldSet): void {
+  if (decoded.size >= RECENT_SETS) decoded.delete(decoded.keys().next().value as object);
+  decoded.set(fields, set);
+}
 
 /** Encodes a set as FieldsV1 JSON (object keys in the apiserver's order). Treat as read-only. */
 export function toFieldsV1(set: FieldSet): Record<string, unknown> {
@@ -97,19 +107,18 @@ export function toFieldsV1(set: FieldSet): Record<string, unknown> {
   if (cached) return cached;
   const out = encode(set);
   encoded.set(set, out);
-  decoded.set(out, set);
+  remember(out, set);
   return out;
 }
 
-function encode(set: FieldSet): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+// Every leaf of every encoding is this one empty object (a Deployment's encoding has hundreds):
+// encodings are read-only, and frozen it stays empty.
+const LEAF: Record<string, unknown> = Object.freeze({});
+
+function encode(set: FieldSet, out: Record<string, unknown> = {}): Record<string, unknown> {
   for (const [pe, node] of sortedEntries(set)) {
-    if (!node.children || node.children.size === 0) {
-      out[pe] = {};
-    } else {
-      const inner = encode(node.children);
-      out[pe] = node.member ? { '.': {}, ...inner } : inner;
-    }
+    if (!node.children || node.children.size === 0) out[pe] = LEAF;
+    else out[pe] = encode(node.children, node.member ? { '.': LEAF } : {});
   }
   return out;
 }
@@ -151,7 +160,7 @@ export function fromFieldsV1(fields: unknown): FieldSet {
     if (cached) return cached;
   }
   const out = decode(fields);
-  decoded.set(fields as object, out);
+  remember(fields as object, out);
   return out;
 }
 
