@@ -4,10 +4,11 @@
  * fails or returns an unparsable item is refused whole: nothing may be pruned from half a picture.
  */
 import { MooringError } from '../errors.ts';
+import { compactLive } from './compact-live.ts';
 import { kubeError } from './errors.ts';
 import { KINDS, type KindInfo } from './kinds.ts';
 import { LABELS } from '../labels.ts';
-import { ownedSelector } from './labels.ts';
+import { FIELD_MANAGER, ownedSelector } from './labels.ts';
 import type { ObjectClient } from './object-client.ts';
 import { formatObjectId, objectId } from './object-id.ts';
 import type { KubeObject } from './types.ts';
@@ -48,6 +49,7 @@ async function listKind(
   k: KindInfo,
   namespace: string,
   selector: string,
+  fieldManager: string,
 ): Promise<KubeObject[]> {
   const where = formatObjectId(k.kind, namespace, '*');
   let items: KubeObject[];
@@ -69,6 +71,7 @@ async function listKind(
         { details: { kind: k.kind, namespace } },
       );
     }
+    compactLive(item, fieldManager);
   }
   return items;
 }
@@ -77,12 +80,16 @@ async function listKind(
  * Lists owned objects; throws MOORING_E_PRUNE_LISTING_INCOMPLETE when any list call fails. The
  * kinds of one namespace are listed concurrently (a handful of small requests); namespaces in turn.
  */
-export async function listOwned(client: ObjectClient, opts: ListOwnedOptions): Promise<Inventory> {
+export async function listOwned(
+  client: ObjectClient,
+  opts: ListOwnedOptions,
+  fieldManager: string = FIELD_MANAGER,
+): Promise<Inventory> {
   const selector = ownedSelector(opts.listenerId, opts.deploymentId);
   const objects: KubeObject[] = [];
   for (const namespace of opts.namespaces) {
     const results = await Promise.allSettled(
-      (opts.kinds ?? KINDS).map((k) => listKind(client, k, namespace, selector)),
+      (opts.kinds ?? KINDS).map((k) => listKind(client, k, namespace, selector, fieldManager)),
     );
     for (const r of results) if (r.status === 'rejected') throw r.reason;
     for (const r of results) if (r.status === 'fulfilled') objects.push(...r.value);

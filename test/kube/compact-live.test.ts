@@ -1,0 +1,98 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { compactLive } from '../../src/kube/compact-live.ts';
+import { isManagedBy, ownsField, takenFields } from '../../src/kube/field-owners.ts';
+import type { KubeObject, ManagedFieldsEntry } from '../../src/kube/types.ts';
+
+const US = 'mooring';
+
+/** A fieldsV1 tree over a small vocabulary so that managers overlap. */
+const fieldsV1: fc.Arbitrary<Record<string, unknown>> = fc.letrec<{ tree: Record<string, unknown> }>(
+  (tie) => ({
+    tree: fc.dictionary(
+      fc.constantFrom(
+        'f:spec',
+        'f:replicas',
+        'f:template',
+        'f:metadata',
+        'f:labels',
+        'f:app',
+        'f:image',
+        'k:{"name":"app"}',
+        '.',
+      ),
+      fc.oneof({ depthSize: 'small' }, fc.constant({}), tie('tree')),
+      { maxKeys: 4 },
+    ),
+  }),
+).tree;
+
+const entry: fc.Arbitrary<ManagedFieldsEntry> = fc.record(
+  {
+    manager: fc.constantFrom(US, 'kubectl-edit', 'hpa-controller', 'mooring-handover'),
+    operation: fc.constantFrom('Apply', 'Update'),
+    subresource: fc.constantFrom(undefined, '', 'status'),
+    fieldsType: fc.constant('FieldsV1'),
+    fieldsV1,
+  },
+  { requiredKeys: ['manager', 'operation', 'fieldsV1'] },
+);
+
+const object = (managedFields: ManagedFieldsEntry[]): KubeObject => ({
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name: 'a', namespace: 'ns', managedFields },
+  spec: { replicas: 2 },
+});
+
+describe('compactLive', () => {
+  it('answers every question the agent asks of a live object exactly as the full object does', () => {
+    fc.assert(
+      fc.property(fc.array(entry, { maxLength: 5 }), fc.array(entry, { maxLength: 5 }), (before, after) => {
+        const full = object(structuredClone(before));
+        const compact = compactLive(object(structuredClone(before)), US);
+        const later = object(after);
+        expect(takenFields(compact, later, US)).toEqual(takenFields(full, later, US));
+        expect(ownsField(compact, US, '.spec.replicas')).toBe(ownsField(full, US, '.spec.replicas'));
+        expect(isManagedBy(compact, US)).toBe(
+          isManagedBy(full, US) &&
+            full.metadata.managedFields!.some((e) => e.manager === US && !e.subresource),
+        );
+      }),
+    );
+  });
+
+  it('keeps of our own entry only spec.replicas, drops status entries, keeps others whole', () => {
+    const ours = {
+      manager: US,
+      operation: 'Apply',
+      fieldsType: 'FieldsV1',
+      fieldsV1: {
+        'f:spec': { 'f:replicas': {}, 'f:template': { 'f:spec': {} } },
+        'f:metadata': { 'f:labels': { 'f:app': {} } },
+      },
+    };
+    const other = {
+      manager: 'kubectl-edit',
+      operation: 'Update',
+      fieldsV1: { 'f:spec': { 'f:paused': {} } },
+    };
+    const status = {
+      manager: 'kube-controller-manager',
+      operation: 'Update',
+      subresource: 'status',
+      fieldsV1: { 'f:status': { 'f:replicas': {} } },
+    };
+    const obj = compactLive(object([ours, other, status]), US);
+    expect(obj.metadata.managedFields).toEqual([
+      {
+        manager: US,
+        operation: 'Apply',
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:spec': { 'f:replicas': {} } },
+      },
+      other,
+    ]);
+    expect(obj.spec).toEqual({ replicas: 2 });
+  });
+});
