@@ -1,9 +1,42 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, desiredHash, liveHash, prepareDesired } from '../../src/kube/desired-hash.ts';
 import { findDrift, quantityValue } from '../../src/kube/live-compare.ts';
 import { deployment, envSecret } from './fixtures.ts';
 
+/**
+ * The first canonicalJson, kept as the reference: every hash annotation already in clusters was
+ * made from its text, so a faster one must produce the same text or every object is re-applied.
+ */
+function referenceCanonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value))
+    return `[${value.map((v) => referenceCanonicalJson(v === undefined ? null : v)).join(',')}]`;
+  const keys = Object.keys(value)
+    .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+    .sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${referenceCanonicalJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
+}
+
 describe('desired hash', () => {
+  it('canonical JSON gives the same text as the first implementation, so existing annotations keep matching', () => {
+    const json = fc.letrec<{ v: unknown }>((tie) => ({
+      v: fc.oneof(
+        { depthSize: 'small' },
+        fc.constantFrom(null, true, false, undefined, 0, -1.5, '', 'ü"\\n'),
+        fc.string(),
+        fc.double({ noNaN: true, noDefaultInfinity: true }),
+        fc.array(tie('v'), { maxLength: 4 }),
+        fc.dictionary(fc.string({ maxLength: 6 }), tie('v'), { maxKeys: 5 }),
+      ),
+    })).v;
+    fc.assert(
+      fc.property(fc.dictionary(fc.string({ maxLength: 6 }), json, { maxKeys: 6 }), (obj) => {
+        expect(canonicalJson(obj)).toBe(referenceCanonicalJson(obj));
+      }),
+    );
+  });
+
   it('is independent of key order and of its own annotation', () => {
     expect(canonicalJson({ b: 1, a: [{ d: 2, c: 3 }] })).toBe('{"a":[{"c":3,"d":2}],"b":1}');
     const d = deployment('ns');
