@@ -26,6 +26,8 @@ export class Cluster implements DefaultingContext {
   readonly store: Store;
   private readonly clock: () => Date;
   private nextIp = 10;
+  private lastSecond = Number.NaN;
+  private lastTime = '';
   /** Called after every stored write (the simulated controller reacts to workloads). */
   readonly writeHooks: ((
     type: ResourceType,
@@ -39,7 +41,14 @@ export class Cluster implements DefaultingContext {
   }
 
   now(): string {
-    return kubeTime(this.clock());
+    // Several writes a second (and several calls a write) share one formatted second.
+    const ms = this.clock().getTime();
+    const second = Math.floor(ms / 1000);
+    if (second !== this.lastSecond) {
+      this.lastSecond = second;
+      this.lastTime = kubeTime(new Date(second * 1000));
+    }
+    return this.lastTime;
   }
 
   nowDate(): Date {

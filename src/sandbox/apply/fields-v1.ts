@@ -93,7 +93,7 @@ const encoded = new WeakMap<FieldSet, Record<string, unknown>>();
 // controller's status write after a create, a re-apply) decodes nothing. Bounded: a set kept for
 // every stored object would cost more heap than the objects themselves, and the collector's work
 // grows with it; an older object's sets are decoded again when it is next written.
-const RECENT_SETS = 4096;
+const RECENT_SETS = 256;
 const decoded = new Map<object, FieldSet>();
 
 function remember(fields: object, set: FieldSet): void {
