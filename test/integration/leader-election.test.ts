@@ -1,6 +1,8 @@
 /**
- * Acceptance: two agent processes with leader election. Only the leader writes (the standby's own
- * request metrics show reads only, and the Lease names the leader); when the leader is killed with
+ * Acceptance: two agent processes with leader election. Only the leader writes: the sandbox's
+ * request log, which tells the replicas apart by their User-Agent (`mooring/<version> (<identity>)`),
+ * shows writes from the leader only; the standby's own metrics agree, and the Lease names the
+ * leader. When the leader is killed with
  * SIGKILL the standby takes over within 20 s and carries on reconciling; a SIGTERMed leader
  * releases the Lease.
  */
@@ -77,6 +79,12 @@ describe('leader election between two agent processes', { timeout: 90_000 }, () 
     expect(standbyMetrics).toMatch(/mooring_kube_requests_total\{verb="get",result="200"\} [1-9]/);
     expect(standbyMetrics).toContain('mooring_leader 0');
     expect(leaderMetrics).toContain('mooring_leader 1');
+    // The API server's side: every request, attributed to the replica that sent it.
+    const byReplica = (name: string) =>
+      stack.kube.requests().filter((r) => r.userAgent?.endsWith(`(${name})`));
+    expect(byReplica(standby).length).toBeGreaterThan(0);
+    expect(byReplica(standby).filter((r) => r.write)).toEqual([]);
+    expect(byReplica(leader).filter((r) => r.write && r.kind === 'Deployment').length).toBeGreaterThan(0);
   });
 
   it('SIGKILL the leader: the standby takes over within 20 s and reconciles', async () => {
