@@ -93,8 +93,23 @@ export interface FieldCheck {
  */
 export function checkFields(value: unknown, node: SchemaNode, path = ''): FieldCheck {
   const out: FieldCheck = { unknown: [], mismatches: [] };
-  walk(value, node, path, out, false);
+  walk(value, node, { base: path, segments: [] }, out, false);
   return out;
+}
+
+/**
+ * Where the walk is: path segments pushed and popped as it descends, made into a string only for
+ * a field it reports (building every node's path would allocate a string per field).
+ */
+interface Cursor {
+  base: string;
+  segments: (string | number)[];
+}
+
+function pathOf(at: Cursor): string {
+  let path = at.base;
+  for (const s of at.segments) path = typeof s === 'number' ? `${path}[${s}]` : join(path, s);
+  return path;
 }
 
 function jsonType(value: unknown): string {
@@ -124,38 +139,49 @@ function scalarFits(value: unknown, node: SchemaNode, inMap: boolean): string | 
   }
 }
 
-function walk(value: unknown, node: SchemaNode, path: string, out: FieldCheck, inMap: boolean): void {
+function walk(value: unknown, node: SchemaNode, at: Cursor, out: FieldCheck, inMap: boolean): void {
   if (value === null || value === undefined || node.kind === 'any') return;
   if (node.kind === 'object' || node.kind === 'map' || node.kind === 'array') {
     const want = node.kind === 'array' ? 'array' : 'object';
     if (jsonType(value) !== want) {
-      out.mismatches.push({ path, expected: want, got: jsonType(value) });
+      out.mismatches.push({ path: pathOf(at), expected: want, got: jsonType(value) });
       return;
     }
   } else {
     const expected = scalarFits(value, node, inMap);
-    if (expected) out.mismatches.push({ path, expected, got: jsonType(value) });
+    if (expected) out.mismatches.push({ path: pathOf(at), expected, got: jsonType(value) });
     return;
   }
+  const segments = at.segments;
   switch (node.kind) {
     case 'object': {
       const obj = value as Record<string, unknown>;
       for (const key of Object.keys(obj)) {
         const child = node.props.get(key);
+        segments.push(key);
         if (child === undefined) {
-          out.unknown.push(join(path, key));
+          out.unknown.push(pathOf(at));
           delete obj[key];
-        } else walk(obj[key], child, join(path, key), out, false);
+        } else walk(obj[key], child, at, out, false);
+        segments.pop();
       }
       return;
     }
     case 'array':
-      for (let i = 0; i < (value as unknown[]).length; i++)
-        walk((value as unknown[])[i], node.items, `${path}[${i}]`, out, false);
+      for (let i = 0; i < (value as unknown[]).length; i++) {
+        segments.push(i);
+        walk((value as unknown[])[i], node.items, at, out, false);
+        segments.pop();
+      }
       return;
-    case 'map':
-      for (const [key, item] of Object.entries(value as Record<string, unknown>))
-        walk(item, node.values, join(path, key), out, true);
+    case 'map': {
+      const obj = value as Record<string, unknown>;
+      for (const key in obj) {
+        segments.push(key);
+        walk(obj[key], node.values, at, out, true);
+        segments.pop();
+      }
       return;
+    }
   }
 }

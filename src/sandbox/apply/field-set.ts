@@ -104,9 +104,11 @@ export function union(a: FieldSet | undefined, b: FieldSet | undefined): FieldSe
 export function difference(a: FieldSet, b: FieldSet | undefined): FieldSet {
   if (!b || b.size === 0 || a.size === 0) return a;
   let out: FieldSet | undefined;
-  for (const [pe, na] of a) {
+  // Only path elements in both sets matter: walk the smaller one (b is often a few paths).
+  for (const pe of (b.size < a.size ? b : a).keys()) {
+    const na = a.get(pe);
     const nb = b.get(pe);
-    if (!nb) continue;
+    if (!na || !nb) continue;
     const member = na.member && !nb.member;
     const children = na.children ? difference(na.children, nb.children) : undefined;
     if (member === na.member && children === na.children) continue;

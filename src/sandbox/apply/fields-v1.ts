@@ -70,20 +70,39 @@ export function comparePE(a: string, b: string): number {
   }
 }
 
-function sortedEntries(set: FieldSet): [string, SetNode][] {
-  const entries = [...set];
-  if (entries.length < 2) return entries;
+function plainOrder(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Levels up to this size are sorted in place by insertion (no work space allocated). */
+const INSERTION_SORT_MAX = 32;
+
+/** The path elements of one level, in the apiserver's order. */
+function sortedKeys(set: FieldSet): string[] {
+  const keys: string[] = [];
   // Field names only: plain string order is the path element order.
   let fieldsOnly = true;
-  for (const [pe] of entries) {
-    if (pe.charCodeAt(0) !== 102 /* f */) {
-      fieldsOnly = false;
-      break;
-    }
+  let sorted = true;
+  let prev = '';
+  for (const pe of set.keys()) {
+    if (pe.charCodeAt(0) !== 102 /* f */) fieldsOnly = false;
+    else if (keys.length > 0 && pe < prev) sorted = false;
+    keys.push(pe);
+    prev = pe;
   }
-  if (fieldsOnly) entries.sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0));
-  else entries.sort((x, y) => comparePE(x[0], y[0]));
-  return entries;
+  if (keys.length < 2 || (fieldsOnly && sorted)) return keys;
+  const order = fieldsOnly ? plainOrder : comparePE;
+  if (keys.length > INSERTION_SORT_MAX) return keys.sort(order);
+  for (let i = 1; i < keys.length; i++) {
+    const pe = keys[i] as string;
+    let j = i - 1;
+    while (j >= 0 && order(keys[j] as string, pe) > 0) {
+      keys[j + 1] = keys[j] as string;
+      j--;
+    }
+    keys[j + 1] = pe;
+  }
+  return keys;
 }
 
 // Encodings of sets already encoded: sets are never mutated once built, so an unchanged
@@ -116,7 +135,8 @@ export function toFieldsV1(set: FieldSet): Record<string, unknown> {
 const LEAF: Record<string, unknown> = Object.freeze({});
 
 function encode(set: FieldSet, out: Record<string, unknown> = {}): Record<string, unknown> {
-  for (const [pe, node] of sortedEntries(set)) {
+  for (const pe of sortedKeys(set)) {
+    const node = set.get(pe) as SetNode;
     if (!node.children || node.children.size === 0) out[pe] = LEAF;
     else out[pe] = encode(node.children, node.member ? { '.': LEAF } : {});
   }
@@ -210,7 +230,10 @@ export function pathString(path: readonly string[]): string {
 
 /** Calls f with each member path: members of a level first, then deeper levels, all sorted. */
 export function iteratePaths(set: FieldSet, f: (path: string[]) => void, prefix: string[] = []): void {
-  const entries = sortedEntries(set);
-  for (const [pe, node] of entries) if (node.member) f([...prefix, pe]);
-  for (const [pe, node] of entries) if (node.children) iteratePaths(node.children, f, [...prefix, pe]);
+  const keys = sortedKeys(set);
+  for (const pe of keys) if (set.get(pe)?.member) f([...prefix, pe]);
+  for (const pe of keys) {
+    const children = set.get(pe)?.children;
+    if (children) iteratePaths(children, f, [...prefix, pe]);
+  }
 }

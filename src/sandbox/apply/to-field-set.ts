@@ -9,16 +9,20 @@ import { childAtom, fail, fpe, isEmptyish, isObj, itemPE, resolve, type Walk } f
 
 /** The set of fields a value sets, as ToFieldSet computes it. */
 export function fieldSetOf(v: unknown, atom: Atom, w: Walk): FieldSet {
-  return collect(v, atom, w)[1] ?? new Map();
+  return collect(v, atom, w) ?? new Map();
 }
 
-function collect(v: unknown, atom: Atom, w: Walk): [leaf: boolean, children: FieldSet | undefined] {
+/**
+ * What a value contributes: null for a leaf (a member with nothing below), else its children
+ * (undefined when none). No tuple: this runs for every node of every applied object.
+ */
+function collect(v: unknown, atom: Atom, w: Walk): FieldSet | undefined | null {
   const kind = resolve(atom, v, w);
-  if (kind === undefined || kind === 'scalar') return [true, undefined];
+  if (kind === undefined || kind === 'scalar') return null;
   if (kind === 'list') {
     const list = atom.list as ListType;
-    if (list.kind === 'atomic') return [true, undefined];
-    if (!Array.isArray(v)) return [false, undefined];
+    if (list.kind === 'atomic') return null;
+    if (!Array.isArray(v)) return undefined;
     const out: FieldSet = new Map();
     const pes: (string | undefined)[] = new Array(v.length);
     let dup: Set<string> | undefined;
@@ -40,29 +44,31 @@ function collect(v: unknown, atom: Atom, w: Walk): [leaf: boolean, children: Fie
       const pe = pes[i];
       if (pe === undefined || dup?.has(pe)) continue;
       w.path.push(pe);
-      const [, children] = collect(v[i], list.elem, w);
+      const children = collect(v[i], list.elem, w);
       w.path.pop();
       if (children && children.size > 0) (out.get(pe) as SetNode).children = children;
     }
-    return [false, out];
+    return out;
   }
   const map = atom.map;
-  if (map?.atomic) return [true, undefined];
-  if (!isObj(v)) return [false, undefined];
+  if (map?.atomic) return null;
+  if (!isObj(v)) return undefined;
   const out: FieldSet = new Map();
   for (const key in v) {
     const val = v[key];
     if (val === undefined) continue;
     const c = childAtom(atom, key, w);
     w.path.push(fpe(key));
-    const [leaf, children] = collect(val, c.atom, w);
+    const result = collect(val, c.atom, w);
+    const leaf = result === null;
+    const children = result ?? undefined;
     w.path.pop();
     const member = leaf || !c.declared || val === null || isEmptyish(val, 'map');
     if (member || (children && children.size > 0)) {
       out.set(fpe(key), { member, children: children && children.size > 0 ? children : undefined });
     }
   }
-  return [false, out];
+  return out;
 }
 
 /** Adds as members the named struct fields that have members below them (prune's view). */
