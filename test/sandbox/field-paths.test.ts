@@ -3,11 +3,9 @@
  * included, as the API server's decoder names them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deployment, type Sandbox, startSandbox } from './helpers.ts';
+import { deployment, type Json, type Sandbox, startSandbox } from './helpers.ts';
 
 const DEPLOY = '/apis/apps/v1/namespaces/default/deployments';
-
-type Json = Record<string, any>;
 
 describe('field paths in decoding errors', () => {
   let sb: Sandbox;
