@@ -8,7 +8,9 @@
  * - whether our own manager owns `.spec.replicas` (the autoscaler hand-over, `ownsField`).
  * So other managers' non-status entries are kept whole, our own entry keeps only
  * `f:spec.f:replicas` when it has it, and status-subresource entries go. Everything else (spec,
- * metadata, status) is kept as listed.
+ * metadata, status) is kept as listed, but short strings are shared: JSON.parse makes a new string
+ * for every value, and a listing repeats the same ones thousands of times (API defaults such as
+ * `IfNotPresent` and `/dev/termination-log`, label values, timestamps of one second).
  */
 import type { KubeObject, ManagedFieldsEntry } from './types.ts';
 
@@ -17,10 +19,36 @@ function replicasOnly(fields: Record<string, unknown> | undefined): Record<strin
   return spec && 'f:replicas' in spec ? { 'f:spec': { 'f:replicas': {} } } : undefined;
 }
 
-/** The listed object with its managedFields reduced (in place; returns it). */
-export function compactLive(obj: KubeObject, fieldManager: string): KubeObject {
+/** Strings up to this length are shared through the pool; longer ones are rarely repeated. */
+const SHARED_MAX_LENGTH = 64;
+
+/** Replaces short strings in `value` (in place) by the pool's copy of the same text. */
+function shareStrings(value: unknown, pool: Map<string, string>): void {
+  if (value === null || typeof value !== 'object') return;
+  const container = value as Record<string, unknown>;
+  for (const key of Array.isArray(value) ? value.keys() : Object.keys(container)) {
+    const v = container[key as keyof typeof container];
+    if (typeof v === 'string') {
+      if (v.length > SHARED_MAX_LENGTH) continue;
+      const shared = pool.get(v);
+      if (shared === undefined) pool.set(v, v);
+      else container[key as keyof typeof container] = shared;
+    } else if (v !== null && typeof v === 'object') shareStrings(v, pool);
+  }
+}
+
+/**
+ * The listed object with its managedFields reduced and, given a pool (one per listing), its short
+ * strings shared. In place; returns it.
+ */
+export function compactLive(obj: KubeObject, fieldManager: string, pool?: Map<string, string>): KubeObject {
   const entries = obj.metadata.managedFields;
-  if (!Array.isArray(entries)) return obj;
+  if (Array.isArray(entries)) obj.metadata.managedFields = reduceManagedFields(entries, fieldManager);
+  if (pool) shareStrings(obj, pool);
+  return obj;
+}
+
+function reduceManagedFields(entries: ManagedFieldsEntry[], fieldManager: string): ManagedFieldsEntry[] {
   const kept: ManagedFieldsEntry[] = [];
   for (const e of entries) {
     if (e.subresource) continue;
@@ -37,6 +65,5 @@ export function compactLive(obj: KubeObject, fieldManager: string): KubeObject {
     }
     kept.push(reduced);
   }
-  obj.metadata.managedFields = kept;
-  return obj;
+  return kept;
 }

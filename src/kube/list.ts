@@ -50,6 +50,7 @@ async function listKind(
   namespace: string,
   selector: string,
   fieldManager: string,
+  pool: Map<string, string>,
 ): Promise<KubeObject[]> {
   const where = formatObjectId(k.kind, namespace, '*');
   let items: KubeObject[];
@@ -71,7 +72,7 @@ async function listKind(
         { details: { kind: k.kind, namespace } },
       );
     }
-    compactLive(item, fieldManager);
+    compactLive(item, fieldManager, pool);
   }
   return items;
 }
@@ -87,9 +88,10 @@ export async function listOwned(
 ): Promise<Inventory> {
   const selector = ownedSelector(opts.listenerId, opts.deploymentId);
   const objects: KubeObject[] = [];
+  const pool = new Map<string, string>();
   for (const namespace of opts.namespaces) {
     const results = await Promise.allSettled(
-      (opts.kinds ?? KINDS).map((k) => listKind(client, k, namespace, selector, fieldManager)),
+      (opts.kinds ?? KINDS).map((k) => listKind(client, k, namespace, selector, fieldManager, pool)),
     );
     for (const r of results) if (r.status === 'rejected') throw r.reason;
     for (const r of results) if (r.status === 'fulfilled') objects.push(...r.value);

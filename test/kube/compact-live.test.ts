@@ -96,3 +96,25 @@ describe('compactLive', () => {
     expect(obj.spec).toEqual({ replicas: 2 });
   });
 });
+
+describe('compactLive with a string pool', () => {
+  it('keeps every value equal while repeated short strings become one', () => {
+    const listed = () =>
+      Array.from({ length: 3 }, (_, i) => ({
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: `app-${i}`, namespace: 'ns', labels: { tier: 'web' } },
+        spec: {
+          template: {
+            spec: { containers: [{ name: 'c', imagePullPolicy: 'IfNotPresent', args: ['x'.repeat(100)] }] },
+          },
+        },
+      })) as KubeObject[];
+    const pool = new Map<string, string>();
+    const compacted = listed().map((o) => compactLive(o, US, pool));
+    expect(compacted).toEqual(listed());
+    expect(pool.get('IfNotPresent')).toBe('IfNotPresent');
+    expect(pool.has('x'.repeat(100))).toBe(false);
+    expect(pool.has('app-2')).toBe(true);
+  });
+});
