@@ -8,6 +8,7 @@
  */
 import { safeErr } from './safe-error.ts';
 import { createHash } from 'node:crypto';
+import pMap from 'p-map';
 import type { ControlPlaneClient } from '../control-plane/client.ts';
 import type { DeploymentRecord, RejectedRecord, RevisionRecord } from '../contract/index.ts';
 import { type ErrorCode, errorCode, MooringError } from '../errors.ts';
@@ -16,6 +17,9 @@ import type { Logger } from '../log.ts';
 import { chooseRevision } from '../reconcile/revision-choice.ts';
 import { detectCollisions } from '../render/names.ts';
 import { type Clock, jitter, sleep, systemClock } from './clock.ts';
+
+/** Revision reads in flight at once while a poll resolves its deployments. */
+const REVISION_FETCH_CONCURRENCY = 8;
 
 /** One deployment as the agent should make it, with the revision it runs. */
 export interface DesiredDeployment {
@@ -159,12 +163,13 @@ export class Poller {
       const unsupported = new Map(listing.unsupported.map((u) => [u.id, u.reason]));
       const ours = listing.items.filter((d) => d.source_config.listener_id === listenerId);
       const collided = collisionsOf(ours);
-      const deployments: DesiredDeployment[] = [];
-      for (const deployment of ours) {
-        deployments.push(
-          await this.#desired(deployment, unsupported.get(deployment.id), collided.get(deployment.id)),
-        );
-      }
+      // Revisions not yet cached (all of them at start-up) are fetched a few at a time, in order.
+      const deployments = await pMap(
+        ours,
+        (deployment) =>
+          this.#desired(deployment, unsupported.get(deployment.id), collided.get(deployment.id)),
+        { concurrency: REVISION_FETCH_CONCURRENCY },
+      );
       this.#pruneCache(deployments);
       // Log refused records when the set changes, not at every poll.
       const rejectedKey = listing.rejected.map((r) => `${r.id ?? r.index}:${r.reason}`).join('|');

@@ -144,6 +144,40 @@ describe('Poller', () => {
     ]);
   });
 
+  it('fetches uncached revisions several at a time, keeping the listing order', async () => {
+    const ids = Array.from(
+      { length: 20 },
+      (_, i) => `aaaaaaaa-0000-4000-8000-${String(i).padStart(12, '0')}`,
+    );
+    const revs = ids.map((_, i) => `bbbbbbbb-0000-4000-8000-${String(i).padStart(12, '0')}`);
+    const { client } = fakeClient({
+      deployments: ids.map((id, i) => deployment(id, LISTENER, revs[i])),
+      revisions: {},
+    });
+    let inFlight = 0;
+    let most = 0;
+    const poller = new Poller({
+      client: {
+        ...client,
+        getRevision: async (_d, r) => {
+          inFlight += 1;
+          most = Math.max(most, inFlight);
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          inFlight -= 1;
+          return revision(r, 'DEPLOYED');
+        },
+      },
+      listenerId: LISTENER,
+      intervalMs: 10_000,
+      logger: silentLogger(),
+      onSnapshot: () => {},
+    });
+    const snap = await poller.pollOnce();
+    expect(snap.deployments.map((d) => d.revision?.id)).toEqual(revs);
+    expect(most).toBeGreaterThan(1);
+    expect(most).toBeLessThanOrEqual(8);
+  });
+
   it('refuses a deployment whose revision comes back malformed, alone', async () => {
     const state = {
       deployments: [deployment(D1, LISTENER, R1), deployment(D2, LISTENER, R2)],
