@@ -8,13 +8,12 @@ import { discovery, sandboxEndpoint } from './meta-routes.ts';
 import type { Cluster } from './cluster.ts';
 import { deleteCollection, deleteObject, parseDeleteOptions } from './deletes.ts';
 import type { FaultRule, Faults } from './faults.ts';
-import { getObject, listObjects } from './reads.ts';
+import { getObject, listJson, listObjects } from './reads.ts';
 import { isWriteVerb, type RequestLog, type RequestRecord } from './request-log.ts';
 import { route, type ResourceRequest } from './router.ts';
 import { scale } from './scale.ts';
 import { ApiError, methodNotAllowed, notFound } from './status.ts';
 import { toTable, wantsTable } from './table.ts';
-import type { StoredObject } from './types.ts';
 import { serveWatch } from './watch.ts';
 import { parseWriteOptions } from './write-options.ts';
 import { apply, create, patch, update } from './writes.ts';
@@ -90,11 +89,9 @@ export function createHandler(deps: HandlerDeps): (req: IncomingMessage, res: Se
       }
       case 'list': {
         const list = listObjects(cluster, type, namespace, query);
-        if (wantsTable(accept)) {
-          const objects = list.items.map((i) => ({ ...i, kind: type.kind }) as StoredObject);
-          return send(res, 200, toTable(type.kind, objects, list.metadata, cluster.nowDate()));
-        }
-        return send(res, 200, list);
+        if (wantsTable(accept))
+          return send(res, 200, toTable(type.kind, list.objects, list.metadata, cluster.nowDate()));
+        return send(res, 200, listJson(list));
       }
       case 'watch': {
         const table = wantsTable(accept);

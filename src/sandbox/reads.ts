@@ -26,7 +26,8 @@ export interface ListResult {
   kind: string;
   apiVersion: string;
   metadata: { resourceVersion: string; continue?: string; remainingItemCount?: number };
-  items: KubeObject[];
+  /** The stored objects of the page (the response's items are these without apiVersion and kind). */
+  objects: StoredObject[];
 }
 
 interface ContinueToken {
@@ -115,5 +116,26 @@ export function listObjects(
     metadata.remainingItemCount = items.length - limit;
     items = page;
   }
-  return { kind: `${type.kind}List`, apiVersion: apiVersionOf(type), metadata, items: items.map(listItem) };
+  return { kind: `${type.kind}List`, apiVersion: apiVersionOf(type), metadata, objects: items };
+}
+
+// Each stored object's JSON as a list item, made once: stored objects are never mutated, and a
+// client that lists (an informer's resync, the agent's inventory every cycle) sees most objects
+// unchanged since its last list.
+const itemJson = new WeakMap<StoredObject, string>();
+
+function itemText(obj: StoredObject): string {
+  let text = itemJson.get(obj);
+  if (text === undefined) {
+    text = JSON.stringify(listItem(obj));
+    itemJson.set(obj, text);
+  }
+  return text;
+}
+
+/** The list response body: the same bytes as `JSON.stringify` of the list with its items. */
+export function listJson(list: ListResult): string {
+  const parts = new Array<string>(list.objects.length);
+  for (let i = 0; i < list.objects.length; i++) parts[i] = itemText(list.objects[i] as StoredObject);
+  return `{"kind":${JSON.stringify(list.kind)},"apiVersion":${JSON.stringify(list.apiVersion)},"metadata":${JSON.stringify(list.metadata)},"items":[${parts.join(',')}]}`;
 }

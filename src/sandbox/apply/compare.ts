@@ -26,25 +26,20 @@ function cmp(l: unknown, r: unknown, atom: Atom, w: Walk, c: Comparison): void {
   const kr = r === undefined ? undefined : kindOf(atom, r);
   const kl = l === undefined ? undefined : kindOf(atom, l);
   const kind = r === undefined ? kl : kr;
-  const leaf = (): void => {
-    if (l === undefined) insertPath(c.added, w.path);
-    else if (r === undefined) insertPath(c.removed, w.path);
-    else if (!deepEqual(l, r)) insertPath(c.modified, w.path);
-  };
   if (kind === undefined || kind === 'scalar' || (kl !== undefined && kr !== undefined && kl !== kr)) {
-    leaf();
+    leaf(l, r, w, c);
     return;
   }
   if (kind === 'list') {
     const list = atom.list as ListType;
     if (list.kind === 'atomic' || (isEmptyish(l, 'list') && isEmptyish(r, 'list'))) {
-      leaf();
+      leaf(l, r, w, c);
       return;
     }
     cmpList(Array.isArray(l) ? l : [], Array.isArray(r) ? r : [], list, w, c);
   } else {
     if (atom.map?.atomic || (isEmptyish(l, 'map') && isEmptyish(r, 'map'))) {
-      leaf();
+      leaf(l, r, w, c);
       return;
     }
     const lo = isObj(l) ? l : undefined;
@@ -68,6 +63,13 @@ function cmp(l: unknown, r: unknown, atom: Atom, w: Walk, c: Comparison): void {
   }
   if (l === undefined) insertPath(c.added, w.path);
   else if (r === undefined) insertPath(c.removed, w.path);
+}
+
+/** A value compared whole (a scalar, an atomic value, or one whose kind changed). */
+function leaf(l: unknown, r: unknown, w: Walk, c: Comparison): void {
+  if (l === undefined) insertPath(c.added, w.path);
+  else if (r === undefined) insertPath(c.removed, w.path);
+  else if (!deepEqual(l, r)) insertPath(c.modified, w.path);
 }
 
 function group(items: unknown[], list: ListType, w: Walk, order: string[], seen: Set<string>) {
