@@ -36,7 +36,7 @@ describe('list items', () => {
     const [a, b] = second.body.items as Json[];
     expect(a).toEqual(items[0]);
     expect(b.data).toEqual({ v: '2' });
-    expect(b.metadata.resourceVersion).toBe(patched.body.metadata.resourceVersion);
+    expect(b.metadata.resourceVersion).toBe((patched.body as Json).metadata.resourceVersion);
     const got = await sb.call('GET', `${CM}/li-b`);
     const { apiVersion: _v, kind: _k, ...rest } = got.body;
     expect(b).toEqual(rest);
