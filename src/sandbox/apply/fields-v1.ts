@@ -189,14 +189,25 @@ function decode(fields: unknown): FieldSet {
   if (fields === null || typeof fields !== 'object' || Array.isArray(fields)) {
     throw new ApplyError('managedFields fieldsV1 must be an object', 500);
   }
-  for (const [raw, inner] of Object.entries(fields as Record<string, unknown>)) {
+  const obj = fields as Record<string, unknown>;
+  for (const raw in obj) {
     if (raw === '.') continue;
+    const inner = obj[raw];
     const pe = canonicalPE(raw);
     if (inner === null || typeof inner !== 'object' || Array.isArray(inner)) {
       throw new ApplyError('managedFields fieldsV1 entries must be objects', 500);
     }
-    const keys = Object.keys(inner);
-    const member = keys.length === 0 || '.' in inner;
+    let empty = true;
+    for (const _ in inner) {
+      empty = false;
+      break;
+    }
+    // A leaf (most entries) is a member with no children: no map to build.
+    if (empty) {
+      out.set(pe, { member: true, children: undefined });
+      continue;
+    }
+    const member = '.' in inner;
     const decodedChildren = decode(inner);
     const children = decodedChildren.size > 0 ? decodedChildren : undefined;
     if (member || children) out.set(pe, { member, children });
