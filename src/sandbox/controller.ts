@@ -28,7 +28,8 @@ function key(kind: string, namespace: string | undefined, name: string | undefin
 export class WorkloadController {
   private readonly cluster: Cluster;
   private readonly options: ControllerOptions;
-  private readonly timers = new Map<string, NodeJS.Timeout>();
+  /** Pending rollouts by workload: how to cancel each. */
+  private readonly timers = new Map<string, () => void>();
   private readonly failNext = new Set<string>();
   private closed = false;
 
@@ -45,7 +46,7 @@ export class WorkloadController {
 
   close(): void {
     this.closed = true;
-    for (const t of this.timers.values()) clearTimeout(t);
+    for (const cancel of this.timers.values()) cancel();
     this.timers.clear();
   }
 
@@ -58,7 +59,7 @@ export class WorkloadController {
     if (kind !== 'Deployment' && kind !== 'StatefulSet') return;
     const id = key(kind, (object ?? previous)?.metadata.namespace, (object ?? previous)?.metadata.name);
     if (!object) {
-      clearTimeout(this.timers.get(id));
+      this.timers.get(id)?.();
       this.timers.delete(id);
       return;
     }
@@ -68,12 +69,21 @@ export class WorkloadController {
       return;
     if (this.closed || this.timers.has(id)) return;
     const fail = this.failNext.delete(id);
-    const timer = setTimeout(() => {
+    const run = (): void => {
       this.timers.delete(id);
       this.settle(type, object.metadata.namespace ?? '', object.metadata.name ?? '', fail);
-    }, this.options.rolloutDelayMs);
-    timer.unref();
-    this.timers.set(id, timer);
+    };
+    if (this.options.rolloutDelayMs > 0) {
+      const timer = setTimeout(run, this.options.rolloutDelayMs);
+      timer.unref();
+      this.timers.set(id, () => clearTimeout(timer));
+    } else {
+      // No delay: right after the write's response, in the same turn of the event loop (a timer
+      // would wake the process once more per workload).
+      const immediate = setImmediate(run);
+      immediate.unref();
+      this.timers.set(id, () => clearImmediate(immediate));
+    }
   }
 
   private settle(type: ResourceType, namespace: string, name: string, fail: boolean): void {
