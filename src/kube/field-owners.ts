@@ -70,6 +70,8 @@ export function takenFields(
   after: KubeObject,
   us: string,
 ): Array<{ manager: string; fields: string[] }> {
+  // Nothing was owned before a create, so nothing can have been taken.
+  if (!before?.metadata.managedFields?.length) return [];
   const was = ownersOf(before);
   const now = ownersOf(after);
   const ours = now.get(us) ?? new Set<string>();
