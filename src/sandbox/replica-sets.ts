@@ -4,7 +4,7 @@
  * the Deployment's replicas and the older ones to zero, with the revision annotation
  * `kubectl rollout history` reads.
  */
-import { createHash } from 'node:crypto';
+import { hash as cryptoHash } from 'node:crypto';
 import { recordUpdate } from './apply/index.ts';
 import type { Cluster } from './cluster.ts';
 import { clone } from './equal.ts';
@@ -25,9 +25,7 @@ export function podTemplateHash(workload: StoredObject): string {
   const key = template !== null && typeof template === 'object' ? template : undefined;
   const cached = key && hashes.get(key);
   if (cached) return cached;
-  const hash = createHash('sha256')
-    .update(JSON.stringify(template ?? {}))
-    .digest('hex')
+  const hash = cryptoHash('sha256', JSON.stringify(template ?? {}), 'hex')
     .slice(0, 10)
     .replace(/[aeiou]/g, 'x');
   if (key) hashes.set(key, hash);
