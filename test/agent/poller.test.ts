@@ -151,7 +151,7 @@ describe('Poller', () => {
     );
     const revs = ids.map((_, i) => `bbbbbbbb-0000-4000-8000-${String(i).padStart(12, '0')}`);
     const { client } = fakeClient({
-      deployments: ids.map((id, i) => deployment(id, LISTENER, revs[i])),
+      deployments: ids.map((id, i) => deployment(id, LISTENER, revs[i] ?? null)),
       revisions: {},
     });
     let inFlight = 0;
