@@ -61,10 +61,18 @@ export class Deployments {
   /**
    * Takes a complete snapshot: records each deployment, queues it (every poll is a resync),
    * forgets those that left the listing, then runs the orphan pass.
+   *
+   * A resync is not stacked on one still in progress: while the previous cycle's work is still
+   * queued (a cold start, or more deployments than one interval can get through), only changed
+   * and new deployments are queued, and neither the cycle's listing nor the orphan pass runs.
+   * Changes still propagate at once; the next resync starts at the first poll after the queue
+   * has drained.
    */
   async applySnapshot(snapshot: Snapshot, runner: Runner, signal: AbortSignal): Promise<void> {
-    const { status } = this.#d;
-    this.#d.beginCycle?.();
+    const { status, logger } = this.#d;
+    const busy = runner.depth > 0;
+    if (busy) logger.debug({ queued: runner.depth }, 'previous resync still queued: queueing changes only');
+    else this.#d.beginCycle?.();
     const seen = new Set<string>();
     // Changed deployments first: the runner's free slots go to them, not to the resync of the rest.
     const ordered = [
@@ -85,7 +93,7 @@ export class Deployments {
       if (d.refused) {
         runner.forget(deployment.id);
         this.#setState(deployment.id, 'Refused', `${d.refused.code}: ${d.refused.message}`);
-      } else {
+      } else if (!busy || !this.#reconciledHash.has(deployment.id) || this.#changed(d)) {
         // AWAITING_DELETE goes through the runner too: its deletion is a reconcile like any other,
         // so it never races an apply of the same deployment.
         runner.enqueue(deployment.id, d.hash);
@@ -99,7 +107,7 @@ export class Deployments {
       runner.forget(id);
       status.remove(id);
     }
-    await this.#orphanPass(snapshot, signal);
+    if (!busy) await this.#orphanPass(snapshot, signal);
   }
 
   /** The refusal of the latest orphan pass, or null when it was allowed to run. */

@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { Deployments } from '../../src/agent/deployments.ts';
+import type { DesiredDeployment, Snapshot } from '../../src/agent/poller.ts';
+import type { Runner } from '../../src/agent/runner.ts';
+import { StatusStore } from '../../src/agent/status.ts';
+import type { DeploymentRecord } from '../../src/contract/index.ts';
+import { silentLogger } from '../../src/log.ts';
+import { createMetrics } from '../../src/ops/metrics.ts';
+import type { ReconcileResult } from '../../src/reconcile/result.ts';
+import { FakeClock } from './fake-clock.ts';
+
+const READY = {
+  changeSet: { entries: [], dryRun: false },
+  health: { state: 'Ready', reason: 'ready' },
+} as unknown as ReconcileResult;
+
+function desired(id: string, hash: string): DesiredDeployment {
+  return {
+    deployment: {
+      id,
+      name: id,
+      status: 'READY',
+      source_config: { listener_config: { k8s_namespace: 'apps' } },
+      latest_revision_id: null,
+    } as unknown as DeploymentRecord,
+    revision: undefined,
+    hash,
+  };
+}
+
+/** A runner that only records what is queued; `depth` is what the test says is still waiting. */
+function fakeRunner() {
+  const queued: string[] = [];
+  const runner = { depth: 0, enqueue: (key: string) => queued.push(key), forget: () => {} };
+  return { runner, queued, asRunner: runner as unknown as Runner };
+}
+
+function setup() {
+  const cycles: string[] = [];
+  const deployments = new Deployments({
+    status: new StatusStore(),
+    logger: silentLogger(),
+    metrics: createMetrics({ version: 'test' }),
+    clock: new FakeClock(),
+    reconcile: async () => READY,
+    collectOrphans: async () => {
+      cycles.push('orphans');
+      return {};
+    },
+    beginCycle: () => cycles.push('listing'),
+  });
+  return { deployments, cycles };
+}
+
+const snapshot = (ds: DesiredDeployment[]): Snapshot => ({ deployments: ds, rejected: [], atMs: 0 });
+
+describe('Deployments.applySnapshot', () => {
+  it('every poll is a resync while the queue is empty: all queued, one listing, one orphan pass', async () => {
+    const { deployments, cycles } = setup();
+    const { runner, queued, asRunner } = fakeRunner();
+    const signal = new AbortController().signal;
+    await deployments.applySnapshot(snapshot([desired('a', '1'), desired('b', '1')]), asRunner, signal);
+    for (const id of ['a', 'b']) await deployments.reconcile(id, signal);
+    queued.length = 0;
+    runner.depth = 0;
+    await deployments.applySnapshot(snapshot([desired('a', '1'), desired('b', '1')]), asRunner, signal);
+    expect(queued).toEqual(['a', 'b']);
+    expect(cycles).toEqual(['listing', 'orphans', 'listing', 'orphans']);
+  });
+
+  it('while the previous resync is still queued, only changed and new deployments are queued, with no listing', async () => {
+    const { deployments, cycles } = setup();
+    const { runner, queued, asRunner } = fakeRunner();
+    const signal = new AbortController().signal;
+    await deployments.applySnapshot(
+      snapshot([desired('a', '1'), desired('b', '1'), desired('c', '1')]),
+      asRunner,
+      signal,
+    );
+    for (const id of ['a', 'b']) await deployments.reconcile(id, signal);
+    queued.length = 0;
+    runner.depth = 1; // c is still waiting from the first cycle
+    await deployments.applySnapshot(
+      snapshot([desired('a', '2'), desired('b', '1'), desired('c', '1'), desired('d', '1')]),
+      asRunner,
+      signal,
+    );
+    // a changed, c was never reconciled (still queued: enqueue is idempotent), d is new; b is unchanged.
+    expect(queued.sort()).toEqual(['a', 'c', 'd']);
+    expect(cycles).toEqual(['listing', 'orphans']);
+  });
+});
