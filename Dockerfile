@@ -38,6 +38,11 @@ COPY bin ./bin
 COPY src ./src
 # The demo seed, so that `mooring sandbox` also works from the image.
 COPY examples ./examples
+# A compile cache made at build time: the agent starts without stripping types or compiling its
+# modules (faster, and the type stripper is never loaded: about 25 MiB less memory). Read-only at
+# run time, like the rest of /app.
+ENV NODE_COMPILE_CACHE=/app/.compile-cache
+RUN node --input-type=module -e "import m from 'node:module'; m.enableCompileCache(); for (const c of ['run', 'sandbox', 'render', 'diff', 'status', 'control-plane', 'kube-api']) await import('/app/src/cli/' + c + '.ts'); m.flushCompileCache();"
 # The same uid:gid the Helm chart's securityContext sets (runAsNonRoot needs a numeric user).
 USER 65532:65532
 EXPOSE 8080
