@@ -75,7 +75,6 @@ describe('leader election between two agent processes', { timeout: 90_000 }, () 
     const leaderMetrics = await agents[leader]!.text('/metrics');
     const standbyMetrics = await agents[standby]!.text('/metrics');
     expect(writesIn(leaderMetrics)).toBeGreaterThan(0);
-    expect(writesIn(standbyMetrics)).toBe(0);
     expect(standbyMetrics).toMatch(/mooring_kube_requests_total\{verb="get",result="200"\} [1-9]/);
     expect(standbyMetrics).toContain('mooring_leader 0');
     expect(leaderMetrics).toContain('mooring_leader 1');
@@ -83,7 +82,11 @@ describe('leader election between two agent processes', { timeout: 90_000 }, () 
     const byReplica = (name: string) =>
       stack.kube.requests().filter((r) => r.userAgent?.endsWith(`(${name})`));
     expect(byReplica(standby).length).toBeGreaterThan(0);
-    expect(byReplica(standby).filter((r) => r.write)).toEqual([]);
+    // A standby may try to take a Lease it saw expire (a busy machine can delay the leader's
+    // renewal): that is election, not reconciling. Nothing else is written by it.
+    const standbyWrites = byReplica(standby).filter((r) => r.write);
+    expect(standbyWrites.filter((r) => r.kind !== 'Lease')).toEqual([]);
+    expect(writesIn(standbyMetrics)).toBeLessThanOrEqual(standbyWrites.length);
     expect(byReplica(leader).filter((r) => r.write && r.kind === 'Deployment').length).toBeGreaterThan(0);
   });
 
