@@ -46,6 +46,8 @@ export interface AgentDeps {
       revision: RevisionRecord | undefined;
       /** The desired state changed since its last successful reconcile: read the cluster now. */
       changed?: boolean;
+      /** The poller's desired-state hash: what the objects are rendered from. */
+      hash?: string;
     },
     signal: AbortSignal,
   ): Promise<ReconcileResult>;

@@ -36,7 +36,7 @@ export interface DeploymentsDeps {
   metrics: AgentMetrics;
   clock: Clock;
   reconcile(
-    input: Pick<DesiredDeployment, 'deployment' | 'revision'> & { changed?: boolean },
+    input: Pick<DesiredDeployment, 'deployment' | 'revision'> & { changed?: boolean; hash?: string },
     signal: AbortSignal,
   ): Promise<ReconcileResult>;
   collectOrphans(snapshot: Snapshot, signal: AbortSignal): Promise<OrphanPassResult>;
@@ -124,7 +124,10 @@ export class Deployments {
     if (!d || d.refused) return {};
     const { deployment, revision } = d;
     this.#lastRun.set(key, { revisionId: revision?.id ?? null, changes: null });
-    const result = await this.#d.reconcile({ deployment, revision, changed: this.#changed(d) }, signal);
+    const result = await this.#d.reconcile(
+      { deployment, revision, changed: this.#changed(d), hash: d.hash },
+      signal,
+    );
     this.#reconciledHash.set(key, d.hash);
     this.#d.onReconciled?.(key, result);
     const changes = summarize(result.changeSet);

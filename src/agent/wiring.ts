@@ -177,7 +177,12 @@ export function wireAgent(o: WireOptions): WiredAgent {
           logger: reconcileLogger,
           settings: reconcileSettings,
         },
-        { deployment: input.deployment, revision: input.revision, settings },
+        {
+          deployment: input.deployment,
+          revision: input.revision,
+          settings,
+          ...(input.hash === undefined ? {} : { inputKey: input.hash }),
+        },
       ),
     beginCycle: () => {
       void inventoryCache.refresh(

@@ -19,6 +19,12 @@ export interface ApplyContext {
    * write, not one per cycle.
    */
   settled?: Map<string, string>;
+  /**
+   * Objects found converged: id → `inputKey@resourceVersion`. While a deployment's input and the
+   * object's resourceVersion stay the same, nothing can differ (any change to an object moves its
+   * resourceVersion; equal inputs render equal objects), so the resync skips the comparison.
+   */
+  verified?: Map<string, string>;
 }
 
 export interface ApplyOptions {
@@ -31,6 +37,12 @@ export interface ApplyOptions {
   recreateStatefulSets?: boolean;
   /** Overrides the manager's dry-run setting for this call. */
   dryRun?: boolean;
+  /**
+   * Identifies what the objects were rendered from (the poller's desired-state hash): equal keys
+   * mean equal objects. With it, an object verified converged at the same resourceVersion is not
+   * compared again.
+   */
+  inputKey?: string;
   /** Filled with each object as it stands after the call (apply response or the listed object), for health. */
   observed?: Map<string, KubeObject>;
 }

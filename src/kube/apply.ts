@@ -55,6 +55,22 @@ async function createOnce(
   return entry;
 }
 
+function verifiedKey(opts: ApplyOptions, obj: KubeObject): string | undefined {
+  const rv = obj.metadata.resourceVersion;
+  return opts.inputKey === undefined || !rv ? undefined : `${opts.inputKey}@${rv}`;
+}
+
+function isVerified(ctx: ApplyContext, opts: ApplyOptions, id: string, live: KubeObject): boolean {
+  const key = verifiedKey(opts, live);
+  return key !== undefined && !ctx.dryRun && ctx.verified?.get(id) === key;
+}
+
+/** Records that `obj` (live, or the apply's answer) holds what this input renders. */
+function remember(ctx: ApplyContext, opts: ApplyOptions, id: string, obj: KubeObject): void {
+  const key = verifiedKey(opts, obj);
+  if (key !== undefined && !ctx.dryRun) ctx.verified?.set(id, key);
+}
+
 /** Applies one object; throws a MooringError whose message starts with the object id. */
 export async function applyOne(
   ctx: ApplyContext,
@@ -64,6 +80,11 @@ export async function applyOne(
   const id = objectId(raw);
   let live = opts.live?.get(id);
   if (isCreateOnly(raw)) return createOnce(ctx, opts, raw, live);
+  if (live && !live.metadata.deletionTimestamp && isVerified(ctx, opts, id, live)) {
+    opts.observed?.set(id, live);
+    return entryFor(raw, 'unchanged');
+  }
+  ctx.verified?.delete(id);
   const desired = prepareDesired(raw);
   const entry = entryFor(desired, 'unchanged');
   if (!live && !opts.live) {
@@ -79,6 +100,7 @@ export async function applyOne(
     const drift = findDrift(desired, live);
     if (!drift || ctx.settled?.get(id) === `${liveHash(live)}@${live.metadata.resourceVersion}`) {
       opts.observed?.set(id, live);
+      remember(ctx, opts, id, live);
       return entry;
     }
     ctx.logger.info({ id, path: drift }, `${id}: drift at ${drift}; restoring`);
@@ -113,6 +135,7 @@ export async function applyOne(
     return entry;
   }
   opts.observed?.set(id, after);
+  remember(ctx, opts, id, after);
   // Absent from a complete listing yet not created (201): it existed without our labels.
   if (!live) entry.action = created || !opts.live ? 'created' : 'configured';
   else

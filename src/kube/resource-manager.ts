@@ -36,6 +36,7 @@ export class ResourceManager {
   readonly #logger: Logger;
   readonly #random: RandomBytes;
   readonly #settled = new Map<string, string>();
+  readonly #verified = new Map<string, string>();
 
   constructor(opts: ResourceManagerOptions) {
     this.fieldManager = opts.fieldManager ?? FIELD_MANAGER;
@@ -53,6 +54,7 @@ export class ResourceManager {
       logger: this.#logger,
       random: this.#random,
       settled: this.#settled,
+      verified: this.#verified,
     };
   }
 
@@ -71,6 +73,7 @@ export class ResourceManager {
 
   /** Deletes live objects in reverse kind order, refusing what is not provably ours. */
   deleteAll(objects: readonly KubeObject[], opts: DeleteAllOptions): Promise<ChangeSet> {
+    for (const o of objects) this.#verified.delete(objectId(o));
     return deleteAll(
       { client: this.#client, fieldManager: this.fieldManager, dryRun: this.dryRun, logger: this.#logger },
       objects,

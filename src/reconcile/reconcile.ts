@@ -80,6 +80,7 @@ export async function reconcileDeployment(
   const applied = await resources.applyAll(desired, {
     live: owned.byId,
     observed,
+    ...(input.inputKey === undefined ? {} : { inputKey: input.inputKey }),
     dryRun: settings.dryRun,
     recreateStatefulSets: settings.recreateStatefulSets,
   });

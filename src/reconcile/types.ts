@@ -48,4 +48,10 @@ export interface ReconcileInput {
   /** The revision to run, chosen by the caller with `chooseRevision`. */
   revision?: RevisionRecord | undefined;
   settings: RenderSettings;
+  /**
+   * What the objects are rendered from, e.g. the poller's desired-state hash (the settings are
+   * fixed for a process): equal keys render equal objects, which lets the resync skip comparing
+   * objects already verified at their current resourceVersion.
+   */
+  inputKey?: string;
 }
