@@ -53,8 +53,6 @@ export class Deployments {
   /** Desired hash of each key's last successful reconcile. */
   readonly #reconciledHash = new Map<string, string>();
   #pruneRefusal: PruneRefusal | null = null;
-  /** The runner of the latest snapshot (its queue depth says whether a resync is in progress). */
-  #runner: Pick<Runner, 'depth'> | undefined;
 
   constructor(deps: DeploymentsDeps) {
     this.#d = deps;
@@ -72,7 +70,6 @@ export class Deployments {
    */
   async applySnapshot(snapshot: Snapshot, runner: Runner, signal: AbortSignal): Promise<void> {
     const { status, logger } = this.#d;
-    this.#runner = runner;
     const busy = runner.depth > 0;
     if (busy) logger.debug({ queued: runner.depth }, 'previous resync still queued: queueing changes only');
     else this.#d.beginCycle?.();
@@ -139,11 +136,7 @@ export class Deployments {
       changes,
       atMs: this.#d.clock.now(),
     });
-    // A look-again (a rollout in progress) is left to the next resync while other deployments
-    // are still queued: it would list this deployment's objects for itself (one call per kind),
-    // and after a cold start that is one such listing per deployment, all at once.
-    if (result.requeueAfterMs === undefined || (this.#runner?.depth ?? 0) > 0) return {};
-    return { requeueAfterMs: result.requeueAfterMs };
+    return result.requeueAfterMs === undefined ? {} : { requeueAfterMs: result.requeueAfterMs };
   }
 
   /** Metrics, status and the one log line per reconcile. Decides nothing (the runner did). */

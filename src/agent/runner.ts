@@ -241,11 +241,16 @@ export class Runner {
     if (outcome.ok) {
       this.#failures.delete(key);
       this.#parked.delete(key);
-      const requeueAfterMs = outcome.value?.requeueAfterMs;
+      const asked = outcome.value?.requeueAfterMs;
       // Not for a key forgotten meanwhile (gone from the listing, or refused): it must not run again.
-      if (requeueAfterMs !== undefined && requeueAfterMs > 0 && this.#running && this.#desired.has(key)) {
-        this.#queue.addAfter(key, requeueAfterMs);
-      }
+      // Not while other keys are queued either: the resync that follows the queue draining looks at
+      // it again, with the cycle's shared listing. (A look-again lists the deployment's objects for
+      // itself, and after a cold start every deployment asks for one at once.)
+      const requeueAfterMs =
+        asked !== undefined && asked > 0 && this.#running && this.#desired.has(key) && this.#queue.depth === 0
+          ? asked
+          : undefined;
+      if (requeueAfterMs !== undefined) this.#queue.addAfter(key, requeueAfterMs);
       return { kind: 'success', requeueAfterMs };
     }
     const { error } = outcome;

@@ -35,12 +35,6 @@ function fakeRunner() {
   return { runner, queued, asRunner: runner as unknown as Runner };
 }
 
-const PROGRESSING = {
-  changeSet: { entries: [], dryRun: false },
-  health: { state: 'Progressing', reason: 'rolling out' },
-  requeueAfterMs: 5_000,
-} as unknown as ReconcileResult;
-
 function setup(result: ReconcileResult = READY) {
   const cycles: string[] = [];
   const deployments = new Deployments({
@@ -94,16 +88,5 @@ describe('Deployments.applySnapshot', () => {
     // a changed, c was never reconciled (still queued: enqueue is idempotent), d is new; b is unchanged.
     expect(queued.sort()).toEqual(['a', 'c', 'd']);
     expect(cycles).toEqual(['listing', 'orphans']);
-  });
-
-  it('a rollout in progress is looked at again after its delay only when nothing else is queued', async () => {
-    const { deployments } = setup(PROGRESSING);
-    const { runner, asRunner } = fakeRunner();
-    const signal = new AbortController().signal;
-    await deployments.applySnapshot(snapshot([desired('a', '1'), desired('b', '1')]), asRunner, signal);
-    runner.depth = 1; // b still waits: the next resync will look at a again, no extra listing
-    expect(await deployments.reconcile('a', signal)).toEqual({});
-    runner.depth = 0;
-    expect(await deployments.reconcile('b', signal)).toEqual({ requeueAfterMs: 5_000 });
   });
 });

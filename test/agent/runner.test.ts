@@ -96,6 +96,21 @@ describe('Runner', () => {
     expect(calls).toHaveLength(1);
   });
 
+  it('leaves a look-again to the next resync while other keys are queued', async () => {
+    const { clock, calls, runner, reports } = setup({ concurrency: 1 });
+    runner.enqueue('a', 'h');
+    runner.enqueue('b', 'h');
+    await flush();
+    calls[0]!.resolve({ requeueAfterMs: 5000 }); // b still waits
+    await flush();
+    expect(reports[0]!.result).toEqual({ kind: 'success', requeueAfterMs: undefined });
+    calls[1]!.resolve({ requeueAfterMs: 5000 }); // nothing else queued
+    await flush();
+    expect(reports[1]!.result).toEqual({ kind: 'success', requeueAfterMs: 5000 });
+    await clock.advance(5000);
+    expect(calls.map((c) => c.key)).toEqual(['a', 'b', 'b']);
+  });
+
   it('requeues after success when asked', async () => {
     const { clock, calls, runner, reports } = setup();
     runner.enqueue('a', 'h');
