@@ -3,6 +3,7 @@
  * Kubernetes API (coordination.k8s.io/v1). Writes carry the resourceVersion they read, so a
  * concurrent write by another candidate fails with 409 (`LeaseConflict`) instead of winning twice.
  */
+import { httpStatusOf } from '../kube/errors.ts';
 import type { KubeHttp } from '../kube/http.ts';
 import { resourcePath } from '../kube/object-client.ts';
 
@@ -33,8 +34,6 @@ export class LeaseConflict extends Error {
     this.name = 'LeaseConflict';
   }
 }
-
-const statusOf = (err: unknown) => (err as { code?: unknown })?.code;
 
 const toMs = (d: string | undefined): number | undefined =>
   d === undefined ? undefined : new Date(d).getTime();
@@ -87,7 +86,7 @@ export function kubeLeaseClient(kube: KubeHttp, namespace: string, name: string)
       try {
         return fromLease((await kube.request<Lease>({ method: 'GET', path: one })).body);
       } catch (err) {
-        if (statusOf(err) === 404) return undefined;
+        if (httpStatusOf(err) === 404) return undefined;
         throw err;
       }
     },
@@ -97,7 +96,7 @@ export function kubeLeaseClient(kube: KubeHttp, namespace: string, name: string)
           (await kube.request<Lease>({ method: 'POST', path: collection, body: toBody(record) })).body,
         );
       } catch (err) {
-        throw statusOf(err) === 409 ? new LeaseConflict() : err;
+        throw httpStatusOf(err) === 409 ? new LeaseConflict() : err;
       }
     },
     async update(record) {
@@ -106,7 +105,7 @@ export function kubeLeaseClient(kube: KubeHttp, namespace: string, name: string)
           (await kube.request<Lease>({ method: 'PUT', path: one, body: toBody(record) })).body,
         );
       } catch (err) {
-        throw statusOf(err) === 409 ? new LeaseConflict() : err;
+        throw httpStatusOf(err) === 409 ? new LeaseConflict() : err;
       }
     },
   };
