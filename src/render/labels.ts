@@ -30,15 +30,7 @@ export function objectLabels(ctx: LabelContext, component: ObjectComponent): Rec
   ctx.cache ??= new Map();
   let labels = ctx.cache.get(component);
   if (labels) return labels;
-  labels = sortKeys({
-    ...ctx.userLabels,
-    [LABELS.managedBy]: MANAGED_BY,
-    [LABELS.listenerId]: ctx.listenerId,
-    [LABELS.deploymentId]: ctx.deploymentId,
-    [LABELS.component]: component,
-    [LABELS.name]: ctx.baseName,
-    [LABELS.instance]: ctx.deploymentId,
-  });
+  labels = sortKeys({ ...ctx.userLabels, ...stableLabels(ctx, component) });
   ctx.cache.set(component, labels);
   return labels;
 }
