@@ -8,7 +8,7 @@
 import { recordUpdate } from './apply/index.ts';
 import type { Cluster } from './cluster.ts';
 import { clone } from './equal.ts';
-import { podTemplateHash, syncReplicaSets } from './replica-sets.ts';
+import { controllerRef, podTemplateHash, syncReplicaSets } from './replica-sets.ts';
 import type { ResourceType } from './resources.ts';
 import type { StoredObject } from './types.ts';
 
@@ -148,16 +148,7 @@ export class WorkloadController {
           },
         };
         if (retention.whenDeleted === 'Delete') {
-          claim.metadata.ownerReferences = [
-            {
-              apiVersion: 'apps/v1',
-              kind: 'StatefulSet',
-              name: set.metadata.name ?? '',
-              uid: set.metadata.uid ?? '',
-              controller: true,
-              blockOwnerDeletion: true,
-            },
-          ];
+          claim.metadata.ownerReferences = [controllerRef('StatefulSet', set)];
         }
         const now = this.cluster.now();
         const created = this.cluster.commit(

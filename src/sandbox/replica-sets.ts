@@ -20,6 +20,18 @@ const REVISION = 'deployment.kubernetes.io/revision';
 const hashes = new WeakMap<object, string>();
 
 /** A stable hash of the pod template, shaped like the controller's (no vowels, 10 characters). */
+/** The controller ownerReference an apps/v1 workload puts on what it creates (ReplicaSets, PVCs). */
+export function controllerRef(kind: 'Deployment' | 'StatefulSet', owner: StoredObject) {
+  return {
+    apiVersion: 'apps/v1',
+    kind,
+    name: owner.metadata.name ?? '',
+    uid: owner.metadata.uid ?? '',
+    controller: true,
+    blockOwnerDeletion: true,
+  };
+}
+
 export function podTemplateHash(workload: StoredObject): string {
   const template = (workload.spec as Obj | undefined)?.template;
   const key = template !== null && typeof template === 'object' ? template : undefined;
@@ -97,16 +109,7 @@ export function syncReplicaSets(cluster: Cluster, deployment: StoredObject, read
           [REVISION]: String(Math.max(0, ...revisions) + 1),
           'deployment.kubernetes.io/desired-replicas': String(replicas),
         },
-        ownerReferences: [
-          {
-            apiVersion: 'apps/v1',
-            kind: 'Deployment',
-            name: deployment.metadata.name ?? '',
-            uid: deployment.metadata.uid ?? '',
-            controller: true,
-            blockOwnerDeletion: true,
-          },
-        ],
+        ownerReferences: [controllerRef('Deployment', deployment)],
       },
       spec: { replicas, selector: { matchLabels }, template },
     });
