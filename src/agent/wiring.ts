@@ -12,7 +12,6 @@ import { createKubeClient } from '../kube/clients.ts';
 import { InventoryCache } from '../kube/inventory-cache.ts';
 import { ResourceManager } from '../kube/resource-manager.ts';
 import type { Logger } from '../log.ts';
-import { instrumentKubeRequests } from '../ops/kube-requests.ts';
 import { createMetrics, type AgentMetrics } from '../ops/metrics.ts';
 import { EventRecorder } from '../reconcile/events.ts';
 import { errorCode, MooringError } from '../errors.ts';
@@ -97,17 +96,21 @@ export interface WireOptions {
 /** Builds an agent with real clients. Throws MOORING_E_CONFIG_INVALID for an unusable kubeconfig. */
 export function wireAgent(o: WireOptions): WiredAgent {
   const { config, logger } = o;
-  // The User-Agent names the replica, so the API server's audit log tells replicas apart.
-  const kube = createKubeClient(o.kubeconfig ?? kubeconfigSource(config, o.env), {
-    env: o.env,
-    userAgent: `mooring/${o.version} (${config.identity})`,
-  });
   let agent: Agent | undefined;
   const metrics = createMetrics({
     version: o.version,
     deploymentStates: () => agent?.status.counts() ?? {},
     queueDepth: () => agent?.queueDepth ?? 0,
     inFlight: () => agent?.inFlight ?? 0,
+  });
+  // The User-Agent names the replica, so the API server's audit log tells replicas apart.
+  const kube = createKubeClient(o.kubeconfig ?? kubeconfigSource(config, o.env), {
+    env: o.env,
+    userAgent: `mooring/${o.version} (${config.identity})`,
+    onResult: (verb, result) => {
+      metrics.kubeRequests.inc({ verb, result });
+      agent?.observeKubeResult(result);
+    },
   });
   const controlPlane = new ControlPlaneClient({
     baseUrl: config.controlPlaneUrl,
@@ -119,10 +122,6 @@ export function wireAgent(o: WireOptions): WiredAgent {
         route: `${e.method} ${e.route}`,
         result: e.status ? String(e.status) : 'error',
       }),
-  });
-  const stopInstrumenting = instrumentKubeRequests(kube.server, (verb, result) => {
-    metrics.kubeRequests.inc({ verb, result });
-    agent?.observeKubeResult(result);
   });
   const resources = new ResourceManager({ kube, fieldManager: 'mooring', dryRun: config.dryRun, logger });
   // One recorder for all reconciles (it rate-limits identical events); a replica that is not
@@ -222,7 +221,6 @@ export function wireAgent(o: WireOptions): WiredAgent {
     metrics,
     resources,
     close: async () => {
-      stopInstrumenting();
       await controlPlane.close();
       await kube.close();
     },

@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { Agent, type Dispatcher, ProxyAgent, request } from 'undici';
 import { ExecCredential } from './exec-credential.ts';
 import type { ClusterAccess } from './kubeconfig.ts';
+import { type KubeVerb, kubeVerb } from './verb.ts';
 
 /** A non-2xx answer. `code` and `body` are what `httpStatusOf`/`kubeError` read. */
 export class KubeApiError extends Error {
@@ -44,6 +45,8 @@ export interface KubeHttpOptions {
   timeoutMs?: number;
   /** Process environment for exec credential plugins. */
   env?: Readonly<Record<string, string | undefined>>;
+  /** Told of every request's verb and result (the HTTP status, or `error`): the request metrics. */
+  onResult?: (verb: KubeVerb, result: string) => void;
 }
 
 const TOKEN_FILE_REREAD_MS = 60_000;
@@ -55,11 +58,13 @@ export class KubeHttp {
   readonly #timeoutMs: number;
   readonly #auth: () => Promise<string | undefined>;
   readonly #exec: ExecCredential | undefined;
+  readonly #onResult: ((verb: KubeVerb, result: string) => void) | undefined;
 
   constructor(access: ClusterAccess, opts: KubeHttpOptions = {}) {
     this.server = access.server;
     this.#userAgent = opts.userAgent ?? 'mooring';
     this.#timeoutMs = opts.timeoutMs ?? 30_000;
+    this.#onResult = opts.onResult;
     const connect = { ...access.tls };
     this.#dispatcher = access.proxyUrl
       ? new ProxyAgent({ uri: access.proxyUrl, requestTls: connect })
@@ -86,6 +91,20 @@ export class KubeHttp {
 
   /** Sends one request; resolves with the parsed JSON body of a 2xx answer, rejects otherwise. */
   async request<T>(req: KubeRequest): Promise<KubeResponse<T>> {
+    let result = 'error';
+    try {
+      const res = await this.#send<T>(req);
+      result = String(res.status);
+      return res;
+    } catch (err) {
+      if (err instanceof KubeApiError) result = String(err.code);
+      throw err;
+    } finally {
+      this.#onResult?.(kubeVerb(req.method, req.path, req.contentType), result);
+    }
+  }
+
+  async #send<T>(req: KubeRequest): Promise<KubeResponse<T>> {
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.#userAgent };
     const authorization = await this.#auth();
     if (authorization) headers.authorization = authorization;

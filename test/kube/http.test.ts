@@ -143,6 +143,33 @@ describe('KubeHttp', () => {
     await kube.close();
   });
 
+  it('tells onResult the verb and result of every request, errors included (the request metrics)', async () => {
+    const seen: string[] = [];
+    answer = (h) => [h['content-type'] === 'application/apply-patch+yaml' ? 200 : 404, {}];
+    const kube = new KubeHttp(access({ type: 'none' }), {
+      onResult: (verb, result) => seen.push(`${verb} ${result}`),
+    });
+    await kube
+      .request({ method: 'GET', path: '/api/v1/namespaces/a/secrets/missing' })
+      .catch(() => undefined);
+    answer = () => [200, { items: [] }];
+    await kube.request({ method: 'GET', path: '/api/v1/namespaces/a/secrets' });
+    await kube.request({
+      method: 'PATCH',
+      path: '/apis/apps/v1/namespaces/a/deployments/d',
+      body: {},
+      contentType: 'application/apply-patch+yaml',
+    });
+    await kube.close();
+    const down = new KubeHttp(
+      { server: 'http://127.0.0.1:9', tls: { rejectUnauthorized: false }, credentials: { type: 'none' } },
+      { onResult: (verb, result) => seen.push(`${verb} ${result}`) },
+    );
+    await down.request({ method: 'GET', path: '/api/v1/namespaces' }).catch(() => undefined);
+    await down.close();
+    expect(seen).toEqual(['get 404', 'list 200', 'apply 200', 'list error']);
+  });
+
   it('an unreachable server is MOORING_E_KUBE_UNREACHABLE', async () => {
     const kube = new KubeHttp({
       server: 'http://127.0.0.1:9',
