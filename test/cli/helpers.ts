@@ -5,6 +5,7 @@ import type { CliContext } from '../../src/cli/context.ts';
 export function captureContext(
   env: Record<string, string | undefined> = {},
   signal = new AbortController().signal,
+  cwd = process.cwd(),
 ) {
   const out: string[] = [];
   const err: string[] = [];
@@ -20,7 +21,7 @@ export function captureContext(
     stdout: sink(out),
     stderr: sink(err),
     signal,
-    cwd: process.cwd(),
+    cwd,
     version: '0.0.0-test',
   };
   return { ctx, stdout: () => out.join(''), stderr: () => err.join('') };

@@ -1,33 +1,13 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import YAML from 'yaml';
-import type { CliContext } from '../../src/cli/context.ts';
 import { render } from '../../src/cli/render.ts';
+import { captureContext } from '../cli/helpers.ts';
 import { CANARY, GOLDEN_CASES, deployment, revision } from './fixtures.ts';
 
-function fakeContext(cwd: string) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const sink = (into: string[]) =>
-    new Writable({
-      write(chunk, _enc, cb) {
-        into.push(String(chunk));
-        cb();
-      },
-    });
-  const ctx: CliContext = {
-    env: {},
-    stdout: sink(out),
-    stderr: sink(err),
-    signal: new AbortController().signal,
-    cwd,
-    version: '0.0.0-test',
-  };
-  return { ctx, stdout: () => out.join(''), stderr: () => err.join('') };
-}
+const fakeContext = (cwd: string) => captureContext({}, undefined, cwd);
 
 let dir: string;
 
