@@ -13,16 +13,13 @@ export interface ApplyContext {
   logger: Logger;
   random: RandomBytes;
   /**
-   * Objects whose last apply changed nothing although the comparison saw a difference (a mutating
-   * admission webhook, a normalization the comparison does not know): id → `hash@resourceVersion`.
-   * While both stay the same, the object counts as converged, so such a difference costs one
-   * write, not one per cycle.
-   */
-  settled?: Map<string, string>;
-  /**
-   * Objects found converged: id → `inputKey@resourceVersion`. While a deployment's input and the
-   * object's resourceVersion stay the same, nothing can differ (any change to an object moves its
-   * resourceVersion; equal inputs render equal objects), so the resync skips the comparison.
+   * Objects found converged, or just applied: id → `key@resourceVersion`, where the key is the
+   * input's (`ApplyOptions.inputKey`) or else the desired hash. While both stay the same nothing
+   * can differ (any change to an object moves its resourceVersion; equal keys mean equal desired
+   * objects), so:
+   * - with an input key, the resync skips the comparison altogether;
+   * - a difference the comparison sees but an apply does not change (a mutating admission
+   *   webhook, a normalization the comparison does not know) costs one write, not one per cycle.
    */
   verified?: Map<string, string>;
 }

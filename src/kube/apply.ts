@@ -55,20 +55,20 @@ async function createOnce(
   return entry;
 }
 
-function verifiedKey(opts: ApplyOptions, obj: KubeObject): string | undefined {
+function memo(key: string | undefined, obj: KubeObject): string | undefined {
   const rv = obj.metadata.resourceVersion;
-  return opts.inputKey === undefined || !rv ? undefined : `${opts.inputKey}@${rv}`;
+  return key === undefined || !rv ? undefined : `${key}@${rv}`;
 }
 
-function isVerified(ctx: ApplyContext, opts: ApplyOptions, id: string, live: KubeObject): boolean {
-  const key = verifiedKey(opts, live);
-  return key !== undefined && !ctx.dryRun && ctx.verified?.get(id) === key;
+function isVerified(ctx: ApplyContext, id: string, key: string | undefined, live: KubeObject): boolean {
+  const m = memo(key, live);
+  return m !== undefined && !ctx.dryRun && ctx.verified?.get(id) === m;
 }
 
-/** Records that `obj` (live, or the apply's answer) holds what this input renders. */
-function remember(ctx: ApplyContext, opts: ApplyOptions, id: string, obj: KubeObject): void {
-  const key = verifiedKey(opts, obj);
-  if (key !== undefined && !ctx.dryRun) ctx.verified?.set(id, key);
+/** Records that `obj` (live, or the apply's answer) holds what `key` stands for. */
+function remember(ctx: ApplyContext, id: string, key: string | undefined, obj: KubeObject): void {
+  const m = memo(key, obj);
+  if (m !== undefined && !ctx.dryRun) ctx.verified?.set(id, m);
 }
 
 /** Applies one object; throws a MooringError whose message starts with the object id. */
@@ -80,12 +80,12 @@ export async function applyOne(
   const id = objectId(raw);
   let live = opts.live?.get(id);
   if (isCreateOnly(raw)) return createOnce(ctx, opts, raw, live);
-  if (live && !live.metadata.deletionTimestamp && isVerified(ctx, opts, id, live)) {
+  if (live && !live.metadata.deletionTimestamp && isVerified(ctx, id, opts.inputKey, live)) {
     opts.observed?.set(id, live);
     return entryFor(raw, 'unchanged');
   }
-  ctx.verified?.delete(id);
   const desired = prepareDesired(raw);
+  const key = opts.inputKey ?? liveHash(desired);
   const entry = entryFor(desired, 'unchanged');
   if (!live && !opts.live) {
     // No listing to go by: one read. With a complete listing, an absent object is new (or stripped
@@ -98,9 +98,9 @@ export async function applyOne(
   }
   if (live && liveHash(live) === liveHash(desired) && !live.metadata.deletionTimestamp) {
     const drift = findDrift(desired, live);
-    if (!drift || ctx.settled?.get(id) === `${liveHash(live)}@${live.metadata.resourceVersion}`) {
+    if (!drift || isVerified(ctx, id, key, live)) {
       opts.observed?.set(id, live);
-      remember(ctx, opts, id, live);
+      remember(ctx, id, key, live);
       return entry;
     }
     ctx.logger.info({ id, path: drift }, `${id}: drift at ${drift}; restoring`);
@@ -135,17 +135,12 @@ export async function applyOne(
     return entry;
   }
   opts.observed?.set(id, after);
-  remember(ctx, opts, id, after);
+  remember(ctx, id, key, after);
   // Absent from a complete listing yet not created (201): it existed without our labels.
   if (!live) entry.action = created || !opts.live ? 'created' : 'configured';
   else
     entry.action =
       after.metadata.resourceVersion === live.metadata.resourceVersion ? 'unchanged' : 'configured';
-  if (!ctx.dryRun) {
-    if (live && entry.action === 'unchanged')
-      ctx.settled?.set(id, `${liveHash(desired)}@${after.metadata.resourceVersion}`);
-    else ctx.settled?.delete(id);
-  }
   // Taking replicas back from our own hand-over manager (autoscaling turned off) is no conflict.
   const taken = takenFields(live, after, ctx.fieldManager).filter((t) => t.manager !== HANDOVER_MANAGER);
   if (taken.length > 0) {

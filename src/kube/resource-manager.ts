@@ -35,7 +35,6 @@ export class ResourceManager {
   readonly #client: ObjectClient;
   readonly #logger: Logger;
   readonly #random: RandomBytes;
-  readonly #settled = new Map<string, string>();
   readonly #verified = new Map<string, string>();
 
   constructor(opts: ResourceManagerOptions) {
@@ -53,7 +52,6 @@ export class ResourceManager {
       dryRun: this.dryRun,
       logger: this.#logger,
       random: this.#random,
-      settled: this.#settled,
       verified: this.#verified,
     };
   }

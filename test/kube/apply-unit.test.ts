@@ -47,7 +47,7 @@ describe('applyAll with a server that changes what we send', () => {
       dryRun: false,
       logger: silentLogger(),
       random: (n) => Buffer.alloc(n),
-      settled: new Map(),
+      verified: new Map(),
     };
     const cycle = () => applyAll(ctx, [desired], { live: new Map([[objectId(desired), api.live()]]) });
     const a = await cycle();
