@@ -72,6 +72,9 @@ function main(): void {
     return;
   }
   const now = '2026-01-01T00:00:00Z';
+  /** One apply by `mooring`, not forced, at the fixed time. */
+  const applyAs = (live: KubeObject | undefined, applied: KubeObject) =>
+    serverSideApply({ live, applied, manager: 'mooring', force: false, now });
   // A ring of distinct objects, small enough that the benchmark measures the engine rather than
   // the old-generation garbage collection of thousands of retained objects.
   const RING = 200;
@@ -97,36 +100,18 @@ function main(): void {
   };
   const lives: KubeObject[] = new Array(RING);
   const create = phase('create by apply', (i) => {
-    const r = serverSideApply({
-      live: undefined,
-      applied: configs[i % RING] as KubeObject,
-      manager: 'mooring',
-      force: false,
-      now,
-    });
+    const r = applyAs(undefined, configs[i % RING] as KubeObject);
     if (!r.ok) throw new Error('conflict on create');
     lives[i % RING] = stored(r.object, i);
   });
   const noop = phase('no-op re-apply', (i) => {
     const live = lives[i % RING];
-    const r = serverSideApply({
-      live,
-      applied: repeats[i % RING] as KubeObject,
-      manager: 'mooring',
-      force: false,
-      now,
-    });
+    const r = applyAs(live, repeats[i % RING] as KubeObject);
     if (!r.ok || r.changed) throw new Error('re-apply was not a no-op');
   });
   const change = phase('changed apply', (i) => {
     const live = lives[i % RING];
-    const r = serverSideApply({
-      live,
-      applied: changes[i % RING] as KubeObject,
-      manager: 'mooring',
-      force: false,
-      now,
-    });
+    const r = applyAs(live, changes[i % RING] as KubeObject);
     if (!r.ok || !r.changed) throw new Error('changed apply did not change');
   });
   const configMap = (i: number): KubeObject => ({
@@ -137,13 +122,13 @@ function main(): void {
   });
   const smallConfigs = Array.from({ length: RING }, (_, i) => configMap(i));
   const smallLives = smallConfigs.map((c, i) => {
-    const r = serverSideApply({ live: undefined, applied: c, manager: 'mooring', force: false, now });
+    const r = applyAs(undefined, c);
     if (!r.ok) throw new Error('conflict on create');
     return stored(r.object, i);
   });
   const small = phase('small no-op (CM)', (i) => {
     const applied = configMap(i % RING);
-    const r = serverSideApply({ live: smallLives[i % RING], applied, manager: 'mooring', force: false, now });
+    const r = applyAs(smallLives[i % RING], applied);
     if (!r.ok || r.changed) throw new Error('re-apply was not a no-op');
   });
   const phases = [create, noop, change, small];
