@@ -6,6 +6,7 @@
 import { MooringError } from '../errors.ts';
 import { type ApplyContext, type ApplyOptions, entryFor } from './apply-context.ts';
 import type { ChangeSet, ChangeSetEntry } from './change-set.ts';
+import { isSlim } from './compact-live.ts';
 import { isCreateOnly, withGeneratedKeys } from './create-only.ts';
 import { liveHash, prepareDesired } from './desired-hash.ts';
 import { httpStatusOf, immutableFields, isApiWide, kubeError } from './errors.ts';
@@ -87,9 +88,10 @@ export async function applyOne(
   const desired = prepareDesired(raw);
   const key = opts.inputKey ?? liveHash(desired);
   const entry = entryFor(desired, 'unchanged');
-  if (!live && !opts.live) {
-    // No listing to go by: one read. With a complete listing, an absent object is new (or stripped
-    // of our labels by hand): apply it straight away; the answer says whether it was created.
+  if ((!live && !opts.live) || (live && isSlim(live))) {
+    // No listing to go by, or a slim entry to compare against: one read. With a complete listing,
+    // an absent object is new (or stripped of our labels by hand): apply it straight away; the
+    // answer says whether it was created.
     try {
       live = await ctx.client.get(desired);
     } catch (err) {

@@ -11,7 +11,13 @@
  * metadata, status) is kept as listed, but short strings are shared: JSON.parse makes a new string
  * for every value, and a listing repeats the same ones thousands of times (API defaults such as
  * `IfNotPresent` and `/dev/termination-log`, label values, timestamps of one second).
+ *
+ * An object the agent has already verified at its listed resourceVersion is kept slimmer still
+ * (`slimVerified`): its reconcile skips the comparison, so its spec and data are never read. Only
+ * what health reads stays (status; a workload's `spec.replicas` and `spec.updateStrategy`), with
+ * metadata. A slim object is marked (`isSlim`); whoever needs the whole object reads it again.
  */
+import { objectId } from './object-id.ts';
 import type { KubeObject, ManagedFieldsEntry } from './types.ts';
 
 function replicasOnly(fields: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
@@ -66,4 +72,38 @@ function reduceManagedFields(entries: ManagedFieldsEntry[], fieldManager: string
     kept.push(reduced);
   }
   return kept;
+}
+
+const slimObjects = new WeakSet<KubeObject>();
+
+/** Whether `obj` is a slim listing entry (its spec and data left out): read it again to compare. */
+export function isSlim(obj: KubeObject): boolean {
+  return slimObjects.has(obj);
+}
+
+/** The spec fields health reads (health.ts), kept on slim workloads. */
+const HEALTH_SPEC: Readonly<Record<string, readonly string[]>> = {
+  Deployment: ['replicas'],
+  StatefulSet: ['replicas', 'updateStrategy'],
+};
+
+/**
+ * The slim form of a listed object when `verified` (id → `key@resourceVersion`, the apply memo)
+ * holds it at its listed resourceVersion; otherwise the object itself.
+ */
+export function slimVerified(obj: KubeObject, verified: ReadonlyMap<string, string>): KubeObject {
+  const rv = obj.metadata.resourceVersion;
+  const memo = rv ? verified.get(objectId(obj)) : undefined;
+  if (memo === undefined || !memo.endsWith(`@${rv}`)) return obj;
+  const out: KubeObject = { apiVersion: obj.apiVersion, kind: obj.kind, metadata: obj.metadata };
+  const fields = HEALTH_SPEC[obj.kind];
+  const spec = obj.spec as Record<string, unknown> | undefined;
+  if (fields && spec) {
+    const kept: Record<string, unknown> = {};
+    for (const f of fields) if (spec[f] !== undefined) kept[f] = spec[f];
+    out.spec = kept;
+  }
+  if (obj.status !== undefined) out.status = obj.status;
+  slimObjects.add(out);
+  return out;
 }

@@ -61,7 +61,10 @@ export class InventoryCache {
   ): Promise<Inventory | undefined> {
     this.#seq += 1;
     const startSeq = this.#seq;
-    const result = list({ namespaces: this.#opts.namespaces, listenerId: this.#opts.listenerId }).then(
+    // Slim: a cycle's listing of everything is held while the cycle runs; objects verified at their
+    // resourceVersion need no more than their metadata and status (compact-live.ts).
+    const opts = { namespaces: this.#opts.namespaces, listenerId: this.#opts.listenerId, slim: true };
+    const result = list(opts).then(
       (inventory) => {
         // Writes before the listing began are in it: forget them.
         for (const [id, seq] of this.#writes) if (seq < startSeq) this.#writes.delete(id);

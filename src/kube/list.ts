@@ -4,7 +4,7 @@
  * fails or returns an unparsable item is refused whole: nothing may be pruned from half a picture.
  */
 import { MooringError } from '../errors.ts';
-import { compactLive } from './compact-live.ts';
+import { compactLive, slimVerified } from './compact-live.ts';
 import { kubeError } from './errors.ts';
 import { KINDS, type KindInfo } from './kinds.ts';
 import { LABELS } from '../labels.ts';
@@ -20,6 +20,12 @@ export interface ListOwnedOptions {
   deploymentId?: string;
   /** Kinds to list (default: every kind mooring manages). */
   kinds?: readonly KindInfo[];
+  /**
+   * List objects already verified at their resourceVersion slim (`slimVerified`): a cycle's
+   * listing of everything, held while the cycle runs. A deployment listing its own objects
+   * because they changed gets them whole.
+   */
+  slim?: boolean;
 }
 
 /** A complete listing of owned objects. */
@@ -51,20 +57,10 @@ async function listKind(
   selector: string,
   fieldManager: string,
   pool: Map<string, string>,
+  verified: ReadonlyMap<string, string> | undefined,
 ): Promise<KubeObject[]> {
   const where = formatObjectId(k.kind, namespace, '*');
-  let items: KubeObject[];
-  try {
-    items = await client.list(k.apiVersion, k.kind, namespace, selector);
-  } catch (err) {
-    const cause = kubeError(err, where, 'list');
-    throw new MooringError(
-      'MOORING_E_PRUNE_LISTING_INCOMPLETE',
-      `${where}: list failed (${cause.code}): inventory incomplete, nothing pruned`,
-      { details: { kind: k.kind, namespace, cause: cause.code, status: cause.details.status } },
-    );
-  }
-  for (const item of items) {
+  const each = (item: KubeObject): KubeObject => {
     if (typeof item.metadata?.name !== 'string' || item.metadata.name === '') {
       throw new MooringError(
         'MOORING_E_PRUNE_LISTING_INCOMPLETE',
@@ -72,9 +68,20 @@ async function listKind(
         { details: { kind: k.kind, namespace } },
       );
     }
-    compactLive(item, fieldManager, pool);
+    // Slim first: the strings of what a slim entry leaves out are not worth sharing.
+    return compactLive(verified ? slimVerified(item, verified) : item, fieldManager, pool);
+  };
+  try {
+    return await client.list(k.apiVersion, k.kind, namespace, selector, each);
+  } catch (err) {
+    if (err instanceof MooringError) throw err;
+    const cause = kubeError(err, where, 'list');
+    throw new MooringError(
+      'MOORING_E_PRUNE_LISTING_INCOMPLETE',
+      `${where}: list failed (${cause.code}): inventory incomplete, nothing pruned`,
+      { details: { kind: k.kind, namespace, cause: cause.code, status: cause.details.status } },
+    );
   }
-  return items;
 }
 
 /**
@@ -85,13 +92,15 @@ export async function listOwned(
   client: ObjectClient,
   opts: ListOwnedOptions,
   fieldManager: string = FIELD_MANAGER,
+  verified?: ReadonlyMap<string, string>,
 ): Promise<Inventory> {
+  const slimBy = opts.slim ? verified : undefined;
   const selector = ownedSelector(opts.listenerId, opts.deploymentId);
   const objects: KubeObject[] = [];
   const pool = new Map<string, string>();
   for (const namespace of opts.namespaces) {
     const results = await Promise.allSettled(
-      (opts.kinds ?? KINDS).map((k) => listKind(client, k, namespace, selector, fieldManager, pool)),
+      (opts.kinds ?? KINDS).map((k) => listKind(client, k, namespace, selector, fieldManager, pool, slimBy)),
     );
     for (const r of results) if (r.status === 'rejected') throw r.reason;
     for (const r of results) if (r.status === 'fulfilled') objects.push(...r.value);

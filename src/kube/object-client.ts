@@ -104,12 +104,16 @@ export class ObjectClient {
     }
   }
 
-  /** Every object of a kind in a namespace matching a label selector, over all pages. */
+  /**
+   * Every object of a kind in a namespace matching a label selector, over all pages. `each` maps
+   * every item as its page arrives (a page's raw JSON is garbage before the next one is asked for).
+   */
   async list(
     apiVersion: string,
     kind: string,
     namespace: string,
     labelSelector: string,
+    each: (item: KubeObject) => KubeObject = (item) => item,
   ): Promise<KubeObject[]> {
     const out: KubeObject[] = [];
     const path = resourcePath(apiVersion, kind, namespace);
@@ -123,7 +127,7 @@ export class ObjectClient {
       for (const item of res.body?.items ?? []) {
         item.apiVersion = apiVersion;
         item.kind = kind;
-        out.push(item);
+        out.push(each(item));
       }
       token = res.body?.metadata?.continue || undefined;
     } while (token);

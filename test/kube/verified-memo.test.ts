@@ -4,6 +4,7 @@
  * a controller's status write) moves the resourceVersion and brings the full comparison back.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isSlim } from '../../src/kube/compact-live.ts';
 import type { KubeObject } from '../../src/kube/types.ts';
 import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';
 import { DEPLOYMENT, deployment, LISTENER } from './fixtures.ts';
@@ -60,5 +61,38 @@ describe('resync memo (inputKey)', () => {
     expect(imageOf()).toBe('hand-edited:1');
     expect(await cycle([deployment(NS, 'app', { image: 'other:2' })], 'k2')).toBe('configured');
     expect(imageOf()).toBe('other:2');
+  });
+
+  it('lists verified objects slim, and reads one again only when it must be compared', async () => {
+    const rm = managerFor(api);
+    const list = (slim: boolean) =>
+      rm.listOwned({ namespaces: [NS], listenerId: LISTENER, deploymentId: DEPLOYMENT, slim });
+    const cycle = async (objects: KubeObject[], inputKey: string) => {
+      const inv = await list(true);
+      return (await rm.applyAll(objects, { live: inv.byId, inputKey })).entries[0]?.action;
+    };
+    const desired = deployment(NS, 'app', { image: 'slim:1' });
+    await cycle([desired], 's1');
+    await cycle([desired], 's1');
+    const live = (await list(true)).objects.find((o) => o.kind === 'Deployment') as KubeObject;
+    // Verified at this resourceVersion: no template, but what health reads is there.
+    expect(isSlim(live)).toBe(true);
+    expect(live.spec).toEqual({ replicas: 1 });
+    expect(live.status).toBeDefined();
+    expect(live.metadata.resourceVersion).toBeTruthy();
+    // A listing that is not slim, and a slim one under a changed resourceVersion, hold it whole.
+    const whole = (await list(false)).objects.find((o) => o.kind === 'Deployment') as KubeObject;
+    expect(isSlim(whole)).toBe(false);
+    expect(whole.spec).toHaveProperty('template');
+
+    // Same key: nothing read but the listing, nothing written.
+    api.clearRequests();
+    expect(await cycle([desired], 's1')).toBe('unchanged');
+    expect(api.requests().filter((r) => r.verb !== 'list')).toEqual([]);
+    // A new key: the slim entry cannot be compared, so the object is read once, then applied.
+    api.clearRequests();
+    expect(await cycle([deployment(NS, 'app', { image: 'slim:2' })], 's2')).toBe('configured');
+    expect(imageOf()).toBe('slim:2');
+    expect(api.requests().filter((r) => r.verb === 'get')).toHaveLength(1);
   });
 });
