@@ -17,6 +17,7 @@ import { runKubectlBaseline } from './lib/kubectl-baseline.ts';
 import { runAgentPhases } from './lib/agent-phases.ts';
 import { summarizeDir } from './lib/profile-summary.ts';
 import { updateReadme } from './lib/readme.ts';
+import { chartMemoryLimitMib, createMemoryCgroup } from './lib/memory-limit.ts';
 import { type Stack, startStack } from './lib/stack.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -37,6 +38,8 @@ const USAGE = `usage: npm run bench -- --deployments N [flags]
   --kubectl-only         run only the kubectl baseline (skip the agent phases)
   --cpu-prof             run the agent with --cpu-prof (profiles in the run directory)
   --agent-node-option X  pass X to the agent's node (repeatable; for experiments, reported in notes)
+  --memory-limit MIB     run the agent in a memory cgroup with this limit (default: the Helm
+                         chart's resources.limits.memory; 0: no limit)
 `;
 
 function parse(argv: string[]) {
@@ -58,6 +61,7 @@ function parse(argv: string[]) {
       'kubectl-only': { type: 'boolean', default: false },
       'cpu-prof': { type: 'boolean', default: false },
       'agent-node-option': { type: 'string', multiple: true, default: [] },
+      'memory-limit': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -87,6 +91,8 @@ function parse(argv: string[]) {
     kubectlOnly: values['kubectl-only'],
     cpuProf: values['cpu-prof'],
     agentNodeOptions: values['agent-node-option'],
+    memoryLimitMib:
+      values['memory-limit'] === undefined ? undefined : int('memory-limit', values['memory-limit'], 0),
   };
 }
 
@@ -103,10 +109,24 @@ async function freePort(): Promise<number> {
 const say = (line: string) =>
   process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 
-async function startAgent(stack: Stack, o: Options, runDir: string, name: string) {
+/** The agent's memory limit: the flag, else the chart's default; 0 is none. */
+function memoryLimitOf(o: Options): number {
+  if (o.memoryLimitMib !== undefined) return o.memoryLimitMib;
+  const limit = chartMemoryLimitMib(
+    readFileSync(path.join(ROOT, 'charts', 'mooring', 'values.yaml'), 'utf8'),
+  );
+  if (limit === undefined) throw new Error('charts/mooring/values.yaml has no resources.limits.memory');
+  return limit;
+}
+
+async function startAgent(stack: Stack, o: Options, runDir: string, name: string, note: (l: string) => void) {
   const opsPort = await freePort();
+  const limitMib = memoryLimitOf(o);
+  const cgroup = limitMib > 0 ? createMemoryCgroup(name, limitMib) : undefined;
+  if (typeof cgroup === 'string') note(`${name}: no memory limit applied (${cgroup})`);
   const agent = new AgentProcess({
     root: ROOT,
+    ...(typeof cgroup === 'object' ? { cgroup } : {}),
     logFile: path.join(runDir, `${name}.log`),
     nodeFlags: [
       ...(o.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${path.join(runDir, `${name}-profile`)}`] : []),
@@ -183,7 +203,7 @@ async function main(): Promise<number> {
       result,
       note,
       say,
-      startAgent: (name) => startAgent(stack, o, runDir, name),
+      startAgent: (name) => startAgent(stack, o, runDir, name, note),
     });
   }
   const rendered = stack.rendered;

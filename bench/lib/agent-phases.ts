@@ -47,6 +47,7 @@ export async function runAgentPhases(input: AgentPhasesInput): Promise<void> {
     // How long to wait for the queue to drain before measuring anyway.
     const quietMs = Math.min(o.timeoutMs, Math.max(60_000, o.pollIntervalS * 12_000));
     const busy = await waitQuiet(first.opsUrl, quietMs);
+    if (!alive(input, first, 'after convergence')) return;
     if (busy) {
       note(
         `the agent's queue did not drain within ${quietMs / 1000} s after convergence (queue ${busy.queueDepth}, ` +
@@ -58,11 +59,13 @@ export async function runAgentPhases(input: AgentPhasesInput): Promise<void> {
     } catch (err) {
       note(`idle phase: ${message(err)}`);
     }
+    if (!alive(input, first, 'during the idle cycles')) return;
     try {
       await propagation(input);
     } catch (err) {
       note(`propagation phase: ${message(err)}`);
     }
+    if (!alive(input, first, 'during propagation')) return;
     await waitQuiet(first.opsUrl, quietMs);
   } finally {
     first.agent.sample();
@@ -70,6 +73,7 @@ export async function runAgentPhases(input: AgentPhasesInput): Promise<void> {
     result.agent_cpu_s = round(first.agent.cpuSeconds());
     const code = await first.agent.stop();
     if (code !== 0) note(`the agent exited with ${code} on SIGTERM`);
+    recordLimit(input, first.agent, true);
   }
   if (result.convergence_s === null) return;
   try {
@@ -93,8 +97,34 @@ export async function runAgentPhases(input: AgentPhasesInput): Promise<void> {
       second.agent.sample();
       result.restart_peak_rss_mib = round(second.agent.peakRssMib, 1);
       await second.agent.stop();
+      recordLimit(input, second.agent, false);
     }
   }
+}
+
+/** False, with a note, when the agent is gone (a crash or an OOM kill): later phases would only time out. */
+function alive({ note }: AgentPhasesInput, running: RunningAgent, when: string): boolean {
+  if (running.agent.running) return true;
+  const code = running.agent.child.exitCode;
+  const signal = running.agent.child.signalCode;
+  note(`the agent exited ${when} (${signal ?? `code ${code}`}; see its log): later phases skipped`);
+  return false;
+}
+
+/**
+ * The memory limit's figures of a stopped agent: the kernel's OOM kills, and for the first agent
+ * (phases 1 to 3, like peak RSS) its cgroup's peak.
+ */
+function recordLimit({ result, note }: AgentPhasesInput, agent: AgentProcess, first: boolean): void {
+  const cgroup = agent.cgroup;
+  if (!cgroup) return;
+  result.memory_limit_mib = cgroup.limitMib;
+  const peak = cgroup.peakMib();
+  if (first && peak !== undefined) result.cgroup_peak_mib = round(peak, 1);
+  const kills = cgroup.oomKills();
+  result.agent_oom_kills = (result.agent_oom_kills ?? 0) + kills;
+  if (kills > 0)
+    note(`the kernel killed the agent ${kills} time(s) for exceeding its ${cgroup.limitMib} MiB limit`);
 }
 
 async function coldConvergence(input: AgentPhasesInput, running: RunningAgent): Promise<boolean> {

@@ -6,6 +6,7 @@
 import { type ChildProcess, execFileSync } from 'node:child_process';
 import { openSync, readFileSync } from 'node:fs';
 import { type MooringRun, spawnMooringRun } from '../../test/support/agent-process.ts';
+import type { MemoryCgroup } from './memory-limit.ts';
 
 export interface AgentProcessOptions {
   /** Repository root (where `bin/mooring.js` and `node_modules/.bin/node` are). */
@@ -20,6 +21,8 @@ export interface AgentProcessOptions {
   nodeFlags?: string[];
   /** Sampling period of /proc; default 100 ms. */
   sampleIntervalMs?: number;
+  /** A memory cgroup to run in (removed once the agent has stopped). */
+  cgroup?: MemoryCgroup;
 }
 
 export interface ProcSample {
@@ -64,13 +67,16 @@ export class AgentProcess {
   #peakMib = 0;
   #last: ProcSample | undefined;
   #timer: NodeJS.Timeout;
+  readonly cgroup: MemoryCgroup | undefined;
 
   constructor(options: AgentProcessOptions) {
     const log = openSync(options.logFile, 'a');
     this.startedAt = performance.now();
+    this.cgroup = options.cgroup;
     this.#run = spawnMooringRun({
       root: options.root,
       nodeFlags: options.nodeFlags,
+      ...(options.cgroup ? { cgroup: options.cgroup.dir } : {}),
       args: options.args,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env },
       output: log,
@@ -111,6 +117,8 @@ export class AgentProcess {
   /** SIGTERM, then SIGKILL after `graceMs`; resolves with the exit code. Samples a last time first. */
   async stop(graceMs = 30_000): Promise<number | null> {
     this.sample();
-    return (await this.#run.stop(graceMs)).code;
+    const { code } = await this.#run.stop(graceMs);
+    this.cgroup?.remove();
+    return code;
   }
 }

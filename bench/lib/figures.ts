@@ -49,6 +49,12 @@ export interface BenchResult {
   propagation_p99_ms: number | null;
   propagation_max_ms: number | null;
   peak_rss_mib: number | null;
+  /** The memory limit the agent ran under (its own memory cgroup), MiB; null when none was applied. */
+  memory_limit_mib: number | null;
+  /** The agent's cgroup's peak charged memory, MiB (pages the agent shares with others may be charged to them). */
+  cgroup_peak_mib: number | null;
+  /** Times the kernel killed an agent process for exceeding the limit (first and restarted agent). */
+  agent_oom_kills: number | null;
   /** CPU seconds of the first agent process over its whole life (convergence, idle, propagation). */
   agent_cpu_s: number | null;
   restart_kube_writes: number | null;
@@ -174,6 +180,9 @@ export function tableRows(r: BenchResult): string[][] {
     row('propagation p99 (ms)', 'propagation_p99_ms'),
     row('propagation max (ms)', 'propagation_max_ms'),
     row('agent peak RSS (MiB)', 'peak_rss_mib'),
+    row('  memory limit (MiB)', 'memory_limit_mib'),
+    row('  cgroup peak (MiB)', 'cgroup_peak_mib'),
+    row('  OOM kills', 'agent_oom_kills'),
     row('agent CPU, whole first run (s)', 'agent_cpu_s'),
     row('restart kube writes', 'restart_kube_writes'),
     row('restart kube reads', 'restart_kube_reads'),
@@ -237,6 +246,9 @@ export function emptyResult(deployments: number, namespaces: number, pollInterva
     propagation_p99_ms: null,
     propagation_max_ms: null,
     peak_rss_mib: null,
+    memory_limit_mib: null,
+    cgroup_peak_mib: null,
+    agent_oom_kills: null,
     agent_cpu_s: null,
     restart_kube_writes: null,
     restart_kube_reads: null,

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseCounters, summarizeStatus, sumSamples } from '../../bench/lib/agent-metrics.ts';
 import {
@@ -8,11 +10,13 @@ import {
   toJson,
   verdicts,
 } from '../../bench/lib/figures.ts';
+import { chartMemoryLimitMib } from '../../bench/lib/memory-limit.ts';
 import { retag } from '../../bench/lib/phases.ts';
 import { summarizeProfile } from '../../bench/lib/profile-summary.ts';
 import { SECTION_HEADING, updateReadme } from '../../bench/lib/readme.ts';
 import { generateDeployments } from '../../bench/lib/seed.ts';
 import { type DeploymentRecord, strict } from '../../src/contract/index.ts';
+import { REPO } from '../support/agent-process.ts';
 import { defaultRenderSettings, renderDeployment } from '../../src/render/index.ts';
 
 const LISTENER = '6f1c3a52-8a0e-4c1b-9d51-2b7f0c9e4a10';
@@ -207,5 +211,21 @@ describe('CPU profile summary', () => {
       ['node:net', 1],
     ]);
     expect(summary.byFunction[1]).toEqual(['parse @kubernetes/client-node:10', 6]);
+  });
+});
+
+describe('memory limit of the benchmarked agent', () => {
+  it("reads the Helm chart's default limit, in Mi, Gi or bytes", () => {
+    const chart = readFileSync(path.join(REPO, 'charts', 'mooring', 'values.yaml'), 'utf8');
+    const limit = chartMemoryLimitMib(chart);
+    expect(limit).toBeGreaterThan(0);
+    expect(chart).toMatch(new RegExp(`memory: ["']?${limit}Mi`));
+    const values = (memory: string) =>
+      `resources:\n  requests:\n    memory: 1Mi\n  limits:\n    memory: ${memory}\n`;
+    expect(chartMemoryLimitMib(values('512Mi'))).toBe(512);
+    expect(chartMemoryLimitMib(values('1Gi'))).toBe(1024);
+    expect(chartMemoryLimitMib(values('268435456'))).toBe(256);
+    expect(chartMemoryLimitMib(values('lots'))).toBeUndefined();
+    expect(chartMemoryLimitMib('resources: {}\n')).toBeUndefined();
   });
 });

@@ -28,6 +28,8 @@ export interface MooringRunOptions {
   output?: 'pipe' | number;
   /** Repository root holding `bin/mooring.js` and `node_modules/.bin/node`; default this one. */
   root?: string;
+  /** A cgroup directory the process runs in from its first instruction (its memory limit applies). */
+  cgroup?: string;
 }
 
 /** A started `mooring run`. */
@@ -45,11 +47,21 @@ export interface MooringRun {
 export function spawnMooringRun(options: MooringRunOptions): MooringRun {
   const root = options.root ?? REPO;
   const output = options.output ?? 'pipe';
-  const child = spawn(
-    path.join(root, 'node_modules', '.bin', 'node'),
-    [...(options.nodeFlags ?? []), path.join(root, 'bin', 'mooring.js'), 'run', ...(options.args ?? [])],
-    { cwd: root, env: options.env, stdio: ['ignore', output, output] },
-  );
+  const node = path.join(root, 'node_modules', '.bin', 'node');
+  const argv = [
+    ...(options.nodeFlags ?? []),
+    path.join(root, 'bin', 'mooring.js'),
+    'run',
+    ...(options.args ?? []),
+  ];
+  // In a cgroup: the shell joins it, then becomes node, so Node sizes its heap by the cgroup's limit.
+  const child = options.cgroup
+    ? spawn('/bin/sh', ['-c', 'echo $$ > "$0/cgroup.procs" && exec "$@"', options.cgroup, node, ...argv], {
+        cwd: root,
+        env: options.env,
+        stdio: ['ignore', output, output],
+      })
+    : spawn(node, argv, { cwd: root, env: options.env, stdio: ['ignore', output, output] });
   const exited = new Promise<ProcessExit>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
