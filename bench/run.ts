@@ -17,7 +17,7 @@ import { runKubectlBaseline } from './lib/kubectl-baseline.ts';
 import { runAgentPhases } from './lib/agent-phases.ts';
 import { summarizeDir } from './lib/profile-summary.ts';
 import { updateReadme } from './lib/readme.ts';
-import { chartMemoryLimitMib, createMemoryCgroup } from './lib/memory-limit.ts';
+import { chartMemoryLimitMib, createMemoryCgroup, imageNodeOptions } from './lib/memory-limit.ts';
 import { type Stack, startStack } from './lib/stack.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -124,9 +124,12 @@ async function startAgent(stack: Stack, o: Options, runDir: string, name: string
   const limitMib = memoryLimitOf(o);
   const cgroup = limitMib > 0 ? createMemoryCgroup(name, limitMib) : undefined;
   if (typeof cgroup === 'string') note(`${name}: no memory limit applied (${cgroup})`);
+  const nodeOptions = imageNodeOptions(readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8'));
   const agent = new AgentProcess({
     root: ROOT,
     ...(typeof cgroup === 'object' ? { cgroup } : {}),
+    // Node as the image runs it.
+    ...(nodeOptions ? { env: { NODE_OPTIONS: nodeOptions } } : {}),
     logFile: path.join(runDir, `${name}.log`),
     nodeFlags: [
       ...(o.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${path.join(runDir, `${name}-profile`)}`] : []),

@@ -121,3 +121,12 @@ export function chartMemoryLimitMib(valuesYaml: string): number | undefined {
   const n = Number(m[1]);
   return m[2] === 'Gi' ? n * 1024 : m[2] === 'Mi' ? n : n / 2 ** 20;
 }
+
+/**
+ * The `NODE_OPTIONS` the image sets (`ENV NODE_OPTIONS="..."` in the Dockerfile), so that the
+ * benchmarked agent runs Node as the image does; undefined when the Dockerfile sets none.
+ */
+export function imageNodeOptions(dockerfile: string): string | undefined {
+  const m = /^ENV\s+NODE_OPTIONS=(?:"([^"]*)"|(\S+))\s*$/m.exec(dockerfile);
+  return m ? (m[1] ?? m[2]) : undefined;
+}

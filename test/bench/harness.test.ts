@@ -10,7 +10,7 @@ import {
   toJson,
   verdicts,
 } from '../../bench/lib/figures.ts';
-import { chartMemoryLimitMib } from '../../bench/lib/memory-limit.ts';
+import { chartMemoryLimitMib, imageNodeOptions } from '../../bench/lib/memory-limit.ts';
 import { retag } from '../../bench/lib/phases.ts';
 import { summarizeProfile } from '../../bench/lib/profile-summary.ts';
 import { SECTION_HEADING, updateReadme } from '../../bench/lib/readme.ts';
@@ -227,5 +227,13 @@ describe('memory limit of the benchmarked agent', () => {
     expect(chartMemoryLimitMib(values('268435456'))).toBe(256);
     expect(chartMemoryLimitMib(values('lots'))).toBeUndefined();
     expect(chartMemoryLimitMib('resources: {}\n')).toBeUndefined();
+  });
+
+  it("runs the agent with the image's NODE_OPTIONS, read from the Dockerfile", () => {
+    const dockerfile = readFileSync(path.join(REPO, 'Dockerfile'), 'utf8');
+    expect(imageNodeOptions(dockerfile)).toMatch(/^--max-old-space-size-percentage=\d+$/);
+    expect(imageNodeOptions('FROM x\nENV NODE_OPTIONS=--a=1\n')).toBe('--a=1');
+    expect(imageNodeOptions('FROM x\nENV NODE_OPTIONS="--a=1 --b"\n')).toBe('--a=1 --b');
+    expect(imageNodeOptions('FROM x\nENV NODE_ENV=production\n')).toBeUndefined();
   });
 });
