@@ -8,6 +8,7 @@
  * the engine should manage far more.
  */
 import { parseArgs } from 'node:util';
+import { LABELS, MANAGED_BY } from '../src/labels.ts';
 import { type KubeObject, serverSideApply } from '../src/sandbox/apply/index.ts';
 
 function deployment(i: number, image: string): KubeObject {
@@ -31,7 +32,7 @@ function deployment(i: number, image: string): KubeObject {
     metadata: {
       name: `d${i}`,
       namespace: 'default',
-      labels: { 'app.kubernetes.io/managed-by': 'mooring', 'mooring.dev/deployment-id': `id-${i}` },
+      labels: { [LABELS.managedBy]: MANAGED_BY, [LABELS.deploymentId]: `id-${i}` },
       annotations: { 'mooring.dev/revision-id': `rev-${i}` },
     },
     spec: {
@@ -117,7 +118,7 @@ function main(): void {
   const configMap = (i: number): KubeObject => ({
     apiVersion: 'v1',
     kind: 'ConfigMap',
-    metadata: { name: `c${i}`, namespace: 'default', labels: { 'app.kubernetes.io/managed-by': 'mooring' } },
+    metadata: { name: `c${i}`, namespace: 'default', labels: { [LABELS.managedBy]: MANAGED_BY } },
     data: { MODE: 'api', LOG_LEVEL: 'info' },
   });
   const smallConfigs = Array.from({ length: RING }, (_, i) => configMap(i));

@@ -14,6 +14,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { LABELS, MANAGED_BY } from '../src/labels.ts';
 import { Agent, request } from 'undici';
 
 interface Ready {
@@ -41,7 +42,7 @@ function configMap(i: number, value: string): string {
     metadata: {
       name: `cm-${i}`,
       namespace: 'bench',
-      labels: { 'app.kubernetes.io/managed-by': 'mooring', index: String(i) },
+      labels: { [LABELS.managedBy]: MANAGED_BY, index: String(i) },
     },
     data: { key: value },
   });

@@ -6,6 +6,7 @@
 import { httpStatusOf } from '../kube/errors.ts';
 import type { KubeHttp } from '../kube/http.ts';
 import { resourcePath } from '../kube/object-client.ts';
+import { LABELS, MANAGED_BY } from '../labels.ts';
 
 /** The part of a Lease that election reads and writes. */
 export interface LeaseRecord {
@@ -71,7 +72,7 @@ export function kubeLeaseClient(kube: KubeHttp, namespace: string, name: string)
       name,
       namespace,
       ...(r.resourceVersion ? { resourceVersion: r.resourceVersion } : {}),
-      labels: { 'app.kubernetes.io/managed-by': 'mooring' },
+      labels: { [LABELS.managedBy]: MANAGED_BY },
     },
     spec: {
       holderIdentity: r.holderIdentity ?? '',
