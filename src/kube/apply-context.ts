@@ -13,10 +13,11 @@ export interface ApplyContext {
   logger: Logger;
   random: RandomBytes;
   /**
-   * Objects found converged, or just applied: id → `key@resourceVersion`, where the key is the
-   * input's (`ApplyOptions.inputKey`) or else the desired hash. While both stay the same nothing
-   * can differ (any change to an object moves its resourceVersion; equal keys mean equal desired
-   * objects), so:
+   * Objects found converged, or just applied: id → `key@version`, where the key is the input's
+   * (`ApplyOptions.inputKey`) or else the desired hash, and the version is `objectVersion` (the
+   * generation and a metadata digest where the API server keeps a generation, else the
+   * resourceVersion). While both stay the same nothing we apply can differ (any change to what we
+   * apply moves the version; equal keys mean equal desired objects), so:
    * - with an input key, the resync skips the comparison altogether;
    * - a difference the comparison sees but an apply does not change (a mutating admission
    *   webhook, a normalization the comparison does not know) costs one write, not one per cycle.
@@ -36,7 +37,7 @@ export interface ApplyOptions {
   dryRun?: boolean;
   /**
    * Identifies what the objects were rendered from (the poller's desired-state hash): equal keys
-   * mean equal objects. With it, an object verified converged at the same resourceVersion is not
+   * mean equal objects. With it, an object verified converged at the same version is not
    * compared again.
    */
   inputKey?: string;

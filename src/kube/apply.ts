@@ -14,6 +14,7 @@ import { takenFields } from './field-owners.ts';
 import { sortForApply } from './kinds.ts';
 import { findDrift } from './live-compare.ts';
 import { objectId } from './object-id.ts';
+import { objectVersion } from './object-version.ts';
 import { recreate } from './recreate.ts';
 import { HANDOVER_MANAGER, handOverReplicas } from './replicas-handover.ts';
 import type { KubeObject } from './types.ts';
@@ -57,8 +58,8 @@ async function createOnce(
 }
 
 function memo(key: string | undefined, obj: KubeObject): string | undefined {
-  const rv = obj.metadata.resourceVersion;
-  return key === undefined || !rv ? undefined : `${key}@${rv}`;
+  const version = objectVersion(obj);
+  return key === undefined || !version ? undefined : `${key}@${version}`;
 }
 
 function isVerified(ctx: ApplyContext, id: string, key: string | undefined, live: KubeObject): boolean {

@@ -62,7 +62,7 @@ export class InventoryCache {
     this.#seq += 1;
     const startSeq = this.#seq;
     // Slim: a cycle's listing of everything is held while the cycle runs; objects verified at their
-    // resourceVersion need no more than their metadata and status (compact-live.ts).
+    // version need no more than their metadata and status (compact-live.ts).
     const opts = { namespaces: this.#opts.namespaces, listenerId: this.#opts.listenerId, slim: true };
     const result = list(opts).then(
       (inventory) => {

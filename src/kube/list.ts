@@ -21,7 +21,7 @@ export interface ListOwnedOptions {
   /** Kinds to list (default: every kind mooring manages). */
   kinds?: readonly KindInfo[];
   /**
-   * List objects already verified at their resourceVersion slim (`slimVerified`): a cycle's
+   * List objects already verified at their version slim (`slimVerified`): a cycle's
    * listing of everything, held while the cycle runs. A deployment listing its own objects
    * because they changed gets them whole.
    */

@@ -1,14 +1,14 @@
 /**
  * The resync memo: an object verified converged for an input (the deployment's desired-state hash)
- * is not compared again while its resourceVersion stays the same; any change to it (drift by hand,
- * a controller's status write) moves the resourceVersion and brings the full comparison back.
+ * is not compared again while its version stays the same (object-version.ts): any change to what
+ * we apply (drift by hand) brings the full comparison back; a controller's status write does not.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isSlim } from '../../src/kube/compact-live.ts';
 import type { KubeObject } from '../../src/kube/types.ts';
 import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';
 import { DEPLOYMENT, deployment, LISTENER } from './fixtures.ts';
-import { managerFor, OtherManager } from './sandbox.ts';
+import { kubeOf, managerFor, OtherManager } from './sandbox.ts';
 
 const NS = 'memo';
 let api: KubeApi;
@@ -94,5 +94,39 @@ describe('resync memo (inputKey)', () => {
     expect(await cycle([deployment(NS, 'app', { image: 'slim:2' })], 's2')).toBe('configured');
     expect(imageOf()).toBe('slim:2');
     expect(api.requests().filter((r) => r.verb === 'get')).toHaveLength(1);
+  });
+
+  it("keeps a workload verified through a controller's status write, not through a change to it", async () => {
+    const rm = managerFor(api);
+    const slimDeployment = async () =>
+      (
+        await rm.listOwned({ namespaces: [NS], listenerId: LISTENER, deploymentId: DEPLOYMENT, slim: true })
+      ).objects.find((o) => o.kind === 'Deployment') as KubeObject;
+    const desired = deployment(NS, 'app', { image: 'status:1' });
+    const inv = await rm.listOwned({ namespaces: [NS], listenerId: LISTENER, deploymentId: DEPLOYMENT });
+    await rm.applyAll([desired], { live: inv.byId, inputKey: 't1' });
+    const before = await slimDeployment();
+    expect(isSlim(before)).toBe(true);
+
+    await kubeOf(api).request({
+      method: 'PATCH',
+      path: `/apis/apps/v1/namespaces/${NS}/deployments/app/status`,
+      body: { status: { conditions: [{ type: 'Available', status: 'True', reason: 'StatusWrite' }] } },
+      contentType: 'application/merge-patch+json',
+    });
+    const after = await slimDeployment();
+    expect(after.metadata.resourceVersion).not.toBe(before.metadata.resourceVersion);
+    expect(isSlim(after)).toBe(true);
+
+    // A label added by hand changes the object: listed whole again, so the next reconcile compares it.
+    await other.mergePatch(
+      {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'app', namespace: NS, labels: { extra: 'x' } },
+      },
+      'kubectl-label',
+    );
+    expect(isSlim(await slimDeployment())).toBe(false);
   });
 });

@@ -1,0 +1,33 @@
+/**
+ * What the apply memo (`ApplyContext.verified`) pins a verified object's state to. Any change to
+ * the object must change it; nothing else should:
+ * - kinds whose API server keeps `metadata.generation` (Deployment, StatefulSet, the autoscaler,
+ *   the disruption budget): the generation, which moves on every spec change and on no status
+ *   write, plus a digest of the labels and annotations, which it does not cover. A rollout's
+ *   progress or an autoscaler's sync every few seconds then leaves a verified object verified
+ *   (the idiom of controller-runtime's GenerationChangedPredicate);
+ * - every other kind: the resourceVersion, which moves on any change.
+ */
+import { createHash } from 'node:crypto';
+import type { KubeObject } from './types.ts';
+
+function sorted(map: Record<string, string> | undefined): [string, string][] {
+  return map
+    ? Object.keys(map)
+        .sort()
+        .map((k) => [k, map[k] as string])
+    : [];
+}
+
+/** The object's version for the memo; undefined when it has none (never memoized). */
+export function objectVersion(obj: KubeObject): string | undefined {
+  const { generation, resourceVersion, labels, annotations } = obj.metadata;
+  if (typeof generation === 'number' && generation > 0) {
+    const digest = createHash('sha1')
+      .update(JSON.stringify([sorted(labels), sorted(annotations)]))
+      .digest('base64url')
+      .slice(0, 16);
+    return `g${generation}#${digest}`;
+  }
+  return resourceVersion || undefined;
+}

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { objectVersion } from '../../src/kube/object-version.ts';
+import type { KubeObject } from '../../src/kube/types.ts';
+
+const deployment = (meta: Partial<KubeObject['metadata']>): KubeObject => ({
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: {
+    name: 'b',
+    namespace: 'ns',
+    resourceVersion: '10',
+    generation: 2,
+    labels: { a: '1', b: '2' },
+    annotations: { 'mooring.dev/desired-hash': 'h1' },
+    ...meta,
+  },
+});
+
+describe('objectVersion (what the apply memo pins)', () => {
+  it('ignores status writes on kinds with a generation: only the resourceVersion moves', () => {
+    expect(objectVersion(deployment({ resourceVersion: '11' }))).toBe(objectVersion(deployment({})));
+  });
+
+  it('moves with the generation (a spec change) and with any label or annotation', () => {
+    const base = objectVersion(deployment({}));
+    expect(objectVersion(deployment({ generation: 3 }))).not.toBe(base);
+    expect(objectVersion(deployment({ labels: { a: '1', b: '3' } }))).not.toBe(base);
+    expect(objectVersion(deployment({ labels: { a: '1', b: '2', c: '' } }))).not.toBe(base);
+    expect(objectVersion(deployment({ annotations: { 'mooring.dev/desired-hash': 'h2' } }))).not.toBe(base);
+    expect(objectVersion(deployment({ annotations: undefined }))).not.toBe(base);
+    // A label's key moved into an annotation is a change too.
+    expect(
+      objectVersion(
+        deployment({ labels: { a: '1' }, annotations: { b: '2', 'mooring.dev/desired-hash': 'h1' } }),
+      ),
+    ).not.toBe(base);
+  });
+
+  it('does not depend on the order the server lists labels in', () => {
+    expect(objectVersion(deployment({ labels: { b: '2', a: '1' } }))).toBe(objectVersion(deployment({})));
+  });
+
+  it('is the resourceVersion for kinds without a generation, and undefined without either', () => {
+    const secret: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 's', resourceVersion: '7' },
+    };
+    expect(objectVersion(secret)).toBe('7');
+    expect(objectVersion({ ...secret, metadata: { name: 's' } })).toBeUndefined();
+    expect(objectVersion(deployment({ generation: 0, resourceVersion: '9' }))).toBe('9');
+  });
+});
