@@ -94,16 +94,18 @@ export function summarizeStatus(doc: unknown): StatusSummary | undefined {
 
 /**
  * Resolves once `/status` lists at least `count` deployments, each reconciled at least once by
- * this process (a restarted agent starts with an empty status); undefined on timeout.
+ * this process (a restarted agent starts with an empty status); undefined on timeout, or as soon
+ * as `giveUp` says so (the agent is gone).
  */
 export async function waitForAllReconciled(
   opsUrl: string,
   count: number,
   timeoutMs: number,
   intervalMs = 250,
+  giveUp: () => boolean = () => false,
 ): Promise<StatusSummary | undefined> {
   const deadline = performance.now() + timeoutMs;
-  while (performance.now() < deadline) {
+  while (performance.now() < deadline && !giveUp()) {
     try {
       const res = await fetch(`${opsUrl}/status`, { signal: AbortSignal.timeout(10_000) });
       const s = res.ok ? summarizeStatus(await res.json()) : undefined;

@@ -12,13 +12,12 @@
  * for every value, and a listing repeats the same ones thousands of times (API defaults such as
  * `IfNotPresent` and `/dev/termination-log`, label values, timestamps of one second).
  *
- * An object the agent has already verified at its listed version (object-version.ts) is kept slimmer still
- * (`slimVerified`): its reconcile skips the comparison, so its spec and data are never read. Only
- * what health reads stays (status; a workload's `spec.replicas` and `spec.updateStrategy`), with
- * metadata. A slim object is marked (`isSlim`); whoever needs the whole object reads it again.
+ * A cycle's listing of everything is kept slimmer still (`slim`): the resync of a converged
+ * deployment only asks whether each object is still the one it verified (object-version.ts), so
+ * spec and data are left out and only what that question and health read stays (metadata, status;
+ * a workload's `spec.replicas` and `spec.updateStrategy`). A slim object is marked (`isSlim`); when
+ * one must be compared after all (drift, a changed input, a restart's empty memo), it is read again.
  */
-import { objectId } from './object-id.ts';
-import { objectVersion } from './object-version.ts';
 import type { KubeObject, ManagedFieldsEntry } from './types.ts';
 
 function replicasOnly(fields: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
@@ -88,14 +87,8 @@ const HEALTH_SPEC: Readonly<Record<string, readonly string[]>> = {
   StatefulSet: ['replicas', 'updateStrategy'],
 };
 
-/**
- * The slim form of a listed object when `verified` (id → `key@version`, the apply memo) holds it
- * at its listed version (`objectVersion`); otherwise the object itself.
- */
-export function slimVerified(obj: KubeObject, verified: ReadonlyMap<string, string>): KubeObject {
-  const memo = verified.get(objectId(obj));
-  const version = memo === undefined ? undefined : objectVersion(obj);
-  if (memo === undefined || version === undefined || !memo.endsWith(`@${version}`)) return obj;
+/** The slim form of a listed object (see the module comment). */
+export function slim(obj: KubeObject): KubeObject {
   const out: KubeObject = { apiVersion: obj.apiVersion, kind: obj.kind, metadata: obj.metadata };
   const fields = HEALTH_SPEC[obj.kind];
   const spec = obj.spec as Record<string, unknown> | undefined;

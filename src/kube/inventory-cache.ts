@@ -61,8 +61,8 @@ export class InventoryCache {
   ): Promise<Inventory | undefined> {
     this.#seq += 1;
     const startSeq = this.#seq;
-    // Slim: a cycle's listing of everything is held while the cycle runs; objects verified at their
-    // version need no more than their metadata and status (compact-live.ts).
+    // Slim: a cycle's listing of everything is held while the cycle runs; the resync of a converged
+    // deployment needs no more than metadata and status (compact-live.ts).
     const opts = { namespaces: this.#opts.namespaces, listenerId: this.#opts.listenerId, slim: true };
     const result = list(opts).then(
       (inventory) => {

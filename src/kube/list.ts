@@ -4,7 +4,7 @@
  * fails or returns an unparsable item is refused whole: nothing may be pruned from half a picture.
  */
 import { MooringError } from '../errors.ts';
-import { compactLive, slimVerified } from './compact-live.ts';
+import { compactLive, slim } from './compact-live.ts';
 import { kubeError } from './errors.ts';
 import { KINDS, type KindInfo } from './kinds.ts';
 import { LABELS } from '../labels.ts';
@@ -21,9 +21,8 @@ export interface ListOwnedOptions {
   /** Kinds to list (default: every kind mooring manages). */
   kinds?: readonly KindInfo[];
   /**
-   * List objects already verified at their version slim (`slimVerified`): a cycle's
-   * listing of everything, held while the cycle runs. A deployment listing its own objects
-   * because they changed gets them whole.
+   * List objects slim (`slim` in compact-live.ts): a cycle's listing of everything, held while the
+   * cycle runs. A deployment listing its own objects because they changed gets them whole.
    */
   slim?: boolean;
 }
@@ -57,7 +56,7 @@ async function listKind(
   selector: string,
   fieldManager: string,
   pool: Map<string, string>,
-  verified: ReadonlyMap<string, string> | undefined,
+  slimmed: boolean,
 ): Promise<KubeObject[]> {
   const where = formatObjectId(k.kind, namespace, '*');
   const each = (item: KubeObject): KubeObject => {
@@ -69,7 +68,7 @@ async function listKind(
       );
     }
     // Slim first: the strings of what a slim entry leaves out are not worth sharing.
-    return compactLive(verified ? slimVerified(item, verified) : item, fieldManager, pool);
+    return compactLive(slimmed ? slim(item) : item, fieldManager, pool);
   };
   try {
     return await client.list(k.apiVersion, k.kind, namespace, selector, each);
@@ -92,15 +91,15 @@ export async function listOwned(
   client: ObjectClient,
   opts: ListOwnedOptions,
   fieldManager: string = FIELD_MANAGER,
-  verified?: ReadonlyMap<string, string>,
 ): Promise<Inventory> {
-  const slimBy = opts.slim ? verified : undefined;
   const selector = ownedSelector(opts.listenerId, opts.deploymentId);
   const objects: KubeObject[] = [];
   const pool = new Map<string, string>();
   for (const namespace of opts.namespaces) {
     const results = await Promise.allSettled(
-      (opts.kinds ?? KINDS).map((k) => listKind(client, k, namespace, selector, fieldManager, pool, slimBy)),
+      (opts.kinds ?? KINDS).map((k) =>
+        listKind(client, k, namespace, selector, fieldManager, pool, opts.slim ?? false),
+      ),
     );
     for (const r of results) if (r.status === 'rejected') throw r.reason;
     for (const r of results) if (r.status === 'fulfilled') objects.push(...r.value);

@@ -66,7 +66,7 @@ export class ResourceManager {
 
   /** Every owned object in the namespaces (of one deployment when `deploymentId` is set). */
   listOwned(opts: ListOwnedOptions): Promise<Inventory> {
-    return listOwned(this.#client, opts, this.fieldManager, this.#verified);
+    return listOwned(this.#client, opts, this.fieldManager);
   }
 
   /** Deletes live objects in reverse kind order, refusing what is not provably ours. */

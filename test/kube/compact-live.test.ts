@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compactLive, isSlim, slimVerified } from '../../src/kube/compact-live.ts';
+import { compactLive, isSlim, slim } from '../../src/kube/compact-live.ts';
 import { isManagedBy, ownsField, takenFields } from '../../src/kube/field-owners.ts';
 import type { KubeObject, ManagedFieldsEntry } from '../../src/kube/types.ts';
 
@@ -119,11 +119,11 @@ describe('compactLive with a string pool', () => {
   });
 });
 
-describe('slimVerified', () => {
-  const workload = (kind: string, rv: string): KubeObject => ({
+describe('slim', () => {
+  const workload = (kind: string): KubeObject => ({
     apiVersion: 'apps/v1',
     kind,
-    metadata: { name: 'b', namespace: 'ns', resourceVersion: rv, labels: { a: '1' } },
+    metadata: { name: 'b', namespace: 'ns', resourceVersion: '7', generation: 2, labels: { a: '1' } },
     spec: {
       replicas: 3,
       updateStrategy: { type: 'OnDelete' },
@@ -131,45 +131,37 @@ describe('slimVerified', () => {
     },
     status: { replicas: 3, readyReplicas: 2 },
   });
-  const secret = (rv: string): KubeObject => ({
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: { name: 's', namespace: 'ns', resourceVersion: rv },
-    data: { KEY: 'dmFsdWU=' },
-  });
-  const memo = new Map([
-    ['Deployment/ns/b', 'k@7'],
-    ['StatefulSet/ns/b', 'k@7'],
-    ['Secret/ns/s', 'k@7'],
-  ]);
 
-  it('keeps metadata, status and the spec fields health reads of an object verified at its resourceVersion', () => {
-    const dep = slimVerified(workload('Deployment', '7'), memo);
+  it('keeps metadata, status and the spec fields health reads, and marks the result', () => {
+    const full = workload('Deployment');
+    const dep = slim(full);
     expect(isSlim(dep)).toBe(true);
+    expect(isSlim(full)).toBe(false);
     expect(dep).toEqual({
       apiVersion: 'apps/v1',
       kind: 'Deployment',
-      metadata: { name: 'b', namespace: 'ns', resourceVersion: '7', labels: { a: '1' } },
+      metadata: full.metadata,
       spec: { replicas: 3 },
       status: { replicas: 3, readyReplicas: 2 },
     });
-    expect(slimVerified(workload('StatefulSet', '7'), memo).spec).toEqual({
-      replicas: 3,
-      updateStrategy: { type: 'OnDelete' },
-    });
-    const s = slimVerified(secret('7'), memo);
-    expect(isSlim(s)).toBe(true);
-    expect(s).not.toHaveProperty('data');
+    expect(slim(workload('StatefulSet')).spec).toEqual({ replicas: 3, updateStrategy: { type: 'OnDelete' } });
   });
 
-  it('leaves whole what is unverified, verified at another resourceVersion, or has none', () => {
-    for (const obj of [workload('Deployment', '8'), secret('6'), workload('Deployment', '')]) {
-      const out = slimVerified(obj, memo);
-      expect(out).toBe(obj);
-      expect(isSlim(out)).toBe(false);
-    }
-    // A memo whose resourceVersion merely ends the same is not a match.
-    expect(isSlim(slimVerified(secret('7'), new Map([['Secret/ns/s', 'k@17']])))).toBe(false);
-    expect(isSlim(slimVerified(secret('7'), new Map()))).toBe(false);
+  it('leaves out the spec and data of every other kind', () => {
+    const secret: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 's', namespace: 'ns', resourceVersion: '7' },
+      type: 'Opaque',
+      data: { KEY: 'dmFsdWU=' },
+    };
+    expect(slim(secret)).toEqual({ apiVersion: 'v1', kind: 'Secret', metadata: secret.metadata });
+    const service: KubeObject = { ...workload('Service'), apiVersion: 'v1', status: { loadBalancer: {} } };
+    expect(slim(service)).toEqual({
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: service.metadata,
+      status: { loadBalancer: {} },
+    });
   });
 });
