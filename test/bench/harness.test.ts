@@ -155,6 +155,10 @@ describe('benchmark figures', () => {
     expect(twice.startsWith(head)).toBe(true);
     expect(twice.split(SECTION_HEADING).length).toBe(2);
     expect(twice).toMatch(/\| cold convergence \(s\)\s+\| 11 /);
+    expect(twice).toContain('The agent ran with no memory limit.');
+    expect(updateReadme(head, { ...sample(), memory_limit_mib: 256 })).toContain(
+      'The agent ran under a 256 MiB memory limit',
+    );
   });
 });
 
