@@ -3,7 +3,6 @@
  * order, skipping what is already converged (desired-hash annotation equal AND live still holds
  * every field we apply). Each object gets a change-set entry, also when the batch fails halfway.
  */
-import pMap from 'p-map';
 import { MooringError } from '../errors.ts';
 import { type ApplyContext, type ApplyOptions, entryFor } from './apply-context.ts';
 import type { ChangeSet, ChangeSetEntry } from './change-set.ts';
@@ -157,52 +156,13 @@ export async function applyOne(
   return entry;
 }
 
-/** Slim listing entries read again at once, per call. */
-const REREAD_CONCURRENCY = 4;
-
-/**
- * The slim listing entries `applyOne` would have to read again (not verified for this input),
- * read before the apply loop, a few at a time, so that they do not queue behind each other (a
- * restart reads every object once). A failed read leaves the entry slim: `applyOne` reads it
- * again and reports the error under the object's id.
- */
-async function rereadSlim(
-  ctx: ApplyContext,
-  opts: ApplyOptions,
-  objects: readonly KubeObject[],
-): Promise<ApplyOptions> {
-  const listed = opts.live;
-  if (!listed) return opts;
-  const stale = objects.filter((o) => {
-    const live = listed.get(objectId(o));
-    // A create-only object needs no more than to be listed.
-    if (live === undefined || !isSlim(live) || isCreateOnly(o)) return false;
-    return !isVerified(ctx, objectId(o), opts.inputKey, live);
-  });
-  if (stale.length === 0) return opts;
-  const live = new Map(listed);
-  await pMap(
-    stale,
-    async (o) => {
-      try {
-        const fresh = await ctx.client.get(o);
-        if (fresh) live.set(objectId(o), fresh);
-        else live.delete(objectId(o));
-      } catch {}
-    },
-    { concurrency: REREAD_CONCURRENCY },
-  );
-  return { ...opts, live };
-}
-
 /** Applies every object in kind order; see the module comment. */
 export async function applyAll(
   base: ApplyContext,
   objects: readonly KubeObject[],
-  given: ApplyOptions = {},
+  opts: ApplyOptions = {},
 ): Promise<ChangeSet> {
-  const ctx = given.dryRun === undefined ? base : { ...base, dryRun: given.dryRun };
-  const opts = await rereadSlim(ctx, given, objects);
+  const ctx = opts.dryRun === undefined ? base : { ...base, dryRun: opts.dryRun };
   const cs: ChangeSet = { entries: [], dryRun: ctx.dryRun };
   let stop: MooringError | undefined;
   for (const obj of sortForApply(objects)) {
