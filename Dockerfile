@@ -46,7 +46,7 @@ ENV NODE_COMPILE_CACHE=/app/.compile-cache
 # (its code, buffers, the executable's pages). Under a limit Node's default heap ceiling is about
 # 259 MiB whatever the limit: above the chart's 256Mi (the kernel kills the pod before V8 collects
 # hard), and too low at 512Mi for 10,000 deployments. Override with NODE_OPTIONS in the chart's
-# extraEnv.
+# extraEnv. Node 24 and 22.21 know the flag; a NODE_IMAGE whose Node does not refuses to start.
 ENV NODE_OPTIONS="--max-old-space-size-percentage=50"
 RUN node --input-type=module -e "import m from 'node:module'; m.enableCompileCache(); for (const c of ['run', 'sandbox', 'render', 'diff', 'status', 'control-plane', 'kube-api']) await import('/app/src/cli/' + c + '.ts'); m.flushCompileCache();"
 # The same uid:gid the Helm chart's securityContext sets (runAsNonRoot needs a numeric user).
