@@ -39,6 +39,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'namespaces', flag: 'namespaces', env: 'MOORING_NAMESPACES', kind: 'list', defaultText: '(required)', description: 'comma list of namespaces the agent may write' },
   { key: 'kubeconfig', flag: 'kubeconfig', env: 'MOORING_KUBECONFIG', kind: 'string', defaultText: 'in-cluster, then $KUBECONFIG', description: 'kubeconfig file' },
   { key: 'pollInterval', flag: 'poll-interval', env: 'MOORING_POLL_INTERVAL', kind: 'seconds', value: '15', defaultText: '15', unit: 'seconds', description: 'time between the starts of two polls (jittered up to 10% sooner)' },
+  { key: 'resyncInterval', flag: 'resync-interval', env: 'MOORING_RESYNC_INTERVAL', kind: 'seconds', defaultText: 'every poll', unit: 'seconds', description: 'time between full resyncs (every owned object listed, drift repaired, orphans pruned); polls in between reconcile changed deployments only' },
   { key: 'heartbeatInterval', flag: 'heartbeat-interval', env: 'MOORING_HEARTBEAT_INTERVAL', kind: 'seconds', value: '60', defaultText: '60', unit: 'seconds', description: 'time between listener PATCHes' },
   { key: 'concurrency', flag: 'concurrency', env: 'MOORING_CONCURRENCY', kind: 'int', value: '8', defaultText: '8', unit: 'reconciles', description: 'reconciles at once' },
   { key: 'reconcileTimeout', flag: 'reconcile-timeout', env: 'MOORING_RECONCILE_TIMEOUT', kind: 'seconds', value: '120', defaultText: '120', unit: 'seconds', description: 'time one reconcile may take' },
@@ -72,6 +73,8 @@ export interface AgentConfig {
   /** Kubeconfig file; undefined = in-cluster, then $KUBECONFIG. */
   kubeconfig: string | undefined;
   pollIntervalMs: number;
+  /** Time between full resyncs; 0 (unset): every poll is a resync. */
+  resyncIntervalMs: number;
   heartbeatIntervalMs: number;
   concurrency: number;
   reconcileTimeoutMs: number;
@@ -255,6 +258,7 @@ export function parseAgentConfig(sources: ConfigSources): ConfigResult {
     namespaces,
     kubeconfig: values.kubeconfig as string | undefined,
     pollIntervalMs: seconds('pollInterval'),
+    resyncIntervalMs: values.resyncInterval === undefined ? 0 : seconds('resyncInterval'),
     heartbeatIntervalMs: seconds('heartbeatInterval'),
     concurrency: values.concurrency as number,
     reconcileTimeoutMs: seconds('reconcileTimeout'),

@@ -45,6 +45,7 @@ describe('parseAgentConfig', () => {
       listenerId: LISTENER,
       namespaces: ['team-a', 'team-b'],
       pollIntervalMs: 15_000,
+      resyncIntervalMs: 0,
       heartbeatIntervalMs: 60_000,
       concurrency: 8,
       reconcileTimeoutMs: 120_000,
@@ -75,6 +76,7 @@ describe('parseAgentConfig', () => {
       }),
     );
     expect(c.pollIntervalMs).toBe(1500);
+    expect(ok(parse(['--resync-interval', '300'])).resyncIntervalMs).toBe(300_000);
     expect(c.namespaces).toEqual(['x']);
     expect(c.dryRun).toBe(true);
     expect(c.leaderElection).toBe(false);

@@ -101,6 +101,7 @@ export class Agent {
       logger: this.#d.logger,
       metrics: this.#d.metrics,
       clock: this.#d.clock,
+      resyncIntervalMs: this.#d.config.resyncIntervalMs,
       reconcile: (input, signal) => this.#d.reconcile(input, signal),
       collectOrphans: (snapshot, signal) => this.#d.collectOrphans(snapshot, signal),
       beginCycle: this.#d.beginCycle,

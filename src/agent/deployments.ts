@@ -35,6 +35,11 @@ export interface DeploymentsDeps {
   logger: Logger;
   metrics: AgentMetrics;
   clock: Clock;
+  /**
+   * Time between full resyncs (default 0: every poll is one). A poll sooner than that after the
+   * last resync queues only changed and new deployments, like a poll while work is still queued.
+   */
+  resyncIntervalMs?: number;
   reconcile(
     input: Pick<DesiredDeployment, 'deployment' | 'revision'> & { changed?: boolean; hash?: string },
     signal: AbortSignal,
@@ -45,6 +50,9 @@ export interface DeploymentsDeps {
   onReconciled?: ((deploymentId: string, result: ReconcileResult) => void) | undefined;
 }
 
+/** Polls come up to 10% sooner than their interval: a resync is due from 90% of its interval. */
+const RESYNC_JITTER = 0.9;
+
 export class Deployments {
   readonly #d: DeploymentsDeps;
   readonly #desired = new Map<string, DesiredDeployment>();
@@ -53,26 +61,39 @@ export class Deployments {
   /** Desired hash of each key's last successful reconcile. */
   readonly #reconciledHash = new Map<string, string>();
   #pruneRefusal: PruneRefusal | null = null;
+  /** When the latest resync began (clock ms). */
+  #lastResyncMs: number | undefined;
 
   constructor(deps: DeploymentsDeps) {
     this.#d = deps;
   }
 
   /**
-   * Takes a complete snapshot: records each deployment, queues it (every poll is a resync),
-   * forgets those that left the listing, then runs the orphan pass.
+   * Takes a complete snapshot: records each deployment, queues it (a resync), forgets those that
+   * left the listing, then runs the orphan pass.
    *
-   * A resync is not stacked on one still in progress: while the previous cycle's work is still
-   * queued (a cold start, or more deployments than one interval can get through), only changed
-   * and new deployments are queued, and neither the cycle's listing nor the orphan pass runs.
-   * Changes still propagate at once; the next resync starts at the first poll after the queue
-   * has drained.
+   * Only changed and new deployments are queued, and neither the cycle's listing nor the orphan
+   * pass runs, when
+   * - the previous cycle's work is still queued (a cold start, or more deployments than one
+   *   interval can get through): a resync is not stacked on one still in progress; or
+   * - the last resync is more recent than `resyncIntervalMs` (allowing for the poll's jitter).
+   * Changes propagate at once either way; the next resync starts at the first poll after both
+   * have passed.
    */
   async applySnapshot(snapshot: Snapshot, runner: Runner, signal: AbortSignal): Promise<void> {
-    const { status, logger } = this.#d;
-    const busy = runner.depth > 0;
-    if (busy) logger.debug({ queued: runner.depth }, 'previous resync still queued: queueing changes only');
-    else this.#d.beginCycle?.();
+    const { status, logger, clock } = this.#d;
+    const queued = runner.depth > 0;
+    const now = clock.now();
+    const due =
+      this.#lastResyncMs === undefined ||
+      now - this.#lastResyncMs >= RESYNC_JITTER * (this.#d.resyncIntervalMs ?? 0);
+    const busy = queued || !due;
+    if (queued) logger.debug({ queued: runner.depth }, 'previous resync still queued: queueing changes only');
+    else if (!due) logger.debug('resync not due yet: queueing changes only');
+    else {
+      this.#lastResyncMs = now;
+      this.#d.beginCycle?.();
+    }
     const seen = new Set<string>();
     // Changed deployments first: the runner's free slots go to them, not to the resync of the rest.
     const ordered = [

@@ -35,13 +35,14 @@ function fakeRunner() {
   return { runner, queued, asRunner: runner as unknown as Runner };
 }
 
-function setup(result: ReconcileResult = READY) {
+function setup(result: ReconcileResult = READY, resyncIntervalMs = 0, clock = new FakeClock()) {
   const cycles: string[] = [];
   const deployments = new Deployments({
     status: new StatusStore(),
     logger: silentLogger(),
     metrics: createMetrics({ version: 'test' }),
-    clock: new FakeClock(),
+    clock,
+    resyncIntervalMs,
     reconcile: async () => result,
     collectOrphans: async () => {
       cycles.push('orphans');
@@ -88,5 +89,28 @@ describe('Deployments.applySnapshot', () => {
     // a changed, c was never reconciled (still queued: enqueue is idempotent), d is new; b is unchanged.
     expect(queued.sort()).toEqual(['a', 'c', 'd']);
     expect(cycles).toEqual(['listing', 'orphans']);
+  });
+
+  it('with a resync interval, polls in between queue only changed deployments, with no listing', async () => {
+    const clock = new FakeClock();
+    const { deployments, cycles } = setup(READY, 60_000, clock);
+    const { queued, asRunner } = fakeRunner();
+    const signal = new AbortController().signal;
+    const poll = async (ds: DesiredDeployment[]) => {
+      queued.length = 0;
+      await deployments.applySnapshot(snapshot(ds), asRunner, signal);
+      for (const id of queued) await deployments.reconcile(id, signal);
+      return [...queued].sort();
+    };
+    expect(await poll([desired('a', '1'), desired('b', '1')])).toEqual(['a', 'b']);
+    await clock.advance(15_000);
+    expect(await poll([desired('a', '1'), desired('b', '1')])).toEqual([]);
+    await clock.advance(15_000);
+    expect(await poll([desired('a', '2'), desired('b', '1'), desired('c', '1')])).toEqual(['a', 'c']);
+    expect(cycles).toEqual(['listing', 'orphans']);
+    // Polls come up to 10% sooner: 54 s after the last resync, the next one is due.
+    await clock.advance(24_000);
+    expect(await poll([desired('a', '2'), desired('b', '1'), desired('c', '1')])).toEqual(['a', 'b', 'c']);
+    expect(cycles).toEqual(['listing', 'orphans', 'listing', 'orphans']);
   });
 });

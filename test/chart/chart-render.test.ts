@@ -21,6 +21,7 @@ const AGREED_ENV = new Set([
   'MOORING_NAMESPACES',
   'MOORING_KUBECONFIG',
   'MOORING_POLL_INTERVAL',
+  'MOORING_RESYNC_INTERVAL',
   'MOORING_HEARTBEAT_INTERVAL',
   'MOORING_CONCURRENCY',
   'MOORING_RECONCILE_TIMEOUT',
@@ -189,6 +190,9 @@ describe('what each value set changes', () => {
     expect(env.get('MOORING_NAMESPACES')?.value).toBe('mooring-apps');
     expect(env.get('MOORING_LEADER_ELECTION')?.value).toBe('false');
     expect(env.get('MOORING_POLL_INTERVAL')?.value).toBe('15');
+    expect(env.has('MOORING_RESYNC_INTERVAL')).toBe(false); // every poll is a resync
+    const resync = agentEnv(template([sets.get('default')!, { resyncIntervalSeconds: 300 }]));
+    expect(resync.get('MOORING_RESYNC_INTERVAL')?.value).toBe('300');
     expect(objects.map((o) => o.kind)).not.toContain('PodDisruptionBudget');
     expect(objects.map((o) => o.kind)).not.toContain('ServiceMonitor');
   });
