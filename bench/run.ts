@@ -26,6 +26,7 @@ const USAGE = `usage: npm run bench -- --deployments N [flags]
   --deployments N        deployments to seed (required)
   --namespaces N         namespaces they are spread over (default 4)
   --poll-interval S      the agent's poll interval, seconds (default 5)
+  --resync-interval S    the agent's --resync-interval, seconds (default: unset, every poll resyncs)
   --idle-cycles N        idle poll cycles measured after convergence (default 5)
   --changes N            image changes timed for propagation (default 50)
   --timeout S            limit of each waiting phase, seconds (default 900)
@@ -49,6 +50,7 @@ function parse(argv: string[]) {
       deployments: { type: 'string' },
       namespaces: { type: 'string', default: '4' },
       'poll-interval': { type: 'string', default: '5' },
+      'resync-interval': { type: 'string' },
       'idle-cycles': { type: 'string', default: '5' },
       changes: { type: 'string', default: '50' },
       timeout: { type: 'string', default: '900' },
@@ -74,8 +76,13 @@ function parse(argv: string[]) {
     throw new Error('--kubectl-only and --skip-kubectl exclude each other');
   const pollIntervalS = Number(values['poll-interval']);
   if (!(pollIntervalS > 0)) throw new Error(`--poll-interval must be a positive number of seconds`);
+  const resync = values['resync-interval'];
+  const resyncIntervalS = resync === undefined ? undefined : Number(resync);
+  if (resyncIntervalS !== undefined && !(resyncIntervalS > 0))
+    throw new Error('--resync-interval must be a positive number of seconds');
   return {
     help: values.help,
+    resyncIntervalS,
     readmeFrom: values['readme-from'],
     deployments: values.help || values['readme-from'] ? 0 : int('deployments', values.deployments, 1),
     namespaces: int('namespaces', values.namespaces, 1),
@@ -148,6 +155,7 @@ async function startAgent(stack: Stack, o: Options, runDir: string, name: string
       stack.kubeconfigPath,
       '--poll-interval',
       String(o.pollIntervalS),
+      ...(o.resyncIntervalS === undefined ? [] : ['--resync-interval', String(o.resyncIntervalS)]),
       '--ops-host',
       '127.0.0.1',
       '--ops-port',
@@ -186,6 +194,10 @@ async function main(): Promise<number> {
   };
   result.label = o.label;
   for (const flag of o.agentNodeOptions) note(`agent node option: ${flag}`);
+  if (o.resyncIntervalS !== undefined)
+    note(
+      `agent --resync-interval ${o.resyncIntervalS}: polls in between resync nothing (the idle figures are of such polls)`,
+    );
   const kubectl = o.skipKubectl ? undefined : ensureTools(say).kubectl;
 
   say(`seeding ${o.deployments} deployments over ${o.namespaces} namespaces (run directory ${runDir})`);
