@@ -10,7 +10,7 @@ import type { Logger } from '../log.ts';
 import type { AgentMetrics } from '../ops/metrics.ts';
 import type { ReconcileResult } from '../reconcile/result.ts';
 import type { Clock } from './clock.ts';
-import type { DesiredDeployment, Snapshot } from './poller.ts';
+import { type DesiredDeployment, POLL_JITTER, type Snapshot } from './poller.ts';
 import type { RunReport, Runner } from './runner.ts';
 import { describeError, safeErr } from './safe-error.ts';
 import type { DeploymentState, StatusStore } from './status.ts';
@@ -50,9 +50,6 @@ export interface DeploymentsDeps {
   onReconciled?: ((deploymentId: string, result: ReconcileResult) => void) | undefined;
 }
 
-/** Polls come up to 10% sooner than their interval: a resync is due from 90% of its interval. */
-const RESYNC_JITTER = 0.9;
-
 export class Deployments {
   readonly #d: DeploymentsDeps;
   readonly #desired = new Map<string, DesiredDeployment>();
@@ -86,7 +83,8 @@ export class Deployments {
     const now = clock.now();
     const due =
       this.#lastResyncMs === undefined ||
-      now - this.#lastResyncMs >= RESYNC_JITTER * (this.#d.resyncIntervalMs ?? 0);
+      // Polls come up to POLL_JITTER sooner than their interval; so may a resync.
+      now - this.#lastResyncMs >= (1 - POLL_JITTER) * (this.#d.resyncIntervalMs ?? 0);
     const busy = queued || !due;
     if (queued) logger.debug({ queued: runner.depth }, 'previous resync still queued: queueing changes only');
     else if (!due) logger.debug('resync not due yet: queueing changes only');

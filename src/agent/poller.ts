@@ -18,6 +18,9 @@ import { chooseRevision } from '../reconcile/revision-choice.ts';
 import { detectCollisions } from '../render/names.ts';
 import { type Clock, jitter, sleep, systemClock } from './clock.ts';
 
+/** Polls start up to this fraction of the interval sooner than it (never later). */
+export const POLL_JITTER = 0.1;
+
 /** Revision reads in flight at once while a poll resolves its deployments. */
 const REVISION_FETCH_CONCURRENCY = 8;
 
@@ -132,7 +135,7 @@ export class Poller {
         // sooner, so replicas and agents spread out): a change waits at most one interval, however
         // long the listing and the orphan pass took.
         const elapsedMs = clock.now() - (this.#cycleStartedAtMs ?? clock.now());
-        delayMs = Math.max(0, Math.round(intervalMs * (1 - 0.1 * this.#o.random())) - elapsedMs);
+        delayMs = Math.max(0, Math.round(intervalMs * (1 - POLL_JITTER * this.#o.random())) - elapsedMs);
       } catch (err) {
         if (signal.aborted) break;
         delayMs = this.#failureDelay(err);

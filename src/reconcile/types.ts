@@ -51,7 +51,7 @@ export interface ReconcileInput {
   /**
    * What the objects are rendered from, e.g. the poller's desired-state hash (the settings are
    * fixed for a process): equal keys render equal objects, which lets the resync skip comparing
-   * objects already verified at their current resourceVersion.
+   * objects already verified at their current version (src/kube/object-version.ts).
    */
   inputKey?: string;
 }
