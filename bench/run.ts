@@ -116,22 +116,34 @@ async function freePort(): Promise<number> {
 const say = (line: string) =>
   process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 
-/** The agent's memory limit: the flag, else the chart's default; 0 is none. */
-function memoryLimitOf(o: Options): number {
-  if (o.memoryLimitMib !== undefined) return o.memoryLimitMib;
-  const limit = chartMemoryLimitMib(
-    readFileSync(path.join(ROOT, 'charts', 'mooring', 'values.yaml'), 'utf8'),
-  );
-  if (limit === undefined) throw new Error('charts/mooring/values.yaml has no resources.limits.memory');
-  return limit;
+/** How the agent runs as the chart ships it: its memory limit (0: none) and the image's NODE_OPTIONS. */
+interface AgentRuntime {
+  limitMib: number;
+  nodeOptions: string | undefined;
 }
 
-async function startAgent(stack: Stack, o: Options, runDir: string, name: string, note: (l: string) => void) {
+/** The memory limit from the flag, else the chart's default; the NODE_OPTIONS from the Dockerfile. */
+function agentRuntime(o: Options): AgentRuntime {
+  let limitMib = o.memoryLimitMib;
+  if (limitMib === undefined) {
+    limitMib = chartMemoryLimitMib(readFileSync(path.join(ROOT, 'charts', 'mooring', 'values.yaml'), 'utf8'));
+    if (limitMib === undefined) throw new Error('charts/mooring/values.yaml has no resources.limits.memory');
+  }
+  return { limitMib, nodeOptions: imageNodeOptions(readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8')) };
+}
+
+async function startAgent(
+  stack: Stack,
+  o: Options,
+  runtime: AgentRuntime,
+  runDir: string,
+  name: string,
+  note: (l: string) => void,
+) {
   const opsPort = await freePort();
-  const limitMib = memoryLimitOf(o);
+  const { limitMib, nodeOptions } = runtime;
   const cgroup = limitMib > 0 ? createMemoryCgroup(name, limitMib) : undefined;
   if (typeof cgroup === 'string') note(`${name}: no memory limit applied (${cgroup})`);
-  const nodeOptions = imageNodeOptions(readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8'));
   const agent = new AgentProcess({
     root: ROOT,
     ...(typeof cgroup === 'object' ? { cgroup } : {}),
@@ -199,6 +211,7 @@ async function main(): Promise<number> {
       `agent --resync-interval ${o.resyncIntervalS}: polls in between resync nothing (the idle figures are of such polls)`,
     );
   const kubectl = o.skipKubectl ? undefined : ensureTools(say).kubectl;
+  const runtime = agentRuntime(o);
 
   say(`seeding ${o.deployments} deployments over ${o.namespaces} namespaces (run directory ${runDir})`);
   const stack = await startStack({
@@ -218,7 +231,7 @@ async function main(): Promise<number> {
       result,
       note,
       say,
-      startAgent: (name) => startAgent(stack, o, runDir, name, note),
+      startAgent: (name) => startAgent(stack, o, runtime, runDir, name, note),
     });
   }
   const rendered = stack.rendered;

@@ -101,8 +101,7 @@ export async function waitForAllReconciled(
   opsUrl: string,
   count: number,
   timeoutMs: number,
-  intervalMs = 250,
-  giveUp: () => boolean = () => false,
+  { intervalMs = 250, giveUp = () => false }: { intervalMs?: number; giveUp?: () => boolean } = {},
 ): Promise<StatusSummary | undefined> {
   const deadline = performance.now() + timeoutMs;
   while (performance.now() < deadline && !giveUp()) {

@@ -82,13 +82,9 @@ export async function runAgentPhases(input: AgentPhasesInput): Promise<void> {
     stack.controlPlane.resetStats();
     second = await input.startAgent('agent-restart');
     const restarted = second;
-    const settled = await waitForAllReconciled(
-      restarted.opsUrl,
-      o.deployments,
-      o.timeoutMs,
-      250,
-      () => !restarted.agent.running,
-    );
+    const settled = await waitForAllReconciled(restarted.opsUrl, o.deployments, o.timeoutMs, {
+      giveUp: () => !restarted.agent.running,
+    });
     if (settled) result.restart_settled_s = round((performance.now() - restarted.agent.startedAt) / 1000);
     else if (alive(input, restarted, 'while settling after the restart'))
       note('the restarted agent did not report every deployment reconciled in time');
