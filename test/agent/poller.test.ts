@@ -93,6 +93,21 @@ function setup(state: Parameters<typeof fakeClient>[0]) {
   return { clock, calls, snapshots, polls, poller, controller };
 }
 
+/** A Poller over `deployments` whose revision reads are `getRevision`. */
+function pollerWithRevisions(
+  deployments: DeploymentRecord[],
+  getRevision: PollClient['getRevision'],
+): Poller {
+  const { client } = fakeClient({ deployments, revisions: {} });
+  return new Poller({
+    client: { ...client, getRevision },
+    listenerId: LISTENER,
+    intervalMs: 10_000,
+    logger: silentLogger(),
+    onSnapshot: () => {},
+  });
+}
+
 const D1 = 'aaaaaaaa-0000-4000-8000-000000000001';
 const D2 = 'aaaaaaaa-0000-4000-8000-000000000002';
 const R1 = 'bbbbbbbb-0000-4000-8000-000000000001';
@@ -150,28 +165,18 @@ describe('Poller', () => {
       (_, i) => `aaaaaaaa-0000-4000-8000-${String(i).padStart(12, '0')}`,
     );
     const revs = ids.map((_, i) => `bbbbbbbb-0000-4000-8000-${String(i).padStart(12, '0')}`);
-    const { client } = fakeClient({
-      deployments: ids.map((id, i) => deployment(id, LISTENER, revs[i] ?? null)),
-      revisions: {},
-    });
     let inFlight = 0;
     let most = 0;
-    const poller = new Poller({
-      client: {
-        ...client,
-        getRevision: async (_d, r) => {
-          inFlight += 1;
-          most = Math.max(most, inFlight);
-          await new Promise((resolve) => setTimeout(resolve, 5));
-          inFlight -= 1;
-          return revision(r, 'DEPLOYED');
-        },
+    const poller = pollerWithRevisions(
+      ids.map((id, i) => deployment(id, LISTENER, revs[i] ?? null)),
+      async (_d, r) => {
+        inFlight += 1;
+        most = Math.max(most, inFlight);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        inFlight -= 1;
+        return revision(r, 'DEPLOYED');
       },
-      listenerId: LISTENER,
-      intervalMs: 10_000,
-      logger: silentLogger(),
-      onSnapshot: () => {},
-    });
+    );
     const snap = await poller.pollOnce();
     expect(snap.deployments.map((d) => d.revision?.id)).toEqual(revs);
     expect(most).toBeGreaterThan(1);
@@ -179,25 +184,14 @@ describe('Poller', () => {
   });
 
   it('refuses a deployment whose revision comes back malformed, alone', async () => {
-    const state = {
-      deployments: [deployment(D1, LISTENER, R1), deployment(D2, LISTENER, R2)],
-      revisions: {} as Record<string, RevisionRecord>,
-    };
-    const { client } = fakeClient(state);
-    const poller = new Poller({
-      client: {
-        ...client,
-        getRevision: async (_d, r) => {
-          if (r === R1)
-            throw new MooringError('MOORING_E_CP_BAD_RESPONSE', 'GET revision: response does not match');
-          return revision(r, 'DEPLOYED');
-        },
+    const poller = pollerWithRevisions(
+      [deployment(D1, LISTENER, R1), deployment(D2, LISTENER, R2)],
+      async (_d, r) => {
+        if (r === R1)
+          throw new MooringError('MOORING_E_CP_BAD_RESPONSE', 'GET revision: response does not match');
+        return revision(r, 'DEPLOYED');
       },
-      listenerId: LISTENER,
-      intervalMs: 10_000,
-      logger: silentLogger(),
-      onSnapshot: () => {},
-    });
+    );
     const snap = await poller.pollOnce();
     expect(snap.deployments.map((d) => [d.deployment.id, d.refused?.code, d.revision?.id])).toEqual([
       [D1, 'MOORING_E_CP_BAD_RESPONSE', undefined],
@@ -206,22 +200,8 @@ describe('Poller', () => {
   });
 
   it('a revision fetch that cannot reach the control plane fails the whole poll', async () => {
-    const state = {
-      deployments: [deployment(D1, LISTENER, R1)],
-      revisions: {} as Record<string, RevisionRecord>,
-    };
-    const { client } = fakeClient(state);
-    const poller = new Poller({
-      client: {
-        ...client,
-        getRevision: async () => {
-          throw new MooringError('MOORING_E_CP_UNREACHABLE');
-        },
-      },
-      listenerId: LISTENER,
-      intervalMs: 10_000,
-      logger: silentLogger(),
-      onSnapshot: () => {},
+    const poller = pollerWithRevisions([deployment(D1, LISTENER, R1)], async () => {
+      throw new MooringError('MOORING_E_CP_UNREACHABLE');
     });
     await expect(poller.pollOnce()).rejects.toMatchObject({ code: 'MOORING_E_CP_UNREACHABLE' });
   });
