@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isSlim } from '../../src/kube/compact-live.ts';
+import type { ResourceManager } from '../../src/kube/resource-manager.ts';
 import type { KubeObject } from '../../src/kube/types.ts';
 import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';
 import { DEPLOYMENT, deployment, LISTENER } from './fixtures.ts';
@@ -29,13 +30,21 @@ const imageOf = () =>
     }
   ).spec.template.spec.containers[0]?.image;
 
+/**
+ * One reconcile of the test deployment by `rm`: list its objects (slim or whole, as a cycle's
+ * listing or a deployment's own), apply `objects` under `inputKey`; the first entry's action.
+ */
+async function reconcile(rm: ResourceManager, objects: KubeObject[], inputKey: string, slim = false) {
+  const inv = await rm.listOwned({ namespaces: [NS], listenerId: LISTENER, deploymentId: DEPLOYMENT, slim });
+  return (await rm.applyAll(objects, { live: inv.byId, inputKey })).entries[0]?.action;
+}
+
+const gets = () => api.requests().filter((r) => r.verb === 'get').length;
+
 describe('resync memo (inputKey)', () => {
   it('skips the comparison for a verified object, and only while nothing about it changed', async () => {
     const rm = managerFor(api);
-    const cycle = async (objects: KubeObject[], inputKey: string) => {
-      const inv = await rm.listOwned({ namespaces: [NS], listenerId: LISTENER, deploymentId: DEPLOYMENT });
-      return (await rm.applyAll(objects, { live: inv.byId, inputKey })).entries[0]?.action;
-    };
+    const cycle = (objects: KubeObject[], inputKey: string) => reconcile(rm, objects, inputKey);
     expect(await cycle([deployment(NS)], 'k1')).toBe('created');
     expect(await cycle([deployment(NS)], 'k1')).toBe('unchanged');
     api.clearRequests();
@@ -67,11 +76,7 @@ describe('resync memo (inputKey)', () => {
     const rm = managerFor(api);
     const list = (slim: boolean) =>
       rm.listOwned({ namespaces: [NS], listenerId: LISTENER, deploymentId: DEPLOYMENT, slim });
-    const cycle = async (objects: KubeObject[], inputKey: string) => {
-      const inv = await list(true);
-      return (await rm.applyAll(objects, { live: inv.byId, inputKey })).entries[0]?.action;
-    };
-    const gets = () => api.requests().filter((r) => r.verb === 'get').length;
+    const cycle = (objects: KubeObject[], inputKey: string) => reconcile(rm, objects, inputKey, true);
     const desired = deployment(NS, 'app', { image: 'slim:1' });
     await cycle([desired], 's1');
     const live = (await list(true)).objects.find((o) => o.kind === 'Deployment') as KubeObject;
@@ -93,19 +98,10 @@ describe('resync memo (inputKey)', () => {
     expect(imageOf()).toBe('slim:2');
     expect(gets()).toBe(1);
     // A manager that forgot everything (a restart) reads once, finds it converged, writes nothing.
-    const restarted = managerFor(api);
     api.clearRequests();
-    const inv = await restarted.listOwned({
-      namespaces: [NS],
-      listenerId: LISTENER,
-      deploymentId: DEPLOYMENT,
-      slim: true,
-    });
-    const again = await restarted.applyAll([deployment(NS, 'app', { image: 'slim:2' })], {
-      live: inv.byId,
-      inputKey: 's2',
-    });
-    expect(again.entries[0]?.action).toBe('unchanged');
+    expect(await reconcile(managerFor(api), [deployment(NS, 'app', { image: 'slim:2' })], 's2', true)).toBe(
+      'unchanged',
+    );
     expect(gets()).toBe(1);
     expect(api.requests().filter((r) => r.write)).toEqual([]);
   });
@@ -113,18 +109,9 @@ describe('resync memo (inputKey)', () => {
   it("keeps a workload verified through a controller's status write, not through a change to it", async () => {
     const rm = managerFor(api);
     const desired = deployment(NS, 'app', { image: 'status:1' });
-    const reconcile = async () => {
-      const inv = await rm.listOwned({
-        namespaces: [NS],
-        listenerId: LISTENER,
-        deploymentId: DEPLOYMENT,
-        slim: true,
-      });
-      return (await rm.applyAll([desired], { live: inv.byId, inputKey: 't1' })).entries[0]?.action;
-    };
-    const gets = () => api.requests().filter((r) => r.verb === 'get').length;
-    await reconcile();
-    await reconcile();
+    const resync = () => reconcile(rm, [desired], 't1', true);
+    await resync();
+    await resync();
 
     await kubeOf(api).request({
       method: 'PATCH',
@@ -133,7 +120,7 @@ describe('resync memo (inputKey)', () => {
       contentType: 'application/merge-patch+json',
     });
     api.clearRequests();
-    expect(await reconcile()).toBe('unchanged');
+    expect(await resync()).toBe('unchanged');
     expect(gets()).toBe(0);
 
     // A label added by hand changes the object: read again and compared (a label of someone
@@ -147,7 +134,7 @@ describe('resync memo (inputKey)', () => {
       'kubectl-label',
     );
     api.clearRequests();
-    expect(await reconcile()).toBe('unchanged');
+    expect(await resync()).toBe('unchanged');
     expect(gets()).toBe(1);
     expect(api.requests().filter((r) => r.write)).toEqual([]);
   });
