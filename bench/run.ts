@@ -39,6 +39,8 @@ const USAGE = `usage: npm run bench -- --deployments N [flags]
   --kubectl-only         run only the kubectl baseline (skip the agent phases)
   --cpu-prof             run the agent with --cpu-prof (profiles in the run directory)
   --agent-node-option X  pass X to the agent's node (repeatable; for experiments, reported in notes)
+  --agent-arg X          pass X to mooring run (repeatable, e.g. --agent-arg=--concurrency=16;
+                         for experiments, reported in notes)
   --memory-limit MIB     run the agent in a memory cgroup with this limit (default: the Helm
                          chart's resources.limits.memory; 0: no limit)
 `;
@@ -63,6 +65,7 @@ function parse(argv: string[]) {
       'kubectl-only': { type: 'boolean', default: false },
       'cpu-prof': { type: 'boolean', default: false },
       'agent-node-option': { type: 'string', multiple: true, default: [] },
+      'agent-arg': { type: 'string', multiple: true, default: [] },
       'memory-limit': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
@@ -98,6 +101,7 @@ function parse(argv: string[]) {
     kubectlOnly: values['kubectl-only'],
     cpuProf: values['cpu-prof'],
     agentNodeOptions: values['agent-node-option'],
+    agentArgs: values['agent-arg'],
     memoryLimitMib:
       values['memory-limit'] === undefined ? undefined : int('memory-limit', values['memory-limit'], 0),
   };
@@ -172,6 +176,7 @@ async function startAgent(
       '127.0.0.1',
       '--ops-port',
       String(opsPort),
+      ...o.agentArgs,
     ],
   });
   return { agent, opsUrl: `http://127.0.0.1:${opsPort}` };
@@ -206,6 +211,7 @@ async function main(): Promise<number> {
   };
   result.label = o.label;
   for (const flag of o.agentNodeOptions) note(`agent node option: ${flag}`);
+  for (const arg of o.agentArgs) note(`agent argument: ${arg}`);
   if (o.resyncIntervalS !== undefined)
     note(
       `agent --resync-interval ${o.resyncIntervalS}: polls in between resync nothing (the idle figures are of such polls)`,
