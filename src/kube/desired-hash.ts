@@ -37,32 +37,41 @@ export function canonicalJson(value: unknown): string {
   return `${s}}`;
 }
 
-/** The hash of a desired object, ignoring its own hash annotation. */
-export function desiredHash(obj: KubeObject): string {
+/** `obj` as hashed: without its own hash annotation (annotations always present), sharing the rest. */
+function hashSubject(obj: KubeObject): KubeObject {
   const annotations = { ...(obj.metadata.annotations ?? {}) };
   delete annotations[ANNOTATIONS.desiredHash];
-  const subject = { ...obj, metadata: { ...obj.metadata, annotations } };
-  return createHash('sha256').update(canonicalJson(subject)).digest('hex');
+  return { ...obj, metadata: { ...obj.metadata, annotations } };
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** The hash of a desired object, ignoring its own hash annotation. */
+export function desiredHash(obj: KubeObject): string {
+  return sha256(canonicalJson(hashSubject(obj)));
+}
+
+/** A Secret's `stringData` folded into base64 `data`, sharing the rest; other objects as they are. */
+function foldStringData(obj: KubeObject): KubeObject {
+  if (obj.kind !== 'Secret' || !obj.stringData || typeof obj.stringData !== 'object') return obj;
+  const data: Record<string, string> = { ...((obj.data as Record<string, string> | undefined) ?? {}) };
+  for (const [k, v] of Object.entries(obj.stringData as Record<string, string>)) {
+    data[k] = Buffer.from(String(v), 'utf8').toString('base64');
+  }
+  const { stringData: _dropped, ...rest } = obj;
+  return { ...rest, data } as KubeObject;
 }
 
 /**
  * What we send for a desired object: Secret `stringData` folded into base64 `data` (the API
  * never returns stringData, so comparing it with live would always differ), and the hash annotation.
+ * One canonical serialization serves twice: it is hashed, and parsed back as the copy we send (the
+ * caller's object is not ours to change), so the copy has its keys sorted.
  */
 export function prepareDesired(obj: KubeObject): KubeObject {
-  // A copy: the caller's object is not ours to change. Rendered objects are plain JSON, so a JSON
-  // round trip copies them exactly, and several times faster than structuredClone.
-  let out = JSON.parse(JSON.stringify(obj)) as KubeObject;
-  if (out.kind === 'Secret' && out.stringData && typeof out.stringData === 'object') {
-    const data: Record<string, string> = { ...((out.data as Record<string, string> | undefined) ?? {}) };
-    for (const [k, v] of Object.entries(out.stringData as Record<string, string>)) {
-      data[k] = Buffer.from(String(v), 'utf8').toString('base64');
-    }
-    const { stringData: _dropped, ...rest } = out;
-    out = { ...rest, data } as KubeObject;
-  }
-  const hash = desiredHash(out);
-  out.metadata.annotations = { ...(out.metadata.annotations ?? {}), [ANNOTATIONS.desiredHash]: hash };
+  const text = canonicalJson(hashSubject(foldStringData(obj)));
+  const out = JSON.parse(text) as KubeObject;
+  out.metadata.annotations = { ...(out.metadata.annotations ?? {}), [ANNOTATIONS.desiredHash]: sha256(text) };
   return out;
 }
 

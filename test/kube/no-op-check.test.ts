@@ -1,7 +1,10 @@
+import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, desiredHash, liveHash, prepareDesired } from '../../src/kube/desired-hash.ts';
 import { findDrift, quantityValue } from '../../src/kube/live-compare.ts';
+import type { KubeObject } from '../../src/kube/types.ts';
+import { ANNOTATIONS } from '../../src/labels.ts';
 import { deployment, envSecret } from './fixtures.ts';
 
 /**
@@ -45,6 +48,23 @@ describe('desired hash', () => {
     );
     expect(desiredHash(shuffled)).toBe(desiredHash(d));
     expect(desiredHash(prepareDesired(d))).toBe(desiredHash(d));
+  });
+
+  it('prepareDesired annotates the hash the first implementation made, and leaves its input alone', () => {
+    const reference = (o: KubeObject) => {
+      const copy = JSON.parse(JSON.stringify(o)) as KubeObject;
+      copy.metadata.annotations = { ...(copy.metadata.annotations ?? {}) };
+      delete copy.metadata.annotations[ANNOTATIONS.desiredHash];
+      return createHash('sha256').update(referenceCanonicalJson(copy)).digest('hex');
+    };
+    for (const raw of [deployment('ns'), envSecret('ns', 'env', { TOKEN: 'abc', B: 'ü' })]) {
+      const before = JSON.stringify(raw);
+      const prepared = prepareDesired(raw);
+      expect(JSON.stringify(raw)).toBe(before);
+      expect(liveHash(prepared)).toBe(reference(prepared));
+      // Preparing what was prepared changes nothing: the hash ignores its own annotation.
+      expect(prepareDesired(prepared)).toEqual(prepared);
+    }
   });
 
   it('changes when a desired field changes or goes away', () => {
