@@ -235,7 +235,9 @@ describe('memory limit of the benchmarked agent', () => {
 
   it("runs the agent with the image's NODE_OPTIONS, read from the Dockerfile", () => {
     const dockerfile = readFileSync(path.join(REPO, 'Dockerfile'), 'utf8');
-    expect(imageNodeOptions(dockerfile)).toMatch(/^--max-old-space-size-percentage=\d+$/);
+    expect(imageNodeOptions(dockerfile)).toMatch(
+      /^--max-old-space-size-percentage=\d+ --max-semi-space-size=\d+$/,
+    );
     expect(imageNodeOptions('FROM x\nENV NODE_OPTIONS=--a=1\n')).toBe('--a=1');
     expect(imageNodeOptions('FROM x\nENV NODE_OPTIONS="--a=1 --b"\n')).toBe('--a=1 --b');
     expect(imageNodeOptions('FROM x\nENV NODE_ENV=production\n')).toBeUndefined();
