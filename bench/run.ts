@@ -12,9 +12,18 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ensureTools } from '../scripts/install-tools.ts';
 import { AgentProcess } from './lib/agent-process.ts';
-import { type BenchResult, emptyResult, formatTable, round, toJson } from './lib/figures.ts';
+import {
+  type BenchResult,
+  convergenceRound,
+  emptyResult,
+  formatTable,
+  round,
+  roundsNote,
+  summarizeRounds,
+  toJson,
+} from './lib/figures.ts';
 import { runKubectlBaseline } from './lib/kubectl-baseline.ts';
-import { runAgentPhases } from './lib/agent-phases.ts';
+import { runAgentPhases, runConvergenceOnly } from './lib/agent-phases.ts';
 import { summarizeDir } from './lib/profile-summary.ts';
 import { updateReadme } from './lib/readme.ts';
 import { chartMemoryLimitMib, createMemoryCgroup, imageNodeOptions } from './lib/memory-limit.ts';
@@ -29,6 +38,8 @@ const USAGE = `usage: npm run bench -- --deployments N [flags]
   --resync-interval S    the agent's --resync-interval, seconds (default: unset, every poll resyncs)
   --idle-cycles N        idle poll cycles measured after convergence (default 5)
   --changes N            image changes timed for propagation (default 50)
+  --rounds N             rounds of cold convergence, agent then kubectl, each on a fresh stack
+                         (default 1); the table gives the medians
   --timeout S            limit of each waiting phase, seconds (default 900)
   --seed N               seed of the generated deployments (default 1)
   --json FILE            also write the figures as JSON to FILE
@@ -55,6 +66,7 @@ function parse(argv: string[]) {
       'resync-interval': { type: 'string' },
       'idle-cycles': { type: 'string', default: '5' },
       changes: { type: 'string', default: '50' },
+      rounds: { type: 'string', default: '1' },
       timeout: { type: 'string', default: '900' },
       seed: { type: 'string', default: '1' },
       json: { type: 'string' },
@@ -92,6 +104,7 @@ function parse(argv: string[]) {
     pollIntervalS,
     idleCycles: int('idle-cycles', values['idle-cycles'], 1),
     changes: int('changes', values.changes, 0),
+    rounds: int('rounds', values.rounds, 1),
     timeoutMs: int('timeout', values.timeout, 1) * 1000,
     seed: int('seed', values.seed, 0),
     json: values.json,
@@ -253,23 +266,57 @@ async function main(): Promise<number> {
   }
 
   // 5. The kubectl baseline, alone on the machine.
-  if (kubectl) {
-    say(`kubectl baseline: ${result.objects} objects`);
-    const k = await runKubectlBaseline({
-      kubectl,
-      rendered,
-      namespaces,
-      workDir: runDir,
-      timeoutMs: o.timeoutMs,
-    });
+  const kubectlRound = async (workDir: string, rendered: Stack['rendered']) => {
+    if (!kubectl) return null;
+    const k = await runKubectlBaseline({ kubectl, rendered, namespaces, workDir, timeoutMs: o.timeoutMs });
     if (k.exitCode !== 0) note(`kubectl exited with ${k.exitCode} (see ${k.logFile})`);
     if (k.missing > 0) note(`kubectl left ${k.missing} objects unapplied`);
+    return k;
+  };
+  if (kubectl) say(`kubectl baseline: ${result.objects} objects`);
+  const k = await kubectlRound(runDir, rendered);
+  if (k) {
     result.kubectl_convergence_s = round(k.seconds);
     result.kubectl_kube_reads = k.reads;
     result.kubectl_kube_writes = k.writes;
     result.kubectl_harness_cpu_s = round(k.harnessCpuS);
-    if (result.convergence_s !== null) result.convergence_ratio = round(result.convergence_s / k.seconds, 3);
   }
+  result.convergence_rounds.push(convergenceRound(result.convergence_s, k ? round(k.seconds) : null));
+
+  // 6. Further rounds of cold convergence, agent then kubectl, each on a fresh stack.
+  for (let n = 2; n <= o.rounds; n++) {
+    const dir = path.join(runDir, `round-${n}`);
+    mkdirSync(dir, { recursive: true });
+    say(`round ${n}/${o.rounds}: cold convergence of the agent, then of kubectl`);
+    const scratch = emptyResult(o.deployments, o.namespaces, o.pollIntervalS);
+    const again = await startStack({
+      deployments: o.deployments,
+      namespaces,
+      seed: o.seed,
+      apiKey: 'bench-key',
+      workDir: dir,
+    });
+    try {
+      if (!o.kubectlOnly) {
+        await runConvergenceOnly({
+          stack: again,
+          settings: o,
+          runDir: dir,
+          result: scratch,
+          note,
+          say,
+          startAgent: (name) => startAgent(again, o, runtime, dir, name, note),
+        });
+      }
+    } finally {
+      await again.close();
+    }
+    const kn = await kubectlRound(dir, again.rendered);
+    result.convergence_rounds.push(convergenceRound(scratch.convergence_s, kn ? round(kn.seconds) : null));
+  }
+  Object.assign(result, summarizeRounds(result.convergence_rounds));
+  const roundsLine = roundsNote(result.convergence_rounds);
+  if (roundsLine) note(roundsLine);
 
   result.load_average = [round(loadStart, 2), round(os.loadavg()[0] ?? 0, 2)];
   const table = formatTable(result);

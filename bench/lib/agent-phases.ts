@@ -106,6 +106,21 @@ export async function runAgentPhases(input: AgentPhasesInput): Promise<void> {
   }
 }
 
+/**
+ * A further round of cold convergence alone (`--rounds`): a fresh agent against a fresh stack,
+ * stopped once every object is there. Fills the convergence figures of `input.result`.
+ */
+export async function runConvergenceOnly(input: AgentPhasesInput): Promise<void> {
+  const running = await input.startAgent('agent');
+  try {
+    await coldConvergence(input, running);
+  } finally {
+    const code = await running.agent.stop();
+    if (code !== 0) input.note(`the agent of a further round exited with ${code} on SIGTERM`);
+    recordLimit(input, running.agent, false);
+  }
+}
+
 /** False, with a note, when the agent is gone (a crash or an OOM kill): later phases would only time out. */
 function alive({ note }: AgentPhasesInput, running: RunningAgent, when: string): boolean {
   if (running.agent.running) return true;

@@ -35,8 +35,14 @@ export interface BenchResult {
   kubectl_kube_reads: number | null;
   kubectl_kube_writes: number | null;
   kubectl_harness_cpu_s: number | null;
-  /** agent / kubectl, for convergence time. */
+  /** agent / kubectl, for convergence time; with several rounds, the median of the rounds' ratios. */
   convergence_ratio: number | null;
+  /**
+   * Each round's cold convergence, agent and kubectl (`--rounds`). With more than one,
+   * `convergence_s`, `kubectl_convergence_s` and `convergence_ratio` are their medians; the other
+   * convergence figures are the first round's.
+   */
+  convergence_rounds: ConvergenceRound[];
   idle_cycles: number | null;
   idle_kube_writes: number | null;
   idle_kube_reads_per_cycle: number | null;
@@ -88,6 +94,61 @@ export function percentile(values: readonly number[], p: number): number | null 
   const sorted = [...values].sort((a, b) => a - b);
   const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
   return sorted[Math.min(rank, sorted.length) - 1] as number;
+}
+
+/** The middle value (the mean of the middle two for an even count); null for none. */
+export function median(values: readonly number[]): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+/** One round of cold convergence: the agent's and kubectl's time, seconds (null: not measured). */
+export interface ConvergenceRound {
+  agent_s: number | null;
+  kubectl_s: number | null;
+  /** agent_s / kubectl_s, when both were measured. */
+  ratio: number | null;
+}
+
+export function convergenceRound(agentS: number | null, kubectlS: number | null): ConvergenceRound {
+  return {
+    agent_s: agentS,
+    kubectl_s: kubectlS,
+    ratio: agentS === null || kubectlS === null ? null : round(agentS / kubectlS, 3),
+  };
+}
+
+/**
+ * The headline convergence figures from the rounds: the median agent time, the median kubectl
+ * time, and the median of the rounds' own ratios. Each round pairs an agent and a kubectl run
+ * made minutes apart, so a change in the machine's speed over the run moves both sides of a ratio.
+ */
+export function summarizeRounds(
+  rounds: readonly ConvergenceRound[],
+): Pick<BenchResult, 'convergence_s' | 'kubectl_convergence_s' | 'convergence_ratio'> {
+  const of = (pick: (r: ConvergenceRound) => number | null) => {
+    const m = median(rounds.map(pick).filter((v): v is number => v !== null));
+    return m === null ? null : round(m, 3);
+  };
+  return {
+    convergence_s: of((r) => r.agent_s),
+    kubectl_convergence_s: of((r) => r.kubectl_s),
+    convergence_ratio: of((r) => r.ratio),
+  };
+}
+
+/** One line per round for the notes, when there is more than one. */
+export function roundsNote(rounds: readonly ConvergenceRound[]): string | undefined {
+  if (rounds.length < 2) return undefined;
+  const list = (pick: (r: ConvergenceRound) => number | null) => rounds.map((r) => show(pick(r))).join(', ');
+  return (
+    `${rounds.length} rounds of cold convergence (medians in the table): agent ${list((r) => r.agent_s)} s; ` +
+    `kubectl ${list((r) => r.kubectl_s)} s; ratios ${list((r) => r.ratio)}`
+  );
 }
 
 export function round(value: number, digits = 2): number {
@@ -235,6 +296,7 @@ export function emptyResult(deployments: number, namespaces: number, pollInterva
     kubectl_kube_writes: null,
     kubectl_harness_cpu_s: null,
     convergence_ratio: null,
+    convergence_rounds: [],
     idle_cycles: null,
     idle_kube_writes: null,
     idle_kube_reads_per_cycle: null,

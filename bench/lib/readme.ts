@@ -11,7 +11,8 @@ export function benchmarkSection(r: BenchResult): string {
   return [
     SECTION_HEADING,
     '',
-    `Measured by \`npm run bench -- --deployments ${r.deployments}\` on ${r.started_at.slice(0, 10)}` +
+    `Measured by \`npm run bench -- --deployments ${r.deployments}` +
+      `${(r.convergence_rounds?.length ?? 0) > 1 ? ` --rounds ${r.convergence_rounds.length}` : ''}\` on ${r.started_at.slice(0, 10)}` +
       `${r.label ? ` (${r.label})` : ''} ` +
       `(${r.deployments} deployments, ${r.objects} objects, ${r.namespaces} namespaces, poll interval ` +
       `${r.poll_interval_s} s). The control plane and the sandbox Kubernetes API run in the harness ` +

@@ -4,9 +4,13 @@ import { describe, expect, it } from 'vitest';
 import { parseCounters, summarizeStatus, sumSamples } from '../../bench/lib/agent-metrics.ts';
 import {
   type BenchResult,
+  convergenceRound,
   emptyResult,
   formatTable,
+  median,
   percentile,
+  roundsNote,
+  summarizeRounds,
   toJson,
   verdicts,
 } from '../../bench/lib/figures.ts';
@@ -93,6 +97,37 @@ describe('benchmark figures', () => {
     expect(percentile([], 50)).toBeNull();
   });
 
+  it('takes medians, the mean of the middle two for an even count', () => {
+    expect(median([3, 1, 2])).toBe(2);
+    expect(median([4, 1, 3, 2])).toBe(2.5);
+    expect(median([])).toBeNull();
+  });
+
+  it("gives the rounds' medians, the ratio being the median of each round's own ratio", () => {
+    const rounds = [
+      convergenceRound(6, 12),
+      convergenceRound(8, 20),
+      convergenceRound(5, 15),
+      convergenceRound(7, null),
+    ];
+    expect(rounds.map((r) => r.ratio)).toEqual([0.5, 0.4, 0.333, null]);
+    // Not 6.5 / 15: the ratio pairs an agent and a kubectl run made minutes apart.
+    expect(summarizeRounds(rounds)).toEqual({
+      convergence_s: 6.5,
+      kubectl_convergence_s: 15,
+      convergence_ratio: 0.4,
+    });
+    expect(summarizeRounds([convergenceRound(null, 14)])).toEqual({
+      convergence_s: null,
+      kubectl_convergence_s: 14,
+      convergence_ratio: null,
+    });
+    expect(roundsNote(rounds.slice(0, 1))).toBeUndefined();
+    expect(roundsNote(rounds)).toBe(
+      '4 rounds of cold convergence (medians in the table): agent 6, 8, 5, 7 s; kubectl 12, 20, 15, - s; ratios 0.50, 0.40, 0.33, -',
+    );
+  });
+
   function sample(): BenchResult {
     return {
       ...emptyResult(1000, 4, 5),
@@ -158,6 +193,11 @@ describe('benchmark figures', () => {
     expect(twice).toContain('The agent ran with no memory limit.');
     expect(updateReadme(head, { ...sample(), memory_limit_mib: 256 })).toContain(
       'The agent ran under a 256 MiB memory limit',
+    );
+    expect(twice).toContain('`npm run bench -- --deployments 1000` on');
+    const rounds = [convergenceRound(6, 12), convergenceRound(8, 20)];
+    expect(updateReadme(head, { ...sample(), convergence_rounds: rounds })).toContain(
+      '`npm run bench -- --deployments 1000 --rounds 2` on',
     );
   });
 });
