@@ -14,10 +14,12 @@
  *
  * A cycle's listing of everything is kept slimmer still (`slim`): the resync of a converged
  * deployment only asks whether each object is still the one it verified (object-version.ts), so
- * spec and data are left out and only what that question and health read stays (metadata, status;
- * a workload's `spec.replicas` and `spec.updateStrategy`). A slim object is marked (`isSlim`); when
- * one must be compared after all (drift, a changed input, a restart's empty memo), it is read again.
+ * only what that question, health, pruning and the orphan pass read stays (see `slim`). A slim
+ * object is marked (`isSlim`); when one must be compared after all (drift, a changed input, a
+ * restart's empty memo), it is read again.
  */
+import { LABELS } from '../labels.ts';
+import { hasPinnedVersion, objectVersion, pinVersion } from './object-version.ts';
 import type { KubeObject, ManagedFieldsEntry } from './types.ts';
 
 function replicasOnly(fields: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
@@ -74,11 +76,9 @@ function reduceManagedFields(entries: ManagedFieldsEntry[], fieldManager: string
   return kept;
 }
 
-const slimObjects = new WeakSet<KubeObject>();
-
 /** Whether `obj` is a slim listing entry (its spec and data left out): read it again to compare. */
 export function isSlim(obj: KubeObject): boolean {
-  return slimObjects.has(obj);
+  return hasPinnedVersion(obj);
 }
 
 /** The spec fields health reads (health.ts), kept on slim workloads. */
@@ -87,9 +87,60 @@ const HEALTH_SPEC: Readonly<Record<string, readonly string[]>> = {
   StatefulSet: ['replicas', 'updateStrategy'],
 };
 
-/** The slim form of a listed object (see the module comment). */
-export function slim(obj: KubeObject): KubeObject {
-  const out: KubeObject = { apiVersion: obj.apiVersion, kind: obj.kind, metadata: obj.metadata };
+/** Label keys a slim entry keeps: ours, which ownership, pruning and the orphan pass read. */
+const OWN_LABELS: ReadonlySet<string> = new Set(Object.values(LABELS));
+const OWN_PREFIX = 'mooring.dev/';
+
+function ownKeys(map: Record<string, string> | undefined, extra?: ReadonlySet<string>) {
+  if (!map) return undefined;
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(map)) if (k.startsWith(OWN_PREFIX) || extra?.has(k)) out[k] = v;
+  return out;
+}
+
+/**
+ * The status health reads, for the kinds it reads it of: the scalars (replica counts, observed
+ * generation, revisions) and each condition's type, status and reason.
+ */
+function healthStatus(status: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(status)) if (v === null || typeof v !== 'object') out[k] = v;
+  if (Array.isArray(status.conditions)) {
+    out.conditions = (status.conditions as Record<string, unknown>[]).map(({ type, status: st, reason }) => ({
+      type,
+      status: st,
+      reason,
+    }));
+  }
+  return out;
+}
+
+/**
+ * The slim form of a listed object (see the module comment): what the memo, health, pruning and
+ * the orphan pass read, and no more.
+ * - Metadata: name, namespace, uid, versions, deletion state and finalizers; of the labels and
+ *   annotations only ours; of managedFields only our own entry (whether we manage it). The version
+ *   the memo compares is taken from the whole object first and pinned (object-version.ts), since
+ *   it covers every label and annotation.
+ * - Spec and status only where health reads them (Deployment, StatefulSet).
+ */
+export function slim(obj: KubeObject, fieldManager: string): KubeObject {
+  const m = obj.metadata;
+  const metadata: KubeObject['metadata'] = { name: m.name };
+  if (m.namespace !== undefined) metadata.namespace = m.namespace;
+  if (m.uid !== undefined) metadata.uid = m.uid;
+  if (m.resourceVersion !== undefined) metadata.resourceVersion = m.resourceVersion;
+  if (m.generation !== undefined) metadata.generation = m.generation;
+  if (m.deletionTimestamp !== undefined) metadata.deletionTimestamp = m.deletionTimestamp;
+  if (m.finalizers !== undefined) metadata.finalizers = m.finalizers;
+  const labels = ownKeys(m.labels, OWN_LABELS);
+  if (labels) metadata.labels = labels;
+  const annotations = ownKeys(m.annotations);
+  if (annotations) metadata.annotations = annotations;
+  if (Array.isArray(m.managedFields)) {
+    metadata.managedFields = m.managedFields.filter((e) => e.manager === fieldManager && !e.subresource);
+  }
+  const out: KubeObject = { apiVersion: obj.apiVersion, kind: obj.kind, metadata };
   const fields = HEALTH_SPEC[obj.kind];
   const spec = obj.spec as Record<string, unknown> | undefined;
   if (fields && spec) {
@@ -97,7 +148,9 @@ export function slim(obj: KubeObject): KubeObject {
     for (const f of fields) if (spec[f] !== undefined) kept[f] = spec[f];
     out.spec = kept;
   }
-  if (obj.status !== undefined) out.status = obj.status;
-  slimObjects.add(out);
+  if (fields && obj.status && typeof obj.status === 'object') {
+    out.status = healthStatus(obj.status as Record<string, unknown>);
+  }
+  pinVersion(out, objectVersion(obj));
   return out;
 }

@@ -68,7 +68,7 @@ async function listKind(
       );
     }
     // Slim first: the strings of what a slim entry leaves out are not worth sharing.
-    return compactLive(slimmed ? slim(item) : item, fieldManager, pool);
+    return compactLive(slimmed ? slim(item, fieldManager) : item, fieldManager, pool);
   };
   try {
     return await client.list(k.apiVersion, k.kind, namespace, selector, each);

@@ -19,8 +19,22 @@ function sorted(map: Record<string, string> | undefined): [string, string][] {
     : [];
 }
 
+/** Versions taken from whole objects before they were slimmed (compact-live.ts). */
+const pinned = new WeakMap<KubeObject, string | undefined>();
+
+/** Makes `version` the version of `obj`, a reduced copy of the object it was taken from. */
+export function pinVersion(obj: KubeObject, version: string | undefined): void {
+  pinned.set(obj, version);
+}
+
+/** Whether `obj` carries a pinned version (it is a slim listing entry). */
+export function hasPinnedVersion(obj: KubeObject): boolean {
+  return pinned.has(obj);
+}
+
 /** The object's version for the memo; undefined when it has none (never memoized). */
 export function objectVersion(obj: KubeObject): string | undefined {
+  if (pinned.has(obj)) return pinned.get(obj);
   const { generation, resourceVersion, labels, annotations } = obj.metadata;
   if (typeof generation === 'number' && generation > 0) {
     const digest = createHash('sha1')

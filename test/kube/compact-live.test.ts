@@ -2,6 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compactLive, isSlim, slim } from '../../src/kube/compact-live.ts';
 import { isManagedBy, ownsField, takenFields } from '../../src/kube/field-owners.ts';
+import { objectVersion } from '../../src/kube/object-version.ts';
+import { assessObject } from '../../src/reconcile/health.ts';
 import type { KubeObject, ManagedFieldsEntry } from '../../src/kube/types.ts';
 
 const US = 'mooring';
@@ -120,34 +122,107 @@ describe('compactLive with a string pool', () => {
 });
 
 describe('slim', () => {
+  const ours = { manager: US, operation: 'Apply', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': {} } };
+  const theirs = {
+    manager: 'kubectl-edit',
+    operation: 'Update',
+    fieldsType: 'FieldsV1',
+    fieldsV1: { 'f:spec': {} },
+  };
+  const statusEntry = { manager: US, operation: 'Update', subresource: 'status' };
   const workload = (kind: string): KubeObject => ({
     apiVersion: 'apps/v1',
     kind,
-    metadata: { name: 'b', namespace: 'ns', resourceVersion: '7', generation: 2, labels: { a: '1' } },
+    metadata: {
+      name: 'b',
+      namespace: 'ns',
+      uid: 'u-1',
+      resourceVersion: '7',
+      generation: 2,
+      creationTimestamp: '2026-11-22T09:00:00Z',
+      finalizers: ['example.com/hold'],
+      labels: {
+        'mooring.dev/deployment-id': 'd1',
+        'app.kubernetes.io/managed-by': 'mooring',
+        team: 'support',
+      },
+      annotations: { 'mooring.dev/desired-hash': 'h1', 'example.com/note': 'by hand' },
+      managedFields: [ours, theirs, statusEntry],
+    },
     spec: {
       replicas: 3,
       updateStrategy: { type: 'OnDelete' },
       template: { spec: { containers: [{ name: 'app', image: 'i:1' }] } },
     },
-    status: { replicas: 3, readyReplicas: 2 },
+    status: {
+      replicas: 3,
+      readyReplicas: 2,
+      observedGeneration: 2,
+      conditions: [
+        {
+          type: 'Available',
+          status: 'True',
+          reason: 'MinimumReplicasAvailable',
+          message: 'long text',
+          lastUpdateTime: 't',
+        },
+      ],
+    },
   });
 
-  it('keeps metadata, status and the spec fields health reads, and marks the result', () => {
+  it('keeps what the memo, health, pruning and the orphan pass read, and marks the result', () => {
     const full = workload('Deployment');
-    const dep = slim(full);
+    const dep = slim(full, US);
     expect(isSlim(dep)).toBe(true);
     expect(isSlim(full)).toBe(false);
     expect(dep).toEqual({
       apiVersion: 'apps/v1',
       kind: 'Deployment',
-      metadata: full.metadata,
+      metadata: {
+        name: 'b',
+        namespace: 'ns',
+        uid: 'u-1',
+        resourceVersion: '7',
+        generation: 2,
+        finalizers: ['example.com/hold'],
+        labels: { 'mooring.dev/deployment-id': 'd1', 'app.kubernetes.io/managed-by': 'mooring' },
+        annotations: { 'mooring.dev/desired-hash': 'h1' },
+        managedFields: [ours],
+      },
       spec: { replicas: 3 },
-      status: { replicas: 3, readyReplicas: 2 },
+      status: {
+        replicas: 3,
+        readyReplicas: 2,
+        observedGeneration: 2,
+        conditions: [{ type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable' }],
+      },
     });
-    expect(slim(workload('StatefulSet')).spec).toEqual({ replicas: 3, updateStrategy: { type: 'OnDelete' } });
+    expect(slim(workload('StatefulSet'), US).spec).toEqual({
+      replicas: 3,
+      updateStrategy: { type: 'OnDelete' },
+    });
+    // Health and ownership read the same from the slim entry as from the whole object.
+    expect(assessObject(dep)).toEqual(assessObject(full));
+    expect(isManagedBy(dep, US)).toBe(true);
+    expect(isManagedBy(slim(full, 'someone-else'), US)).toBe(false);
   });
 
-  it('leaves out the spec and data of every other kind', () => {
+  it('keeps the version of the whole object, which covers labels and annotations it leaves out', () => {
+    const full = workload('Deployment');
+    expect(objectVersion(slim(full, US))).toBe(objectVersion(full));
+    const edited = workload('Deployment');
+    (edited.metadata.labels as Record<string, string>).team = 'edited by hand';
+    expect(objectVersion(slim(edited, US))).toBe(objectVersion(edited));
+    expect(objectVersion(slim(edited, US))).not.toBe(objectVersion(slim(full, US)));
+    const secret: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 's', resourceVersion: '9' },
+    };
+    expect(objectVersion(slim(secret, US))).toBe('9');
+  });
+
+  it('leaves out the spec, data and status of every other kind', () => {
     const secret: KubeObject = {
       apiVersion: 'v1',
       kind: 'Secret',
@@ -155,13 +230,10 @@ describe('slim', () => {
       type: 'Opaque',
       data: { KEY: 'dmFsdWU=' },
     };
-    expect(slim(secret)).toEqual({ apiVersion: 'v1', kind: 'Secret', metadata: secret.metadata });
+    expect(slim(secret, US)).toEqual({ apiVersion: 'v1', kind: 'Secret', metadata: secret.metadata });
     const service: KubeObject = { ...workload('Service'), apiVersion: 'v1', status: { loadBalancer: {} } };
-    expect(slim(service)).toEqual({
-      apiVersion: 'v1',
-      kind: 'Service',
-      metadata: service.metadata,
-      status: { loadBalancer: {} },
-    });
+    const s = slim(service, US);
+    expect(s.spec).toBeUndefined();
+    expect(s.status).toBeUndefined();
   });
 });
