@@ -30,6 +30,14 @@ function replicasOnly(fields: Record<string, unknown> | undefined): Record<strin
 /** Strings up to this length are shared through the pool; longer ones are rarely repeated. */
 const SHARED_MAX_LENGTH = 64;
 
+/** The pool's copy of `text` (which becomes the copy when the pool has none). */
+function shared(text: string, pool: Map<string, string>): string {
+  const copy = pool.get(text);
+  if (copy !== undefined) return copy;
+  pool.set(text, text);
+  return text;
+}
+
 /** Replaces short strings in `value` (in place) by the pool's copy of the same text. */
 function shareStrings(value: unknown, pool: Map<string, string>): void {
   if (value === null || typeof value !== 'object') return;
@@ -87,15 +95,31 @@ const HEALTH_SPEC: Readonly<Record<string, readonly string[]>> = {
   StatefulSet: ['replicas', 'updateStrategy'],
 };
 
-/** Label keys a slim entry keeps: ours, which ownership, pruning and the orphan pass read. */
-const OWN_LABELS: ReadonlySet<string> = new Set(Object.values(LABELS));
-const OWN_PREFIX = 'mooring.dev/';
+/** The labels a slim entry keeps: ownership, which pruning, the inventory and the orphan pass read. */
+const OWNERSHIP_LABELS = [LABELS.managedBy, LABELS.listenerId, LABELS.deploymentId] as const;
 
-function ownKeys(map: Record<string, string> | undefined, extra?: ReadonlySet<string>) {
-  if (!map) return undefined;
+function ownershipLabels(labels: Record<string, string> | undefined): Record<string, string> | undefined {
+  if (!labels) return undefined;
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(map)) if (k.startsWith(OWN_PREFIX) || extra?.has(k)) out[k] = v;
+  for (const k of OWNERSHIP_LABELS) if (labels[k] !== undefined) out[k] = labels[k];
   return out;
+}
+
+/**
+ * A slim entry's managedFields: whether we manage the object is all that is read of them, so one
+ * shared, frozen list per manager stands for "ours" (and one empty list for "not ours").
+ */
+const managedMarks = new Map<string, readonly ManagedFieldsEntry[]>();
+const NOT_OURS: readonly ManagedFieldsEntry[] = Object.freeze([]);
+
+function managedMark(entries: readonly ManagedFieldsEntry[], fieldManager: string) {
+  if (!entries.some((e) => e.manager === fieldManager && !e.subresource)) return NOT_OURS;
+  let mark = managedMarks.get(fieldManager);
+  if (!mark) {
+    mark = Object.freeze([Object.freeze({ manager: fieldManager })]);
+    managedMarks.set(fieldManager, mark);
+  }
+  return mark;
 }
 
 /**
@@ -118,28 +142,29 @@ function healthStatus(status: Record<string, unknown>): Record<string, unknown> 
 /**
  * The slim form of a listed object (see the module comment): what the memo, health, pruning and
  * the orphan pass read, and no more.
- * - Metadata: name, namespace, uid, versions, deletion state and finalizers; of the labels and
- *   annotations only ours; of managedFields only our own entry (whether we manage it). The version
- *   the memo compares is taken from the whole object first and pinned (object-version.ts), since
- *   it covers every label and annotation.
+ * - Metadata: name, namespace, uid, versions, deletion state and finalizers; the ownership labels;
+ *   whether we manage it (managedFields, as a shared mark); no annotations. The version the memo
+ *   compares is taken from the whole object first and pinned (object-version.ts), since it covers
+ *   every label and annotation.
  * - Spec and status only where health reads them (Deployment, StatefulSet).
+ * Short strings are shared through `pool` when given (one per listing).
  */
-export function slim(obj: KubeObject, fieldManager: string): KubeObject {
+export function slim(obj: KubeObject, fieldManager: string, pool?: Map<string, string>): KubeObject {
   const m = obj.metadata;
-  const metadata: KubeObject['metadata'] = { name: m.name };
-  if (m.namespace !== undefined) metadata.namespace = m.namespace;
-  if (m.uid !== undefined) metadata.uid = m.uid;
-  if (m.resourceVersion !== undefined) metadata.resourceVersion = m.resourceVersion;
-  if (m.generation !== undefined) metadata.generation = m.generation;
+  // One literal shape: the properties live inside the object, not in a separate store.
+  const metadata: KubeObject['metadata'] = {
+    name: m.name,
+    namespace: m.namespace,
+    uid: m.uid,
+    resourceVersion: m.resourceVersion,
+    generation: m.generation,
+    labels: ownershipLabels(m.labels),
+    managedFields: Array.isArray(m.managedFields)
+      ? (managedMark(m.managedFields, fieldManager) as ManagedFieldsEntry[])
+      : undefined,
+  };
   if (m.deletionTimestamp !== undefined) metadata.deletionTimestamp = m.deletionTimestamp;
   if (m.finalizers !== undefined) metadata.finalizers = m.finalizers;
-  const labels = ownKeys(m.labels, OWN_LABELS);
-  if (labels) metadata.labels = labels;
-  const annotations = ownKeys(m.annotations);
-  if (annotations) metadata.annotations = annotations;
-  if (Array.isArray(m.managedFields)) {
-    metadata.managedFields = m.managedFields.filter((e) => e.manager === fieldManager && !e.subresource);
-  }
   const out: KubeObject = { apiVersion: obj.apiVersion, kind: obj.kind, metadata };
   const fields = HEALTH_SPEC[obj.kind];
   const spec = obj.spec as Record<string, unknown> | undefined;
@@ -150,6 +175,11 @@ export function slim(obj: KubeObject, fieldManager: string): KubeObject {
   }
   if (fields && obj.status && typeof obj.status === 'object') {
     out.status = healthStatus(obj.status as Record<string, unknown>);
+  }
+  if (pool) {
+    if (typeof metadata.namespace === 'string') metadata.namespace = shared(metadata.namespace, pool);
+    shareStrings(metadata.labels, pool);
+    shareStrings(out.status, pool);
   }
   pinVersion(out, objectVersion(obj));
   return out;

@@ -67,8 +67,7 @@ async function listKind(
         { details: { kind: k.kind, namespace } },
       );
     }
-    // Slim first: the strings of what a slim entry leaves out are not worth sharing.
-    return compactLive(slimmed ? slim(item, fieldManager) : item, fieldManager, pool);
+    return slimmed ? slim(item, fieldManager, pool) : compactLive(item, fieldManager, pool);
   };
   try {
     return await client.list(k.apiVersion, k.kind, namespace, selector, each);

@@ -186,8 +186,7 @@ describe('slim', () => {
         generation: 2,
         finalizers: ['example.com/hold'],
         labels: { 'mooring.dev/deployment-id': 'd1', 'app.kubernetes.io/managed-by': 'mooring' },
-        annotations: { 'mooring.dev/desired-hash': 'h1' },
-        managedFields: [ours],
+        managedFields: [{ manager: US }],
       },
       spec: { replicas: 3 },
       status: {
@@ -205,6 +204,18 @@ describe('slim', () => {
     expect(assessObject(dep)).toEqual(assessObject(full));
     expect(isManagedBy(dep, US)).toBe(true);
     expect(isManagedBy(slim(full, 'someone-else'), US)).toBe(false);
+    // "Ours" is one shared, frozen mark: nothing may write through it.
+    expect(slim(workload('StatefulSet'), US).metadata.managedFields).toBe(dep.metadata.managedFields);
+    expect(Object.isFrozen(dep.metadata.managedFields)).toBe(true);
+  });
+
+  it('shares short strings through the pool', () => {
+    const pool = new Map<string, string>();
+    const a = slim(JSON.parse(JSON.stringify(workload('Deployment'))), US, pool);
+    const b = slim(JSON.parse(JSON.stringify(workload('Deployment'))), US, pool);
+    expect(a).toEqual(b);
+    expect(pool.has('ns')).toBe(true);
+    expect(pool.has('MinimumReplicasAvailable')).toBe(true);
   });
 
   it('keeps the version of the whole object, which covers labels and annotations it leaves out', () => {
