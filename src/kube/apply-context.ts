@@ -13,7 +13,7 @@ export interface ApplyContext {
   logger: Logger;
   random: RandomBytes;
   /**
-   * Objects found converged, or just applied: id → `key@version`, where the key is the input's
+   * Objects found converged, or just applied: id → key and version, where the key is the input's
    * (`ApplyOptions.inputKey`) or else the desired hash, and the version is `objectVersion` (the
    * generation and a metadata digest where the API server keeps a generation, else the
    * resourceVersion). While both stay the same nothing we apply can differ (any change to what we
@@ -21,8 +21,15 @@ export interface ApplyContext {
    * - with an input key, the resync skips the comparison altogether;
    * - a difference the comparison sees but an apply does not change (a mutating admission
    *   webhook, a normalization the comparison does not know) costs one write, not one per cycle.
+   * The two are kept apart, not joined in one string: a deployment's objects share its key.
    */
-  verified?: Map<string, string>;
+  verified?: Map<string, Verified>;
+}
+
+/** What `ApplyContext.verified` holds per object. */
+export interface Verified {
+  key: string;
+  version: string;
 }
 
 export interface ApplyOptions {

@@ -57,20 +57,17 @@ async function createOnce(
   return entry;
 }
 
-function memo(key: string | undefined, obj: KubeObject): string | undefined {
-  const version = objectVersion(obj);
-  return key === undefined || !version ? undefined : `${key}@${version}`;
-}
-
 function isVerified(ctx: ApplyContext, id: string, key: string | undefined, live: KubeObject): boolean {
-  const m = memo(key, live);
-  return m !== undefined && !ctx.dryRun && ctx.verified?.get(id) === m;
+  if (key === undefined || ctx.dryRun) return false;
+  const version = objectVersion(live);
+  const memo = ctx.verified?.get(id);
+  return version !== undefined && memo !== undefined && memo.key === key && memo.version === version;
 }
 
 /** Records that `obj` (live, or the apply's answer) holds what `key` stands for. */
 function remember(ctx: ApplyContext, id: string, key: string | undefined, obj: KubeObject): void {
-  const m = memo(key, obj);
-  if (m !== undefined && !ctx.dryRun) ctx.verified?.set(id, m);
+  const version = objectVersion(obj);
+  if (key !== undefined && version !== undefined && !ctx.dryRun) ctx.verified?.set(id, { key, version });
 }
 
 /** Applies one object; throws a MooringError whose message starts with the object id. */

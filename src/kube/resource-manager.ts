@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { silentLogger } from '../log.ts';
 import { type ApplyContext, type ApplyOptions, applyAll } from './apply.ts';
+import type { Verified } from './apply-context.ts';
 import type { ChangeSet } from './change-set.ts';
 import type { RandomBytes } from './create-only.ts';
 import { type DeleteAllOptions, deleteAll } from './delete.ts';
@@ -35,7 +36,7 @@ export class ResourceManager {
   readonly #client: ObjectClient;
   readonly #logger: Logger;
   readonly #random: RandomBytes;
-  readonly #verified = new Map<string, string>();
+  readonly #verified = new Map<string, Verified>();
 
   constructor(opts: ResourceManagerOptions) {
     this.fieldManager = opts.fieldManager ?? FIELD_MANAGER;

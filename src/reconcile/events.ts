@@ -5,6 +5,7 @@
  * change-set summaries and coded error messages, which are secret-free; as a second guard, any
  * known secret value passed in is replaced before the event leaves.
  */
+import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { silentLogger } from '../log.ts';
 import { formatObjectId } from '../kube/object-id.ts';
@@ -65,6 +66,8 @@ export class EventRecorder {
   readonly #intervalMs: number;
   readonly #component: string;
   readonly #instance: string | undefined;
+  /** When each (target, reason, message) was last recorded, by a digest of the three: a message
+   * lists every object a reconcile changed, and one is kept per deployment. */
   readonly #last = new Map<string, number>();
   #seq = 0;
 
@@ -82,7 +85,9 @@ export class EventRecorder {
     const now = this.#clock();
     const message = scrubValues(input.message, input.secretValues).slice(0, MAX_MESSAGE);
     const targetId = formatObjectId(input.target.kind, input.target.namespace, input.target.name);
-    const key = `${targetId}\u0000${input.reason}\u0000${message}`;
+    const key = createHash('sha1')
+      .update(`${targetId}\u0000${input.reason}\u0000${message}`)
+      .digest('base64');
     const last = this.#last.get(key);
     if (last !== undefined && now - last < this.#intervalMs) return false;
     this.#last.set(key, now);
