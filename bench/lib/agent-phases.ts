@@ -79,7 +79,7 @@ export async function runAgentPhases(input: AgentPhasesInput): Promise<void> {
   try {
     // Restart on the converged cluster.
     stack.kubeApi.clearRequests();
-    stack.controlPlane.resetStats();
+    await stack.controlPlane.resetStats();
     second = await input.startAgent('agent-restart');
     const restarted = second;
     const settled = await waitForAllReconciled(restarted.opsUrl, o.deployments, o.timeoutMs, {
@@ -91,7 +91,7 @@ export async function runAgentPhases(input: AgentPhasesInput): Promise<void> {
     const restart = countKube(stack.kubeApi);
     result.restart_kube_writes = restart.writes;
     result.restart_kube_reads = restart.reads;
-    result.restart_controlplane_requests = stack.controlPlane.stats().requests;
+    result.restart_controlplane_requests = (await stack.controlPlane.stats()).requests;
     if (restart.writes > 0) note(`restart writes: ${JSON.stringify(restart.writesByTarget)}`);
     say(`restart: ${restart.writes} writes, ${restart.reads} reads`);
   } catch (err) {
@@ -177,7 +177,7 @@ async function coldConvergence(input: AgentPhasesInput, running: RunningAgent): 
   const kube = countKube(stack.kubeApi);
   result.convergence_kube_reads = kube.reads;
   result.convergence_kube_writes = kube.writes;
-  result.convergence_controlplane_requests = stack.controlPlane.stats().requests;
+  result.convergence_controlplane_requests = (await stack.controlPlane.stats()).requests;
   say(`converged in ${result.convergence_s} s`);
   return true;
 }

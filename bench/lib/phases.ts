@@ -3,7 +3,7 @@
  * numbers; `run.ts` puts them in the result.
  */
 import type { KubeApi } from '../../src/sandbox/server.ts';
-import type { ControlPlaneServer } from '../../src/control-plane/server/index.ts';
+import type { ControlPlaneThread } from './control-plane-thread.ts';
 import { type AgentCounters, scrapeCounters, waitForCounters } from './agent-metrics.ts';
 import { type RenderedDeployment, refOf, waitForImage } from './convergence.ts';
 import { percentile, round } from './figures.ts';
@@ -68,7 +68,7 @@ export interface IdleResult {
  */
 export async function measureIdle(
   api: KubeApi,
-  cp: ControlPlaneServer,
+  cp: Pick<ControlPlaneThread, 'stats' | 'resetStats'>,
   opsUrl: string,
   cycles: number,
   pollIntervalS: number,
@@ -89,7 +89,7 @@ export async function measureIdle(
     );
     if (!first) throw new Error('the agent completed no poll in the idle phase');
     api.clearRequests();
-    cp.resetStats();
+    await cp.resetStats();
     const opened = performance.now();
     const end = await waitForCounters(opsUrl, (c) => c.pollsOk >= first.pollsOk + cycles, maxWindowMs, 20);
     windowMs = performance.now() - opened;
@@ -98,11 +98,11 @@ export async function measureIdle(
     if (measured < 1) throw new Error(`the agent completed no poll in ${Math.round(maxWindowMs / 1000)} s`);
   } else {
     api.clearRequests();
-    cp.resetStats();
+    await cp.resetStats();
     windowMs = cycles * pollIntervalS * 1000;
     await sleep(windowMs);
   }
-  const stats = cp.stats();
+  const stats = await cp.stats();
   return {
     cycles: measured,
     windowS: round(windowMs / 1000, 1),
@@ -137,7 +137,7 @@ export function retag(image: string, n: number): string {
  */
 export async function measurePropagation(options: {
   api: KubeApi;
-  cp: ControlPlaneServer;
+  cp: Pick<ControlPlaneThread, 'url'>;
   apiKey: string;
   rendered: readonly RenderedDeployment[];
   images: ReadonlyMap<string, string>;

@@ -1,19 +1,19 @@
 /**
- * The programs the agent talks to, in this process (test/support/stack.ts): the reference control
- * plane seeded with the benchmark deployments (through its store, in bulk: seeding is not what is
- * measured) and the sandbox Kubernetes API with the agent's namespaces. The API key file is
- * `<workDir>/api-key`.
+ * The programs the agent talks to: the reference control plane on a worker thread of this process
+ * (control-plane-worker.ts), seeded with the benchmark deployments through its store in bulk
+ * (seeding is not what is measured), and the sandbox Kubernetes API on this process's main thread
+ * with the agent's namespaces. The API key file is `<workDir>/api-key`.
  */
+import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { destination } from 'pino';
 import type { Deployment, Revision } from '../../src/contract/index.ts';
-import type { ControlPlaneServer } from '../../src/control-plane/server/index.ts';
 import { createLogger, type Logger } from '../../src/log.ts';
 import { defaultRenderSettings } from '../../src/render/index.ts';
-import type { KubeApi } from '../../src/sandbox/server.ts';
-import { startServers } from '../../test/support/stack.ts';
+import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';
+import { type ControlPlaneThread, startControlPlaneThread } from './control-plane-thread.ts';
 import { type RenderedDeployment, renderAll } from './convergence.ts';
-import { generateDeployments } from './seed.ts';
 
 export interface StackOptions {
   deployments: number;
@@ -24,7 +24,7 @@ export interface StackOptions {
 }
 
 export interface Stack {
-  controlPlane: ControlPlaneServer;
+  controlPlane: ControlPlaneThread;
   apiKey: string;
   kubeApi: KubeApi;
   kubeconfigPath: string;
@@ -38,47 +38,48 @@ export interface Stack {
 
 /** Starts the control plane and the sandbox, seeds the deployments, renders the expected objects. */
 export async function startStack(options: StackOptions): Promise<Stack> {
-  const servers = await startServers({
-    namespaces: options.namespaces,
-    dir: options.workDir,
+  writeFileSync(path.join(options.workDir, 'api-key'), `${options.apiKey}\n`, { mode: 0o600 });
+  const controlPlane = await startControlPlaneThread({
     apiKey: options.apiKey,
+    namespaces: options.namespaces,
+    listenerId: randomUUID(),
     computeId: 'bench-cluster',
     listenerVersion: '0.0.0',
-    kubeconfigName: 'agent.kubeconfig',
-    sandboxLogger: errorLog(path.join(options.workDir, 'sandbox-errors.log')),
-  });
-  const { cp: controlPlane, listenerId } = servers;
-  const store = controlPlane.store;
-  const bodies = generateDeployments({
-    count: options.deployments,
-    namespaces: options.namespaces,
-    listenerId,
+    deployments: options.deployments,
     seed: options.seed,
   });
-  const deployments = store.db.transaction(() =>
-    bodies.map((body) => store.deployments.create(body, { tenantId: store.defaultTenantId })),
-  );
-  // Re-read: creation sets latest_revision_id after the document is first built.
-  const current = deployments.map((d) => store.deployments.get(d.id, undefined));
-  const revisions = new Map<string, Revision>();
-  for (const d of current) {
-    if (d.latest_revision_id) revisions.set(d.id, store.deployments.getRevision(d.id, d.latest_revision_id));
+  const kubeconfigPath = path.join(options.workDir, 'agent.kubeconfig');
+  let kubeApi: KubeApi;
+  try {
+    kubeApi = await startKubeApi({
+      namespaces: options.namespaces,
+      kubeconfigOut: kubeconfigPath,
+      rolloutDelayMs: 0,
+      logger: errorLog(path.join(options.workDir, 'sandbox-errors.log')),
+    });
+  } catch (err) {
+    await controlPlane.close();
+    throw err;
   }
+  const { deployments, revisions, listenerId } = controlPlane;
   const rendered = renderAll(
-    current.map((deployment) => ({ deployment, revision: revisions.get(deployment.id) })),
+    deployments.map((deployment) => ({ deployment, revision: revisions.get(deployment.id) })),
     defaultRenderSettings(listenerId),
   );
   return {
     controlPlane,
     apiKey: options.apiKey,
-    kubeApi: servers.kube,
-    kubeconfigPath: servers.kubeconfigPath,
+    kubeApi,
+    kubeconfigPath,
     listenerId,
-    deployments: current,
+    deployments,
     revisions,
     rendered,
     objects: rendered.reduce((n, d) => n + d.objects.length, 0),
-    close: () => servers.close(),
+    close: async () => {
+      await controlPlane.close();
+      await kubeApi.close();
+    },
   };
 }
 
