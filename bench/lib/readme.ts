@@ -16,7 +16,7 @@ export function benchmarkSection(r: BenchResult): string {
       `${r.label ? ` (${r.label})` : ''} ` +
       `(${r.deployments} deployments, ${r.objects} objects, ${r.namespaces} namespaces, poll interval ` +
       `${r.poll_interval_s} s). The control plane and the sandbox Kubernetes API run in the harness ` +
-      'process on the same machine, so their CPU use is shared with the agent. ' +
+      'process (each on a thread of its own) on the same machine, so their CPU use is shared with the agent. ' +
       (r.memory_limit_mib === null
         ? 'The agent ran with no memory limit. '
         : `The agent ran under a ${r.memory_limit_mib} MiB memory limit (its own cgroup), as the Helm chart runs it. `) +
