@@ -72,7 +72,9 @@ async function listKind(
   try {
     return await client.list(k.apiVersion, k.kind, namespace, selector, each);
   } catch (err) {
-    if (err instanceof MooringError) throw err;
+    // The refusal `each` raised for a nameless item is already the answer; any other failure
+    // (including a MooringError of the client's, e.g. its credentials) is a list that failed.
+    if (err instanceof MooringError && err.code === 'MOORING_E_PRUNE_LISTING_INCOMPLETE') throw err;
     const cause = kubeError(err, where, 'list');
     throw new MooringError(
       'MOORING_E_PRUNE_LISTING_INCOMPLETE',

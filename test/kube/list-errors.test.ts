@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { MooringError } from '../../src/errors.ts';
+import { listOwned } from '../../src/kube/list.ts';
+import type { ObjectClient } from '../../src/kube/object-client.ts';
+import type { KubeObject } from '../../src/kube/types.ts';
+import { LISTENER } from './fixtures.ts';
+
+/** An ObjectClient whose list answers `items` (through `each`, as the real one does) or throws `error`. */
+function client(behaviour: { items?: KubeObject[]; error?: unknown }): ObjectClient {
+  return {
+    list: async (
+      apiVersion: string,
+      kind: string,
+      _ns: string,
+      _sel: string,
+      each: (o: KubeObject) => KubeObject = (o) => o,
+    ) => {
+      if (behaviour.error) throw behaviour.error;
+      return (behaviour.items ?? []).map((o) => each({ ...o, apiVersion, kind }));
+    },
+  } as unknown as ObjectClient;
+}
+
+describe('listOwned refusals', () => {
+  it("wraps a client's own MooringError (e.g. its credentials) as an incomplete listing", async () => {
+    const error = new MooringError('MOORING_E_KUBE_UNREACHABLE', 'exec credential plugin: exited 1');
+    await expect(
+      listOwned(client({ error }), { namespaces: ['ns'], listenerId: LISTENER }),
+    ).rejects.toMatchObject({
+      code: 'MOORING_E_PRUNE_LISTING_INCOMPLETE',
+      message: expect.stringMatching(/list failed \(MOORING_E_KUBE_UNREACHABLE\)/),
+    });
+  });
+
+  it('refuses a listing with a nameless item, saying so', async () => {
+    const nameless = { apiVersion: 'v1', kind: 'Service', metadata: {} } as KubeObject;
+    await expect(
+      listOwned(client({ items: [nameless] }), { namespaces: ['ns'], listenerId: LISTENER }),
+    ).rejects.toMatchObject({
+      code: 'MOORING_E_PRUNE_LISTING_INCOMPLETE',
+      message: expect.stringMatching(/an item without a name/),
+    });
+  });
+});
