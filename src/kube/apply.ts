@@ -59,9 +59,9 @@ async function createOnce(
 
 function isVerified(ctx: ApplyContext, id: string, key: string | undefined, live: KubeObject): boolean {
   if (key === undefined || ctx.dryRun) return false;
-  const version = objectVersion(live);
   const memo = ctx.verified?.get(id);
-  return version !== undefined && memo !== undefined && memo.key === key && memo.version === version;
+  // The memo first: the version of a whole object costs a digest of its labels and annotations.
+  return memo !== undefined && memo.key === key && memo.version === objectVersion(live);
 }
 
 /** Records that `obj` (live, or the apply's answer) holds what `key` stands for. */

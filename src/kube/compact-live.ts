@@ -45,10 +45,8 @@ function shareStrings(value: unknown, pool: Map<string, string>): void {
   for (const key of Array.isArray(value) ? value.keys() : Object.keys(container)) {
     const v = container[key as keyof typeof container];
     if (typeof v === 'string') {
-      if (v.length > SHARED_MAX_LENGTH) continue;
-      const shared = pool.get(v);
-      if (shared === undefined) pool.set(v, v);
-      else container[key as keyof typeof container] = shared;
+      const copy = v.length <= SHARED_MAX_LENGTH ? shared(v, pool) : v;
+      if (copy !== v) container[key as keyof typeof container] = copy;
     } else if (v !== null && typeof v === 'object') shareStrings(v, pool);
   }
 }
@@ -89,7 +87,7 @@ export function isSlim(obj: KubeObject): boolean {
   return hasPinnedVersion(obj);
 }
 
-/** The spec fields health reads (health.ts), kept on slim workloads. */
+/** The kinds health reads (health.ts), and the spec fields it reads of them: their slim entries keep these and their status. */
 const HEALTH_SPEC: Readonly<Record<string, readonly string[]>> = {
   Deployment: ['replicas'],
   StatefulSet: ['replicas', 'updateStrategy'],

@@ -62,7 +62,7 @@ export class InventoryCache {
     this.#seq += 1;
     const startSeq = this.#seq;
     // Slim: a cycle's listing of everything is held while the cycle runs; the resync of a converged
-    // deployment needs no more than metadata and status (compact-live.ts).
+    // deployment needs no more than a slim entry holds (`slim` in compact-live.ts).
     const opts = { namespaces: this.#opts.namespaces, listenerId: this.#opts.listenerId, slim: true };
     const result = list(opts).then(
       (inventory) => {
