@@ -175,16 +175,18 @@ describe('slim', () => {
     const dep = slim(full, US);
     expect(isSlim(dep)).toBe(true);
     expect(isSlim(full)).toBe(false);
+    // Kept as they are; creationTimestamp, the other labels and every annotation go.
+    const { name, namespace, uid, resourceVersion, generation, finalizers } = full.metadata;
     expect(dep).toEqual({
       apiVersion: 'apps/v1',
       kind: 'Deployment',
       metadata: {
-        name: 'b',
-        namespace: 'ns',
-        uid: 'u-1',
-        resourceVersion: '7',
-        generation: 2,
-        finalizers: ['example.com/hold'],
+        name,
+        namespace,
+        uid,
+        resourceVersion,
+        generation,
+        finalizers,
         labels: { 'mooring.dev/deployment-id': 'd1', 'app.kubernetes.io/managed-by': 'mooring' },
         managedFields: [{ manager: US }],
       },

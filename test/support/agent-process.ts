@@ -55,13 +55,14 @@ export function spawnMooringRun(options: MooringRunOptions): MooringRun {
     ...(options.args ?? []),
   ];
   // In a cgroup: the shell joins it, then becomes node, so Node sizes its heap by the cgroup's limit.
-  const child = options.cgroup
-    ? spawn('/bin/sh', ['-c', 'echo $$ > "$0/cgroup.procs" && exec "$@"', options.cgroup, node, ...argv], {
-        cwd: root,
-        env: options.env,
-        stdio: ['ignore', output, output],
-      })
-    : spawn(node, argv, { cwd: root, env: options.env, stdio: ['ignore', output, output] });
+  const [command, commandArgs] = options.cgroup
+    ? ['/bin/sh', ['-c', 'echo $$ > "$0/cgroup.procs" && exec "$@"', options.cgroup, node, ...argv]]
+    : [node, argv];
+  const child = spawn(command, commandArgs, {
+    cwd: root,
+    env: options.env,
+    stdio: ['ignore', output, output],
+  });
   const exited = new Promise<ProcessExit>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
