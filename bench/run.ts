@@ -235,36 +235,56 @@ async function main(): Promise<number> {
   const kubectl = o.skipKubectl ? undefined : ensureTools(say).kubectl;
   const runtime = agentRuntime(o);
 
+  /**
+   * A fresh stack of `count` deployments, converged by a fresh agent unless `withAgent` is false,
+   * then closed: the warm-up and every round after the first.
+   */
+  const convergeFresh = async (
+    dir: string,
+    count: number,
+    seed: number,
+    withAgent: boolean,
+    log: { note: (line: string) => void; say: (line: string) => void },
+  ) => {
+    mkdirSync(dir, { recursive: true });
+    const scratch = emptyResult(count, o.namespaces, o.pollIntervalS);
+    const fresh = await startStack({
+      deployments: count,
+      namespaces,
+      seed,
+      apiKey: 'bench-key',
+      workDir: dir,
+    });
+    try {
+      if (withAgent) {
+        await runConvergenceOnly({
+          stack: fresh,
+          settings: { ...o, deployments: count },
+          runDir: dir,
+          result: scratch,
+          ...log,
+          startAgent: (name) => startAgent(fresh, o, runtime, dir, name, log.note),
+        });
+      }
+    } finally {
+      await fresh.close();
+    }
+    return { convergenceS: scratch.convergence_s, rendered: fresh.rendered };
+  };
+
   // 0. Warm-up: the sandbox and the control plane run in this process, and what is measured first
   //    would meet their code not yet optimized and their heap not yet grown (the agent's first
   //    convergence took 6.1 s where two more on fresh stacks in the same process took 4.3 and 4.4).
   //    A throwaway convergence of up to 1,000 deployments gives every measured run, the agent's and
   //    kubectl's, the same warm harness.
   if (!o.skipWarmup) {
-    const dir = path.join(runDir, 'warmup');
-    mkdirSync(dir, { recursive: true });
     const count = Math.min(o.deployments, 1_000);
     say(`warm-up: a throwaway convergence of ${count} deployments (not measured)`);
-    const warm = await startStack({
-      deployments: count,
-      namespaces,
-      seed: o.seed + 1,
-      apiKey: 'bench-key',
-      workDir: dir,
+    const warmNote = (line: string) => say(`warm-up: ${line}`);
+    await convergeFresh(path.join(runDir, 'warmup'), count, o.seed + 1, true, {
+      note: warmNote,
+      say: () => {},
     });
-    try {
-      await runConvergenceOnly({
-        stack: warm,
-        settings: { ...o, deployments: count },
-        runDir: dir,
-        result: emptyResult(count, o.namespaces, o.pollIntervalS),
-        note: (line) => say(`warm-up: ${line}`),
-        say: () => {},
-        startAgent: (name) => startAgent(warm, o, runtime, dir, name, (line) => say(`warm-up: ${line}`)),
-      });
-    } finally {
-      await warm.close();
-    }
   }
 
   say(`seeding ${o.deployments} deployments over ${o.namespaces} namespaces (run directory ${runDir})`);
@@ -320,34 +340,11 @@ async function main(): Promise<number> {
 
   // 6. Further rounds of cold convergence, agent then kubectl, each on a fresh stack.
   for (let n = 2; n <= o.rounds; n++) {
-    const dir = path.join(runDir, `round-${n}`);
-    mkdirSync(dir, { recursive: true });
     say(`round ${n}/${o.rounds}: cold convergence of the agent, then of kubectl`);
-    const scratch = emptyResult(o.deployments, o.namespaces, o.pollIntervalS);
-    const again = await startStack({
-      deployments: o.deployments,
-      namespaces,
-      seed: o.seed,
-      apiKey: 'bench-key',
-      workDir: dir,
-    });
-    try {
-      if (!o.kubectlOnly) {
-        await runConvergenceOnly({
-          stack: again,
-          settings: o,
-          runDir: dir,
-          result: scratch,
-          note,
-          say,
-          startAgent: (name) => startAgent(again, o, runtime, dir, name, note),
-        });
-      }
-    } finally {
-      await again.close();
-    }
-    const kn = await kubectlRound(dir, again.rendered);
-    result.convergence_rounds.push(convergenceRound(scratch.convergence_s, kn ? round(kn.seconds) : null));
+    const dir = path.join(runDir, `round-${n}`);
+    const fresh = await convergeFresh(dir, o.deployments, o.seed, !o.kubectlOnly, { note, say });
+    const kn = await kubectlRound(dir, fresh.rendered);
+    result.convergence_rounds.push(convergenceRound(fresh.convergenceS, kn ? round(kn.seconds) : null));
   }
   Object.assign(result, summarizeRounds(result.convergence_rounds));
   const roundsLine = roundsNote(result.convergence_rounds);
