@@ -9,7 +9,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Deployment, Revision } from '../../src/contract/index.ts';
-import { startControlPlane } from '../../src/control-plane/server/index.ts';
+import { startListenedControlPlane } from '../../test/support/stack.ts';
 import { generateDeployments } from './seed.ts';
 
 export interface WorkerInput {
@@ -37,21 +37,12 @@ const input = workerData as WorkerInput;
 const port = parentPort;
 if (!port) throw new Error('control-plane-worker.ts runs as a worker thread');
 
-const cp = await startControlPlane({ apiKey: input.apiKey, db: ':memory:' });
+const { cp, listenerId } = await startListenedControlPlane(input);
 const store = cp.store;
-const listener = store.listeners.create(
-  {
-    compute_type: 'k8s',
-    compute_id: input.computeId,
-    compute_config: { k8s_namespaces: input.namespaces },
-    version: input.listenerVersion,
-  },
-  input.listenerId,
-);
 const bodies = generateDeployments({
   count: input.deployments,
   namespaces: input.namespaces,
-  listenerId: listener.id,
+  listenerId,
   seed: input.seed,
 });
 const created = store.db.transaction(() =>
@@ -66,7 +57,7 @@ for (const d of deployments) {
 port.postMessage({
   type: 'ready',
   url: cp.url,
-  listenerId: listener.id,
+  listenerId,
   deployments,
   revisions,
 } satisfies WorkerReady);

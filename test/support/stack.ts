@@ -49,13 +49,16 @@ export interface Servers {
   close(): Promise<void>;
 }
 
-/** Starts the control plane (with the listener) and the sandbox API. */
-export async function startServers(options: ServersOptions): Promise<Servers> {
-  const dir = options.dir ?? mkdtempSync(path.join(tmpdir(), options.tmpPrefix ?? 'mooring-'));
-  const apiKey = options.apiKey ?? `key-${randomBytes(18).toString('hex')}`;
-  const apiKeyFile = path.join(dir, 'api-key');
-  writeFileSync(apiKeyFile, `${apiKey}\n`, { mode: 0o600 });
-  const cp = await startControlPlane({ apiKey, db: ':memory:' });
+/**
+ * The reference control plane (in memory) with one k8s listener over `namespaces`, as every
+ * stack has it.
+ */
+export async function startListenedControlPlane(
+  options: Pick<ServersOptions, 'namespaces' | 'listenerId' | 'computeId' | 'listenerVersion'> & {
+    apiKey: string;
+  },
+): Promise<{ cp: ControlPlaneServer; listenerId: string }> {
+  const cp = await startControlPlane({ apiKey: options.apiKey, db: ':memory:' });
   const listener = cp.store.listeners.create(
     {
       compute_type: 'k8s',
@@ -65,6 +68,16 @@ export async function startServers(options: ServersOptions): Promise<Servers> {
     },
     options.listenerId ?? randomUUID(),
   );
+  return { cp, listenerId: listener.id };
+}
+
+/** Starts the control plane (with the listener) and the sandbox API. */
+export async function startServers(options: ServersOptions): Promise<Servers> {
+  const dir = options.dir ?? mkdtempSync(path.join(tmpdir(), options.tmpPrefix ?? 'mooring-'));
+  const apiKey = options.apiKey ?? `key-${randomBytes(18).toString('hex')}`;
+  const apiKeyFile = path.join(dir, 'api-key');
+  writeFileSync(apiKeyFile, `${apiKey}\n`, { mode: 0o600 });
+  const { cp, listenerId } = await startListenedControlPlane({ ...options, apiKey });
   const kubeconfigPath = path.join(dir, options.kubeconfigName ?? 'kubeconfig.yaml');
   const kube = await startKubeApi({
     namespaces: options.namespaces,
@@ -75,7 +88,7 @@ export async function startServers(options: ServersOptions): Promise<Servers> {
   return {
     cp,
     kube,
-    listenerId: listener.id,
+    listenerId,
     namespaces: options.namespaces,
     dir,
     apiKey,
