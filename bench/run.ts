@@ -51,6 +51,8 @@ const USAGE = `usage: npm run bench -- --deployments N [flags]
   --kubectl-only         run only the kubectl baseline (skip the agent phases)
   --cpu-prof             run the agent with --cpu-prof (profiles in the run directory)
   --agent-node-option X  pass X to the agent's node (repeatable; for experiments, reported in notes)
+  --agent-env K=V        set K=V in the agent's environment (repeatable; for experiments, reported
+                         in notes)
   --agent-arg X          pass X to mooring run (repeatable, e.g. --agent-arg=--concurrency=16;
                          for experiments, reported in notes)
   --memory-limit MIB     run the agent in a memory cgroup with this limit (default: the Helm
@@ -80,6 +82,7 @@ function parse(argv: string[]) {
       'cpu-prof': { type: 'boolean', default: false },
       'agent-node-option': { type: 'string', multiple: true, default: [] },
       'agent-arg': { type: 'string', multiple: true, default: [] },
+      'agent-env': { type: 'string', multiple: true, default: [] },
       'memory-limit': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
@@ -118,6 +121,13 @@ function parse(argv: string[]) {
     cpuProf: values['cpu-prof'],
     agentNodeOptions: values['agent-node-option'],
     agentArgs: values['agent-arg'],
+    agentEnv: Object.fromEntries(
+      values['agent-env'].map((kv) => {
+        const eq = kv.indexOf('=');
+        if (eq < 1) throw new Error(`--agent-env wants NAME=VALUE (got ${kv})`);
+        return [kv.slice(0, eq), kv.slice(eq + 1)];
+      }),
+    ),
     memoryLimitMib:
       values['memory-limit'] === undefined ? undefined : int('memory-limit', values['memory-limit'], 0),
   };
@@ -168,7 +178,7 @@ async function startAgent(
     root: ROOT,
     ...(typeof cgroup === 'object' ? { cgroup } : {}),
     // Node as the image runs it.
-    ...(nodeOptions ? { env: { NODE_OPTIONS: nodeOptions } } : {}),
+    env: { ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}), ...o.agentEnv },
     logFile: path.join(runDir, `${name}.log`),
     nodeFlags: [
       ...(o.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${path.join(runDir, `${name}-profile`)}`] : []),
@@ -228,6 +238,7 @@ async function main(): Promise<number> {
   result.label = o.label;
   for (const flag of o.agentNodeOptions) note(`agent node option: ${flag}`);
   for (const arg of o.agentArgs) note(`agent argument: ${arg}`);
+  for (const [k, v] of Object.entries(o.agentEnv)) note(`agent environment: ${k}=${v}`);
   if (o.resyncIntervalS !== undefined)
     note(
       `agent --resync-interval ${o.resyncIntervalS}: polls in between resync nothing (the idle figures are of such polls)`,

@@ -93,6 +93,8 @@ export class Agent {
   #lastPollAtMs: number | undefined;
   #kubeUnreachableSinceMs: number | undefined;
   #elector: LeaderElector | undefined;
+  /** The last term ended because another replica took the lease (not by shutdown). */
+  #deposed = false;
 
   constructor(deps: AgentDeps) {
     this.#d = { clock: systemClock, random: Math.random, ...deps };
@@ -111,6 +113,14 @@ export class Agent {
 
   get isLeader(): boolean {
     return this.#term !== undefined;
+  }
+
+  /**
+   * Whether Events may be recorded: while leading, and while a term's last reconciles finish on
+   * shutdown; never by a standby, nor after the lease went to another replica.
+   */
+  get recordsEvents(): boolean {
+    return this.#term !== undefined || (this.#termStopping !== undefined && !this.#deposed);
   }
 
   /** Queue depth and in-flight reconciles of the current term (0 when not leading). */
@@ -154,7 +164,10 @@ export class Agent {
           if (!signal.aborted) void this.#startTermWhenClear(signal);
         },
         // Another replica may be writing already: stop at once, no grace.
-        onStoppedLeading: () => void this.#stopTerm(0, 'leadership lost'),
+        onStoppedLeading: () => {
+          this.#deposed = true;
+          void this.#stopTerm(0, 'leadership lost');
+        },
       });
       const electing = this.#elector.run(electorAbort.signal);
       await stopped;
@@ -301,6 +314,7 @@ export class Agent {
 
   #startTerm(opts: { poll?: boolean } = {}): void {
     if (this.#term) return;
+    this.#deposed = false;
     const { config, logger, metrics, clock, random } = this.#d;
     const abort = new AbortController();
     const runner = new Runner({

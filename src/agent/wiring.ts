@@ -28,6 +28,9 @@ import { kubeNamespaceReader } from './registration.ts';
  * Where the kubeconfig comes from: `--kubeconfig`, else in-cluster (a pod), else `$KUBECONFIG`
  * (its first entry), else `~/.kube/config`.
  */
+/** How long shutdown waits for queued Events to be written. */
+const EVENTS_FLUSH_MS = 2_000;
+
 export function kubeconfigSource(
   config: Pick<AgentConfig, 'kubeconfig'>,
   env: Readonly<Record<string, string | undefined>>,
@@ -124,15 +127,12 @@ export function wireAgent(o: WireOptions): WiredAgent {
       }),
   });
   const resources = new ResourceManager({ kube, fieldManager: 'mooring', dryRun: config.dryRun, logger });
-  // One recorder for all reconciles (it rate-limits identical events); a replica that is not
-  // leading records none.
+  // One recorder for all reconciles (it rate-limits identical events); a standby records none
+  // (Agent.recordsEvents). Events once queued are written even if leadership ends meanwhile: they
+  // tell what this replica did.
   const events = new EventRecorder({
-    sink: {
-      create: (obj) =>
-        agent?.isLeader
-          ? resources.create(obj)
-          : Promise.reject(new MooringError('MOORING_E_LEADERSHIP_LOST')),
-    },
+    sink: { create: (obj) => resources.create(obj) },
+    recording: () => agent?.recordsEvents === true,
     logger,
     instance: config.listenerId,
   });
@@ -221,6 +221,9 @@ export function wireAgent(o: WireOptions): WiredAgent {
     metrics,
     resources,
     close: async () => {
+      // Events still queued get a moment to be written before the connections close.
+      const unwritten = await events.flush(EVENTS_FLUSH_MS);
+      if (unwritten > 0) logger.warn({ unwritten }, `${unwritten} events not written before shutdown`);
       await controlPlane.close();
       await kube.close();
     },

@@ -37,7 +37,7 @@ export async function reconcileDelete(
   log.info({ changes: summarize(cs) }, `deployment ${deployment.id}: delete: ${summarize(cs)}`);
   const deleted = cs.entries.filter((e) => e.action === 'deleted' && e.note !== ALREADY_TERMINATING).length;
   if (deleted > 0 && !settings.dryRun) {
-    await deps.events?.record({
+    deps.events?.record({
       target: eventTarget(namespace, undefined, new Map()),
       reason: 'Pruned',
       type: 'Normal',

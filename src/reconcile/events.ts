@@ -4,6 +4,12 @@
  * failing deployment retried with backoff does not flood the namespace. Messages are built from
  * change-set summaries and coded error messages, which are secret-free; as a second guard, any
  * known secret value passed in is replaced before the event leaves.
+ *
+ * Recording never waits for the API: events are queued and written one at a time in the
+ * background, in order, so a reconcile's slot is free as soon as its objects are applied (while
+ * 1,000 deployments converge, their 1,000 Events no longer compete with the applies for the API
+ * server). The queue is bounded; past the bound an event is dropped and counted, as client-go's
+ * broadcaster does. `flush()` waits for the queue to empty (the agent's shutdown, tests).
  */
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -47,6 +53,10 @@ export interface EventRecorderOptions {
   component?: string;
   /** `reportingInstance`: the listener id. */
   instance?: string;
+  /** Events waiting to be written, at most (default 1,000); past it new events are dropped. */
+  maxPending?: number;
+  /** Whether to record at all, asked per event (the agent: only while leading). Default: always. */
+  recording?: () => boolean;
 }
 
 /** Kubernetes caps an event message at 1 KiB. */
@@ -70,6 +80,14 @@ export class EventRecorder {
    * lists every object a reconcile changed, and one is kept per deployment. */
   readonly #last = new Map<string, number>();
   #seq = 0;
+  readonly #maxPending: number;
+  readonly #recording: () => boolean;
+  /** Events not yet handed to the sink, oldest first, with the id used in a failure's log line. */
+  #pending: Array<{ event: KubeObject; id: string }> = [];
+  /** The background writer while it runs. */
+  #draining: Promise<void> | undefined;
+  /** Events dropped since the last warning about drops. */
+  #dropped = 0;
 
   constructor(opts: EventRecorderOptions) {
     this.#sink = opts.sink;
@@ -78,10 +96,21 @@ export class EventRecorder {
     this.#intervalMs = opts.intervalMs ?? 60_000;
     this.#component = opts.component ?? 'mooring';
     this.#instance = opts.instance;
+    this.#maxPending = opts.maxPending ?? 1000;
+    this.#recording = opts.recording ?? (() => true);
   }
 
-  /** Records an event unless an identical one went out within the interval. True when sent. */
-  async record(input: EventInput): Promise<boolean> {
+  /** Events queued and not yet written. */
+  get pending(): number {
+    return this.#pending.length;
+  }
+
+  /**
+   * Queues an event unless an identical one was recorded within the interval; true when queued.
+   * Returns at once: the event is written in the background (see `flush`).
+   */
+  record(input: EventInput): boolean {
+    if (!this.#recording()) return false;
     const now = this.#clock();
     const message = scrubValues(input.message, input.secretValues).slice(0, MAX_MESSAGE);
     const targetId = formatObjectId(input.target.kind, input.target.namespace, input.target.name);
@@ -118,16 +147,58 @@ export class EventRecorder {
       count: 1,
     };
     if (this.#instance) event.reportingInstance = this.#instance;
-    try {
-      await this.#sink.create(event);
-      return true;
-    } catch (err) {
-      // An event is a courtesy: failing to write one never fails a reconcile.
-      this.#logger.warn(
-        { id: targetId, reason: input.reason, code: (err as { code?: unknown }).code },
-        `${targetId}: event not recorded`,
-      );
+    if (this.#pending.length >= this.#maxPending) {
+      if (this.#dropped++ === 0)
+        this.#logger.warn(
+          { id: targetId, reason: input.reason, pending: this.#pending.length },
+          `${targetId}: event dropped: ${this.#pending.length} events already wait to be written`,
+        );
       return false;
+    }
+    this.#pending.push({ event, id: targetId });
+    this.#draining ??= this.#drain();
+    return true;
+  }
+
+  /**
+   * Resolves once every queued event has been written (or has failed, which is logged), or after
+   * `timeoutMs` with the number still queued then (0 when all were written).
+   */
+  async flush(timeoutMs = Number.POSITIVE_INFINITY): Promise<number> {
+    const drained = (async () => {
+      while (this.#draining) await this.#draining;
+    })();
+    let timer: NodeJS.Timeout | undefined;
+    const outOfTime = new Promise<void>((resolve) => {
+      if (Number.isFinite(timeoutMs)) timer = setTimeout(resolve, timeoutMs);
+    });
+    await Promise.race([drained, outOfTime]);
+    clearTimeout(timer);
+    return this.#pending.length + (this.#draining ? 1 : 0);
+  }
+
+  async #drain(): Promise<void> {
+    try {
+      for (let next = this.#pending.shift(); next; next = this.#pending.shift()) {
+        try {
+          await this.#sink.create(next.event);
+        } catch (err) {
+          // An event is a courtesy: failing to write one never fails a reconcile.
+          this.#logger.warn(
+            { id: next.id, reason: next.event.reason, code: (err as { code?: unknown }).code },
+            `${next.id}: event not recorded`,
+          );
+        }
+      }
+      if (this.#dropped > 0) {
+        this.#logger.warn(
+          { dropped: this.#dropped },
+          `${this.#dropped} events were dropped while the queue was full`,
+        );
+        this.#dropped = 0;
+      }
+    } finally {
+      this.#draining = undefined;
     }
   }
 

@@ -105,7 +105,7 @@ async function recordPruned(events: EventRecorder, cs: ChangeSet, plan: PrunePla
       .filter((m) => m.from === ns)
       .map((m) => `; deployment ${m.deploymentId} moved to namespace ${m.to}`)
       .join('');
-    await events.record({
+    events.record({
       target: { apiVersion: 'v1', kind: 'Namespace', namespace: ns, name: ns },
       reason: 'Pruned',
       type: 'Normal',

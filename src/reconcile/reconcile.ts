@@ -90,7 +90,7 @@ export async function reconcileDeployment(
     const failure = failureOf(deployment.id, applied);
     logger.error({ code: failure.code, changes: summarize(applied) }, failure.message);
     if (!settings.dryRun) {
-      await deps.events?.record({
+      deps.events?.record({
         target,
         reason: 'ApplyFailed',
         type: 'Warning',
@@ -104,7 +104,7 @@ export async function reconcileDeployment(
     const changed = applied.entries
       .filter((e) => e.action === 'created' || e.action === 'configured')
       .map((e) => `${e.id} ${e.action}`);
-    await deps.events?.record({
+    deps.events?.record({
       target,
       reason: 'Applied',
       type: 'Normal',
@@ -132,7 +132,7 @@ export async function reconcileDeployment(
     });
     const gone = pruned.entries.filter((e) => e.action === 'deleted' && e.note !== ALREADY_TERMINATING);
     if (gone.length > 0 && !settings.dryRun) {
-      await deps.events?.record({
+      deps.events?.record({
         target,
         reason: 'Pruned',
         type: 'Normal',

@@ -209,9 +209,13 @@ describe('Agent', () => {
       done = true;
     });
     await flush();
+    expect(agent.recordsEvents).toBe(true);
     controller.abort();
     await clock.advance(2000);
     expect(done).toBe(false);
+    // No longer leading, but the finishing reconcile may still record its event.
+    expect(agent.isLeader).toBe(false);
+    expect(agent.recordsEvents).toBe(true);
     pending[0]!.resolve(READY);
     await flush();
     expect(done).toBe(true);
@@ -278,6 +282,7 @@ describe('Agent with leader election', () => {
     const running = agent.run(controller.signal);
     await clock.advance(10_000);
     expect(agent.isLeader).toBe(false);
+    expect(agent.recordsEvents).toBe(false);
     expect(calls.filter((c) => c.startsWith('reconcile'))).toEqual([]);
     expect(agent.ready().ok).toBe(true);
     await clock.advance(10_000);
@@ -305,6 +310,8 @@ describe('Agent with leader election', () => {
     lease.state.down = true;
     await clock.advance(12_000);
     expect(agent.isLeader).toBe(false);
+    // Deposed: another replica may be writing, so not even the hanging reconcile records events.
+    expect(agent.recordsEvents).toBe(false);
     lease.state.down = false;
     await clock.advance(4_000);
     // Leader again, but the old reconcile has not returned: no second reconcile of alpha yet.
@@ -312,6 +319,7 @@ describe('Agent with leader election', () => {
     pending[0]!.resolve(READY);
     await clock.advance(100);
     expect(agent.isLeader).toBe(true);
+    expect(agent.recordsEvents).toBe(true);
     expect(calls.filter((c) => c.startsWith('reconcile'))).toEqual(['reconcile alpha', 'reconcile alpha']);
     pending[1]!.resolve(READY);
     controller.abort();

@@ -63,6 +63,9 @@ describe('graceful shutdown', () => {
     // The in-flight reconcile was allowed to finish: its log line is there.
     expect(first.stdout()).toMatch(/"msg":"reconciled"/);
     expect(first.stdout()).toMatch(/"inFlightFinished":true/);
+    // Its Applied event, queued as the reconcile ended, was written before the agent exited.
+    const events = stack.kube.requests({ resource: 'events', verb: 'create' });
+    expect(events.map((r) => r.status)).toEqual([201]);
   }, 60_000);
 
   it('restart: converges with no duplicate and no write', async () => {

@@ -35,6 +35,15 @@ function harness(namespace: string, settings: Parameters<typeof depsFor>[1] = {}
   return { deps, sent, log, advance: (ms: number) => (now += ms), namespace };
 }
 
+/** A reconcile, then its events written: events are sent in the background. */
+async function reconcile(...args: Parameters<typeof reconcileDeployment>) {
+  try {
+    return await reconcileDeployment(...args);
+  } finally {
+    await args[0].events?.flush();
+  }
+}
+
 function uuid(n: number): string {
   return `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 }
@@ -52,9 +61,7 @@ describe('reconcileDeployment', () => {
   it('refuses a namespace outside the allowlist with a terminal error and makes no request at all', async () => {
     const { deps } = harness('forbidden');
     api.clearRequests();
-    await expect(
-      reconcileDeployment(deps, input(record(uuid(1), { namespace: 'forbidden' }))),
-    ).rejects.toMatchObject({
+    await expect(reconcile(deps, input(record(uuid(1), { namespace: 'forbidden' })))).rejects.toMatchObject({
       name: 'TerminalError',
       code: 'MOORING_E_NAMESPACE_NOT_ALLOWED',
       message: expect.stringMatching(/namespace forbidden is not one of the agent's namespaces/),
@@ -70,7 +77,7 @@ describe('reconcileDeployment', () => {
       return { ...r, objects: [...r.objects, stray] } as typeof r;
     };
     api.clearRequests();
-    await expect(reconcileDeployment({ ...deps, render }, input(record(uuid(9))))).rejects.toMatchObject({
+    await expect(reconcile({ ...deps, render }, input(record(uuid(9))))).rejects.toMatchObject({
       code: 'MOORING_E_NAMESPACE_NOT_ALLOWED',
       message: expect.stringMatching(
         /^Secret\/other\/shop-api-env: rendered outside the deployment's namespace apps/,
@@ -82,7 +89,7 @@ describe('reconcileDeployment', () => {
   it('applies, reports Applied once, becomes Ready, prunes a removed component, never leaks a secret', async () => {
     const h = harness('apps');
     const dep = record(uuid(2));
-    const first = await reconcileDeployment(h.deps, input(dep));
+    const first = await reconcile(h.deps, input(dep));
     expect(first.health.state).toBe('Progressing');
     expect(first.requeueAfterMs).toBe(5_000);
     expect(h.sent.map((e) => [e.reason, (e.involvedObject as { kind: string; name: string }).name])).toEqual([
@@ -94,7 +101,7 @@ describe('reconcileDeployment', () => {
     await settled('apps', 'Deployment', 'shop-api-queue');
     await settled('apps', 'StatefulSet', 'shop-api-postgres');
     await settled('apps', 'Deployment', 'shop-api-redis');
-    const second = await reconcileDeployment(h.deps, input(dep));
+    const second = await reconcile(h.deps, input(dep));
     expect(second.health).toMatchObject({ state: 'Ready' });
     expect(second.requeueAfterMs).toBeUndefined();
     expect(h.sent.length).toBe(1);
@@ -107,7 +114,7 @@ describe('reconcileDeployment', () => {
       queue_memory_mb: _d,
       ...noQueue
     } = SPEC as Record<string, unknown>;
-    const third = await reconcileDeployment(h.deps, input(record(uuid(2), { spec: noQueue as typeof SPEC })));
+    const third = await reconcile(h.deps, input(record(uuid(2), { spec: noQueue as typeof SPEC })));
     expect(third.changeSet.entries.filter((e) => e.action === 'deleted').map((e) => e.id)).toEqual([
       'Deployment/apps/shop-api-queue',
     ]);
@@ -122,11 +129,8 @@ describe('reconcileDeployment', () => {
 
   it('UNUSED scales every workload to zero and keeps data', async () => {
     const h = harness('unused');
-    await reconcileDeployment(h.deps, input(record(uuid(3), { namespace: 'unused' })));
-    const res = await reconcileDeployment(
-      h.deps,
-      input(record(uuid(3), { namespace: 'unused', status: 'UNUSED' })),
-    );
+    await reconcile(h.deps, input(record(uuid(3), { namespace: 'unused' })));
+    const res = await reconcile(h.deps, input(record(uuid(3), { namespace: 'unused', status: 'UNUSED' })));
     const replicas = (kind: string, name: string) =>
       (api.getObject('apps/v1', kind, 'unused', name)?.spec as { replicas?: number } | undefined)?.replicas;
     for (const name of ['shop-api', 'shop-api-queue', 'shop-api-redis'])
@@ -139,7 +143,7 @@ describe('reconcileDeployment', () => {
   it('AWAITING_DELETE deletes everything it owns except volumes: Deleting → Deleted', async () => {
     const h = harness('gone');
     const dep = record(uuid(4), { namespace: 'gone' });
-    await reconcileDeployment(h.deps, input(dep));
+    await reconcile(h.deps, input(dep));
     // A PVC the StatefulSet made from our claim template.
     await new OtherManager(api).apply(
       {
@@ -176,7 +180,7 @@ describe('reconcileDeployment', () => {
     };
     const heldCs = await h.deps.resources.applyAll([held]);
     expect(heldCs.entries[0]?.action).toBe('created');
-    const deleting = await reconcileDeployment(
+    const deleting = await reconcile(
       h.deps,
       input(record(uuid(4), { namespace: 'gone', status: 'AWAITING_DELETE' })),
     );
@@ -186,7 +190,7 @@ describe('reconcileDeployment', () => {
     });
     expect(deleting.requeueAfterMs).toBe(5_000);
     api.clearRequests();
-    const still = await reconcileDeployment(
+    const still = await reconcile(
       h.deps,
       input(record(uuid(4), { namespace: 'gone', status: 'AWAITING_DELETE' })),
     );
@@ -200,7 +204,7 @@ describe('reconcileDeployment', () => {
       } as never,
       'some-controller',
     );
-    const res = await reconcileDeployment(
+    const res = await reconcile(
       h.deps,
       input(record(uuid(4), { namespace: 'gone', status: 'AWAITING_DELETE' })),
     );
@@ -214,7 +218,7 @@ describe('reconcileDeployment', () => {
       'PersistentVolumeClaim/data-shop-api-postgres-0',
     ]);
     expect(h.sent.map((e) => e.reason)).toEqual(['Applied', 'Pruned']);
-    const again = await reconcileDeployment(
+    const again = await reconcile(
       h.deps,
       input(record(uuid(4), { namespace: 'gone', status: 'AWAITING_DELETE' })),
     );
@@ -226,17 +230,17 @@ describe('reconcileDeployment', () => {
     api.setFaults([{ verb: 'apply', resource: 'statefulsets', namespace: 'failing', status: 503 }]);
     try {
       const dep = record(uuid(5), { namespace: 'failing' });
-      const err = await reconcileDeployment(h.deps, input(dep)).catch((e: unknown) => e);
+      const err = await reconcile(h.deps, input(dep)).catch((e: unknown) => e);
       expect(err).toMatchObject({ code: 'MOORING_E_KUBE_SERVER', retryable: true });
       expect((err as Error).message).toMatch(/^StatefulSet\/failing\/shop-api-postgres: /);
       const view = (err as { details: { changeSet: Array<{ id: string; action: string }> } }).details
         .changeSet;
       expect(view.find((e) => e.id === 'StatefulSet/failing/shop-api-postgres')?.action).toBe('unknown');
       expect(view.find((e) => e.id === 'Secret/failing/shop-api-env')?.action).toBe('created');
-      await reconcileDeployment(h.deps, input(dep)).catch(() => undefined);
+      await reconcile(h.deps, input(dep)).catch(() => undefined);
       expect(h.sent.filter((e) => e.reason === 'ApplyFailed').length).toBe(1);
       h.advance(61_000);
-      await reconcileDeployment(h.deps, input(dep)).catch(() => undefined);
+      await reconcile(h.deps, input(dep)).catch(() => undefined);
       expect(h.sent.filter((e) => e.reason === 'ApplyFailed').length).toBe(2);
       expect(JSON.stringify(h.sent)).not.toContain(CANARY);
     } finally {
@@ -247,15 +251,15 @@ describe('reconcileDeployment', () => {
   it('a rollout past its progress deadline is Failed with MOORING_E_ROLLOUT_FAILED, naming the object', async () => {
     const h = harness('rollout');
     const dep = record(uuid(6), { namespace: 'rollout' });
-    await reconcileDeployment(h.deps, input(dep));
+    await reconcile(h.deps, input(dep));
     await settled('rollout', 'Deployment', 'shop-api');
     api.failRollout('rollout', 'shop-api');
-    await reconcileDeployment(
+    await reconcile(
       h.deps,
       input(record(uuid(6), { namespace: 'rollout', image: 'registry.example.com/shop/api:2.0.0' })),
     );
     await settled('rollout', 'Deployment', 'shop-api');
-    const res = await reconcileDeployment(
+    const res = await reconcile(
       h.deps,
       input(record(uuid(6), { namespace: 'rollout', image: 'registry.example.com/shop/api:2.0.0' })),
     );
@@ -276,12 +280,9 @@ describe('reconcileDeployment', () => {
           | { replicas?: number }
           | undefined
       )?.replicas;
-    await reconcileDeployment(h.deps, input(record(uuid(8), { namespace: 'scaling', spec: spec(3, 3) })));
+    await reconcile(h.deps, input(record(uuid(8), { namespace: 'scaling', spec: spec(3, 3) })));
     expect(replicas()).toBe(3);
-    const on = await reconcileDeployment(
-      h.deps,
-      input(record(uuid(8), { namespace: 'scaling', spec: spec(2, 6) })),
-    );
+    const on = await reconcile(h.deps, input(record(uuid(8), { namespace: 'scaling', spec: spec(2, 6) })));
     expect(
       on.changeSet.entries.find((e) => e.id === 'HorizontalPodAutoscaler/scaling/shop-api')?.action,
     ).toBe('created');
@@ -296,12 +297,9 @@ describe('reconcileDeployment', () => {
       } as never,
       'horizontal-pod-autoscaler',
     );
-    await reconcileDeployment(h.deps, input(record(uuid(8), { namespace: 'scaling', spec: spec(2, 6) })));
+    await reconcile(h.deps, input(record(uuid(8), { namespace: 'scaling', spec: spec(2, 6) })));
     expect(replicas()).toBe(5);
-    const off = await reconcileDeployment(
-      h.deps,
-      input(record(uuid(8), { namespace: 'scaling', spec: spec(4, 4) })),
-    );
+    const off = await reconcile(h.deps, input(record(uuid(8), { namespace: 'scaling', spec: spec(4, 4) })));
     expect(
       off.changeSet.entries.find((e) => e.id === 'HorizontalPodAutoscaler/scaling/shop-api')?.action,
     ).toBe('deleted');
@@ -311,7 +309,7 @@ describe('reconcileDeployment', () => {
   it('dry-run previews every change and writes nothing (no objects, no events)', async () => {
     const h = harness('preview', { dryRun: true });
     api.clearRequests();
-    const res = await reconcileDeployment(h.deps, input(record(uuid(7), { namespace: 'preview' })));
+    const res = await reconcile(h.deps, input(record(uuid(7), { namespace: 'preview' })));
     expect(res.changeSet.dryRun).toBe(true);
     expect(res.changeSet.entries.filter((e) => e.action === 'created').length).toBeGreaterThan(5);
     expect(api.requests({ write: true }).every((r) => r.dryRun)).toBe(true);
