@@ -62,15 +62,59 @@ function foldStringData(obj: KubeObject): KubeObject {
   return { ...rest, data } as KubeObject;
 }
 
+/** A key that JavaScript orders before all others, whatever the order it was added in. */
+const ARRAY_INDEX = /^(?:0|[1-9]\d{0,9})$/;
+const isArrayIndex = (k: string) => ARRAY_INDEX.test(k) && Number(k) < 4294967295;
+
+/**
+ * A plain copy of `value` whose objects hold their keys in sorted order, so that `JSON.stringify`
+ * of it is `canonicalJson(value)`; undefined when it cannot be (a key such as "0" is always
+ * enumerated first by JavaScript, whatever the order; "__proto__" is no ordinary key).
+ */
+function sortedCopy(value: unknown): unknown {
+  if (value === null) return null;
+  if (typeof value !== 'object') {
+    // What canonicalJson writes for a value JSON has no text for (a function, say): null.
+    return typeof value === 'function' || typeof value === 'symbol' ? null : value;
+  }
+  if (Array.isArray(value)) {
+    const out = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) {
+      const v: unknown = value[i];
+      if (v === undefined) out[i] = null;
+      else if ((out[i] = sortedCopy(v)) === undefined) return undefined;
+    }
+    return out;
+  }
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record).sort();
+  const out: Record<string, unknown> = {};
+  for (const k of keys) {
+    const v = record[k];
+    if (v === undefined) continue;
+    // "__proto__" would set the copy's prototype, not a key.
+    if (isArrayIndex(k) || k === '__proto__') return undefined;
+    const c = sortedCopy(v);
+    if (c === undefined) return undefined;
+    out[k] = c;
+  }
+  return out;
+}
+
 /**
  * What we send for a desired object: Secret `stringData` folded into base64 `data` (the API
  * never returns stringData, so comparing it with live would always differ), and the hash annotation.
- * One canonical serialization serves twice: it is hashed, and parsed back as the copy we send (the
- * caller's object is not ours to change), so the copy has its keys sorted.
+ * The copy we send (the caller's object is not ours to change) has its keys sorted, so its
+ * `JSON.stringify` is the canonical text that is hashed: one native serialization, no parse.
  */
 export function prepareDesired(obj: KubeObject): KubeObject {
-  const text = canonicalJson(hashSubject(foldStringData(obj)));
-  const out = JSON.parse(text) as KubeObject;
+  const subject = hashSubject(foldStringData(obj));
+  let out = sortedCopy(subject) as KubeObject | undefined;
+  let text: string;
+  if (out === undefined) {
+    text = canonicalJson(subject);
+    out = JSON.parse(text) as KubeObject;
+  } else text = JSON.stringify(out);
   out.metadata.annotations = { ...(out.metadata.annotations ?? {}), [ANNOTATIONS.desiredHash]: sha256(text) };
   return out;
 }

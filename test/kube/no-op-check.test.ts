@@ -40,6 +40,42 @@ describe('desired hash', () => {
     );
   });
 
+  it('prepareDesired sends the canonical text and hashes it, for any data (keys such as "0" or "__proto__" too)', () => {
+    const value = fc.letrec<{ v: unknown }>((tie) => ({
+      v: fc.oneof(
+        { depthSize: 'small' },
+        fc.constantFrom(null, true, false, undefined, 0, -1.5, '', 'ü"\\n'),
+        fc.string(),
+        fc.array(tie('v'), { maxLength: 3 }),
+        fc.dictionary(
+          fc.oneof(fc.string({ maxLength: 4 }), fc.constantFrom('0', '7', '10', '__proto__')),
+          tie('v'),
+          {
+            maxKeys: 4,
+          },
+        ),
+      ),
+    })).v;
+    fc.assert(
+      fc.property(value, (data) => {
+        const raw: KubeObject = {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: 'c', annotations: {} },
+          data,
+        };
+        const text = referenceCanonicalJson(raw);
+        const prepared = prepareDesired(raw);
+        expect(liveHash(prepared)).toBe(createHash('sha256').update(text).digest('hex'));
+        const { [ANNOTATIONS.desiredHash]: _hash, ...annotations } = prepared.metadata.annotations ?? {};
+        // What is sent is what was hashed (key order aside where JavaScript imposes its own).
+        expect({ ...prepared, metadata: { ...prepared.metadata, annotations } }).toStrictEqual(
+          JSON.parse(text),
+        );
+      }),
+    );
+  });
+
   it('is independent of key order and of its own annotation', () => {
     expect(canonicalJson({ b: 1, a: [{ d: 2, c: 3 }] })).toBe('{"a":[{"c":3,"d":2}],"b":1}');
     const d = deployment('ns');
