@@ -9,6 +9,7 @@
 import { safeErr } from './safe-error.ts';
 import { createHash } from 'node:crypto';
 import pMap from 'p-map';
+import { CONTROL_PLANE_CONNECTIONS } from '../control-plane/client-http.ts';
 import type { ControlPlaneClient } from '../control-plane/client.ts';
 import type { DeploymentRecord, RejectedRecord, RevisionRecord } from '../contract/index.ts';
 import { type ErrorCode, errorCode, MooringError } from '../errors.ts';
@@ -22,7 +23,8 @@ import { type Clock, jitter, sleep, systemClock } from './clock.ts';
 export const POLL_JITTER = 0.1;
 
 /** Revision reads in flight at once while a poll resolves its deployments. */
-const REVISION_FETCH_CONCURRENCY = 8;
+/** As many as the client has connections: more would only wait in its pool. */
+const REVISION_FETCH_CONCURRENCY = CONTROL_PLANE_CONNECTIONS;
 
 /** One deployment as the agent should make it, with the revision it runs. */
 export interface DesiredDeployment {

@@ -6,6 +6,12 @@ import { type Logger, silentLogger } from '../log.ts';
 import { parseRetryAfter, shouldRetry, statusError, transportError } from './client-errors.ts';
 
 /** What the `onRequest` hook sees for every HTTP attempt (for metrics): never a URL or header. */
+/**
+ * Requests in flight to the control plane at most (one per keep-alive connection; undici queues
+ * the rest). The poller fetches revisions this many at a time: 1,000 of them at start-up.
+ */
+export const CONTROL_PLANE_CONNECTIONS = 8;
+
 export interface RequestEvent {
   method: string;
   route: string;
@@ -31,7 +37,7 @@ export interface TransportOptions {
   retryMaxDelayMs?: number;
   /** Cap on a server's `Retry-After`. Default 30 000. */
   retryAfterCapMs?: number;
-  /** Keep-alive connections in the pool. Default 4. */
+  /** Keep-alive connections in the pool. Default CONTROL_PLANE_CONNECTIONS. */
   connections?: number;
   logger?: Logger;
   onRequest?: (event: RequestEvent) => void;
@@ -82,7 +88,7 @@ export class Transport {
       retryMinDelayMs: options.retryMinDelayMs ?? 250,
       retryMaxDelayMs: options.retryMaxDelayMs ?? 5_000,
       retryAfterCapMs: options.retryAfterCapMs ?? 30_000,
-      connections: options.connections ?? 4,
+      connections: options.connections ?? CONTROL_PLANE_CONNECTIONS,
     };
     this.#pool = new Pool(url.origin, {
       connections: this.#options.connections,

@@ -2,9 +2,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { inspect } from 'node:util';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseRetryAfter } from '../../src/control-plane/client-errors.ts';
 import { ControlPlaneClient, type RequestEvent } from '../../src/control-plane/client.ts';
+import { CONTROL_PLANE_CONNECTIONS } from '../../src/control-plane/client-http.ts';
 import { MooringError } from '../../src/errors.ts';
 import { createLogger } from '../../src/log.ts';
 
@@ -143,6 +144,19 @@ describe('control-plane client: retries, errors, parsing', () => {
     expect(srv.seen).toHaveLength(10);
     // undici may open a second socket while the first is being released; never one per request.
     expect(srv.sockets.size).toBeLessThanOrEqual(2);
+  });
+
+  it(`has ${CONTROL_PLANE_CONNECTIONS} requests in flight at once (the poller's revision fetches), not fewer`, async () => {
+    const held: ServerResponse[] = [];
+    srv.fallback = (_req, res) => held.push(res);
+    const calls = Array.from({ length: CONTROL_PLANE_CONNECTIONS + 2 }, () => client.listTokens());
+    await vi.waitFor(() => expect(held.length).toBe(CONTROL_PLANE_CONNECTIONS));
+    // The two beyond the pool wait for a connection.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(held.length).toBe(CONTROL_PLANE_CONNECTIONS);
+    srv.fallback = json(200, tokens);
+    for (const res of held) json(200, tokens)(undefined as unknown as IncomingMessage, res);
+    expect(await Promise.all(calls)).toEqual(Array(calls.length).fill(tokens));
   });
 
   it.each([503, 502, 504])('retries %i and then succeeds', async (status) => {
