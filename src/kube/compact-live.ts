@@ -30,16 +30,36 @@ function replicasOnly(fields: Record<string, unknown> | undefined): Record<strin
 /** Strings up to this length are shared through the pool; longer ones are rarely repeated. */
 const SHARED_MAX_LENGTH = 64;
 
+/**
+ * What the entries of one listing share: short strings, and (slim entries) frozen values that
+ * repeat from object to object, such as the ownership labels every object of a deployment carries
+ * and the conditions of healthy workloads. At 121,000 objects those were 30 MiB of the heap.
+ */
+export class ListingPool {
+  readonly strings = new Map<string, string>();
+  readonly frozen = new Map<string, object>();
+
+  /** The pool's frozen copy of a value known by `key` (made by `make` the first time). */
+  intern<T extends object>(key: string, make: () => T): Readonly<T> {
+    let value = this.frozen.get(key) as T | undefined;
+    if (value === undefined) {
+      value = Object.freeze(make());
+      this.frozen.set(key, value);
+    }
+    return value;
+  }
+}
+
 /** The pool's copy of `text` (which becomes the copy when the pool has none). */
-function shared(text: string, pool: Map<string, string>): string {
-  const copy = pool.get(text);
+function shared(text: string, pool: ListingPool): string {
+  const copy = pool.strings.get(text);
   if (copy !== undefined) return copy;
-  pool.set(text, text);
+  pool.strings.set(text, text);
   return text;
 }
 
 /** Replaces short strings in `value` (in place) by the pool's copy of the same text. */
-function shareStrings(value: unknown, pool: Map<string, string>): void {
+function shareStrings(value: unknown, pool: ListingPool): void {
   if (value === null || typeof value !== 'object') return;
   const container = value as Record<string, unknown>;
   for (const key of Array.isArray(value) ? value.keys() : Object.keys(container)) {
@@ -55,7 +75,7 @@ function shareStrings(value: unknown, pool: Map<string, string>): void {
  * The listed object with its managedFields reduced and, given a pool (one per listing), its short
  * strings shared. In place; returns it.
  */
-export function compactLive(obj: KubeObject, fieldManager: string, pool?: Map<string, string>): KubeObject {
+export function compactLive(obj: KubeObject, fieldManager: string, pool?: ListingPool): KubeObject {
   const entries = obj.metadata.managedFields;
   if (Array.isArray(entries)) obj.metadata.managedFields = reduceManagedFields(entries, fieldManager);
   if (pool) shareStrings(obj, pool);
@@ -96,11 +116,20 @@ const HEALTH_SPEC: Readonly<Record<string, readonly string[]>> = {
 /** The labels a slim entry keeps: ownership, which pruning, the inventory and the orphan pass read. */
 const OWNERSHIP_LABELS = [LABELS.managedBy, LABELS.listenerId, LABELS.deploymentId] as const;
 
-function ownershipLabels(labels: Record<string, string> | undefined): Record<string, string> | undefined {
+function ownershipLabels(
+  labels: Record<string, string> | undefined,
+  pool: ListingPool | undefined,
+): Record<string, string> | undefined {
   if (!labels) return undefined;
-  const out: Record<string, string> = {};
-  for (const k of OWNERSHIP_LABELS) if (labels[k] !== undefined) out[k] = labels[k];
-  return out;
+  const make = () => {
+    const out: Record<string, string> = {};
+    for (const k of OWNERSHIP_LABELS) if (labels[k] !== undefined) out[k] = labels[k];
+    return out;
+  };
+  if (!pool) return make();
+  // Every object of a deployment has the same three: one frozen set per deployment.
+  const key = `labels\u0000${OWNERSHIP_LABELS.map((k) => labels[k] ?? '\u0001').join('\u0000')}`;
+  return pool.intern(key, make) as Record<string, string>;
 }
 
 /**
@@ -124,15 +153,26 @@ function managedMark(entries: readonly ManagedFieldsEntry[], fieldManager: strin
  * The status health reads, for the kinds it reads it of: the scalars (replica counts, observed
  * generation, revisions) and each condition's type, status and reason.
  */
-function healthStatus(status: Record<string, unknown>): Record<string, unknown> {
+function healthStatus(
+  status: Record<string, unknown>,
+  pool: ListingPool | undefined,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(status)) if (v === null || typeof v !== 'object') out[k] = v;
   if (Array.isArray(status.conditions)) {
-    out.conditions = (status.conditions as Record<string, unknown>[]).map(({ type, status: st, reason }) => ({
-      type,
-      status: st,
-      reason,
-    }));
+    const conditions = (status.conditions as Record<string, unknown>[]).map(
+      ({ type, status: st, reason }) => ({
+        type,
+        status: st,
+        reason,
+      }),
+    );
+    // Healthy workloads repeat the same few: one frozen list per distinct one.
+    out.conditions = pool
+      ? pool.intern(`conditions\u0000${JSON.stringify(conditions)}`, () =>
+          conditions.map((c) => Object.freeze(c)),
+        )
+      : conditions;
   }
   return out;
 }
@@ -147,7 +187,7 @@ function healthStatus(status: Record<string, unknown>): Record<string, unknown> 
  * - Spec and status only where health reads them (Deployment, StatefulSet).
  * Short strings are shared through `pool` when given (one per listing).
  */
-export function slim(obj: KubeObject, fieldManager: string, pool?: Map<string, string>): KubeObject {
+export function slim(obj: KubeObject, fieldManager: string, pool?: ListingPool): KubeObject {
   const m = obj.metadata;
   // One literal shape: the properties live inside the object, not in a separate store.
   const metadata: KubeObject['metadata'] = {
@@ -156,7 +196,7 @@ export function slim(obj: KubeObject, fieldManager: string, pool?: Map<string, s
     uid: m.uid,
     resourceVersion: m.resourceVersion,
     generation: m.generation,
-    labels: ownershipLabels(m.labels),
+    labels: ownershipLabels(m.labels, pool),
     managedFields: Array.isArray(m.managedFields)
       ? (managedMark(m.managedFields, fieldManager) as ManagedFieldsEntry[])
       : undefined,
@@ -172,12 +212,14 @@ export function slim(obj: KubeObject, fieldManager: string, pool?: Map<string, s
     out.spec = kept;
   }
   if (fields && obj.status && typeof obj.status === 'object') {
-    out.status = healthStatus(obj.status as Record<string, unknown>);
+    out.status = healthStatus(obj.status as Record<string, unknown>, pool);
   }
   if (pool) {
     if (typeof metadata.namespace === 'string') metadata.namespace = shared(metadata.namespace, pool);
-    shareStrings(metadata.labels, pool);
-    shareStrings(out.status, pool);
+    // The labels and conditions are the pool's own (frozen) already; the status scalars remain.
+    for (const [k, v] of Object.entries(out.status ?? {}))
+      if (typeof v === 'string' && v.length <= SHARED_MAX_LENGTH)
+        (out.status as Record<string, unknown>)[k] = shared(v, pool);
   }
   pinVersion(out, objectVersion(obj));
   return out;

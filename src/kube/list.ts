@@ -4,7 +4,7 @@
  * fails or returns an unparsable item is refused whole: nothing may be pruned from half a picture.
  */
 import { MooringError } from '../errors.ts';
-import { compactLive, slim } from './compact-live.ts';
+import { compactLive, ListingPool, slim } from './compact-live.ts';
 import { kubeError } from './errors.ts';
 import { KINDS, type KindInfo } from './kinds.ts';
 import { LABELS } from '../labels.ts';
@@ -55,7 +55,7 @@ async function listKind(
   namespace: string,
   selector: string,
   fieldManager: string,
-  pool: Map<string, string>,
+  pool: ListingPool,
   slimmed: boolean,
 ): Promise<KubeObject[]> {
   const where = formatObjectId(k.kind, namespace, '*');
@@ -95,7 +95,7 @@ export async function listOwned(
 ): Promise<Inventory> {
   const selector = ownedSelector(opts.listenerId, opts.deploymentId);
   const objects: KubeObject[] = [];
-  const pool = new Map<string, string>();
+  const pool = new ListingPool();
   for (const namespace of opts.namespaces) {
     const results = await Promise.allSettled(
       (opts.kinds ?? KINDS).map((k) =>

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compactLive, isSlim, slim } from '../../src/kube/compact-live.ts';
+import { compactLive, ListingPool, isSlim, slim } from '../../src/kube/compact-live.ts';
 import { isManagedBy, ownsField, takenFields } from '../../src/kube/field-owners.ts';
 import { objectVersion } from '../../src/kube/object-version.ts';
 import { assessObject } from '../../src/reconcile/health.ts';
@@ -112,12 +112,12 @@ describe('compactLive with a string pool', () => {
           },
         },
       })) as KubeObject[];
-    const pool = new Map<string, string>();
+    const pool = new ListingPool();
     const compacted = listed().map((o) => compactLive(o, US, pool));
     expect(compacted).toEqual(listed());
-    expect(pool.get('IfNotPresent')).toBe('IfNotPresent');
-    expect(pool.has('x'.repeat(100))).toBe(false);
-    expect(pool.has('app-2')).toBe(true);
+    expect(pool.strings.get('IfNotPresent')).toBe('IfNotPresent');
+    expect(pool.strings.has('x'.repeat(100))).toBe(false);
+    expect(pool.strings.has('app-2')).toBe(true);
   });
 });
 
@@ -211,13 +211,26 @@ describe('slim', () => {
     expect(Object.isFrozen(dep.metadata.managedFields)).toBe(true);
   });
 
-  it('shares short strings through the pool', () => {
-    const pool = new Map<string, string>();
-    const a = slim(JSON.parse(JSON.stringify(workload('Deployment'))), US, pool);
-    const b = slim(JSON.parse(JSON.stringify(workload('Deployment'))), US, pool);
+  it('shares short strings, and one frozen label set per deployment and list of conditions, through the pool', () => {
+    const pool = new ListingPool();
+    const listed = (deploymentId: string) => {
+      const o = JSON.parse(JSON.stringify(workload('Deployment'))) as KubeObject;
+      (o.metadata.labels as Record<string, string>)['mooring.dev/deployment-id'] = deploymentId;
+      return slim(o, US, pool);
+    };
+    const [a, b, other] = [listed('d1'), listed('d1'), listed('d2')];
     expect(a).toEqual(b);
-    expect(pool.has('ns')).toBe(true);
-    expect(pool.has('MinimumReplicasAvailable')).toBe(true);
+    expect(pool.strings.has('ns')).toBe(true);
+    // The same labels, one object; frozen, since every entry of the deployment reads it.
+    expect(a.metadata.labels).toBe(b.metadata.labels);
+    expect(Object.isFrozen(a.metadata.labels)).toBe(true);
+    expect(other.metadata.labels).not.toBe(a.metadata.labels);
+    expect(other.metadata.labels?.['mooring.dev/deployment-id']).toBe('d2');
+    // Another deployment's conditions read the same: the same frozen list.
+    const conditions = (o: KubeObject) => (o.status as { conditions: unknown[] }).conditions;
+    expect(conditions(other)).toBe(conditions(a));
+    expect(Object.isFrozen(conditions(a))).toBe(true);
+    expect(assessObject(other)).toEqual(assessObject(workload('Deployment')));
   });
 
   it('keeps the version of the whole object, which covers labels and annotations it leaves out', () => {
