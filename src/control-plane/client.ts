@@ -69,10 +69,15 @@ export class ControlPlaneClient {
 
   /**
    * Every deployment matching `filters`, from all pages. Throws when any page fails: an
-   * incomplete listing is never returned (the agent must not prune on one).
+   * incomplete listing is never returned (the agent must not prune on one). `each` maps each
+   * record as its page arrives (the poller swaps in the copy it holds of a record that did not
+   * change).
    */
-  listAllDeployments(filters: DeploymentFilters = {}): Promise<Listing<DeploymentRecord>> {
-    return collect(this.listDeployments(filters));
+  listAllDeployments(
+    filters: DeploymentFilters = {},
+    each?: (record: DeploymentRecord) => DeploymentRecord,
+  ): Promise<Listing<DeploymentRecord>> {
+    return collect(this.listDeployments(filters), each);
   }
 
   listRevisions(
@@ -226,10 +231,10 @@ export class ControlPlaneClient {
   }
 }
 
-async function collect<T>(pages: AsyncIterable<ParsedPage<T>>): Promise<Listing<T>> {
+async function collect<T>(pages: AsyncIterable<ParsedPage<T>>, each?: (item: T) => T): Promise<Listing<T>> {
   const listing: Listing<T> = { items: [], rejected: [], unsupported: [] };
   for await (const page of pages) {
-    listing.items.push(...page.items);
+    for (const item of page.items) listing.items.push(each ? each(item) : item);
     listing.rejected.push(...page.rejected);
     listing.unsupported.push(...page.unsupported);
   }

@@ -56,10 +56,12 @@ function fakeClient(state: {
 }) {
   const calls: string[] = [];
   const client: PollClient = {
-    listAllDeployments: async (filters) => {
+    listAllDeployments: async (filters, each) => {
       calls.push(`list ${JSON.stringify(filters)}`);
       if (state.fail) throw state.fail;
-      return { items: state.deployments, rejected: [], unsupported: [] };
+      // A new object for every record, as a real listing parses them anew.
+      const items = state.deployments.map((d) => ({ ...d })).map((d) => (each ? each(d) : d));
+      return { items, rejected: [], unsupported: [] };
     },
     getRevision: async (deploymentId, revisionId) => {
       calls.push(`rev ${revisionId}`);
@@ -255,6 +257,33 @@ describe('Poller', () => {
     expect(poller.nextDueAtMs! - clock.now()).toBe(45_000);
     controller.abort();
     await done;
+  });
+});
+
+describe('Poller: records listed again', () => {
+  it('keeps the record it holds when a poll lists it unchanged, and takes a changed one', async () => {
+    const state = {
+      deployments: [deployment(D1, LISTENER, R1), deployment(D2, LISTENER, R2)],
+      revisions: { [R1]: revision(R1, 'DEPLOYED'), [R2]: revision(R2, 'DEPLOYED') },
+    };
+    const { poller } = setup(state);
+    const byId = (s: Snapshot) => new Map(s.deployments.map((d) => [d.deployment.id, d]));
+    const first = byId(await poller.pollOnce());
+    const second = byId(await poller.pollOnce());
+    // The copy just parsed is dropped for the one already held.
+    expect(second.get(D1)!.deployment).toBe(first.get(D1)!.deployment);
+    expect(second.get(D2)!.deployment).toBe(first.get(D2)!.deployment);
+    state.deployments = [
+      { ...deployment(D1, LISTENER, R1), updated_at: '2027-01-01T00:00:00Z' },
+      { ...deployment(D2, LISTENER, R2), status: 'UNUSED' },
+    ];
+    const third = byId(await poller.pollOnce());
+    // A new updated_at is news (the new record is kept) but no change to make.
+    expect(third.get(D1)!.deployment).not.toBe(second.get(D1)!.deployment);
+    expect(third.get(D1)!.deployment.updated_at).toBe('2027-01-01T00:00:00Z');
+    expect(third.get(D1)!.hash).toBe(second.get(D1)!.hash);
+    expect(third.get(D2)!.deployment.status).toBe('UNUSED');
+    expect(third.get(D2)!.hash).not.toBe(second.get(D2)!.hash);
   });
 });
 
