@@ -55,6 +55,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       namespaces: options.namespaces,
       kubeconfigOut: kubeconfigPath,
       rolloutDelayMs: 0,
+      // Every request of a phase is counted: 10,000 deployments make 130,000 in convergence alone.
+      requestLogCapacity: 2_000_000,
       logger: errorLog(path.join(options.workDir, 'sandbox-errors.log')),
     });
   } catch (err) {

@@ -36,6 +36,8 @@ export interface KubeApiOptions {
   watchHistory?: number;
   /** How often watches that allow bookmarks get a BOOKMARK event (default 5000 ms). */
   watchBookmarkIntervalMs?: number;
+  /** Requests `requests()` returns at most, the newest (default 100,000). */
+  requestLogCapacity?: number;
 }
 
 export interface KubeApi {
@@ -79,7 +81,7 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
   const cert = await createServingCertificate([host]);
   const cluster = new Cluster({ historyPerType: options.watchHistory ?? 1000 });
   const controller = new WorkloadController(cluster, { rolloutDelayMs: options.rolloutDelayMs ?? 0 });
-  const log = new RequestLog();
+  const log = new RequestLog(options.requestLogCapacity ? { capacity: options.requestLogCapacity } : {});
   const faults = new Faults();
   const namespaceType = cluster.namespaceType();
   const setup = parseWriteOptions(new URLSearchParams(), 'kube-apiserver');
