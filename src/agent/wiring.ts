@@ -24,13 +24,13 @@ import { Agent, type AgentDeps } from './agent.ts';
 import { kubeLeaseClient } from './leader-election.ts';
 import { kubeNamespaceReader } from './registration.ts';
 
+/** How long shutdown waits for queued Events to be written. */
+const EVENTS_FLUSH_MS = 2_000;
+
 /**
  * Where the kubeconfig comes from: `--kubeconfig`, else in-cluster (a pod), else `$KUBECONFIG`
  * (its first entry), else `~/.kube/config`.
  */
-/** How long shutdown waits for queued Events to be written. */
-const EVENTS_FLUSH_MS = 2_000;
-
 export function kubeconfigSource(
   config: Pick<AgentConfig, 'kubeconfig'>,
   env: Readonly<Record<string, string | undefined>>,

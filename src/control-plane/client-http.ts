@@ -5,13 +5,13 @@ import { MooringError } from '../errors.ts';
 import { type Logger, silentLogger } from '../log.ts';
 import { parseRetryAfter, shouldRetry, statusError, transportError } from './client-errors.ts';
 
-/** What the `onRequest` hook sees for every HTTP attempt (for metrics): never a URL or header. */
 /**
  * Requests in flight to the control plane at most (one per keep-alive connection; undici queues
  * the rest). The poller fetches revisions this many at a time: 1,000 of them at start-up.
  */
 export const CONTROL_PLANE_CONNECTIONS = 8;
 
+/** What the `onRequest` hook sees for every HTTP attempt (for metrics): never a URL or header. */
 export interface RequestEvent {
   method: string;
   route: string;
