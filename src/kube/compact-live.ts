@@ -151,14 +151,18 @@ function managedMark(entries: readonly ManagedFieldsEntry[], fieldManager: strin
 
 /**
  * The status health reads, for the kinds it reads it of: the scalars (replica counts, observed
- * generation, revisions) and each condition's type, status and reason.
+ * generation, revisions; short strings shared through `pool`) and each condition's type, status
+ * and reason.
  */
 function healthStatus(
   status: Record<string, unknown>,
   pool: ListingPool | undefined,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(status)) if (v === null || typeof v !== 'object') out[k] = v;
+  for (const [k, v] of Object.entries(status)) {
+    if (typeof v === 'string' && pool && v.length <= SHARED_MAX_LENGTH) out[k] = shared(v, pool);
+    else if (v === null || typeof v !== 'object') out[k] = v;
+  }
   if (Array.isArray(status.conditions)) {
     const conditions = (status.conditions as Record<string, unknown>[]).map(
       ({ type, status: st, reason }) => ({
@@ -214,13 +218,7 @@ export function slim(obj: KubeObject, fieldManager: string, pool?: ListingPool):
   if (fields && obj.status && typeof obj.status === 'object') {
     out.status = healthStatus(obj.status as Record<string, unknown>, pool);
   }
-  if (pool) {
-    if (typeof metadata.namespace === 'string') metadata.namespace = shared(metadata.namespace, pool);
-    // The labels and conditions are the pool's own (frozen) already; the status scalars remain.
-    for (const [k, v] of Object.entries(out.status ?? {}))
-      if (typeof v === 'string' && v.length <= SHARED_MAX_LENGTH)
-        (out.status as Record<string, unknown>)[k] = shared(v, pool);
-  }
+  if (pool && typeof metadata.namespace === 'string') metadata.namespace = shared(metadata.namespace, pool);
   pinVersion(out, objectVersion(obj));
   return out;
 }

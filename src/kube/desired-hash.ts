@@ -120,7 +120,7 @@ export function prepareDesired(obj: KubeObject): KubeObject {
   let out = sortedCopy(subject) as KubeObject | undefined;
   let text: string;
   if (out === undefined) {
-    text = canonicalJson(subject);
+    text = builtCanonicalJson(subject);
     out = JSON.parse(text) as KubeObject;
   } else text = JSON.stringify(out);
   out.metadata.annotations = { ...(out.metadata.annotations ?? {}), [ANNOTATIONS.desiredHash]: sha256(text) };
