@@ -207,7 +207,8 @@ export class Poller {
         { concurrency: REVISION_FETCH_CONCURRENCY },
       );
       this.#pruneCache(deployments);
-      this.#held = new Map(ours.map((d) => [d.id, d]));
+      // Only what was digested: a refused record (one nested too deep, say) is never compared.
+      this.#held = new Map(deployments.filter((d) => !d.refused).map((d) => [d.deployment.id, d.deployment]));
       // Log refused records when the set changes, not at every poll.
       const rejectedKey = listing.rejected.map((r) => `${r.id ?? r.index}:${r.reason}`).join('|');
       if (rejectedKey !== this.#lastRejectedKey) {
@@ -226,13 +227,20 @@ export class Poller {
     }
   }
 
-  /** The record already held when `d` says the same (see `#held`), else `d`. */
+  /**
+   * The record already held when `d` says the same (see `#held`), else `d`. The held record's
+   * digest is known; `d`'s is made here and serves `#desired` too: each record is digested once.
+   */
   #reuse(d: DeploymentRecord): DeploymentRecord {
     const held = this.#held.get(d.id);
-    // A record nested absurdly deep is not digested: it is refused later, alone (`#desired`).
-    if (held === undefined || held.updated_at !== d.updated_at || nestedDeeperThan(d, MAX_RECORD_DEPTH))
-      return d;
-    return recordDigest(held) === recordDigest(d) ? held : d;
+    if (held === undefined || held.updated_at !== d.updated_at) return d;
+    try {
+      return recordDigest(held) === recordDigest(d) ? held : d;
+    } catch (err) {
+      // Nested too deep to digest: `#desired` refuses it alone.
+      if (err instanceof RangeError) return d;
+      throw err;
+    }
   }
 
   async #desired(

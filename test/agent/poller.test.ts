@@ -284,6 +284,16 @@ describe('Poller: records listed again', () => {
     expect(third.get(D1)!.hash).toBe(second.get(D1)!.hash);
     expect(third.get(D2)!.deployment.status).toBe('UNUSED');
     expect(third.get(D2)!.hash).not.toBe(second.get(D2)!.hash);
+    // Listed again nested far too deep to digest (same updated_at): refused alone, no failed poll.
+    let deep: unknown = 1;
+    for (let i = 0; i < 100_000; i++) deep = { x: deep };
+    state.deployments = [
+      third.get(D1)!.deployment,
+      { ...third.get(D2)!.deployment, extra: deep } as DeploymentRecord,
+    ];
+    const fourth = byId(await poller.pollOnce());
+    expect(fourth.get(D1)!.deployment).toBe(third.get(D1)!.deployment);
+    expect(fourth.get(D2)!.refused?.code).toBe('MOORING_E_RECORD_INVALID');
   });
 });
 
