@@ -8,7 +8,7 @@ import { type ApplyContext, type ApplyOptions, entryFor } from './apply-context.
 import type { ChangeSet, ChangeSetEntry } from './change-set.ts';
 import { isSlim } from './compact-live.ts';
 import { isCreateOnly, withGeneratedKeys } from './create-only.ts';
-import { liveHash, prepareDesired } from './desired-hash.ts';
+import { liveHash, prepareForApply } from './desired-hash.ts';
 import { httpStatusOf, immutableFields, isApiWide, kubeError } from './errors.ts';
 import { takenFields } from './field-owners.ts';
 import { sortForApply } from './kinds.ts';
@@ -83,7 +83,7 @@ export async function applyOne(
     opts.observed?.set(id, live);
     return entryFor(raw, 'unchanged');
   }
-  const desired = prepareDesired(raw);
+  const { object: desired, body } = prepareForApply(raw);
   const key = opts.inputKey ?? liveHash(desired);
   const entry = entryFor(desired, 'unchanged');
   if ((!live && !opts.live) || (live && isSlim(live))) {
@@ -119,11 +119,11 @@ export async function applyOne(
   let after: KubeObject;
   let created: boolean;
   try {
-    ({ object: after, created } = await ctx.client.apply(desired, {
-      fieldManager: ctx.fieldManager,
-      dryRun: ctx.dryRun,
-      force: true,
-    }));
+    ({ object: after, created } = await ctx.client.apply(
+      desired,
+      { fieldManager: ctx.fieldManager, dryRun: ctx.dryRun, force: true },
+      body,
+    ));
   } catch (err) {
     const fields = immutableFields(err);
     if (fields.length === 0) throw kubeError(err, id, 'apply');

@@ -109,22 +109,51 @@ function sortedCopy(value: unknown): unknown {
   return out;
 }
 
+/** A desired object prepared for apply, with the JSON text to send (see `prepareDesired`). */
+export interface Prepared {
+  object: KubeObject;
+  /** `JSON.stringify(object)`, made without serializing the object a second time. */
+  body: string;
+}
+
 /**
  * What we send for a desired object: Secret `stringData` folded into base64 `data` (the API
  * never returns stringData, so comparing it with live would always differ), and the hash annotation.
  * The copy we send (the caller's object is not ours to change) has its keys sorted, so its
- * `JSON.stringify` is the canonical text that is hashed: one native serialization, no parse.
+ * serialization is the canonical text that is hashed: one native serialization, no parse. The
+ * text is made member by member at the top level, so that the body differs from it only in
+ * `metadata` (which gains the annotation), and only that member is serialized again.
  */
-export function prepareDesired(obj: KubeObject): KubeObject {
+export function prepareForApply(obj: KubeObject): Prepared {
   const subject = hashSubject(foldStringData(obj));
-  let out = sortedCopy(subject) as KubeObject | undefined;
-  let text: string;
+  const out = sortedCopy(subject) as KubeObject | undefined;
   if (out === undefined) {
-    text = builtCanonicalJson(subject);
-    out = JSON.parse(text) as KubeObject;
-  } else text = JSON.stringify(out);
+    const text = builtCanonicalJson(subject);
+    const object = JSON.parse(text) as KubeObject;
+    object.metadata.annotations = {
+      ...(object.metadata.annotations ?? {}),
+      [ANNOTATIONS.desiredHash]: sha256(text),
+    };
+    return { object, body: JSON.stringify(object) };
+  }
+  const members = Object.keys(out);
+  const texts = members.map((k) => JSON.stringify(out[k]));
+  let text = '{';
+  for (let i = 0; i < members.length; i++)
+    text += `${i > 0 ? ',' : ''}${JSON.stringify(members[i])}:${texts[i]}`;
+  text += '}';
   out.metadata.annotations = { ...(out.metadata.annotations ?? {}), [ANNOTATIONS.desiredHash]: sha256(text) };
-  return out;
+  let body = '{';
+  for (let i = 0; i < members.length; i++) {
+    const k = members[i] as string;
+    body += `${i > 0 ? ',' : ''}${JSON.stringify(k)}:${k === 'metadata' ? JSON.stringify(out.metadata) : texts[i]}`;
+  }
+  return { object: out, body: `${body}}` };
+}
+
+/** `prepareForApply`'s object alone. */
+export function prepareDesired(obj: KubeObject): KubeObject {
+  return prepareForApply(obj).object;
 }
 
 /** The hash annotation of a live object, if any. */

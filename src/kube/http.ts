@@ -6,7 +6,8 @@
  * a Secret's values.
  */
 import { readFileSync } from 'node:fs';
-import { Agent, type Dispatcher, ProxyAgent, request } from 'undici';
+import { Agent, type Dispatcher, ProxyAgent } from 'undici';
+import { exchange } from './exchange.ts';
 import { ExecCredential } from './exec-credential.ts';
 import type { ClusterAccess } from './kubeconfig.ts';
 import { type KubeVerb, kubeVerb } from './verb.ts';
@@ -27,6 +28,7 @@ export interface KubeRequest {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Path with its query string, e.g. `/apis/apps/v1/namespaces/a/deployments/b?fieldManager=mooring`. */
   path: string;
+  /** Sent as JSON; a string is sent as it is (JSON the caller has already serialized). */
   body?: unknown;
   /** Default `application/json` when there is a body. */
   contentType?: string;
@@ -53,6 +55,9 @@ const TOKEN_FILE_REREAD_MS = 60_000;
 
 export class KubeHttp {
   readonly server: string;
+  /** The server's origin and its path prefix (a proxy in front of the API server may add one). */
+  readonly #origin: string;
+  readonly #prefix: string;
   readonly #dispatcher: Dispatcher;
   readonly #userAgent: string;
   readonly #timeoutMs: number;
@@ -62,6 +67,9 @@ export class KubeHttp {
 
   constructor(access: ClusterAccess, opts: KubeHttpOptions = {}) {
     this.server = access.server;
+    const url = new URL(access.server);
+    this.#origin = url.origin;
+    this.#prefix = url.pathname.replace(/\/+$/, '');
     this.#userAgent = opts.userAgent ?? 'mooring';
     this.#timeoutMs = opts.timeoutMs ?? 30_000;
     this.#onResult = opts.onResult;
@@ -110,32 +118,35 @@ export class KubeHttp {
     if (authorization) headers.authorization = authorization;
     let body: string | undefined;
     if (req.body !== undefined) {
-      body = JSON.stringify(req.body);
+      body = typeof req.body === 'string' ? req.body : JSON.stringify(req.body);
       headers['content-type'] = req.contentType ?? 'application/json';
     }
-    const res = await request(`${this.server}${req.path}`, {
-      dispatcher: this.#dispatcher,
-      method: req.method,
-      headers,
-      body,
-      signal: req.signal,
-      headersTimeout: this.#timeoutMs,
-      bodyTimeout: this.#timeoutMs,
-    });
-    const text = await res.body.text();
+    const res = await exchange(
+      this.#dispatcher,
+      {
+        origin: this.#origin,
+        path: `${this.#prefix}${req.path}`,
+        method: req.method,
+        headers,
+        body,
+        headersTimeout: this.#timeoutMs,
+        bodyTimeout: this.#timeoutMs,
+      },
+      req.signal,
+    );
     let parsed: unknown;
-    if (text !== '') {
+    if (res.text !== '') {
       try {
-        parsed = JSON.parse(text);
+        parsed = JSON.parse(res.text);
       } catch {
         parsed = undefined;
       }
     }
-    if (res.statusCode < 200 || res.statusCode >= 300) {
-      if (res.statusCode === 401) this.#exec?.invalidate();
-      throw new KubeApiError(res.statusCode, parsed ?? {}, req.method);
+    if (res.status < 200 || res.status >= 300) {
+      if (res.status === 401) this.#exec?.invalidate();
+      throw new KubeApiError(res.status, parsed ?? {}, req.method);
     }
-    return { status: res.statusCode, body: parsed as T };
+    return { status: res.status, body: parsed as T };
   }
 
   /** Closes the connection pool. */

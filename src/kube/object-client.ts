@@ -73,12 +73,15 @@ export class ObjectClient {
     this.#http = http;
   }
 
-  /** Server-side apply (`application/apply-patch+yaml`; JSON is YAML). */
-  async apply(obj: KubeObject, opts: WriteOptions): Promise<Applied> {
+  /**
+   * Server-side apply (`application/apply-patch+yaml`; JSON is YAML). `body`, when given, is
+   * `obj` already serialized (see `prepareForApply`).
+   */
+  async apply(obj: KubeObject, opts: WriteOptions, body?: string): Promise<Applied> {
     const res = await this.#http.request<KubeObject>({
       method: 'PATCH',
       path: `${objectPath(obj)}${query({ fieldManager: opts.fieldManager, force: opts.force ?? false, dryRun: opts.dryRun ? 'All' : undefined })}`,
-      body: obj,
+      body: body ?? obj,
       contentType: 'application/apply-patch+yaml',
     });
     return { object: res.body, created: res.status === 201 };

@@ -3,7 +3,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { errorCode } from '../../src/errors.ts';
 import { kubeError } from '../../src/kube/errors.ts';
 import { KubeApiError, KubeHttp } from '../../src/kube/http.ts';
@@ -13,16 +13,29 @@ import type { ClusterAccess, Credentials } from '../../src/kube/kubeconfig.ts';
 let server: Server;
 let url: string;
 let seen: IncomingHttpHeaders[] = [];
+let sent: { url: string; body: string }[] = [];
 let answer: (h: IncomingHttpHeaders) => [number, unknown] = () => [200, { kind: 'Status' }];
 const dir = mkdtempSync(join(tmpdir(), 'mooring-http-'));
 
 beforeAll(async () => {
   server = createServer((req, res) => {
     seen.push(req.headers);
-    req.resume();
+    let text = '';
+    req.setEncoding('utf8');
+    req.on('data', (c: string) => {
+      text += c;
+    });
     req.on('end', () => {
+      sent.push({ url: req.url ?? '', body: text });
+      if (req.url?.includes('/slow')) return; // never answered: the caller must give up
       const [code, body] = answer(req.headers);
-      res.writeHead(code, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      const bytes = Buffer.from(JSON.stringify(body));
+      // In two writes, cut inside a multi-byte character when there is one: the client decodes
+      // the whole body, not each chunk.
+      const cut = Math.max(1, bytes.indexOf(0xe2) + 1);
+      res.writeHead(code, { 'content-type': 'application/json' });
+      res.write(bytes.subarray(0, cut));
+      setTimeout(() => res.end(bytes.subarray(cut)), 5);
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -34,6 +47,7 @@ afterAll(async () => {
 });
 beforeEach(() => {
   seen = [];
+  sent = [];
   answer = () => [200, { kind: 'Status' }];
 });
 
@@ -178,6 +192,51 @@ describe('KubeHttp', () => {
     });
     const err = await get(kube).catch((e: unknown) => e);
     expect(kubeError(err, 'Namespace/a', 'get').code).toBe('MOORING_E_KUBE_UNREACHABLE');
+    await kube.close();
+  });
+
+  it("keeps the server's path prefix, sends a string body as it is and decodes a body cut mid-character", async () => {
+    answer = () => [200, { metadata: { name: 'café – 2' } }];
+    const kube = new KubeHttp({ ...access({ type: 'none' }), server: `${url}/k8s/clusters/c-1/` });
+    const res = await kube.request<{ metadata: { name: string } }>({
+      method: 'PATCH',
+      path: '/api/v1/namespaces/a/secrets/s?fieldManager=mooring',
+      body: '{"b":1,"a":2}',
+      contentType: 'application/apply-patch+yaml',
+    });
+    await kube.request({ method: 'POST', path: '/api/v1/namespaces/a/events', body: { z: 1 } });
+    await kube.close();
+    expect(res).toEqual({ status: 200, body: { metadata: { name: 'café – 2' } } });
+    expect(sent).toEqual([
+      { url: '/k8s/clusters/c-1/api/v1/namespaces/a/secrets/s?fieldManager=mooring', body: '{"b":1,"a":2}' },
+      { url: '/k8s/clusters/c-1/api/v1/namespaces/a/events', body: '{"z":1}' },
+    ]);
+  });
+
+  it("gives up on a request once its signal aborts, with the signal's reason, before or during it", async () => {
+    const kube = new KubeHttp(access({ type: 'none' }));
+    const reason = new Error('reconcile cancelled');
+    const early = await kube
+      .request({ method: 'GET', path: '/api/v1/namespaces', signal: AbortSignal.abort(reason) })
+      .catch((e: unknown) => e);
+    expect(early).toBe(reason);
+    const during = new AbortController();
+    const pending = kube
+      .request({ method: 'GET', path: '/slow', signal: during.signal })
+      .catch((e: unknown) => e);
+    await vi.waitFor(() => expect(sent.map((s) => s.url)).toContain('/slow'));
+    during.abort(reason);
+    expect(await pending).toBe(reason);
+    // The connection pool is still usable afterwards.
+    expect((await get(kube)).status).toBe(200);
+    await kube.close();
+  });
+
+  it('fails a request whose answer does not start within the timeout', async () => {
+    const kube = new KubeHttp(access({ type: 'none' }), { timeoutMs: 200 });
+    const err = await kube.request({ method: 'GET', path: '/slow' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect(kubeError(err, 'Namespace/a', 'get').code).toMatch(/^MOORING_E_KUBE_/);
     await kube.close();
   });
 });

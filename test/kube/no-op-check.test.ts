@@ -1,7 +1,13 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, desiredHash, liveHash, prepareDesired } from '../../src/kube/desired-hash.ts';
+import {
+  canonicalJson,
+  desiredHash,
+  liveHash,
+  prepareDesired,
+  prepareForApply,
+} from '../../src/kube/desired-hash.ts';
 import { findDrift, quantityValue } from '../../src/kube/live-compare.ts';
 import type { KubeObject } from '../../src/kube/types.ts';
 import { ANNOTATIONS } from '../../src/labels.ts';
@@ -55,7 +61,9 @@ describe('desired hash', () => {
           data,
         };
         const text = referenceCanonicalJson(raw);
-        const prepared = prepareDesired(raw);
+        const { object: prepared, body } = prepareForApply(raw);
+        // The body is the prepared object's own serialization, made without serializing it twice.
+        expect(body).toBe(JSON.stringify(prepared));
         expect(liveHash(prepared)).toBe(createHash('sha256').update(text).digest('hex'));
         const { [ANNOTATIONS.desiredHash]: _hash, ...annotations } = prepared.metadata.annotations ?? {};
         // What is sent is what was hashed (key order aside where JavaScript imposes its own).
@@ -85,7 +93,8 @@ describe('desired hash', () => {
     };
     for (const raw of [deployment('ns'), envSecret('ns', 'env', { TOKEN: 'abc', B: 'ü' })]) {
       const before = JSON.stringify(raw);
-      const prepared = prepareDesired(raw);
+      const { object: prepared, body } = prepareForApply(raw);
+      expect(body).toBe(JSON.stringify(prepared));
       expect(JSON.stringify(raw)).toBe(before);
       expect(liveHash(prepared)).toBe(reference(prepared));
       // Preparing what was prepared changes nothing: the hash ignores its own annotation.

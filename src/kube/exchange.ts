@@ -1,0 +1,65 @@
+/**
+ * One HTTP exchange on an undici dispatcher through its handler interface: the status and the
+ * body's text, nothing streamed. The agent sends thousands of small JSON requests while it
+ * converges; undici's `request()` wraps each answer in a readable stream and an abort signal,
+ * which costs about a third more CPU per request than collecting the chunks here (measured with
+ * 10,000 PATCHes over TLS answered with 3 KB of JSON).
+ */
+import type { Dispatcher } from 'undici';
+
+export interface Exchanged {
+  status: number;
+  /** The body decoded as UTF-8 ('' when there is none). */
+  text: string;
+}
+
+/** Sends `options` on `dispatcher`; rejects with undici's error, or `signal`'s reason once it aborts. */
+export function exchange(
+  dispatcher: Dispatcher,
+  options: Dispatcher.DispatchOptions,
+  signal?: AbortSignal,
+): Promise<Exchanged> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    let controller: Dispatcher.DispatchController | undefined;
+    let aborted: unknown;
+    let hasReason = false;
+    const onAbort = () => {
+      aborted = signal?.reason;
+      hasReason = true;
+      controller?.abort(aborted as Error);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const done = () => signal?.removeEventListener('abort', onAbort);
+    let status = 0;
+    const chunks: Buffer[] = [];
+    dispatcher.dispatch(options, {
+      onRequestStart(c) {
+        controller = c;
+        if (hasReason) c.abort(aborted as Error);
+      },
+      onResponseStart(_c, statusCode) {
+        // 1xx informational answers come first and are not the answer.
+        if (statusCode >= 200) status = statusCode;
+      },
+      onResponseData(_c, chunk) {
+        chunks.push(chunk);
+      },
+      onResponseEnd() {
+        done();
+        const text =
+          chunks.length === 0
+            ? ''
+            : (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8');
+        resolve({ status, text });
+      },
+      onResponseError(_c, err) {
+        done();
+        reject(hasReason ? aborted : err);
+      },
+    });
+  });
+}
