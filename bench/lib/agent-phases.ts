@@ -8,7 +8,7 @@ import { waitForAllReconciled } from './agent-metrics.ts';
 import type { AgentProcess } from './agent-process.ts';
 import { refOf, waitForObjects } from './convergence.ts';
 import { type BenchResult, round } from './figures.ts';
-import { countKube, measureIdle, measurePropagation, waitQuiet } from './phases.ts';
+import { countKube, firstApplyMs, measureIdle, measurePropagation, waitQuiet } from './phases.ts';
 import type { Stack } from './stack.ts';
 
 export interface PhaseSettings {
@@ -172,6 +172,11 @@ async function coldConvergence(input: AgentPhasesInput, running: RunningAgent): 
     return false;
   }
   result.convergence_s = round((done - agent.startedAt) / 1000);
+  const firstApply = firstApplyMs(stack.kubeApi);
+  if (firstApply !== undefined)
+    result.convergence_first_apply_s = round(
+      (firstApply - (performance.timeOrigin + agent.startedAt)) / 1000,
+    );
   result.convergence_agent_cpu_s = round(agent.cpuSeconds());
   result.convergence_harness_cpu_s = round((cpu.user + cpu.system) / 1e6);
   const kube = countKube(stack.kubeApi);

@@ -24,6 +24,8 @@ export interface BenchResult {
   objects: number;
   poll_interval_s: number;
   convergence_s: number | null;
+  /** From spawning the agent to its first apply reaching the sandbox: start-up (Node, listings, revisions). */
+  convergence_first_apply_s: number | null;
   convergence_kube_reads: number | null;
   convergence_kube_writes: number | null;
   convergence_controlplane_requests: number | null;
@@ -221,6 +223,7 @@ export function tableRows(r: BenchResult): string[][] {
     row('objects (rendered)', 'objects'),
     row('poll interval (s)', 'poll_interval_s'),
     row('cold convergence (s)', 'convergence_s'),
+    row('  first apply after (s)', 'convergence_first_apply_s'),
     row('  kube reads', 'convergence_kube_reads'),
     row('  kube writes', 'convergence_kube_writes'),
     row('  control-plane requests', 'convergence_controlplane_requests'),
@@ -286,6 +289,7 @@ export function emptyResult(deployments: number, namespaces: number, pollInterva
     objects: 0,
     poll_interval_s: pollIntervalS,
     convergence_s: null,
+    convergence_first_apply_s: null,
     convergence_kube_reads: null,
     convergence_kube_writes: null,
     convergence_controlplane_requests: null,

@@ -31,6 +31,12 @@ export function countKube(api: Pick<KubeApi, 'requests'>): KubeCounts {
   return { reads: records.length - writes, writes, writesByTarget };
 }
 
+/** Epoch milliseconds of the first apply in the sandbox's request log, if any. */
+export function firstApplyMs(api: Pick<KubeApi, 'requests'>): number | undefined {
+  const first = api.requests({ verb: 'apply' })[0];
+  return first ? Date.parse(first.time) : undefined;
+}
+
 /**
  * Waits until the agent's queue is empty and nothing is in flight. Resolves with undefined when it
  * got there, else with the last counters seen (an agent whose per-cycle work outlasts the poll
