@@ -51,6 +51,11 @@ ENV NODE_COMPILE_CACHE=/app/.compile-cache
 # large heaps. Override with NODE_OPTIONS in the chart's extraEnv. Node 24 and 22.21 know
 # --max-old-space-size-percentage; a NODE_IMAGE whose Node does not refuses to start.
 ENV NODE_OPTIONS="--max-old-space-size-percentage=50 --max-semi-space-size=16"
+# One glibc malloc arena for all of Node's threads instead of one per thread that allocates
+# (V8's compiler and GC helpers, libuv's pool): the buffers of thousands of requests freed in one
+# arena are reused there, not left behind in several. Converging 1,000 deployments, the agent's
+# peak RSS falls from 213-246 MiB to 201-202 MiB with the same CPU time (three runs each, bench/).
+ENV MALLOC_ARENA_MAX=1
 RUN node --input-type=module -e "import m from 'node:module'; m.enableCompileCache(); for (const c of ['run', 'sandbox', 'render', 'diff', 'status', 'control-plane', 'kube-api']) await import('/app/src/cli/' + c + '.ts'); m.flushCompileCache();"
 # The same uid:gid the Helm chart's securityContext sets (runAsNonRoot needs a numeric user).
 USER 65532:65532

@@ -26,7 +26,7 @@ import { runKubectlBaseline } from './lib/kubectl-baseline.ts';
 import { runAgentPhases, runConvergenceOnly } from './lib/agent-phases.ts';
 import { summarizeDir } from './lib/profile-summary.ts';
 import { updateReadme } from './lib/readme.ts';
-import { chartMemoryLimitMib, createMemoryCgroup, imageNodeOptions } from './lib/memory-limit.ts';
+import { chartMemoryLimitMib, createMemoryCgroup, imageRuntimeEnv } from './lib/memory-limit.ts';
 import { type Stack, startStack } from './lib/stack.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -146,20 +146,23 @@ async function freePort(): Promise<number> {
 const say = (line: string) =>
   process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 
-/** How the agent runs as the chart ships it: its memory limit (0: none) and the image's NODE_OPTIONS. */
+/**
+ * How the agent runs as the chart ships it: its memory limit (0: none) and the image's
+ * environment (`NODE_OPTIONS`, `MALLOC_ARENA_MAX`).
+ */
 interface AgentRuntime {
   limitMib: number;
-  nodeOptions: string | undefined;
+  imageEnv: Record<string, string>;
 }
 
-/** The memory limit from the flag, else the chart's default; the NODE_OPTIONS from the Dockerfile. */
+/** The memory limit from the flag, else the chart's default; the image's environment from the Dockerfile. */
 function agentRuntime(o: Options): AgentRuntime {
   let limitMib = o.memoryLimitMib;
   if (limitMib === undefined) {
     limitMib = chartMemoryLimitMib(readFileSync(path.join(ROOT, 'charts', 'mooring', 'values.yaml'), 'utf8'));
     if (limitMib === undefined) throw new Error('charts/mooring/values.yaml has no resources.limits.memory');
   }
-  return { limitMib, nodeOptions: imageNodeOptions(readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8')) };
+  return { limitMib, imageEnv: imageRuntimeEnv(readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8')) };
 }
 
 async function startAgent(
@@ -171,14 +174,14 @@ async function startAgent(
   note: (l: string) => void,
 ) {
   const opsPort = await freePort();
-  const { limitMib, nodeOptions } = runtime;
+  const { limitMib, imageEnv } = runtime;
   const cgroup = limitMib > 0 ? createMemoryCgroup(name, limitMib) : undefined;
   if (typeof cgroup === 'string') note(`${name}: no memory limit applied (${cgroup})`);
   const agent = new AgentProcess({
     root: ROOT,
     ...(typeof cgroup === 'object' ? { cgroup } : {}),
-    // Node as the image runs it.
-    env: { ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}), ...o.agentEnv },
+    // Node as the image runs it; --agent-env replaces what it names.
+    env: { ...imageEnv, ...o.agentEnv },
     logFile: path.join(runDir, `${name}.log`),
     nodeFlags: [
       ...(o.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${path.join(runDir, `${name}-profile`)}`] : []),

@@ -122,11 +122,19 @@ export function chartMemoryLimitMib(valuesYaml: string): number | undefined {
   return m[2] === 'Gi' ? n * 1024 : m[2] === 'Mi' ? n : n / 2 ** 20;
 }
 
+/** What the image sets in the agent's environment that decides how its memory is used. */
+export const IMAGE_RUNTIME_ENV = ['NODE_OPTIONS', 'MALLOC_ARENA_MAX'] as const;
+
 /**
- * The `NODE_OPTIONS` the image sets (`ENV NODE_OPTIONS="..."` in the Dockerfile), so that the
- * benchmarked agent runs Node as the image does; undefined when the Dockerfile sets none.
+ * Those variables as the Dockerfile sets them (`ENV NAME="..."` or `ENV NAME=value`, one per
+ * line), so that the benchmarked agent runs as the image does; absent ones are left out.
  */
-export function imageNodeOptions(dockerfile: string): string | undefined {
-  const m = /^ENV\s+NODE_OPTIONS=(?:"([^"]*)"|(\S+))\s*$/m.exec(dockerfile);
-  return m ? (m[1] ?? m[2]) : undefined;
+export function imageRuntimeEnv(dockerfile: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of IMAGE_RUNTIME_ENV) {
+    const m = new RegExp(`^ENV\\s+${name}=(?:"([^"]*)"|(\\S+))\\s*$`, 'm').exec(dockerfile);
+    const value = m ? (m[1] ?? m[2]) : undefined;
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
 }

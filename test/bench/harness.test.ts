@@ -14,7 +14,7 @@ import {
   toJson,
   verdicts,
 } from '../../bench/lib/figures.ts';
-import { chartMemoryLimitMib, imageNodeOptions } from '../../bench/lib/memory-limit.ts';
+import { chartMemoryLimitMib, imageRuntimeEnv } from '../../bench/lib/memory-limit.ts';
 import { retag } from '../../bench/lib/phases.ts';
 import { summarizeProfile } from '../../bench/lib/profile-summary.ts';
 import { SECTION_HEADING, updateReadme } from '../../bench/lib/readme.ts';
@@ -273,13 +273,16 @@ describe('memory limit of the benchmarked agent', () => {
     expect(chartMemoryLimitMib('resources: {}\n')).toBeUndefined();
   });
 
-  it("runs the agent with the image's NODE_OPTIONS, read from the Dockerfile", () => {
+  it("runs the agent with the image's NODE_OPTIONS and MALLOC_ARENA_MAX, read from the Dockerfile", () => {
     const dockerfile = readFileSync(path.join(REPO, 'Dockerfile'), 'utf8');
-    expect(imageNodeOptions(dockerfile)).toMatch(
-      /^--max-old-space-size-percentage=\d+ --max-semi-space-size=\d+$/,
-    );
-    expect(imageNodeOptions('FROM x\nENV NODE_OPTIONS=--a=1\n')).toBe('--a=1');
-    expect(imageNodeOptions('FROM x\nENV NODE_OPTIONS="--a=1 --b"\n')).toBe('--a=1 --b');
-    expect(imageNodeOptions('FROM x\nENV NODE_ENV=production\n')).toBeUndefined();
+    const env = imageRuntimeEnv(dockerfile);
+    expect(env.NODE_OPTIONS).toMatch(/^--max-old-space-size-percentage=\d+ --max-semi-space-size=\d+$/);
+    expect(env.MALLOC_ARENA_MAX).toBe('1');
+    expect(imageRuntimeEnv('FROM x\nENV NODE_OPTIONS=--a=1\n')).toEqual({ NODE_OPTIONS: '--a=1' });
+    expect(imageRuntimeEnv('FROM x\nENV NODE_OPTIONS="--a=1 --b"\nENV MALLOC_ARENA_MAX=2\n')).toEqual({
+      NODE_OPTIONS: '--a=1 --b',
+      MALLOC_ARENA_MAX: '2',
+    });
+    expect(imageRuntimeEnv('FROM x\nENV NODE_ENV=production\n')).toEqual({});
   });
 });
