@@ -36,30 +36,36 @@ export function exchange(
     const done = () => signal?.removeEventListener('abort', onAbort);
     let status = 0;
     const chunks: Buffer[] = [];
-    dispatcher.dispatch(options, {
-      onRequestStart(c) {
-        controller = c;
-        if (hasReason) c.abort(aborted as Error);
-      },
-      onResponseStart(_c, statusCode) {
-        // 1xx informational answers come first and are not the answer.
-        if (statusCode >= 200) status = statusCode;
-      },
-      onResponseData(_c, chunk) {
-        chunks.push(chunk);
-      },
-      onResponseEnd() {
-        done();
-        const text =
-          chunks.length === 0
-            ? ''
-            : (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8');
-        resolve({ status, text });
-      },
-      onResponseError(_c, err) {
-        done();
-        reject(hasReason ? aborted : err);
-      },
-    });
+    try {
+      dispatcher.dispatch(options, {
+        onRequestStart(c) {
+          controller = c;
+          if (hasReason) c.abort(aborted as Error);
+        },
+        onResponseStart(_c, statusCode) {
+          // 1xx informational answers come first and are not the answer.
+          if (statusCode >= 200) status = statusCode;
+        },
+        onResponseData(_c, chunk) {
+          chunks.push(chunk);
+        },
+        onResponseEnd() {
+          done();
+          const text =
+            chunks.length === 0
+              ? ''
+              : (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8');
+          resolve({ status, text });
+        },
+        onResponseError(_c, err) {
+          done();
+          reject(hasReason ? aborted : err);
+        },
+      });
+    } catch (err) {
+      // Options undici refuses at once (a malformed header, say).
+      done();
+      reject(err);
+    }
   });
 }

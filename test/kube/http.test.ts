@@ -239,4 +239,14 @@ describe('KubeHttp', () => {
     expect(kubeError(err, 'Namespace/a', 'get').code).toMatch(/^MOORING_E_KUBE_/);
     await kube.close();
   });
+
+  it('a request undici refuses to send (a token with a line break) fails at once, without the token', async () => {
+    const kube = new KubeHttp(access({ type: 'token', token: 'secret-part\r\nx-injected: 1' }));
+    const err = await get(kube).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect(String((err as Error).message)).not.toContain('secret-part');
+    expect(kubeError(err, 'Namespace/a', 'get').message).not.toContain('secret-part');
+    expect(sent).toEqual([]);
+    await kube.close();
+  });
 });
