@@ -172,13 +172,13 @@ async function coldConvergence(input: AgentPhasesInput, running: RunningAgent): 
     return false;
   }
   result.convergence_s = round((done - agent.startedAt) / 1000);
+  result.convergence_agent_cpu_s = round(agent.cpuSeconds());
+  result.convergence_harness_cpu_s = round((cpu.user + cpu.system) / 1e6);
   const firstApply = firstApplyMs(stack.kubeApi);
   if (firstApply !== undefined)
     result.convergence_first_apply_s = round(
       (firstApply - (performance.timeOrigin + agent.startedAt)) / 1000,
     );
-  result.convergence_agent_cpu_s = round(agent.cpuSeconds());
-  result.convergence_harness_cpu_s = round((cpu.user + cpu.system) / 1e6);
   const kube = countKube(stack.kubeApi);
   result.convergence_kube_reads = kube.reads;
   result.convergence_kube_writes = kube.writes;

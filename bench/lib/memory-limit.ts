@@ -123,7 +123,7 @@ export function chartMemoryLimitMib(valuesYaml: string): number | undefined {
 }
 
 /** What the image sets in the agent's environment that decides how its memory is used. */
-export const IMAGE_RUNTIME_ENV = ['NODE_OPTIONS', 'MALLOC_ARENA_MAX'] as const;
+const IMAGE_RUNTIME_ENV = ['NODE_OPTIONS', 'MALLOC_ARENA_MAX'] as const;
 
 /**
  * Those variables as the Dockerfile sets them (`ENV NAME="..."` or `ENV NAME=value`, one per

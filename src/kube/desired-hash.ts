@@ -109,11 +109,19 @@ function sortedCopy(value: unknown): unknown {
   return out;
 }
 
-/** A desired object prepared for apply, with the JSON text to send (see `prepareDesired`). */
+/** A desired object prepared for apply, with the JSON text to send. */
 export interface Prepared {
   object: KubeObject;
   /** `JSON.stringify(object)`, made without serializing the object a second time. */
   body: string;
+}
+
+/** `{"k":text,...}` from member names and their serialized values. */
+function objectText(members: readonly string[], texts: readonly string[]): string {
+  let s = '{';
+  for (let i = 0; i < members.length; i++)
+    s += `${i > 0 ? ',' : ''}${JSON.stringify(members[i])}:${texts[i]}`;
+  return `${s}}`;
 }
 
 /**
@@ -138,22 +146,10 @@ export function prepareForApply(obj: KubeObject): Prepared {
   }
   const members = Object.keys(out);
   const texts = members.map((k) => JSON.stringify(out[k]));
-  let text = '{';
-  for (let i = 0; i < members.length; i++)
-    text += `${i > 0 ? ',' : ''}${JSON.stringify(members[i])}:${texts[i]}`;
-  text += '}';
-  out.metadata.annotations = { ...(out.metadata.annotations ?? {}), [ANNOTATIONS.desiredHash]: sha256(text) };
-  let body = '{';
-  for (let i = 0; i < members.length; i++) {
-    const k = members[i] as string;
-    body += `${i > 0 ? ',' : ''}${JSON.stringify(k)}:${k === 'metadata' ? JSON.stringify(out.metadata) : texts[i]}`;
-  }
-  return { object: out, body: `${body}}` };
-}
-
-/** `prepareForApply`'s object alone. */
-export function prepareDesired(obj: KubeObject): KubeObject {
-  return prepareForApply(obj).object;
+  const hash = sha256(objectText(members, texts));
+  out.metadata.annotations = { ...(out.metadata.annotations ?? {}), [ANNOTATIONS.desiredHash]: hash };
+  texts[members.indexOf('metadata')] = JSON.stringify(out.metadata);
+  return { object: out, body: objectText(members, texts) };
 }
 
 /** The hash annotation of a live object, if any. */

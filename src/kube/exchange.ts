@@ -25,13 +25,7 @@ export function exchange(
       return;
     }
     let controller: Dispatcher.DispatchController | undefined;
-    let aborted: unknown;
-    let hasReason = false;
-    const onAbort = () => {
-      aborted = signal?.reason;
-      hasReason = true;
-      controller?.abort(aborted as Error);
-    };
+    const onAbort = () => controller?.abort(signal?.reason as Error);
     signal?.addEventListener('abort', onAbort, { once: true });
     const done = () => signal?.removeEventListener('abort', onAbort);
     let status = 0;
@@ -40,7 +34,7 @@ export function exchange(
       dispatcher.dispatch(options, {
         onRequestStart(c) {
           controller = c;
-          if (hasReason) c.abort(aborted as Error);
+          if (signal?.aborted) c.abort(signal.reason as Error);
         },
         onResponseStart(_c, statusCode) {
           // 1xx informational answers come first and are not the answer.
@@ -59,7 +53,7 @@ export function exchange(
         },
         onResponseError(_c, err) {
           done();
-          reject(hasReason ? aborted : err);
+          reject(signal?.aborted ? signal.reason : err);
         },
       });
     } catch (err) {

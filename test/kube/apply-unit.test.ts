@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type ApplyContext, applyAll } from '../../src/kube/apply.ts';
-import { prepareDesired } from '../../src/kube/desired-hash.ts';
+import { prepareForApply } from '../../src/kube/desired-hash.ts';
 import type { ObjectClient } from '../../src/kube/object-client.ts';
 import { objectId } from '../../src/kube/object-id.ts';
 import type { KubeObject } from '../../src/kube/types.ts';
@@ -36,7 +36,7 @@ describe('applyAll with a server that changes what we send', () => {
   it('costs one no-op write, not one per cycle', async () => {
     const desired = deployment('ns');
     // As the first apply left it: our hash, and the image the webhook rewrote.
-    const first = prepareDesired(desired);
+    const first = prepareForApply(desired).object;
     first.metadata.resourceVersion = '1';
     (first.spec as { template: { spec: { containers: Array<{ image: string }> } } }).template.spec
       .containers[0]!.image = 'example.com/app@sha256:abc';

@@ -1,13 +1,7 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  canonicalJson,
-  desiredHash,
-  liveHash,
-  prepareDesired,
-  prepareForApply,
-} from '../../src/kube/desired-hash.ts';
+import { canonicalJson, desiredHash, liveHash, prepareForApply } from '../../src/kube/desired-hash.ts';
 import { findDrift, quantityValue } from '../../src/kube/live-compare.ts';
 import type { KubeObject } from '../../src/kube/types.ts';
 import { ANNOTATIONS } from '../../src/labels.ts';
@@ -51,7 +45,7 @@ describe('desired hash', () => {
     );
   });
 
-  it('prepareDesired sends the canonical text and hashes it, for any data (keys such as "0" or "__proto__" too)', () => {
+  it('prepareForApply sends the canonical text and hashes it, for any data (keys such as "0" or "__proto__" too)', () => {
     fc.assert(
       fc.property(jsonLike, (data) => {
         const raw: KubeObject = {
@@ -81,10 +75,10 @@ describe('desired hash', () => {
       JSON.stringify({ spec: d.spec, metadata: d.metadata, kind: d.kind, apiVersion: d.apiVersion }),
     );
     expect(desiredHash(shuffled)).toBe(desiredHash(d));
-    expect(desiredHash(prepareDesired(d))).toBe(desiredHash(d));
+    expect(desiredHash(prepareForApply(d).object)).toBe(desiredHash(d));
   });
 
-  it('prepareDesired annotates the hash the first implementation made, and leaves its input alone', () => {
+  it('prepareForApply annotates the hash the first implementation made, and leaves its input alone', () => {
     const reference = (o: KubeObject) => {
       const copy = JSON.parse(JSON.stringify(o)) as KubeObject;
       copy.metadata.annotations = { ...(copy.metadata.annotations ?? {}) };
@@ -98,7 +92,7 @@ describe('desired hash', () => {
       expect(JSON.stringify(raw)).toBe(before);
       expect(liveHash(prepared)).toBe(reference(prepared));
       // Preparing what was prepared changes nothing: the hash ignores its own annotation.
-      expect(prepareDesired(prepared)).toEqual(prepared);
+      expect(prepareForApply(prepared).object).toEqual(prepared);
     }
   });
 
@@ -109,7 +103,7 @@ describe('desired hash', () => {
   });
 
   it('folds Secret stringData into base64 data (the API never returns stringData)', () => {
-    const prepared = prepareDesired(envSecret('ns', 'env', { TOKEN: 'abc' }));
+    const prepared = prepareForApply(envSecret('ns', 'env', { TOKEN: 'abc' })).object;
     expect(prepared.stringData).toBeUndefined();
     expect(prepared.data).toEqual({ TOKEN: Buffer.from('abc').toString('base64') });
     expect(liveHash(prepared)).toMatch(/^[0-9a-f]{64}$/);
@@ -117,7 +111,7 @@ describe('desired hash', () => {
 });
 
 describe('live subset comparison', () => {
-  const desired = prepareDesired(deployment('ns'));
+  const desired = prepareForApply(deployment('ns')).object;
   const live = JSON.parse(JSON.stringify(desired));
   // What an API server adds: defaults, status, metadata, fields of other managers.
   live.metadata.uid = 'u1';
