@@ -14,6 +14,7 @@ import { takenFields } from './field-owners.ts';
 import { sortForApply } from './kinds.ts';
 import { findDrift } from './live-compare.ts';
 import { objectId } from './object-id.ts';
+import type { Applied } from './object-client.ts';
 import { objectVersion } from './object-version.ts';
 import { recreate } from './recreate.ts';
 import { HANDOVER_MANAGER, handOverReplicas } from './replicas-handover.ts';
@@ -70,6 +71,23 @@ function remember(ctx: ApplyContext, id: string, key: string | undefined, obj: K
   if (key !== undefined && version !== undefined && !ctx.dryRun) ctx.verified?.set(id, { key, version });
 }
 
+/**
+ * The object as an apply left it, for health and the memo. A metadata-only answer carries the
+ * new resourceVersion, generation, labels, annotations and managedFields. Its spec and status:
+ * - the generation did not move: the apply changed no spec, so the live object's spec and status
+ *   still stand (the listing keeps both for the kinds health reads); kinds without a generation
+ *   have no status health reads;
+ * - it moved (or the object is new): no controller has observed the new generation yet, which is
+ *   all the whole answer's status would have said; health reads it so from the missing status.
+ */
+function observedAfter(applied: Applied, live: KubeObject | undefined): KubeObject {
+  const { object } = applied;
+  const generation = object.metadata.generation;
+  if (!applied.partial || typeof generation !== 'number' || live?.metadata.generation !== generation)
+    return object;
+  return { ...live, metadata: object.metadata };
+}
+
 /** Applies one object; throws a MooringError whose message starts with the object id. */
 export async function applyOne(
   ctx: ApplyContext,
@@ -119,11 +137,15 @@ export async function applyOne(
   let after: KubeObject;
   let created: boolean;
   try {
-    ({ object: after, created } = await ctx.client.apply(
+    // A dry run's answer is what `mooring diff` compares: the whole object. A real apply needs
+    // only the answer's metadata (see observedAfter).
+    const applied = await ctx.client.apply(
       desired,
-      { fieldManager: ctx.fieldManager, dryRun: ctx.dryRun, force: true },
+      { fieldManager: ctx.fieldManager, dryRun: ctx.dryRun, force: true, metadataOnly: !ctx.dryRun },
       body,
-    ));
+    );
+    after = observedAfter(applied, live);
+    created = applied.created;
   } catch (err) {
     const fields = immutableFields(err);
     if (fields.length === 0) throw kubeError(err, id, 'apply');

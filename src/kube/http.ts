@@ -32,6 +32,8 @@ export interface KubeRequest {
   body?: unknown;
   /** Default `application/json` when there is a body. */
   contentType?: string;
+  /** The Accept header; default `application/json`. */
+  accept?: string;
   signal?: AbortSignal;
 }
 
@@ -113,7 +115,10 @@ export class KubeHttp {
   }
 
   async #send<T>(req: KubeRequest): Promise<KubeResponse<T>> {
-    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.#userAgent };
+    const headers: Record<string, string> = {
+      accept: req.accept ?? 'application/json',
+      'user-agent': this.#userAgent,
+    };
     const authorization = await this.#auth();
     if (authorization) headers.authorization = authorization;
     let body: string | undefined;

@@ -12,6 +12,13 @@ export interface WriteOptions {
   fieldManager: string;
   dryRun?: boolean;
   force?: boolean;
+  /**
+   * Ask for the answer as metadata only (PartialObjectMetadata): the new resourceVersion,
+   * generation, labels, annotations and managedFields, without the spec and status sent back.
+   * A server that cannot answer so sends the whole object; either way `Applied.partial` says
+   * which came.
+   */
+  metadataOnly?: boolean;
 }
 
 export interface DeleteOptions {
@@ -21,9 +28,15 @@ export interface DeleteOptions {
 
 /** What an apply answered: the object as it now stands, and whether the apply created it (201). */
 export interface Applied {
+  /** With `partial`, the sent object's apiVersion and kind with the answer's metadata, no more. */
   object: KubeObject;
   created: boolean;
+  /** The answer was metadata only (`WriteOptions.metadataOnly`): spec and status are not known. */
+  partial: boolean;
 }
+
+/** Metadata only, else the whole object (a server or aggregated API without partial answers). */
+const METADATA_ONLY = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
 
 /** Page size for list calls: big enough that a namespace is one page in practice. */
 export const LIST_PAGE_SIZE = 500;
@@ -83,8 +96,15 @@ export class ObjectClient {
       path: `${objectPath(obj)}${query({ fieldManager: opts.fieldManager, force: opts.force ?? false, dryRun: opts.dryRun ? 'All' : undefined })}`,
       body: body ?? obj,
       contentType: 'application/apply-patch+yaml',
+      ...(opts.metadataOnly ? { accept: METADATA_ONLY } : {}),
     });
-    return { object: res.body, created: res.status === 201 };
+    const created = res.status === 201;
+    if (res.body?.kind !== 'PartialObjectMetadata') return { object: res.body, created, partial: false };
+    return {
+      object: { apiVersion: obj.apiVersion, kind: obj.kind, metadata: res.body.metadata },
+      created,
+      partial: true,
+    };
   }
 
   /** POST: fails with 409 AlreadyExists when the object exists (never overwrites). */

@@ -13,6 +13,7 @@ import { isWriteVerb, type RequestLog, type RequestRecord } from './request-log.
 import { route, type ResourceRequest } from './router.ts';
 import { scale } from './scale.ts';
 import { ApiError, methodNotAllowed, notFound } from './status.ts';
+import { answerAs, partialMetadataList, wantsPartialMetadata } from './partial-metadata.ts';
 import { toTable, wantsTable } from './table.ts';
 import { serveWatch } from './watch.ts';
 import { parseWriteOptions } from './write-options.ts';
@@ -75,6 +76,7 @@ export function createHandler(deps: HandlerDeps): (req: IncomingMessage, res: Se
       throw notFound(type, name ?? '');
     }
     const accept = req.headers.accept;
+    const partial = wantsPartialMetadata(accept);
     switch (r.verb) {
       case 'get': {
         if (subresource === 'scale') return send(res, 200, scale.get(cluster, type, namespace, name ?? ''));
@@ -85,13 +87,13 @@ export function createHandler(deps: HandlerDeps): (req: IncomingMessage, res: Se
             200,
             toTable(type.kind, [obj], { resourceVersion: obj.metadata.resourceVersion }, cluster.nowDate()),
           );
-        return send(res, 200, obj);
+        return send(res, 200, answerAs(obj, partial));
       }
       case 'list': {
         const list = listObjects(cluster, type, namespace, query);
         if (wantsTable(accept))
           return send(res, 200, toTable(type.kind, list.objects, list.metadata, cluster.nowDate()));
-        return send(res, 200, listJson(list));
+        return send(res, 200, partial ? partialMetadataList(list) : listJson(list));
       }
       case 'watch': {
         const table = wantsTable(accept);
@@ -113,7 +115,7 @@ export function createHandler(deps: HandlerDeps): (req: IncomingMessage, res: Se
         if (r.verb === 'deletecollection')
           return send(res, 200, deleteCollection(cluster, type, namespace, query, options));
         const out = deleteObject(cluster, type, namespace, name ?? '', options);
-        return send(res, out.code, out.body);
+        return send(res, out.code, answerAs(out.body, partial));
       }
       default:
         break;
@@ -171,7 +173,7 @@ export function createHandler(deps: HandlerDeps): (req: IncomingMessage, res: Se
     const headers: Record<string, string> = {};
     if (options.warnings.length > 0)
       headers.Warning = options.warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(', ');
-    send(res, out.code, out.body, headers);
+    send(res, out.code, answerAs(out.body, partial), headers);
   }
 
   return (req, res) => {

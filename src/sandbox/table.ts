@@ -2,6 +2,7 @@
  * `meta.k8s.io/v1` Table responses, which kubectl asks for (`Accept: ...;as=Table`) to print
  * `kubectl get` columns the way a real server's printers define them.
  */
+import { partialMetadata } from './partial-metadata.ts';
 import type { KubeObject, StoredObject } from './types.ts';
 
 type Obj = Record<string, unknown>;
@@ -91,10 +92,6 @@ const COLUMNS: Record<string, Column[]> = {
   Namespace: [NAME, col('Status', (o) => status(o).phase), AGE],
   PersistentVolumeClaim: [NAME, col('Status', (o) => status(o).phase), AGE],
 };
-
-function partialMetadata(o: StoredObject): KubeObject {
-  return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: o.metadata };
-}
 
 /** A Table of `objects` with the kind's columns; `resourceVersion`/`continue` copied from the list. */
 export function toTable(kind: string, objects: StoredObject[], listMeta: Obj, now: Date): KubeObject {

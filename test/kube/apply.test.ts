@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { changeSetErrors } from '../../src/kube/change-set.ts';
 import type { KubeObject } from '../../src/kube/types.ts';
+import { assessObject } from '../../src/reconcile/health.ts';
+import { eventually } from '../sandbox/helpers.ts';
 import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';
 import {
   basicSet,
@@ -27,6 +29,7 @@ const NAMESPACES = [
   'hpa-off',
   'sts-ok',
   'svc-recreate',
+  'answer',
 ];
 let api: KubeApi;
 let other: OtherManager;
@@ -227,6 +230,59 @@ describe('applyAll against the sandbox', () => {
     const writes = api.requests({ write: true });
     expect(writes.length).toBeGreaterThan(0);
     expect(writes.every((r) => r.dryRun)).toBe(true);
+  });
+
+  it('a real apply reads back metadata only; health still tells a new generation from a label change', async () => {
+    const rm = managerFor(api);
+    const id = 'Deployment/answer/app';
+    const observed = new Map<string, KubeObject>();
+    const first = await rm.applyAll([deployment('answer')], { live: new Map(), observed });
+    expect(first.entries[0]?.action).toBe('created');
+    // The answer was metadata only: no spec or status came back, so nothing claims readiness.
+    const created = observed.get(id);
+    expect(created).toMatchObject({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { generation: 1 } });
+    expect(created?.spec).toBeUndefined();
+    expect(assessObject(created as KubeObject)).toMatchObject({
+      state: 'Progressing',
+      reason: 'waiting for the controller to observe generation 1',
+    });
+    // Once the controller has rolled it out, a change to labels alone keeps the generation, so the
+    // live object's status stands for the new one.
+    await eventually(
+      () =>
+        (live('Deployment', 'answer', 'app').status as { observedGeneration?: number } | undefined)
+          ?.observedGeneration === 1,
+    );
+    const relabelled = deployment('answer');
+    relabelled.metadata.labels = { ...relabelled.metadata.labels, team: 'payments' };
+    observed.clear();
+    const inv = await rm.listOwned({
+      namespaces: ['answer'],
+      listenerId: LISTENER,
+      deploymentId: DEPLOYMENT,
+    });
+    const second = await rm.applyAll([relabelled], { live: inv.byId, observed });
+    expect(second.entries[0]?.action).toBe('configured');
+    const after = observed.get(id) as KubeObject;
+    expect(after.metadata.labels?.team).toBe('payments');
+    expect(after.metadata.generation).toBe(1);
+    expect(after.metadata.resourceVersion).toBe(live('Deployment', 'answer', 'app').metadata.resourceVersion);
+    expect(assessObject(after)).toMatchObject({ state: 'Ready' });
+    // A new image moves the generation: Progressing again, from the answer alone.
+    observed.clear();
+    const inv2 = await rm.listOwned({
+      namespaces: ['answer'],
+      listenerId: LISTENER,
+      deploymentId: DEPLOYMENT,
+    });
+    await rm.applyAll([deployment('answer', 'app', { image: 'example.com/app:2.0' })], {
+      live: inv2.byId,
+      observed,
+    });
+    expect(assessObject(observed.get(id) as KubeObject)).toMatchObject({
+      state: 'Progressing',
+      reason: 'waiting for the controller to observe generation 2',
+    });
   });
 
   it('fails halfway with an entry per object, errors starting with the object id', async () => {
