@@ -3,6 +3,7 @@
  * phase that fails is noted and the next still runs where it can, so one missed figure never
  * hides the others (peak RSS and CPU are always taken before the first agent stops).
  */
+import type { EventLoopUtilization } from 'node:perf_hooks';
 import path from 'node:path';
 import { waitForAllReconciled } from './agent-metrics.ts';
 import type { AgentProcess } from './agent-process.ts';
@@ -151,6 +152,8 @@ async function coldConvergence(input: AgentPhasesInput, running: RunningAgent): 
   const { agent } = running;
   const cpuBefore = process.cpuUsage();
   let lastReport = 0;
+  // The sandbox's event loop (this thread) from the first object on: how busy the agent kept it.
+  let eluFromFirst: EventLoopUtilization | undefined;
   const done = await waitForObjects(
     stack.kubeApi,
     stack.rendered.map((d) => d.objects.map(refOf)),
@@ -158,6 +161,8 @@ async function coldConvergence(input: AgentPhasesInput, running: RunningAgent): 
       timeoutMs: o.timeoutMs,
       giveUp: () => !agent.running,
       onProgress: (missing) => {
+        if (eluFromFirst === undefined && missing < stack.objects)
+          eluFromFirst = performance.eventLoopUtilization();
         if (performance.now() - lastReport > 5_000) {
           lastReport = performance.now();
           say(`converging: ${stack.objects - missing}/${stack.objects} objects`);
@@ -174,6 +179,8 @@ async function coldConvergence(input: AgentPhasesInput, running: RunningAgent): 
   result.convergence_s = round((done - agent.startedAt) / 1000);
   result.convergence_agent_cpu_s = round(agent.cpuSeconds());
   result.convergence_harness_cpu_s = round((cpu.user + cpu.system) / 1e6);
+  if (eluFromFirst !== undefined)
+    result.convergence_sandbox_busy = round(performance.eventLoopUtilization(eluFromFirst).utilization);
   const firstApply = firstApplyMs(stack.kubeApi);
   if (firstApply !== undefined)
     result.convergence_first_apply_s = round(

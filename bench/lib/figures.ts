@@ -33,6 +33,8 @@ export interface BenchResult {
   convergence_agent_cpu_s: number | null;
   /** CPU seconds of the harness process (sandbox API + control plane + polling) over the same time. */
   convergence_harness_cpu_s: number | null;
+  /** The sandbox's event loop utilization (0-1) from the first object stored to convergence. */
+  convergence_sandbox_busy: number | null;
   kubectl_convergence_s: number | null;
   kubectl_kube_reads: number | null;
   kubectl_kube_writes: number | null;
@@ -229,6 +231,7 @@ export function tableRows(r: BenchResult): string[][] {
     row('  control-plane requests', 'convergence_controlplane_requests'),
     row('  agent CPU (s)', 'convergence_agent_cpu_s'),
     row('  sandbox+control plane CPU (s)', 'convergence_harness_cpu_s'),
+    row('  sandbox busy after first apply', 'convergence_sandbox_busy'),
     row('kubectl apply (s)', 'kubectl_convergence_s'),
     row('  kubectl kube reads', 'kubectl_kube_reads'),
     row('  kubectl kube writes', 'kubectl_kube_writes'),
@@ -295,6 +298,7 @@ export function emptyResult(deployments: number, namespaces: number, pollInterva
     convergence_controlplane_requests: null,
     convergence_agent_cpu_s: null,
     convergence_harness_cpu_s: null,
+    convergence_sandbox_busy: null,
     kubectl_convergence_s: null,
     kubectl_kube_reads: null,
     kubectl_kube_writes: null,
