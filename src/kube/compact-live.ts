@@ -113,6 +113,14 @@ const HEALTH_SPEC: Readonly<Record<string, readonly string[]>> = {
   StatefulSet: ['replicas', 'updateStrategy'],
 };
 
+/**
+ * Whether the slim form of `kind` keeps more than metadata (spec and status health reads): the
+ * others can be listed as metadata only (PartialObjectMetadataList).
+ */
+export function slimKeepsMoreThanMetadata(kind: string): boolean {
+  return HEALTH_SPEC[kind] !== undefined;
+}
+
 /** The labels a slim entry keeps: ownership, which pruning, the inventory and the orphan pass read. */
 const OWNERSHIP_LABELS = [LABELS.managedBy, LABELS.listenerId, LABELS.deploymentId] as const;
 

@@ -4,7 +4,7 @@
  * fails or returns an unparsable item is refused whole: nothing may be pruned from half a picture.
  */
 import { MooringError } from '../errors.ts';
-import { compactLive, ListingPool, slim } from './compact-live.ts';
+import { compactLive, ListingPool, slim, slimKeepsMoreThanMetadata } from './compact-live.ts';
 import { kubeError } from './errors.ts';
 import { KINDS, type KindInfo } from './kinds.ts';
 import { LABELS } from '../labels.ts';
@@ -70,7 +70,9 @@ async function listKind(
     return slimmed ? slim(item, fieldManager, pool) : compactLive(item, fieldManager, pool);
   };
   try {
-    return await client.list(k.apiVersion, k.kind, namespace, selector, each);
+    // A slim entry of most kinds is metadata only: the server need not send the rest.
+    const metadataOnly = slimmed && !slimKeepsMoreThanMetadata(k.kind);
+    return await client.list(k.apiVersion, k.kind, namespace, selector, each, { metadataOnly });
   } catch (err) {
     // The refusal `each` raised for a nameless item is already the answer; any other failure
     // (including a MooringError of the client's, e.g. its credentials) is a list that failed.

@@ -37,6 +37,7 @@ export interface Applied {
 
 /** Metadata only, else the whole object (a server or aggregated API without partial answers). */
 const METADATA_ONLY = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
+const METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
 
 /** Page size for list calls: big enough that a namespace is one page in practice. */
 export const LIST_PAGE_SIZE = 500;
@@ -130,6 +131,8 @@ export class ObjectClient {
   /**
    * Every object of a kind in a namespace matching a label selector, over all pages. `each` maps
    * every item as its page arrives (a page's raw JSON is garbage before the next one is asked for).
+   * With `metadataOnly`, items carry only their metadata where the server can list so
+   * (PartialObjectMetadataList; otherwise whole objects come).
    */
   async list(
     apiVersion: string,
@@ -137,6 +140,7 @@ export class ObjectClient {
     namespace: string,
     labelSelector: string,
     each: (item: KubeObject) => KubeObject = (item) => item,
+    opts: { metadataOnly?: boolean } = {},
   ): Promise<KubeObject[]> {
     const out: KubeObject[] = [];
     const path = resourcePath(apiVersion, kind, namespace);
@@ -145,6 +149,7 @@ export class ObjectClient {
       const res = await this.#http.request<{ items?: KubeObject[]; metadata?: { continue?: string } }>({
         method: 'GET',
         path: `${path}${query({ labelSelector, limit: LIST_PAGE_SIZE, continue: token })}`,
+        ...(opts.metadataOnly ? { accept: METADATA_LIST } : {}),
       });
       // List items come without apiVersion/kind; put them back so ids and later calls work.
       for (const item of res.body?.items ?? []) {
