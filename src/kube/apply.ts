@@ -137,11 +137,10 @@ export async function applyOne(
   let after: KubeObject;
   let created: boolean;
   try {
-    // A dry run's answer is what `mooring diff` compares: the whole object. A real apply needs
-    // only the answer's metadata (see observedAfter).
+    // Of the answer only its metadata is read (see observedAfter), dry run or not.
     const applied = await ctx.client.apply(
       desired,
-      { fieldManager: ctx.fieldManager, dryRun: ctx.dryRun, force: true, metadataOnly: !ctx.dryRun },
+      { fieldManager: ctx.fieldManager, dryRun: ctx.dryRun, force: true, metadataOnly: true },
       body,
     );
     after = observedAfter(applied, live);

@@ -36,8 +36,11 @@ export interface Applied {
 }
 
 /** Metadata only, else the whole object (a server or aggregated API without partial answers). */
-const METADATA_ONLY = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
-const METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
+function metadataOnly(as: 'PartialObjectMetadata' | 'PartialObjectMetadataList'): string {
+  return `application/json;as=${as};g=meta.k8s.io;v=v1,application/json`;
+}
+const METADATA_ONLY = metadataOnly('PartialObjectMetadata');
+const METADATA_LIST = metadataOnly('PartialObjectMetadataList');
 
 /** Page size for list calls: big enough that a namespace is one page in practice. */
 export const LIST_PAGE_SIZE = 500;

@@ -13,8 +13,8 @@ import { isWriteVerb, type RequestLog, type RequestRecord } from './request-log.
 import { route, type ResourceRequest } from './router.ts';
 import { scale } from './scale.ts';
 import { ApiError, methodNotAllowed, notFound } from './status.ts';
-import { answerAs, partialMetadataList, wantsPartialMetadata } from './partial-metadata.ts';
-import { toTable, wantsTable } from './table.ts';
+import { answerAs, answerForm, partialMetadataList } from './answer-form.ts';
+import { toTable } from './table.ts';
 import { serveWatch } from './watch.ts';
 import { parseWriteOptions } from './write-options.ts';
 import { apply, create, patch, update } from './writes.ts';
@@ -75,32 +75,30 @@ export function createHandler(deps: HandlerDeps): (req: IncomingMessage, res: Se
     if (subresource !== undefined && !type.subresources.includes(subresource as 'status' | 'scale')) {
       throw notFound(type, name ?? '');
     }
-    const accept = req.headers.accept;
-    const partial = wantsPartialMetadata(accept);
+    const form = answerForm(req.headers.accept);
     switch (r.verb) {
       case 'get': {
         if (subresource === 'scale') return send(res, 200, scale.get(cluster, type, namespace, name ?? ''));
         const obj = getObject(cluster, type, namespace, name ?? '');
-        if (wantsTable(accept))
+        if (form === 'Table')
           return send(
             res,
             200,
             toTable(type.kind, [obj], { resourceVersion: obj.metadata.resourceVersion }, cluster.nowDate()),
           );
-        return send(res, 200, answerAs(obj, partial));
+        return send(res, 200, answerAs(obj, form));
       }
       case 'list': {
         const list = listObjects(cluster, type, namespace, query);
-        if (wantsTable(accept))
+        if (form === 'Table')
           return send(res, 200, toTable(type.kind, list.objects, list.metadata, cluster.nowDate()));
-        return send(res, 200, partial ? partialMetadataList(list) : listJson(list));
+        return send(res, 200, form === 'PartialObjectMetadata' ? partialMetadataList(list) : listJson(list));
       }
       case 'watch': {
-        const table = wantsTable(accept);
         serveWatch(cluster, type, namespace, query, res, {
           bookmarkIntervalMs: deps.bookmarkIntervalMs,
           resetAfterMs,
-          render: table ? (o) => toTable(type.kind, [o], {}, cluster.nowDate()) : undefined,
+          render: form === 'Table' ? (o) => toTable(type.kind, [o], {}, cluster.nowDate()) : undefined,
         });
         return;
       }
@@ -115,7 +113,7 @@ export function createHandler(deps: HandlerDeps): (req: IncomingMessage, res: Se
         if (r.verb === 'deletecollection')
           return send(res, 200, deleteCollection(cluster, type, namespace, query, options));
         const out = deleteObject(cluster, type, namespace, name ?? '', options);
-        return send(res, out.code, answerAs(out.body, partial));
+        return send(res, out.code, answerAs(out.body, form));
       }
       default:
         break;
@@ -173,7 +171,7 @@ export function createHandler(deps: HandlerDeps): (req: IncomingMessage, res: Se
     const headers: Record<string, string> = {};
     if (options.warnings.length > 0)
       headers.Warning = options.warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(', ');
-    send(res, out.code, answerAs(out.body, partial), headers);
+    send(res, out.code, answerAs(out.body, form), headers);
   }
 
   return (req, res) => {

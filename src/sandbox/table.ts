@@ -1,8 +1,8 @@
 /**
- * `meta.k8s.io/v1` Table responses, which kubectl asks for (`Accept: ...;as=Table`) to print
+ * `meta.k8s.io/v1` Table responses, which kubectl asks for (`Accept: ...;as=Table`, answer-form.ts) to print
  * `kubectl get` columns the way a real server's printers define them.
  */
-import { partialMetadata } from './partial-metadata.ts';
+import { partialMetadata } from './answer-form.ts';
 import type { KubeObject, StoredObject } from './types.ts';
 
 type Obj = Record<string, unknown>;
@@ -103,9 +103,4 @@ export function toTable(kind: string, objects: StoredObject[], listMeta: Obj, no
     columnDefinitions: columns.map(({ cell: _cell, ...c }) => c),
     rows: objects.map((o) => ({ cells: columns.map((c) => c.cell(o, now)), object: partialMetadata(o) })),
   };
-}
-
-/** True when the client asked for a Table (kubectl get). */
-export function wantsTable(accept: string | undefined): boolean {
-  return accept?.includes('as=Table') === true;
 }

@@ -1,11 +1,11 @@
 /**
- * PartialObjectMetadata answers: `Accept: application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1`
+ * Answer forms, PartialObjectMetadata above all: `Accept: application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1`
  * gets an object's metadata only, on reads and writes alike; a list gets a
  * PartialObjectMetadataList; a plain JSON range first, or an unknown group, gets the whole object;
  * a Status stays a Status.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { wantsPartialMetadata } from '../../src/sandbox/partial-metadata.ts';
+import { answerForm } from '../../src/sandbox/answer-form.ts';
 import { APPLY, deployment, type Sandbox, startSandbox } from './helpers.ts';
 
 const PARTIAL = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1';
@@ -79,12 +79,20 @@ describe('PartialObjectMetadata answers', () => {
   });
 
   it('negotiation: the first JSON range the server serves decides', () => {
-    expect(wantsPartialMetadata(undefined)).toBe(false);
-    expect(wantsPartialMetadata('application/json')).toBe(false);
-    expect(wantsPartialMetadata(PARTIAL)).toBe(true);
-    expect(wantsPartialMetadata(`application/json;as=Table;g=meta.k8s.io;v=v9,${PARTIAL}`)).toBe(true);
-    expect(wantsPartialMetadata('application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v2')).toBe(false);
-    expect(wantsPartialMetadata(`application/yaml,${PARTIAL_LIST}`)).toBe(true);
-    expect(wantsPartialMetadata(`*/*,${PARTIAL}`)).toBe(false);
+    expect(answerForm(undefined)).toBe('Object');
+    expect(answerForm('application/json')).toBe('Object');
+    expect(answerForm(PARTIAL)).toBe('PartialObjectMetadata');
+    expect(answerForm(`application/json;as=Table;g=meta.k8s.io;v=v9,${PARTIAL}`)).toBe(
+      'PartialObjectMetadata',
+    );
+    expect(answerForm('application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v2')).toBe('Object');
+    expect(answerForm(`application/yaml,${PARTIAL_LIST}`)).toBe('PartialObjectMetadata');
+    expect(answerForm(`*/*,${PARTIAL}`)).toBe('Object');
+    // What kubectl get sends.
+    expect(
+      answerForm(
+        'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json',
+      ),
+    ).toBe('Table');
   });
 });
