@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import pRetry from 'p-retry';
-import { Pool } from 'undici';
+import { exchange } from '../lean/exchange.ts';
+import { Pool } from '../lean/undici.ts';
 import { MooringError } from '../errors.ts';
 import { type Logger, silentLogger } from '../log.ts';
 import { parseRetryAfter, shouldRetry, statusError, transportError } from './client-errors.ts';
@@ -150,27 +151,31 @@ export class Transport {
       const qs =
         call.query && Object.keys(call.query).length > 0 ? `?${new URLSearchParams(call.query)}` : '';
       const hasBody = call.body !== undefined;
-      let res: Awaited<ReturnType<Pool['request']>>;
       try {
-        res = await this.#pool.request({
-          method: call.method,
-          path: this.#prefix + call.path + qs,
-          headers: hasBody ? { ...this.#headers, 'content-type': 'application/json' } : this.#headers,
-          ...(hasBody ? { body: JSON.stringify(call.body) } : {}),
-          signal: AbortSignal.any([AbortSignal.timeout(this.#options.timeoutMs), this.#closing.signal]),
-        });
-        status = res.statusCode;
-        const text = await res.body.text();
-        if (!call.ok.includes(res.statusCode)) {
-          const retryAfter = res.headers['retry-after'];
+        const {
+          status: answered,
+          headers,
+          text,
+        } = await exchange(
+          this.#pool,
+          {
+            method: call.method,
+            path: this.#prefix + call.path + qs,
+            headers: hasBody ? { ...this.#headers, 'content-type': 'application/json' } : this.#headers,
+            ...(hasBody ? { body: JSON.stringify(call.body) } : {}),
+          },
+          AbortSignal.any([AbortSignal.timeout(this.#options.timeoutMs), this.#closing.signal]),
+        );
+        status = answered;
+        if (!call.ok.includes(answered)) {
+          const retryAfter = headers['retry-after'];
           const retryAfterMs = parseRetryAfter(
             Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
             this.#options.retryAfterCapMs,
           );
-          throw statusError(res.statusCode, text, info, retryAfterMs);
+          throw statusError(answered, text, info, retryAfterMs);
         }
-        const headers = res.headers;
-        if (res.statusCode === 204 || text === '') return { body: undefined, headers };
+        if (answered === 204 || text === '') return { body: undefined, headers };
         try {
           return { body: JSON.parse(text), headers };
         } catch {

@@ -6,8 +6,9 @@
  * a Secret's values.
  */
 import { readFileSync } from 'node:fs';
-import { Agent, type Dispatcher, ProxyAgent } from 'undici';
-import { exchange } from './exchange.ts';
+import type { Dispatcher } from 'undici';
+import { Agent, ProxyAgent } from '../lean/undici.ts';
+import { exchange } from '../lean/exchange.ts';
 import { ExecCredential } from './exec-credential.ts';
 import type { ClusterAccess } from './kubeconfig.ts';
 import { type KubeVerb, kubeVerb } from './verb.ts';

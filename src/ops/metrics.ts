@@ -3,7 +3,7 @@
  * so two agents in one process, as in tests and the sandbox, do not collide). Label values come
  * from closed sets or ids the operator configured; never from secrets or free text.
  */
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from '../lean/prom-client.ts';
 
 export interface AgentMetrics {
   registry: Registry;
