@@ -26,7 +26,8 @@ import { runKubectlBaseline } from './lib/kubectl-baseline.ts';
 import { runAgentPhases, runConvergenceOnly } from './lib/agent-phases.ts';
 import { summarizeDir } from './lib/profile-summary.ts';
 import { updateReadme } from './lib/readme.ts';
-import { chartMemoryLimitMib, createMemoryCgroup, imageRuntimeEnv } from './lib/memory-limit.ts';
+import { imageNodeFlags, imageRuntimeEnv } from './lib/image-runtime.ts';
+import { chartMemoryLimitMib, createMemoryCgroup } from './lib/memory-limit.ts';
 import { type Stack, startStack } from './lib/stack.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -147,12 +148,13 @@ const say = (line: string) =>
   process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 
 /**
- * How the agent runs as the chart ships it: its memory limit (0: none) and the image's
- * environment (`NODE_OPTIONS`, `MALLOC_ARENA_MAX`).
+ * How the agent runs as the chart ships it: its memory limit (0: none), the image's environment
+ * (`NODE_OPTIONS`, `MALLOC_ARENA_MAX`) and the flags its ENTRYPOINT gives `node`.
  */
 interface AgentRuntime {
   limitMib: number;
   imageEnv: Record<string, string>;
+  imageNodeFlags: string[];
 }
 
 /** The memory limit from the flag, else the chart's default; the image's environment from the Dockerfile. */
@@ -162,7 +164,8 @@ function agentRuntime(o: Options): AgentRuntime {
     limitMib = chartMemoryLimitMib(readFileSync(path.join(ROOT, 'charts', 'mooring', 'values.yaml'), 'utf8'));
     if (limitMib === undefined) throw new Error('charts/mooring/values.yaml has no resources.limits.memory');
   }
-  return { limitMib, imageEnv: imageRuntimeEnv(readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8')) };
+  const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
+  return { limitMib, imageEnv: imageRuntimeEnv(dockerfile), imageNodeFlags: imageNodeFlags(dockerfile) };
 }
 
 async function startAgent(
@@ -184,6 +187,7 @@ async function startAgent(
     env: { ...imageEnv, ...o.agentEnv },
     logFile: path.join(runDir, `${name}.log`),
     nodeFlags: [
+      ...runtime.imageNodeFlags,
       ...(o.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${path.join(runDir, `${name}-profile`)}`] : []),
       ...o.agentNodeOptions,
     ],

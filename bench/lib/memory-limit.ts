@@ -121,20 +121,3 @@ export function chartMemoryLimitMib(valuesYaml: string): number | undefined {
   const n = Number(m[1]);
   return m[2] === 'Gi' ? n * 1024 : m[2] === 'Mi' ? n : n / 2 ** 20;
 }
-
-/** What the image sets in the agent's environment that decides how its memory is used. */
-const IMAGE_RUNTIME_ENV = ['NODE_OPTIONS', 'MALLOC_ARENA_MAX'] as const;
-
-/**
- * Those variables as the Dockerfile sets them (`ENV NAME="..."` or `ENV NAME=value`, one per
- * line), so that the benchmarked agent runs as the image does; absent ones are left out.
- */
-export function imageRuntimeEnv(dockerfile: string): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const name of IMAGE_RUNTIME_ENV) {
-    const m = new RegExp(`^ENV\\s+${name}=(?:"([^"]*)"|(\\S+))\\s*$`, 'm').exec(dockerfile);
-    const value = m ? (m[1] ?? m[2]) : undefined;
-    if (value !== undefined) env[name] = value;
-  }
-  return env;
-}

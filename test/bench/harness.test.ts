@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -14,7 +15,8 @@ import {
   toJson,
   verdicts,
 } from '../../bench/lib/figures.ts';
-import { chartMemoryLimitMib, imageRuntimeEnv } from '../../bench/lib/memory-limit.ts';
+import { imageNodeFlags, imageRuntimeEnv } from '../../bench/lib/image-runtime.ts';
+import { chartMemoryLimitMib } from '../../bench/lib/memory-limit.ts';
 import { retag } from '../../bench/lib/phases.ts';
 import { summarizeProfile } from '../../bench/lib/profile-summary.ts';
 import { SECTION_HEADING, updateReadme } from '../../bench/lib/readme.ts';
@@ -284,5 +286,25 @@ describe('memory limit of the benchmarked agent', () => {
       MALLOC_ARENA_MAX: '2',
     });
     expect(imageRuntimeEnv('FROM x\nENV NODE_ENV=production\n')).toEqual({});
+  });
+
+  it("runs the agent with the node flags of the image's ENTRYPOINT, which the pinned Node accepts", () => {
+    const dockerfile = readFileSync(path.join(REPO, 'Dockerfile'), 'utf8');
+    const flags = imageNodeFlags(dockerfile);
+    expect(flags).toEqual(['--max-opt=2']);
+    // A flag Node does not know makes it refuse to start: the image's would never run.
+    const run = spawnSync(process.execPath, [...flags, '-e', 'process.stdout.write("ok")'], {
+      encoding: 'utf8',
+    });
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toBe('ok');
+    expect(imageNodeFlags('FROM x\nENTRYPOINT ["node", "/app/bin/mooring.js"]\n')).toEqual([]);
+    expect(imageNodeFlags('FROM x\nENTRYPOINT ["node", "--a", "--b=1", "app.js", "--c"]\n')).toEqual([
+      '--a',
+      '--b=1',
+    ]);
+    expect(imageNodeFlags('FROM x\nENTRYPOINT ["tini", "--", "node"]\n')).toEqual([]);
+    expect(imageNodeFlags('FROM x\nENTRYPOINT node --a app.js\n')).toEqual([]);
+    expect(spawnSync(process.execPath, ['--no-such-flag', '-e', '0']).status).not.toBe(0);
   });
 });
