@@ -60,11 +60,5 @@ RUN node --input-type=module -e "import m from 'node:module'; m.enableCompileCac
 # The same uid:gid the Helm chart's securityContext sets (runAsNonRoot needs a numeric user).
 USER 65532:65532
 EXPOSE 8080
-# --max-opt=2: V8 optimizes no further than its mid-tier compiler (Maglev), never TurboFan. The
-# agent works in bursts (a start-up converging every deployment, a resync) under a CPU limit
-# (500m in the chart), and TurboFan's background compilation of code that runs a few thousand
-# times cost more CPU than its faster code saved: converging 1,000 deployments, agent CPU 4.8 s
-# against 5.5 s and convergence 6.8 s against 7.5 s (means of six alternating runs each,
-# 2026-11-25; bench/README.md). A V8 flag NODE_OPTIONS may not carry, hence here.
-ENTRYPOINT ["node", "--max-opt=2", "/app/bin/mooring.js"]
+ENTRYPOINT ["node", "/app/bin/mooring.js"]
 CMD ["run"]

@@ -73,7 +73,7 @@ describe('Dockerfile', () => {
     expect(args(ofKind(stage, 'USER').at(-1))).toEqual(['65532:65532']);
     const entrypoint = ofKind(stage, 'ENTRYPOINT');
     expect(entrypoint).toHaveLength(1);
-    expect(entrypoint[0]!.getRawArgumentsContent()).toBe('["node", "--max-opt=2", "/app/bin/mooring.js"]');
+    expect(entrypoint[0]!.getRawArgumentsContent()).toBe('["node", "/app/bin/mooring.js"]');
     expect(ofKind(stage, 'CMD')[0]!.getRawArgumentsContent()).toBe('["run"]');
     expect(args(ofKind(stage, 'EXPOSE')[0])).toEqual(['8080']);
   });
