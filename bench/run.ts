@@ -154,10 +154,10 @@ const say = (line: string) =>
 interface AgentRuntime {
   limitMib: number;
   imageEnv: Record<string, string>;
-  imageNodeFlags: string[];
+  nodeFlags: string[];
 }
 
-/** The memory limit from the flag, else the chart's default; the image's environment from the Dockerfile. */
+/** The memory limit from the flag, else the chart's default; the image's environment and node flags from the Dockerfile. */
 function agentRuntime(o: Options): AgentRuntime {
   let limitMib = o.memoryLimitMib;
   if (limitMib === undefined) {
@@ -165,7 +165,7 @@ function agentRuntime(o: Options): AgentRuntime {
     if (limitMib === undefined) throw new Error('charts/mooring/values.yaml has no resources.limits.memory');
   }
   const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
-  return { limitMib, imageEnv: imageRuntimeEnv(dockerfile), imageNodeFlags: imageNodeFlags(dockerfile) };
+  return { limitMib, imageEnv: imageRuntimeEnv(dockerfile), nodeFlags: imageNodeFlags(dockerfile) };
 }
 
 async function startAgent(
@@ -177,7 +177,7 @@ async function startAgent(
   note: (l: string) => void,
 ) {
   const opsPort = await freePort();
-  const { limitMib, imageEnv } = runtime;
+  const { limitMib, imageEnv, nodeFlags } = runtime;
   const cgroup = limitMib > 0 ? createMemoryCgroup(name, limitMib) : undefined;
   if (typeof cgroup === 'string') note(`${name}: no memory limit applied (${cgroup})`);
   const agent = new AgentProcess({
@@ -187,7 +187,7 @@ async function startAgent(
     env: { ...imageEnv, ...o.agentEnv },
     logFile: path.join(runDir, `${name}.log`),
     nodeFlags: [
-      ...runtime.imageNodeFlags,
+      ...nodeFlags,
       ...(o.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${path.join(runDir, `${name}-profile`)}`] : []),
       ...o.agentNodeOptions,
     ],

@@ -152,11 +152,7 @@ export class Transport {
         call.query && Object.keys(call.query).length > 0 ? `?${new URLSearchParams(call.query)}` : '';
       const hasBody = call.body !== undefined;
       try {
-        const {
-          status: answered,
-          headers,
-          text,
-        } = await exchange(
+        const answer = await exchange(
           this.#pool,
           {
             method: call.method,
@@ -166,16 +162,17 @@ export class Transport {
           },
           AbortSignal.any([AbortSignal.timeout(this.#options.timeoutMs), this.#closing.signal]),
         );
-        status = answered;
-        if (!call.ok.includes(answered)) {
+        const { headers, text } = answer;
+        status = answer.status;
+        if (!call.ok.includes(status)) {
           const retryAfter = headers['retry-after'];
           const retryAfterMs = parseRetryAfter(
             Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
             this.#options.retryAfterCapMs,
           );
-          throw statusError(answered, text, info, retryAfterMs);
+          throw statusError(status, text, info, retryAfterMs);
         }
-        if (answered === 204 || text === '') return { body: undefined, headers };
+        if (status === 204 || text === '') return { body: undefined, headers };
         try {
           return { body: JSON.parse(text), headers };
         } catch {

@@ -1,11 +1,11 @@
 /**
  * One HTTP exchange on an undici dispatcher through its handler interface: the status, the
  * headers and the body's text, nothing streamed. Both of the agent's clients (Kubernetes and the
- * control plane) use it; it also needs none of the request API that undici's index adds to its
- * dispatchers, which src/lean/undici.ts does not load. The agent sends thousands of small JSON requests while it
- * converges; undici's `request()` wraps each answer in a readable stream and an abort signal,
- * which costs about a third more CPU per request than collecting the chunks here (measured with
- * 10,000 PATCHes over TLS answered with 3 KB of JSON).
+ * control plane) use it; it needs none of the request API that undici's index adds to its
+ * dispatchers, which src/lean/undici.ts does not load. The agent sends thousands of small JSON
+ * requests while it converges; undici's `request()` wraps each answer in a readable stream and an
+ * abort signal, which costs about a third more CPU per request than collecting the chunks here
+ * (measured with 10,000 PATCHes over TLS answered with 3 KB of JSON).
  */
 import type { Dispatcher } from 'undici';
 
