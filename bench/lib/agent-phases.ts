@@ -5,7 +5,7 @@
  */
 import type { EventLoopUtilization } from 'node:perf_hooks';
 import path from 'node:path';
-import { waitForAllReconciled } from './agent-metrics.ts';
+import { allReconciled, waitForCounters } from './agent-metrics.ts';
 import type { AgentProcess } from './agent-process.ts';
 import { refOf, waitForObjects } from './convergence.ts';
 import { type BenchResult, round } from './figures.ts';
@@ -83,9 +83,13 @@ export async function runAgentPhases(input: AgentPhasesInput): Promise<void> {
     await stack.controlPlane.resetStats();
     second = await input.startAgent('agent-restart');
     const restarted = second;
-    const settled = await waitForAllReconciled(restarted.opsUrl, o.deployments, o.timeoutMs, {
-      giveUp: () => !restarted.agent.running,
-    });
+    const settled = await waitForCounters(
+      restarted.opsUrl,
+      allReconciled(o.deployments),
+      o.timeoutMs,
+      250,
+      () => !restarted.agent.running,
+    );
     if (settled) result.restart_settled_s = round((performance.now() - restarted.agent.startedAt) / 1000);
     else if (alive(input, restarted, 'while settling after the restart'))
       note('the restarted agent did not report every deployment reconciled in time');

@@ -4,7 +4,7 @@
  */
 import type { KubeApi } from '../../src/sandbox/server.ts';
 import type { ControlPlaneThread } from './control-plane-thread.ts';
-import { type AgentCounters, scrapeCounters, waitForCounters } from './agent-metrics.ts';
+import { type AgentCounters, parseCounters, scrapeCounters, waitForCounters } from './agent-metrics.ts';
 import { type RenderedDeployment, refOf, waitForImage } from './convergence.ts';
 import { percentile, round } from './figures.ts';
 import { seededRandom } from '../../test/support/prng.ts';
@@ -45,14 +45,7 @@ export function firstApplyMs(api: Pick<KubeApi, 'requests'>): number | undefined
 export async function waitQuiet(opsUrl: string, timeoutMs: number): Promise<AgentCounters | undefined> {
   const done = (c: AgentCounters) => c.queueDepth === 0 && c.inFlight === 0;
   if (await waitForCounters(opsUrl, done, timeoutMs)) return undefined;
-  return (
-    (await scrapeCounters(opsUrl)) ?? {
-      pollsOk: Number.NaN,
-      reconciles: Number.NaN,
-      queueDepth: Number.NaN,
-      inFlight: Number.NaN,
-    }
-  );
+  return (await scrapeCounters(opsUrl)) ?? parseCounters('');
 }
 
 export interface IdleResult {

@@ -95,11 +95,15 @@ export class StatusStore {
     this.#entries.delete(id);
   }
 
-  /** Entries sorted by namespace then name, as copies. */
+  /**
+   * Entries sorted by namespace then name, as copies. Compared by code unit, not `localeCompare`
+   * (ICU collation, which took seconds over 10,000 entries): namespaces are DNS labels, and names
+   * are shown in a stable order either way.
+   */
   list(): DeploymentStatusEntry[] {
     return [...this.#entries.values()]
       .map((e) => ({ ...e }))
-      .sort((a, b) => (a.namespace ?? '').localeCompare(b.namespace ?? '') || a.name.localeCompare(b.name));
+      .sort((a, b) => byCodeUnit(a.namespace ?? '', b.namespace ?? '') || byCodeUnit(a.name, b.name));
   }
 
   /** Count per state, every state present (zeros included) so the metric series stay stable. */
@@ -111,4 +115,8 @@ export class StatusStore {
     for (const e of this.#entries.values()) counts[e.state] += 1;
     return counts;
   }
+}
+
+function byCodeUnit(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

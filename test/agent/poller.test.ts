@@ -59,8 +59,16 @@ function fakeClient(state: {
     listAllDeployments: async (filters, each) => {
       calls.push(`list ${JSON.stringify(filters)}`);
       if (state.fail) throw state.fail;
-      // A new object for every record, as a real listing parses them anew.
-      const items = state.deployments.map((d) => ({ ...d })).map((d) => (each ? each(d) : d));
+      // New objects for every record, as a real listing parses them anew (a record nested too
+      // deep to clone is copied at its top level).
+      const copy = (d: DeploymentRecord) => {
+        try {
+          return structuredClone(d);
+        } catch {
+          return { ...d };
+        }
+      };
+      const items = state.deployments.map(copy).map((d) => (each ? each(d) : d));
       return { items, rejected: [], unsupported: [] };
     },
     getRevision: async (deploymentId, revisionId) => {
@@ -294,6 +302,30 @@ describe('Poller: records listed again', () => {
     const fourth = byId(await poller.pollOnce());
     expect(fourth.get(D1)!.deployment).toBe(third.get(D1)!.deployment);
     expect(fourth.get(D2)!.refused?.code).toBe('MOORING_E_RECORD_INVALID');
+  });
+
+  it('compares records member by member: order does not count, a nested change does', async () => {
+    const state = {
+      deployments: [deployment(D1, LISTENER, R1), deployment(D2, LISTENER, R2)],
+      revisions: { [R1]: revision(R1, 'DEPLOYED'), [R2]: revision(R2, 'DEPLOYED') },
+    };
+    const { poller } = setup(state);
+    const byId = (s: Snapshot) => new Map(s.deployments.map((d) => [d.deployment.id, d]));
+    const first = byId(await poller.pollOnce());
+    const [d1, d2] = state.deployments as [DeploymentRecord, DeploymentRecord];
+    // The same members in the reverse order; a value two levels down changed, updated_at not.
+    const reversed = Object.fromEntries(Object.entries(d1).reverse()) as DeploymentRecord;
+    const nested = {
+      ...d2,
+      source_config: { ...d2.source_config, listener_config: { k8s_namespace: 'elsewhere' } },
+    } as DeploymentRecord;
+    state.deployments = [reversed, nested];
+    const second = byId(await poller.pollOnce());
+    expect(second.get(D1)!.deployment).toBe(first.get(D1)!.deployment);
+    expect(second.get(D1)!.hash).toBe(first.get(D1)!.hash);
+    expect(second.get(D2)!.deployment).not.toBe(first.get(D2)!.deployment);
+    expect(second.get(D2)!.deployment.source_config.listener_config?.k8s_namespace).toBe('elsewhere');
+    expect(second.get(D2)!.hash).not.toBe(first.get(D2)!.hash);
   });
 });
 

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseCounters, summarizeStatus, sumSamples } from '../../bench/lib/agent-metrics.ts';
+import { allReconciled, parseCounters, sumSamples } from '../../bench/lib/agent-metrics.ts';
 import {
   type BenchResult,
   convergenceRound,
@@ -214,17 +214,34 @@ describe('benchmark helpers', () => {
       'mooring_reconciles_total{result="success"} 90',
       'mooring_reconciles_total{result="retry"} 3',
       'mooring_queue_depth 0',
+      'mooring_deployments{state="Pending"} 2',
+      'mooring_deployments{state="Ready"} 5',
+      'mooring_deployments{state="Refused"} 1',
     ].join('\n');
     expect(sumSamples(text, 'mooring_polls_total', { result: 'success' })).toBe(7);
-    expect(parseCounters(text)).toEqual({ pollsOk: 7, reconciles: 93, queueDepth: 0, inFlight: Number.NaN });
+    expect(parseCounters(text)).toEqual({
+      pollsOk: 7,
+      reconciles: 93,
+      queueDepth: 0,
+      inFlight: Number.NaN,
+      deployments: 8,
+      pending: 2,
+    });
   });
 
-  it('counts deployments a /status document shows reconciled', () => {
-    const doc = {
-      deployments: [{ lastReconcileAt: '2026-01-01T00:00:00Z' }, { lastReconcileAt: null }, {}],
-    };
-    expect(summarizeStatus(doc)).toEqual({ deployments: 3, reconciled: 1 });
-    expect(summarizeStatus({ nothing: true })).toBeUndefined();
+  it('tells when every deployment was reconciled since the agent started', () => {
+    const counters = (deployments: number, pending: number) => ({
+      ...parseCounters(''),
+      deployments,
+      pending,
+    });
+    const settled = allReconciled(8);
+    expect(settled(counters(8, 0))).toBe(true);
+    expect(settled(counters(9, 0))).toBe(true);
+    expect(settled(counters(8, 1))).toBe(false);
+    // Before the first listing: nothing known yet, not settled.
+    expect(settled(counters(0, 0))).toBe(false);
+    expect(settled(counters(Number.NaN, Number.NaN))).toBe(false);
   });
 
   it('retags an image, registry ports included', () => {

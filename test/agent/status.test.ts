@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { StatusStore } from '../../src/agent/status.ts';
+
+describe('StatusStore.list', () => {
+  it('lists entries by namespace, then name, namespaceless ones first, as copies', () => {
+    const store = new StatusStore();
+    const seen = (id: string, name: string, namespace: string | null) =>
+      store.observe({ id, name, namespace, revision: null, controlPlaneStatus: 'READY' });
+    seen('1', 'web', 'team-b');
+    seen('2', 'api', 'team-b');
+    seen('3', 'web-2', 'team-a');
+    seen('4', 'web', 'team-a');
+    seen('5', 'orphan', null);
+    seen('6', 'api-10', 'team-a');
+    seen('7', 'api-9', 'team-a');
+    const listed = store.list();
+    expect(listed.map((e) => `${e.namespace ?? ''}/${e.name}`)).toEqual([
+      '/orphan',
+      'team-a/api-10',
+      'team-a/api-9',
+      'team-a/web',
+      'team-a/web-2',
+      'team-b/api',
+      'team-b/web',
+    ]);
+    listed[0]!.state = 'Ready';
+    expect(store.get('5')!.state).toBe('Pending');
+  });
+});
