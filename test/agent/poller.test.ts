@@ -269,15 +269,21 @@ describe('Poller', () => {
 });
 
 describe('Poller: records listed again', () => {
-  it('keeps the record it holds when a poll lists it unchanged, and takes a changed one', async () => {
+  /** Two deployments of this listener; `poll` gives each poll's desired deployments by id. */
+  const twoDeployments = () => {
     const state = {
       deployments: [deployment(D1, LISTENER, R1), deployment(D2, LISTENER, R2)],
       revisions: { [R1]: revision(R1, 'DEPLOYED'), [R2]: revision(R2, 'DEPLOYED') },
     };
     const { poller } = setup(state);
-    const byId = (s: Snapshot) => new Map(s.deployments.map((d) => [d.deployment.id, d]));
-    const first = byId(await poller.pollOnce());
-    const second = byId(await poller.pollOnce());
+    const poll = async () => new Map((await poller.pollOnce()).deployments.map((d) => [d.deployment.id, d]));
+    return { state, poll };
+  };
+
+  it('keeps the record it holds when a poll lists it unchanged, and takes a changed one', async () => {
+    const { state, poll } = twoDeployments();
+    const first = await poll();
+    const second = await poll();
     // The copy just parsed is dropped for the one already held.
     expect(second.get(D1)!.deployment).toBe(first.get(D1)!.deployment);
     expect(second.get(D2)!.deployment).toBe(first.get(D2)!.deployment);
@@ -285,7 +291,7 @@ describe('Poller: records listed again', () => {
       { ...deployment(D1, LISTENER, R1), updated_at: '2027-01-01T00:00:00Z' },
       { ...deployment(D2, LISTENER, R2), status: 'UNUSED' },
     ];
-    const third = byId(await poller.pollOnce());
+    const third = await poll();
     // A new updated_at is news (the new record is kept) but no change to make.
     expect(third.get(D1)!.deployment).not.toBe(second.get(D1)!.deployment);
     expect(third.get(D1)!.deployment.updated_at).toBe('2027-01-01T00:00:00Z');
@@ -299,19 +305,14 @@ describe('Poller: records listed again', () => {
       third.get(D1)!.deployment,
       { ...third.get(D2)!.deployment, extra: deep } as DeploymentRecord,
     ];
-    const fourth = byId(await poller.pollOnce());
+    const fourth = await poll();
     expect(fourth.get(D1)!.deployment).toBe(third.get(D1)!.deployment);
     expect(fourth.get(D2)!.refused?.code).toBe('MOORING_E_RECORD_INVALID');
   });
 
   it('compares records member by member: order does not count, a nested change does', async () => {
-    const state = {
-      deployments: [deployment(D1, LISTENER, R1), deployment(D2, LISTENER, R2)],
-      revisions: { [R1]: revision(R1, 'DEPLOYED'), [R2]: revision(R2, 'DEPLOYED') },
-    };
-    const { poller } = setup(state);
-    const byId = (s: Snapshot) => new Map(s.deployments.map((d) => [d.deployment.id, d]));
-    const first = byId(await poller.pollOnce());
+    const { state, poll } = twoDeployments();
+    const first = await poll();
     const [d1, d2] = state.deployments as [DeploymentRecord, DeploymentRecord];
     // The same members in the reverse order; a value two levels down changed, updated_at not.
     const reversed = Object.fromEntries(Object.entries(d1).reverse()) as DeploymentRecord;
@@ -320,7 +321,7 @@ describe('Poller: records listed again', () => {
       source_config: { ...d2.source_config, listener_config: { k8s_namespace: 'elsewhere' } },
     } as DeploymentRecord;
     state.deployments = [reversed, nested];
-    const second = byId(await poller.pollOnce());
+    const second = await poll();
     expect(second.get(D1)!.deployment).toBe(first.get(D1)!.deployment);
     expect(second.get(D1)!.hash).toBe(first.get(D1)!.hash);
     expect(second.get(D2)!.deployment).not.toBe(first.get(D2)!.deployment);
