@@ -8,7 +8,7 @@
  */
 import { safeErr } from './safe-error.ts';
 import { createHash } from 'node:crypto';
-import { isDeepStrictEqual } from 'node:util';
+import equal from 'fast-deep-equal';
 import pMap from 'p-map';
 import { CONTROL_PLANE_CONNECTIONS } from '../control-plane/client-http.ts';
 import type { ControlPlaneClient } from '../control-plane/client.ts';
@@ -199,7 +199,7 @@ export class Poller {
     const { clock, client, listenerId, logger } = this.#o;
     const started = clock.now();
     try {
-      const listing = await client.listAllDeployments({ remote_reconciled: true }, (d) => this.#reuse(d));
+      const listing = await client.listAllDeployments({ remote_reconciled: true }, (raw) => this.#known(raw));
       const unsupported = new Map(listing.unsupported.map((u) => [u.id, u.reason]));
       const ours = listing.items.filter((d) => d.source_config.listener_id === listenerId);
       const collided = collisionsOf(ours);
@@ -232,19 +232,21 @@ export class Poller {
   }
 
   /**
-   * The record already held when `d` says the same (see `#held`), else `d`. Compared member by
-   * member, not by digest: the held record's digest is known, but digesting every record listed
-   * again (a sorted copy, its text and a sha256) was most of an idle poll's CPU at 10,000
-   * deployments. A record that differs is digested once, in `#desired`.
+   * The record held (see `#held`) when the raw one just listed says the same, member by member;
+   * else undefined, and the raw record is parsed. An idle poll at 10,000 deployments spent most of
+   * its CPU making sure that nothing changed: parsing every record again, then digesting it (a
+   * sorted copy, its text and a sha256) to compare. A record that changed is digested once, in
+   * `#desired`.
    */
-  #reuse(d: DeploymentRecord): DeploymentRecord {
-    const held = this.#held.get(d.id);
-    if (held === undefined || held.updated_at !== d.updated_at) return d;
+  #known(raw: unknown): DeploymentRecord | undefined {
+    const { id, updated_at: updatedAt } = (raw ?? {}) as { id?: unknown; updated_at?: unknown };
+    const held = typeof id === 'string' ? this.#held.get(id) : undefined;
+    if (held === undefined || held.updated_at !== updatedAt) return undefined;
     try {
-      return isDeepStrictEqual(held, d) ? held : d;
+      return equal(held, raw) ? held : undefined;
     } catch (err) {
-      // Nested too deep to compare: `#desired` refuses it alone.
-      if (err instanceof RangeError) return d;
+      // Nested too deep to compare: parsed, then `#desired` refuses it alone.
+      if (err instanceof RangeError) return undefined;
       throw err;
     }
   }

@@ -60,12 +60,16 @@ function readId(item: unknown): string | undefined {
 
 /**
  * Parses one list page tolerantly: a bad envelope throws `MalformedPageError`; each bad record is
- * rejected alone with a reason; records with unknown enum values are kept and flagged.
+ * rejected alone with a reason; records with unknown enum values are kept and flagged. `known`
+ * may answer for a record the caller already holds, equal to the raw one: it is taken as it is,
+ * unparsed (the tolerant schemas add, drop and convert nothing, so a held record parsed from an
+ * equal one is what parsing would give), and flagged all the same.
  */
 export function parsePage<S extends z.ZodType>(
   body: unknown,
   item: S,
   flag: (record: z.infer<S>) => string[] = () => [],
+  known: (raw: unknown) => z.infer<S> | undefined = () => undefined,
 ): ParsedPage<z.infer<S>> {
   const envelope = RawListEnvelope.safeParse(body);
   if (!envelope.success) throw new MalformedPageError(describeIssues(envelope.error));
@@ -76,7 +80,8 @@ export function parsePage<S extends z.ZodType>(
     offset: envelope.data.offset,
   };
   envelope.data.resources.forEach((raw, index) => {
-    const parsed = item.safeParse(raw);
+    const held = known(raw);
+    const parsed = held === undefined ? item.safeParse(raw) : { success: true as const, data: held };
     const id = readId(raw);
     if (!parsed.success) {
       page.rejected.push({

@@ -59,25 +59,31 @@ export class ControlPlaneClient {
     this.#logger = options.logger ?? silentLogger();
   }
 
-  /** Pages of deployments matching `filters` (`limit` is the page size, default 100). */
-  listDeployments(filters: DeploymentFilters = {}): AsyncGenerator<ParsedPage<DeploymentRecord>> {
+  /**
+   * Pages of deployments matching `filters` (`limit` is the page size, default 100). `known`
+   * answers for records the caller holds already (see `parsePage`).
+   */
+  listDeployments(
+    filters: DeploymentFilters = {},
+    known?: (raw: unknown) => DeploymentRecord | undefined,
+  ): AsyncGenerator<ParsedPage<DeploymentRecord>> {
     const { limit, ...rest } = filters;
     return this.#pages('/v2/deployments', '/v2/deployments', filterQuery(rest), limit, (body) =>
-      parsePage(body, tolerant.Deployment, deploymentUnsupported),
+      parsePage(body, tolerant.Deployment, deploymentUnsupported, known),
     );
   }
 
   /**
    * Every deployment matching `filters`, from all pages. Throws when any page fails: an
-   * incomplete listing is never returned (the agent must not prune on one). `each` maps each
-   * record as its page arrives (the poller swaps in the copy it holds of a record that did not
-   * change).
+   * incomplete listing is never returned (the agent must not prune on one). `known` answers for
+   * records the caller holds already, as each page arrives (the poller gives the copy it holds
+   * of a record that did not change, which is then not parsed again).
    */
   listAllDeployments(
     filters: DeploymentFilters = {},
-    each?: (record: DeploymentRecord) => DeploymentRecord,
+    known?: (raw: unknown) => DeploymentRecord | undefined,
   ): Promise<Listing<DeploymentRecord>> {
-    return collect(this.listDeployments(filters), each);
+    return collect(this.listDeployments(filters, known));
   }
 
   listRevisions(
@@ -231,10 +237,10 @@ export class ControlPlaneClient {
   }
 }
 
-async function collect<T>(pages: AsyncIterable<ParsedPage<T>>, each?: (item: T) => T): Promise<Listing<T>> {
+async function collect<T>(pages: AsyncIterable<ParsedPage<T>>): Promise<Listing<T>> {
   const listing: Listing<T> = { items: [], rejected: [], unsupported: [] };
   for await (const page of pages) {
-    for (const item of page.items) listing.items.push(each ? each(item) : item);
+    listing.items.push(...page.items);
     listing.rejected.push(...page.rejected);
     listing.unsupported.push(...page.unsupported);
   }

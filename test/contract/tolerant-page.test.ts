@@ -181,4 +181,36 @@ describe('tolerant page parsing', () => {
     expect(page.rejected).toHaveLength(1);
     expect(page.rejected[0]!.reason).not.toContain(secret);
   });
+
+  it('takes a record the caller answers for as it is, unparsed, and still flags it', () => {
+    const held = { ...deployment, id: 'd-held', status: 'SOMETHING_NEW' };
+    const body = {
+      resources: [
+        { ...deployment, id: 'd-held', status: 'SOMETHING_NEW' },
+        { ...deployment, id: 'd-new' },
+        { ...deployment, id: 'd-broken', name: 42 },
+      ],
+      offset: 3,
+    };
+    const asked: unknown[] = [];
+    const page = parsePage(body, tolerant.Deployment, deploymentUnsupported, (raw) => {
+      asked.push((raw as { id: string }).id);
+      return (raw as { id: string }).id === 'd-held' ? (held as never) : undefined;
+    });
+    expect(asked).toEqual(['d-held', 'd-new', 'd-broken']);
+    expect(page.items[0]).toBe(held);
+    expect(page.items[1]).toEqual({ ...deployment, id: 'd-new' });
+    expect(page.unsupported.map((u) => u.id)).toEqual(['d-held']);
+    expect(page.rejected.map((r) => r.id)).toEqual(['d-broken']);
+  });
+
+  it('gives back what it was given for every record it keeps (what lets a caller skip parsing)', () => {
+    fc.assert(
+      fc.property(paths, fc.jsonValue({ maxDepth: 3 }), (path, value) => {
+        const raw = mutate(deployment, path, value);
+        const parsed = tolerant.Deployment.safeParse(structuredClone(raw));
+        if (parsed.success) expect(parsed.data).toStrictEqual(raw);
+      }),
+    );
+  });
 });
