@@ -208,6 +208,7 @@ async function idleCycles(input: AgentPhasesInput, running: RunningAgent, maxWai
     o.idleCycles,
     o.pollIntervalS,
     maxWindowMs,
+    () => running.agent.cpuSeconds(),
   );
   if (idle.boundaries === 'time')
     note('idle cycles bounded by time: the agent exports no mooring_polls_total');
@@ -222,6 +223,7 @@ async function idleCycles(input: AgentPhasesInput, running: RunningAgent, maxWai
   if (idle.kube.writes > 0) note(`idle writes: ${JSON.stringify(idle.kube.writesByTarget)}`);
   result.idle_kube_reads_per_cycle = per(idle.kube.reads);
   result.idle_controlplane_requests_per_cycle = per(idle.controlPlaneRequests);
+  result.idle_agent_cpu_s_per_cycle = round(idle.agentCpuS / idle.cycles, 3);
   result.idle_controlplane_list_requests_per_cycle = per(idle.byRoute['GET /v2/deployments'] ?? 0);
   result.idle_controlplane_by_route_per_cycle = Object.fromEntries(
     Object.entries(idle.byRoute).map(([k, v]) => [k, per(v)]),

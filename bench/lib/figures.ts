@@ -51,6 +51,8 @@ export interface BenchResult {
   idle_kube_writes: number | null;
   idle_kube_reads_per_cycle: number | null;
   idle_controlplane_requests_per_cycle: number | null;
+  /** The agent's CPU seconds per idle cycle (all its threads, from /proc). */
+  idle_agent_cpu_s_per_cycle: number | null;
   /** `GET /v2/deployments` per cycle: ceil(N/100) pages is the target. */
   idle_controlplane_list_requests_per_cycle: number | null;
   idle_controlplane_by_route_per_cycle: Record<string, number> | null;
@@ -242,6 +244,7 @@ export function tableRows(r: BenchResult): string[][] {
     row('idle kube reads / cycle', 'idle_kube_reads_per_cycle'),
     row('idle control-plane requests / cycle', 'idle_controlplane_requests_per_cycle'),
     row('  of which deployment list pages', 'idle_controlplane_list_requests_per_cycle'),
+    row('idle agent CPU / cycle (s)', 'idle_agent_cpu_s_per_cycle'),
     row('propagation changes', 'propagation_changes'),
     row('propagation p50 (ms)', 'propagation_p50_ms'),
     row('propagation p99 (ms)', 'propagation_p99_ms'),
@@ -309,6 +312,7 @@ export function emptyResult(deployments: number, namespaces: number, pollInterva
     idle_kube_writes: null,
     idle_kube_reads_per_cycle: null,
     idle_controlplane_requests_per_cycle: null,
+    idle_agent_cpu_s_per_cycle: null,
     idle_controlplane_list_requests_per_cycle: null,
     idle_controlplane_by_route_per_cycle: null,
     propagation_changes: null,

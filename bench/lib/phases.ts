@@ -55,6 +55,8 @@ export interface IdleResult {
   kube: KubeCounts;
   controlPlaneRequests: number;
   byRoute: Record<string, number>;
+  /** The agent's CPU seconds over the window (its `agentCpuSeconds` at the two ends). */
+  agentCpuS: number;
   /** How the cycle boundaries were found. */
   boundaries: 'agent polls_total' | 'time';
 }
@@ -72,12 +74,14 @@ export async function measureIdle(
   cycles: number,
   pollIntervalS: number,
   maxWindowMs: number,
+  agentCpuSeconds: () => number = () => 0,
 ): Promise<IdleResult> {
   const perCycleMs = pollIntervalS * 1.1 * 1000 + 10_000;
   const start = await scrapeCounters(opsUrl);
   const byMetric = start !== undefined && Number.isFinite(start.pollsOk);
   let measured = cycles;
   let windowMs = 0;
+  let cpuAtOpen = 0;
   if (byMetric) {
     // Start right after a poll completes.
     const first = await waitForCounters(
@@ -90,6 +94,7 @@ export async function measureIdle(
     api.clearRequests();
     await cp.resetStats();
     const opened = performance.now();
+    cpuAtOpen = agentCpuSeconds();
     const end = await waitForCounters(opsUrl, (c) => c.pollsOk >= first.pollsOk + cycles, maxWindowMs, 20);
     windowMs = performance.now() - opened;
     const last = end ?? (await scrapeCounters(opsUrl));
@@ -98,9 +103,11 @@ export async function measureIdle(
   } else {
     api.clearRequests();
     await cp.resetStats();
+    cpuAtOpen = agentCpuSeconds();
     windowMs = cycles * pollIntervalS * 1000;
     await sleep(windowMs);
   }
+  const agentCpuS = agentCpuSeconds() - cpuAtOpen;
   const stats = await cp.stats();
   return {
     cycles: measured,
@@ -108,6 +115,7 @@ export async function measureIdle(
     kube: countKube(api),
     controlPlaneRequests: stats.requests,
     byRoute: stats.byRoute,
+    agentCpuS,
     boundaries: byMetric ? 'agent polls_total' : 'time',
   };
 }

@@ -170,6 +170,7 @@ describe('benchmark figures', () => {
       'convergence_ratio',
       'idle_kube_writes',
       'idle_controlplane_requests_per_cycle',
+      'idle_agent_cpu_s_per_cycle',
       'propagation_p50_ms',
       'propagation_p99_ms',
       'peak_rss_mib',
