@@ -58,11 +58,12 @@ try {
       throw new Error(`the poll gave ${snapshot.deployments.length} deployments, not ${deployments}`);
     }
   }
-  const idle = rows.slice(1).map((r) => r.cpuMs);
+  const [startUp, ...unchanged] = rows;
+  const cpu = unchanged.map((r) => r.cpuMs);
   const fmt = (r: { cpuMs: number; wallMs: number }) => `${r.cpuMs.toFixed(0)}/${r.wallMs.toFixed(0)}`;
   process.stdout.write(
-    `${deployments} deployments, main-thread CPU / wall (ms) per poll: start-up ${fmt(rows[0]!)}; ` +
-      `unchanged ${rows.slice(1).map(fmt).join(' ')} (CPU ${Math.min(...idle).toFixed(0)}-${Math.max(...idle).toFixed(0)} ms)\n`,
+    `${deployments} deployments, main-thread CPU / wall (ms) per poll: start-up ${fmt(startUp!)}; ` +
+      `unchanged ${unchanged.map(fmt).join(' ')} (CPU ${Math.min(...cpu).toFixed(0)}-${Math.max(...cpu).toFixed(0)} ms)\n`,
   );
 } finally {
   await client.close();

@@ -45,6 +45,7 @@ export function firstApplyMs(api: Pick<KubeApi, 'requests'>): number | undefined
 export async function waitQuiet(opsUrl: string, timeoutMs: number): Promise<AgentCounters | undefined> {
   const done = (c: AgentCounters) => c.queueDepth === 0 && c.inFlight === 0;
   if (await waitForCounters(opsUrl, done, timeoutMs)) return undefined;
+  // Nothing scraped: every counter unknown (NaN), as parsing no metrics gives.
   return (await scrapeCounters(opsUrl)) ?? parseCounters('');
 }
 
@@ -81,7 +82,7 @@ export async function measureIdle(
   cycles: number,
   pollIntervalS: number,
   maxWindowMs: number,
-  agentCpuSeconds: () => number = () => 0,
+  agentCpuSeconds: () => number,
 ): Promise<IdleResult> {
   const perCycleMs = pollIntervalS * 1.1 * 1000 + 10_000;
   const start = await scrapeCounters(opsUrl);

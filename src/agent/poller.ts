@@ -134,7 +134,7 @@ export class Poller {
   readonly #revisions = new Map<string, RevisionRecord>();
   /**
    * This listener's records of the last complete listing, by id. A record listed again unchanged
-   * is the one kept, and the copy just parsed is dropped as its page arrives: otherwise every poll
+   * is the one kept, and the raw copy is neither parsed nor kept (`#known`): otherwise every poll
    * holds two copies of every record until the listing is complete (at 10,000 deployments, 38 MiB).
    */
   #held = new Map<string, DeploymentRecord>();
