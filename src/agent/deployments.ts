@@ -1,6 +1,6 @@
 /**
  * The agent's per-deployment bookkeeping: what the latest complete snapshot asks for, what each
- * reconcile did, and the status, metrics and the one log line per reconcile that follow. It
+ * reconcile did, and the status, metrics and the log line per reconcile that follow. It
  * decides nothing about retries (the runner does); it turns snapshots into queue entries and
  * outcomes into reports.
  */
@@ -53,8 +53,14 @@ export interface DeploymentsDeps {
 export class Deployments {
   readonly #d: DeploymentsDeps;
   readonly #desired = new Map<string, DesiredDeployment>();
-  /** Revision and change-set summary of each key's last run, for its log line. */
-  readonly #lastRun = new Map<string, { revisionId: string | null; changes: string | null }>();
+  /**
+   * Revision and change-set summary of each key's last run, for its log line; `quiet` when it
+   * changed nothing and left the deployment in the state and reason it had.
+   */
+  readonly #lastRun = new Map<
+    string,
+    { revisionId: string | null; changes: string | null; quiet?: boolean }
+  >();
   /** Desired hash of each key's last successful reconcile. */
   readonly #reconciledHash = new Map<string, string>();
   #pruneRefusal: PruneRefusal | null = null;
@@ -147,18 +153,17 @@ export class Deployments {
     this.#reconciledHash.set(key, d.hash);
     this.#d.onReconciled?.(key, result);
     const changes = summarize(result.changeSet);
-    this.#lastRun.set(key, { revisionId: revision?.id ?? null, changes });
-    this.#d.status.record(key, {
-      state: result.health.state,
-      reason: result.health.state === 'Ready' ? null : result.health.reason,
-      changed: hasChanges(result.changeSet),
-      changes,
-      atMs: this.#d.clock.now(),
-    });
+    const changed = hasChanges(result.changeSet);
+    const state = result.health.state;
+    const reason = state === 'Ready' ? null : result.health.reason;
+    const before = this.#d.status.get(key);
+    const quiet = !changed && before?.state === state && before.reason === reason;
+    this.#lastRun.set(key, { revisionId: revision?.id ?? null, changes, quiet });
+    this.#d.status.record(key, { state, reason, changed, changes, atMs: this.#d.clock.now() });
     return result.requeueAfterMs === undefined ? {} : { requeueAfterMs: result.requeueAfterMs };
   }
 
-  /** Metrics, status and the one log line per reconcile. Decides nothing (the runner did). */
+  /** Metrics, status and the log line per reconcile (info when it changed something or the health moved, else debug). Decides nothing (the runner did). */
   report(r: RunReport): void {
     const { metrics, logger, status } = this.#d;
     const { result } = r;
@@ -174,7 +179,11 @@ export class Deployments {
     };
     if (result.kind === 'success') {
       const entry = status.get(r.key);
-      logger.info({ ...line, state: entry?.state, reason: entry?.reason ?? undefined }, 'reconciled');
+      const fields = { ...line, state: entry?.state, reason: entry?.reason ?? undefined };
+      // A resync that changed nothing and found the same health is debug: at info, an idle agent
+      // would log one line per deployment per poll (200 lines a second at 1,000 deployments).
+      if (last?.quiet) logger.debug(fields, 'reconciled');
+      else logger.info(fields, 'reconciled');
       return;
     }
     const { code, message } = describeError(result.error);

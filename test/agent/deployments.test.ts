@@ -4,7 +4,7 @@ import type { DesiredDeployment, Snapshot } from '../../src/agent/poller.ts';
 import type { Runner } from '../../src/agent/runner.ts';
 import { StatusStore } from '../../src/agent/status.ts';
 import type { DeploymentRecord } from '../../src/contract/index.ts';
-import { silentLogger } from '../../src/log.ts';
+import { createLogger, silentLogger } from '../../src/log.ts';
 import { createMetrics } from '../../src/ops/metrics.ts';
 import type { ReconcileResult } from '../../src/reconcile/result.ts';
 import { FakeClock } from './fake-clock.ts';
@@ -112,5 +112,64 @@ describe('Deployments.applySnapshot', () => {
     await clock.advance(24_000);
     expect(await poll([desired('a', '2'), desired('b', '1'), desired('c', '1')])).toEqual(['a', 'b', 'c']);
     expect(cycles).toEqual(['listing', 'orphans', 'listing', 'orphans']);
+  });
+});
+
+describe('Deployments.report: the log line per reconcile', () => {
+  const changed = (summary: 'created' | 'unchanged') =>
+    ({
+      changeSet: {
+        entries: [{ id: 'Secret/apps/a', apiVersion: 'v1', kind: 'Secret', name: 'a', action: summary }],
+        dryRun: false,
+      },
+      health: { state: 'Ready', reason: 'ready' },
+    }) as unknown as ReconcileResult;
+  const progressing = {
+    changeSet: { entries: [], dryRun: false },
+    health: { state: 'Progressing', reason: 'Deployment/apps/a: 0 of 1 replicas ready' },
+  } as unknown as ReconcileResult;
+
+  it('is info when a reconcile changed something or the health moved, debug when a resync found all as it was', async () => {
+    const lines: Array<{ level: string; msg: string; changes?: string; state?: string }> = [];
+    const logger = createLogger({
+      level: 'debug',
+      destination: { write: (l: string) => lines.push(JSON.parse(l)) },
+    });
+    const results = [
+      changed('created'),
+      progressing,
+      progressing,
+      changed('unchanged'),
+      changed('unchanged'),
+    ];
+    const status = new StatusStore();
+    const deployments = new Deployments({
+      status,
+      logger,
+      metrics: createMetrics({ version: 'test' }),
+      clock: new FakeClock(),
+      reconcile: async () => results.shift() as ReconcileResult,
+      collectOrphans: async () => ({}),
+    });
+    const signal = new AbortController().signal;
+    const { asRunner } = fakeRunner();
+    await deployments.applySnapshot(snapshot([desired('a', '1')]), asRunner, signal);
+    for (let i = 0; i < 5; i++) {
+      await deployments.reconcile('a', signal);
+      deployments.report({
+        key: 'a',
+        desiredHash: '1',
+        result: { kind: 'success', requeueAfterMs: undefined },
+        durationMs: 1,
+      });
+    }
+    const reconciled = lines.filter((l) => l.msg === 'reconciled');
+    expect(reconciled.map((l) => `${l.level} ${l.changes} ${l.state}`)).toEqual([
+      'info created 1 Ready', // Pending -> Ready, a change
+      'info no objects Progressing', // health moved
+      'debug no objects Progressing', // as it was
+      'info unchanged 1 Ready', // health moved back
+      'debug unchanged 1 Ready', // as it was
+    ]);
   });
 });
