@@ -12,6 +12,7 @@ import { safeErr } from './safe-error.ts';
 import type { Logger } from '../log.ts';
 import type { AgentMetrics } from '../ops/metrics.ts';
 import type { Check } from '../ops/server.ts';
+import type { ConvergedPass } from '../reconcile/converged.ts';
 import type { ReconcileResult } from '../reconcile/result.ts';
 import { type Clock, sleep, systemClock } from './clock.ts';
 import { LeaderElector, type LeaseClient } from './leader-election.ts';
@@ -48,6 +49,8 @@ export interface AgentDeps {
       changed?: boolean;
       /** The poller's desired-state hash: what the objects are rendered from. */
       hash?: string;
+      /** What the deployment's previous reconcile returned as `converged` (the resync's shortcut). */
+      converged?: ConvergedPass | undefined;
     },
     signal: AbortSignal,
   ): Promise<ReconcileResult>;

@@ -8,6 +8,7 @@ import { errorCode } from '../errors.ts';
 import { type ChangeSet, hasChanges, summarize } from '../kube/change-set.ts';
 import type { Logger } from '../log.ts';
 import type { AgentMetrics } from '../ops/metrics.ts';
+import type { ConvergedPass } from '../reconcile/converged.ts';
 import type { ReconcileResult } from '../reconcile/result.ts';
 import type { Clock } from './clock.ts';
 import { type DesiredDeployment, POLL_JITTER, type Snapshot } from './poller.ts';
@@ -41,7 +42,11 @@ export interface DeploymentsDeps {
    */
   resyncIntervalMs?: number;
   reconcile(
-    input: Pick<DesiredDeployment, 'deployment' | 'revision'> & { changed?: boolean; hash?: string },
+    input: Pick<DesiredDeployment, 'deployment' | 'revision'> & {
+      changed?: boolean;
+      hash?: string;
+      converged?: ConvergedPass | undefined;
+    },
     signal: AbortSignal,
   ): Promise<ReconcileResult>;
   collectOrphans(snapshot: Snapshot, signal: AbortSignal): Promise<OrphanPassResult>;
@@ -61,6 +66,8 @@ export class Deployments {
     string,
     { revisionId: string | null; changes: string | null; quiet?: boolean }
   >();
+  /** What each key's last reconcile returned as `converged`, passed to its next (the resync's shortcut). */
+  readonly #converged = new Map<string, ConvergedPass>();
   /** Desired hash of each key's last successful reconcile. */
   readonly #reconciledHash = new Map<string, string>();
   #pruneRefusal: PruneRefusal | null = null;
@@ -128,6 +135,7 @@ export class Deployments {
       if (seen.has(id)) continue;
       this.#desired.delete(id);
       this.#reconciledHash.delete(id);
+      this.#converged.delete(id);
       this.#lastRun.delete(id);
       runner.forget(id);
       status.remove(id);
@@ -146,10 +154,14 @@ export class Deployments {
     if (!d || d.refused) return {};
     const { deployment, revision } = d;
     this.#lastRun.set(key, { revisionId: revision?.id ?? null, changes: null });
+    const converged = this.#converged.get(key);
+    // Taken before the call: a reconcile that throws passes nothing on.
+    this.#converged.delete(key);
     const result = await this.#d.reconcile(
-      { deployment, revision, changed: this.#changed(d), hash: d.hash },
+      { deployment, revision, changed: this.#changed(d), hash: d.hash, converged },
       signal,
     );
+    if (result.converged) this.#converged.set(key, result.converged);
     this.#reconciledHash.set(key, d.hash);
     this.#d.onReconciled?.(key, result);
     const changes = summarize(result.changeSet);

@@ -175,12 +175,14 @@ export function wireAgent(o: WireOptions): WiredAgent {
           events,
           logger: reconcileLogger,
           settings: reconcileSettings,
+          verified: (obj, key) => resources.isVerified(obj, key),
         },
         {
           deployment: input.deployment,
           revision: input.revision,
           settings,
           ...(input.hash === undefined ? {} : { inputKey: input.hash }),
+          converged: input.converged,
         },
       ),
     beginCycle: () => {

@@ -42,6 +42,8 @@ async function createOnce(
   if (live) {
     entry.note = 'create-only: exists, never updated';
     opts.observed?.set(entry.id, live);
+    // Nothing of it is compared; remembered so that a resync can tell it is still there unchanged.
+    remember(ctx, entry.id, opts.inputKey, live);
     return entry;
   }
   try {
@@ -58,7 +60,13 @@ async function createOnce(
   return entry;
 }
 
-function isVerified(ctx: ApplyContext, id: string, key: string | undefined, live: KubeObject): boolean {
+/** Whether `live` is still the version found converged (or applied) for `key`; see ApplyContext.verified. */
+export function isVerified(
+  ctx: ApplyContext,
+  id: string,
+  key: string | undefined,
+  live: KubeObject,
+): boolean {
   if (key === undefined || ctx.dryRun) return false;
   const memo = ctx.verified?.get(id);
   // The memo first: the version of a whole object costs a digest of its labels and annotations.

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { silentLogger } from '../log.ts';
-import { type ApplyContext, type ApplyOptions, applyAll } from './apply.ts';
+import { type ApplyContext, type ApplyOptions, applyAll, isVerified } from './apply.ts';
 import type { Verified } from './apply-context.ts';
 import type { ChangeSet } from './change-set.ts';
 import type { RandomBytes } from './create-only.ts';
@@ -46,8 +46,10 @@ export class ResourceManager {
     this.#random = opts.random ?? randomBytes;
   }
 
+  #context: ApplyContext | undefined;
+
   #applyContext(): ApplyContext {
-    return {
+    this.#context ??= {
       client: this.#client,
       fieldManager: this.fieldManager,
       dryRun: this.dryRun,
@@ -55,6 +57,7 @@ export class ResourceManager {
       random: this.#random,
       verified: this.#verified,
     };
+    return this.#context;
   }
 
   /**
@@ -63,6 +66,14 @@ export class ResourceManager {
    */
   applyAll(objects: readonly KubeObject[], opts: ApplyOptions = {}): Promise<ChangeSet> {
     return applyAll(this.#applyContext(), objects, opts);
+  }
+
+  /**
+   * Whether a live object is still the version an apply of `key` (an input key) found converged
+   * or left: nothing that key renders can differ from it. Never in dry-run.
+   */
+  isVerified(obj: KubeObject, key: string): boolean {
+    return isVerified(this.#applyContext(), objectId(obj), key, obj);
   }
 
   /** Every owned object in the namespaces (of one deployment when `deploymentId` is set). */

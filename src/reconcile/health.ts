@@ -107,11 +107,18 @@ export function assessObject(obj: KubeObject): ObjectHealth {
 
 const RANK: Record<ObjectHealth['state'], number> = { Failed: 2, Progressing: 1, Ready: 0 };
 
-/** The worst object decides; its id starts the reason. */
+/**
+ * The worst object decides; its id starts the reason. Of equally bad objects the first id in code
+ * unit order does, so the reason does not depend on the order the objects came in (rendered or
+ * listed: converged.ts).
+ */
 export function rollUp(objects: readonly ObjectHealth[]): Health {
   if (objects.length === 0) return { state: 'Ready', reason: 'no objects', objects: [] };
   let worst = objects[0] as ObjectHealth;
-  for (const o of objects) if (RANK[o.state] > RANK[worst.state]) worst = o;
+  for (const o of objects) {
+    const by = RANK[o.state] - RANK[worst.state];
+    if (by > 0 || (by === 0 && o.id < worst.id)) worst = o;
+  }
   const list = [...objects];
   if (worst.state === 'Failed') {
     return {

@@ -16,17 +16,11 @@ import { ALREADY_TERMINATING } from '../kube/delete.ts';
 import { objectId } from '../kube/object-id.ts';
 import type { KubeObject } from '../kube/types.ts';
 import { renderDeployment } from '../render/index.ts';
+import { type ConvergedPass, isClaimOf, shortcut } from './converged.ts';
 import { reconcileDelete } from './delete-deployment.ts';
 import { assessObject, rollUp } from './health.ts';
 import { type ReconcileResult, resultOf } from './result.ts';
-import {
-  checkNamespace,
-  claimsOfDesired,
-  eventTarget,
-  failureOf,
-  namespaceOf,
-  secretValues,
-} from './steps.ts';
+import { checkNamespace, claimPrefixes, eventTarget, failureOf, namespaceOf, secretValues } from './steps.ts';
 import type { ReconcileDeps, ReconcileInput } from './types.ts';
 
 export type { ReconcileDeps, ReconcileInput, ReconcileSettings, Resources } from './types.ts';
@@ -50,7 +44,31 @@ export async function reconcileDeployment(
   // 3. AWAITING_DELETE: remove what it owns instead of rendering it.
   if (deployment.status === 'AWAITING_DELETE') return reconcileDelete(deps, deployment, namespace);
 
-  // 4. Render (pure). UNUSED renders every workload at zero replicas. RenderError is terminal.
+  // 4. Inventory: this deployment's owned objects, one list per kind (the no-op check's live side).
+  const listOwned = () =>
+    resources.listOwned({
+      namespaces: [namespace],
+      listenerId: settings.listenerId,
+      deploymentId: deployment.id,
+    });
+  let owned: Awaited<ReturnType<typeof listOwned>> | undefined;
+
+  // 5. A resync of what the previous pass found converged: when every object is still the version
+  //    it verified, there is nothing to render or compare (converged.ts).
+  const previous = input.converged;
+  if (previous && previous.key === input.inputKey && deps.verified && !settings.dryRun) {
+    owned = await listOwned();
+    const result = shortcut(previous, owned.objects, deps.verified);
+    if (result) {
+      logger.debug(
+        { health: result.health.state, durationMs: clock() - startedMs },
+        'converged: not rendered',
+      );
+      return result;
+    }
+  }
+
+  // 6. Render (pure). UNUSED renders every workload at zero replicas. RenderError is terminal.
   const rendered = (deps.render ?? renderDeployment)({
     deployment,
     revision: input.revision,
@@ -68,14 +86,9 @@ export async function reconcileDeployment(
     );
   }
 
-  // 5. Inventory: this deployment's owned objects, one list per kind (the no-op check's live side).
-  const owned = await resources.listOwned({
-    namespaces: [namespace],
-    listenerId: settings.listenerId,
-    deploymentId: deployment.id,
-  });
+  owned ??= await listOwned();
 
-  // 6. Apply in kind order; converged objects cost no request.
+  // 7. Apply in kind order; converged objects cost no request.
   const observed = new Map<string, KubeObject>();
   const applied = await resources.applyAll(desired, {
     live: owned.byId,
@@ -113,16 +126,12 @@ export async function reconcileDeployment(
     });
   }
 
-  // 7. Prune this deployment's stale objects: owned but no longer desired (volumes of desired StatefulSets never).
+  // 8. Prune this deployment's stale objects: owned but no longer desired (volumes of desired StatefulSets never).
   //    Only in its namespace: what a namespace move left elsewhere is the orphan pass's, which waits
   //    until the deployment runs here (orphans.ts), so a move never removes the only running copy.
   const desiredIds = new Set(desired.map(objectId));
-  const isDesiredClaim = claimsOfDesired(desired);
-  const stale = owned.objects.filter(
-    (o) =>
-      !desiredIds.has(objectId(o)) &&
-      !(o.kind === 'PersistentVolumeClaim' && isDesiredClaim(o.metadata.name ?? '')),
-  );
+  const claims = claimPrefixes(desired);
+  const stale = owned.objects.filter((o) => !desiredIds.has(objectId(o)) && !isClaimOf(claims, o));
   let pruned: ChangeSet = { entries: [], dryRun: settings.dryRun };
   if (stale.length > 0) {
     pruned = await resources.deleteAll(stale, {
@@ -143,13 +152,30 @@ export async function reconcileDeployment(
   const changeSet = mergeChangeSets(applied, pruned);
   if (changeSetErrors(pruned).length > 0) throw failureOf(deployment.id, changeSet);
 
-  // 8. Health, from the objects as the apply left them (no extra read).
+  // 9. Health, from the objects as the apply left them (no extra read).
   const health = rollUp([...observed.values()].map(assessObject));
   logger.info(
     { changes: summarize(changeSet), health: health.state, durationMs: clock() - startedMs },
     `deployment ${deployment.id}: ${summarize(changeSet)}; ${health.state}: ${health.reason}`,
   );
 
-  // 9. Result: look again soon while a rollout is in progress.
-  return resultOf(changeSet, health);
+  // 10. Result: look again soon while a rollout is in progress. A pass that wrote and pruned
+  //     nothing passes on what it verified, for the next pass's shortcut (step 5).
+  const result = resultOf(changeSet, health);
+  const converged = convergedPass(input.inputKey, settings.dryRun, changeSet, desired.length, claims);
+  if (converged) result.converged = converged;
+  return result;
+}
+
+/** What a full pass passes on for the shortcut: only when every object was found unchanged. */
+function convergedPass(
+  key: string | undefined,
+  dryRun: boolean,
+  changeSet: ChangeSet,
+  objects: number,
+  claimPrefixes: readonly string[],
+): ConvergedPass | undefined {
+  if (key === undefined || dryRun || changeSet.entries.some((e) => e.action !== 'unchanged'))
+    return undefined;
+  return { key, objects, claimPrefixes };
 }

@@ -3,6 +3,7 @@
  * to look again. Failures are thrown (MooringError, TerminalError), never returned.
  */
 import type { ChangeSet } from '../kube/change-set.ts';
+import type { ConvergedPass } from './converged.ts';
 import type { Health } from './health.ts';
 
 export interface ReconcileResult {
@@ -10,6 +11,8 @@ export interface ReconcileResult {
   health: Health;
   /** Look again after this long (a rollout in progress); undefined: at the next regular resync. */
   requeueAfterMs?: number;
+  /** Set when the pass wrote nothing and found nothing stale: pass it to the next (converged.ts). */
+  converged?: ConvergedPass;
 }
 
 /** How soon to look again at a deployment in progress. */

@@ -64,8 +64,11 @@ export function failureOf(deploymentId: string, cs: ChangeSet): MooringError {
     : new TerminalError(first.code, first.message, { cause: first, details });
 }
 
-/** PVCs made from a desired StatefulSet's claim templates (`<template>-<statefulset>-<ordinal>`): never stale. */
-export function claimsOfDesired(desired: readonly KubeObject[]): (name: string) => boolean {
+/**
+ * `<template>-<statefulset>-` of the desired StatefulSets' claim templates: the PVCs named
+ * `<prefix><ordinal>` (converged.ts `isClaimOf`) are never stale.
+ */
+export function claimPrefixes(desired: readonly KubeObject[]): string[] {
   const prefixes: string[] = [];
   for (const o of desired) {
     if (o.kind !== 'StatefulSet') continue;
@@ -74,5 +77,5 @@ export function claimsOfDesired(desired: readonly KubeObject[]): (name: string) 
         ?.volumeClaimTemplates ?? [];
     for (const t of templates) if (t.metadata?.name) prefixes.push(`${t.metadata.name}-${o.metadata.name}-`);
   }
-  return (name) => prefixes.some((p) => name.startsWith(p) && /^\d+$/.test(name.slice(p.length)));
+  return prefixes;
 }

@@ -7,6 +7,7 @@ import type { DeleteAllOptions } from '../kube/delete.ts';
 import type { Inventory, ListOwnedOptions } from '../kube/list.ts';
 import type { KubeObject } from '../kube/types.ts';
 import type { RenderResult, RenderSettings } from '../render/index.ts';
+import type { ConvergedPass } from './converged.ts';
 import type { EventRecorder } from './events.ts';
 
 /** What reconcile needs of the resource manager (ResourceManager implements it). */
@@ -35,6 +36,11 @@ export interface ReconcileDeps {
   /** Milliseconds since the epoch, for the duration logged per reconcile (Date.now by default). */
   clock?: () => number;
   settings: ReconcileSettings;
+  /**
+   * Whether a live object is still the version verified converged for an input key (the
+   * ResourceManager's apply memo). Without it every pass renders (converged.ts).
+   */
+  verified?: (obj: KubeObject, key: string) => boolean;
   /** The renderer (injected in tests); renderDeployment by default. */
   render?: (input: {
     deployment: DeploymentRecord;
@@ -54,4 +60,6 @@ export interface ReconcileInput {
    * objects already verified at their current version (src/kube/object-version.ts).
    */
   inputKey?: string;
+  /** What this deployment's previous pass returned as `converged`, if it did (converged.ts). */
+  converged?: ConvergedPass | undefined;
 }

@@ -173,3 +173,42 @@ describe('Deployments.report: the log line per reconcile', () => {
     ]);
   });
 });
+
+describe('Deployments: the resync shortcut', () => {
+  it("passes each deployment's converged pass to its next reconcile; a failure or a departure drops it", async () => {
+    const pass = { key: '1', objects: 3, claimPrefixes: [] };
+    const seen: unknown[] = [];
+    const outcomes: Array<ReconcileResult | Error> = [
+      { ...READY, converged: pass },
+      { ...READY, converged: pass },
+      new Error('apply failed'),
+      { ...READY, converged: pass },
+    ];
+    const deployments = new Deployments({
+      status: new StatusStore(),
+      logger: silentLogger(),
+      metrics: createMetrics({ version: 'test' }),
+      clock: new FakeClock(),
+      reconcile: async (input) => {
+        seen.push(input.converged);
+        const next = outcomes.shift();
+        if (next instanceof Error) throw next;
+        return next as ReconcileResult;
+      },
+      collectOrphans: async () => ({}),
+    });
+    const signal = new AbortController().signal;
+    const { asRunner } = fakeRunner();
+    await deployments.applySnapshot(snapshot([desired('a', '1')]), asRunner, signal);
+    await deployments.reconcile('a', signal);
+    await deployments.reconcile('a', signal);
+    await expect(deployments.reconcile('a', signal)).rejects.toThrow('apply failed');
+    await deployments.reconcile('a', signal);
+    // It leaves the listing and comes back: nothing is passed on from before.
+    await deployments.applySnapshot(snapshot([]), asRunner, signal);
+    await deployments.applySnapshot(snapshot([desired('a', '1')]), asRunner, signal);
+    outcomes.push(READY);
+    await deployments.reconcile('a', signal);
+    expect(seen).toEqual([undefined, pass, pass, undefined, undefined]);
+  });
+});

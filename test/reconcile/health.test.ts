@@ -142,6 +142,27 @@ describe('roll-up per deployment', () => {
     });
   });
 
+  it('of equally bad objects the first id decides, whatever the order they come in (rendered or listed)', () => {
+    const queue = {
+      id: 'Deployment/ns/a-queue',
+      state: 'Progressing' as const,
+      reason: '0 of 1 replicas ready',
+    };
+    const api = { id: 'Deployment/ns/a', state: 'Progressing' as const, reason: '1 of 2 replicas ready' };
+    const db = {
+      id: 'StatefulSet/ns/a-postgres',
+      state: 'Progressing' as const,
+      reason: 'rolling update in progress',
+    };
+    for (const order of [
+      [queue, api, db],
+      [db, queue, api],
+      [api, db, queue],
+    ]) {
+      expect(rollUp(order).reason).toBe('Deployment/ns/a: 1 of 2 replicas ready');
+    }
+  });
+
   it('deleting → Deleting while objects remain, then Deleted', () => {
     expect(
       deletionHealth([{ apiVersion: 'v1', kind: 'Service', metadata: { name: 'a', namespace: 'ns' } }]),
