@@ -40,7 +40,7 @@ export interface AgentDeps {
   readNamespace: NamespaceReader;
   /** Only with leader election. */
   leaseClient?: LeaseClient;
-  /** Reconciles one deployment (render, apply, prune, health); throws coded errors. */
+  /** Reconciles one deployment (render, apply, prune, health; or the resync's shortcut); throws coded errors. */
   reconcile(
     input: {
       deployment: DeploymentRecord;

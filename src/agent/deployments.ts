@@ -161,15 +161,22 @@ export class Deployments {
       { deployment, revision, changed: this.#changed(d), hash: d.hash, converged },
       signal,
     );
-    if (result.converged) this.#converged.set(key, result.converged);
-    this.#reconciledHash.set(key, d.hash);
+    // Nothing is kept of a deployment that left the listing while it ran, nor what it verified
+    // once its desired state changed meanwhile.
+    const current = this.#desired.get(key);
+    if (current) this.#reconciledHash.set(key, d.hash);
+    if (result.converged && current?.hash === d.hash) this.#converged.set(key, result.converged);
     this.#d.onReconciled?.(key, result);
     const changes = summarize(result.changeSet);
     const changed = hasChanges(result.changeSet);
     const state = result.health.state;
     const reason = state === 'Ready' ? null : result.health.reason;
     const before = this.#d.status.get(key);
-    const quiet = !changed && before?.state === state && before.reason === reason;
+    // Only a pass whose every object was found unchanged: a skipped or refused one stays at info.
+    const quiet =
+      result.changeSet.entries.every((e) => e.action === 'unchanged') &&
+      before?.state === state &&
+      before.reason === reason;
     this.#lastRun.set(key, { revisionId: revision?.id ?? null, changes, quiet });
     this.#d.status.record(key, { state, reason, changed, changes, atMs: this.#d.clock.now() });
     return result.requeueAfterMs === undefined ? {} : { requeueAfterMs: result.requeueAfterMs };
@@ -182,6 +189,8 @@ export class Deployments {
     metrics.reconciles.inc({ result: result.kind });
     metrics.reconcileDuration.observe({ result: result.kind }, r.durationMs / 1000);
     const last = this.#lastRun.get(r.key);
+    // A deployment that left the listing while it ran: its line is the last use of its run.
+    if (!this.#desired.has(r.key)) this.#lastRun.delete(r.key);
     const line = {
       deploymentId: r.key,
       revisionId: last?.revisionId ?? null,

@@ -137,7 +137,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
     instance: config.listenerId,
   });
   const settings = renderSettingsOf(config);
-  // The agent logs one line per reconcile itself; the reconcile's own summary line is for debugging.
+  // The agent logs one line per reconcile itself (at debug when nothing moved); the reconcile's own summary line is for debugging.
   const reconcileLogger = ['debug', 'trace'].includes(config.logLevel)
     ? logger
     : logger.child({}, { level: 'warn' });

@@ -5,8 +5,9 @@
  *   the disruption budget): the generation, which moves on every spec change and on no status
  *   write, plus a digest of the labels and annotations, which it does not cover. A rollout's
  *   progress or an autoscaler's sync every few seconds then leaves a verified object verified
- *   (the idiom of controller-runtime's GenerationChangedPredicate);
- * - every other kind: the resourceVersion, which moves on any change.
+ *   (the idiom of controller-runtime's GenerationChangedPredicate); and the uid, since an object
+ *   deleted and made again (`kubectl replace --force`) starts at generation 1 again;
+ * - every other kind: the resourceVersion, which moves on any change (a new object's too).
  */
 import { createHash } from 'node:crypto';
 import type { KubeObject } from './types.ts';
@@ -35,10 +36,10 @@ export function hasPinnedVersion(obj: KubeObject): boolean {
 /** The object's version for the memo; undefined when it has none (never memoized). */
 export function objectVersion(obj: KubeObject): string | undefined {
   if (pinned.has(obj)) return pinned.get(obj);
-  const { generation, resourceVersion, labels, annotations } = obj.metadata;
+  const { generation, resourceVersion, uid, labels, annotations } = obj.metadata;
   if (typeof generation === 'number' && generation > 0) {
     const digest = createHash('sha1')
-      .update(JSON.stringify([sorted(labels), sorted(annotations)]))
+      .update(JSON.stringify([uid ?? null, sorted(labels), sorted(annotations)]))
       .digest('base64url')
       .slice(0, 16);
     return `g${generation}#${digest}`;

@@ -115,11 +115,47 @@ describe('Deployments.applySnapshot', () => {
   });
 });
 
+/**
+ * Deployment `a` listed once, reconciled with `results` in turn, its lines logged at debug and
+ * read back; `run(kind)` reconciles (on success) and reports like the runner does.
+ */
+async function logged(results: ReconcileResult[]) {
+  const lines: Array<{ level: string; msg: string; changes?: string; state?: string }> = [];
+  const logger = createLogger({
+    level: 'debug',
+    destination: { write: (l: string) => lines.push(JSON.parse(l)) },
+  });
+  const deployments = new Deployments({
+    status: new StatusStore(),
+    logger,
+    metrics: createMetrics({ version: 'test' }),
+    clock: new FakeClock(),
+    reconcile: async () => results.shift() as ReconcileResult,
+    collectOrphans: async () => ({}),
+  });
+  const signal = new AbortController().signal;
+  await deployments.applySnapshot(snapshot([desired('a', '1')]), fakeRunner().asRunner, signal);
+  const run = async (kind: 'success' | 'retry' = 'success') => {
+    if (kind === 'success') await deployments.reconcile('a', signal);
+    deployments.report({
+      key: 'a',
+      desiredHash: '1',
+      result:
+        kind === 'success'
+          ? { kind, requeueAfterMs: undefined }
+          : { kind, error: new Error('boom'), attempt: 1, delayMs: 1000 },
+      durationMs: 1,
+    });
+  };
+  const reconciled = () => lines.filter((l) => l.msg === 'reconciled');
+  return { run, reconciled };
+}
+
 describe('Deployments.report: the log line per reconcile', () => {
-  const changed = (summary: 'created' | 'unchanged') =>
+  const withAction = (action: 'created' | 'unchanged' | 'skipped') =>
     ({
       changeSet: {
-        entries: [{ id: 'Secret/apps/a', apiVersion: 'v1', kind: 'Secret', name: 'a', action: summary }],
+        entries: [{ id: 'Secret/apps/a', apiVersion: 'v1', kind: 'Secret', name: 'a', action }],
         dryRun: false,
       },
       health: { state: 'Ready', reason: 'ready' },
@@ -130,46 +166,40 @@ describe('Deployments.report: the log line per reconcile', () => {
   } as unknown as ReconcileResult;
 
   it('is info when a reconcile changed something or the health moved, debug when a resync found all as it was', async () => {
-    const lines: Array<{ level: string; msg: string; changes?: string; state?: string }> = [];
-    const logger = createLogger({
-      level: 'debug',
-      destination: { write: (l: string) => lines.push(JSON.parse(l)) },
-    });
-    const results = [
-      changed('created'),
+    const { run, reconciled } = await logged([
+      withAction('created'),
       progressing,
       progressing,
-      changed('unchanged'),
-      changed('unchanged'),
-    ];
-    const status = new StatusStore();
-    const deployments = new Deployments({
-      status,
-      logger,
-      metrics: createMetrics({ version: 'test' }),
-      clock: new FakeClock(),
-      reconcile: async () => results.shift() as ReconcileResult,
-      collectOrphans: async () => ({}),
-    });
-    const signal = new AbortController().signal;
-    const { asRunner } = fakeRunner();
-    await deployments.applySnapshot(snapshot([desired('a', '1')]), asRunner, signal);
-    for (let i = 0; i < 5; i++) {
-      await deployments.reconcile('a', signal);
-      deployments.report({
-        key: 'a',
-        desiredHash: '1',
-        result: { kind: 'success', requeueAfterMs: undefined },
-        durationMs: 1,
-      });
-    }
-    const reconciled = lines.filter((l) => l.msg === 'reconciled');
-    expect(reconciled.map((l) => `${l.level} ${l.changes} ${l.state}`)).toEqual([
+      withAction('unchanged'),
+      withAction('unchanged'),
+    ]);
+    for (let i = 0; i < 5; i++) await run();
+    expect(reconciled().map((l) => `${l.level} ${l.changes} ${l.state}`)).toEqual([
       'info created 1 Ready', // Pending -> Ready, a change
       'info no objects Progressing', // health moved
       'debug no objects Progressing', // as it was
       'info unchanged 1 Ready', // health moved back
       'debug unchanged 1 Ready', // as it was
+    ]);
+  });
+
+  it('a pass with a skipped (refused) object, and the first success after a retry, are info', async () => {
+    const { run, reconciled } = await logged([
+      READY,
+      withAction('skipped'),
+      withAction('skipped'),
+      READY,
+      READY,
+    ]);
+    for (let i = 0; i < 3; i++) await run();
+    await run('retry');
+    for (let i = 0; i < 2; i++) await run();
+    expect(reconciled().map((l) => `${l.level} ${l.changes}`)).toEqual([
+      'info no objects', // Pending -> Ready
+      'info skipped 1',
+      'info skipped 1', // a refused object is never quiet
+      'info no objects', // Retrying -> Ready
+      'debug no objects',
     ]);
   });
 });

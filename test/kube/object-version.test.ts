@@ -36,6 +36,12 @@ describe('objectVersion (what the apply memo pins)', () => {
     ).not.toBe(base);
   });
 
+  it('moves with the uid: an object deleted and made again starts at generation 1 again', () => {
+    expect(objectVersion(deployment({ uid: 'u2', generation: 1 }))).not.toBe(
+      objectVersion(deployment({ uid: 'u1', generation: 1 })),
+    );
+  });
+
   it('does not depend on the order the server lists labels in', () => {
     expect(objectVersion(deployment({ labels: { b: '2', a: '1' } }))).toBe(objectVersion(deployment({})));
   });

@@ -42,12 +42,25 @@ function pass(deps: ReconcileDeps, key: string, previous?: ReconcileResult) {
   return reconcileDeployment(deps, { ...input(record(ID)), inputKey: key, converged: previous?.converged });
 }
 
+/** A pass under k1 that passes on what it verified (a second one when the first wrote). */
+async function convergedPass(deps: ReconcileDeps): Promise<ReconcileResult> {
+  const first = await pass(deps, 'k1');
+  const result = first.converged ? first : await pass(deps, 'k1', first);
+  expect(result.converged).toBeDefined();
+  return result;
+}
+
+/** A Service of ours (by its labels) in the namespace, as another tool would write or delete it. */
+const service = (name: string, extra: Record<string, unknown> = {}) =>
+  ({ apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: 'apps', ...extra } }) as KubeObject;
+
 const owner = {
   'app.kubernetes.io/managed-by': 'mooring',
   'mooring.dev/listener-id': LISTENER_ID,
   'mooring.dev/deployment-id': ID,
 };
 
+// The cases run in order on one deployment and one memo, each starting from a converged pass.
 describe('the resync shortcut (converged.ts)', () => {
   let deps: ReconcileDeps;
   let renders: () => number;
@@ -79,12 +92,13 @@ describe('the resync shortcut (converged.ts)', () => {
     expect(api.requests().every((r) => r.verb === 'list')).toBe(true);
   });
 
-  it('another key, or a dry run, takes the full pass', async () => {
-    await pass(deps, 'k2', converged);
+  it('a dry run, or another key, takes the full pass', async () => {
+    // The memo holds every object as verified for k1: only the dry run stops the shortcut.
+    const dry = await pass({ ...deps, settings: { ...deps.settings, dryRun: true } }, 'k1', converged);
     expect(renders()).toBe(3);
-    const dry = counted({ dryRun: true });
-    await pass(dry.deps, 'k1', converged);
-    expect(dry.renders()).toBe(1);
+    expect(dry.converged).toBeUndefined();
+    await pass(deps, 'k2', converged);
+    expect(renders()).toBe(4);
   });
 
   it('an object edited by hand takes the full pass, which restores it; the shortcut returns after a pass that wrote nothing', async () => {
@@ -143,6 +157,44 @@ describe('the resync shortcut (converged.ts)', () => {
     const pruned = await pass(deps, 'k1', settledPass);
     expect(renders()).toBe(before + 3);
     expect(pruned.changeSet.entries.find((e) => e.id === 'Service/apps/left-behind')?.action).toBe('deleted');
+  });
+
+  it('one object gone and one more owned (the same count) takes the full pass', async () => {
+    const previous = await convergedPass(deps);
+    const gone = previous.changeSet.entries.find((e) => e.kind === 'Service') as { id: string; name: string };
+    const other = new OtherManager(api);
+    await other.delete(service(gone.name));
+    await other.apply(
+      { ...service('swapped-in', { labels: owner }), spec: { ports: [{ port: 80 }] } },
+      'mooring',
+    );
+    const before = renders();
+    const full = await pass(deps, 'k1', previous);
+    expect(renders()).toBe(before + 1);
+    const actions = new Map(full.changeSet.entries.map((e) => [e.id, e.action]));
+    expect(actions.get(gone.id)).toBe('created');
+    expect(actions.get('Service/apps/swapped-in')).toBe('deleted');
+  });
+
+  it('an object being deleted (held by a finalizer) takes the full pass', async () => {
+    const other = new OtherManager(api);
+    const held = service('shop-api-redis');
+    await convergedPass(deps);
+    await other.mergePatch(
+      service('shop-api-redis', { finalizers: ['example.com/hold'] }),
+      'some-controller',
+    );
+    // The finalizer moved the resourceVersion: one full pass verifies the Service again.
+    const previous = await convergedPass(deps);
+    await other.delete(held);
+    const before = renders();
+    await expect(pass(deps, 'k1', previous)).rejects.toMatchObject({ code: 'MOORING_E_KUBE_CONFLICT' });
+    expect(renders()).toBe(before + 1);
+    await other.mergePatch(service('shop-api-redis', { finalizers: null }), 'some-controller');
+    const recreated = await pass(deps, 'k1');
+    expect(recreated.changeSet.entries.find((e) => e.id === 'Service/apps/shop-api-redis')?.action).toBe(
+      'created',
+    );
   });
 
   it("a StatefulSet's volume claims are owned but do not count against the shortcut", async () => {
