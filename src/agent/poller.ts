@@ -281,6 +281,11 @@ export class Poller {
     }
     if (unsupported !== undefined) return refuse('MOORING_E_RECORD_UNSUPPORTED', unsupported);
     if (collision !== undefined) return refuse('MOORING_E_RENDER_NAME_COLLISION', collision);
+    // Being deleted, it needs no revision: its reconcile removes what it owns whatever its revisions
+    // say. A failed, missing or malformed revision would otherwise refuse it and keep its objects.
+    if (deployment.status === 'AWAITING_DELETE') {
+      return { deployment, revision: undefined, hash: desiredStateHash(deployment, undefined) };
+    }
     try {
       const latestId = deployment.latest_revision_id;
       const latest = latestId ? await this.#revision(deployment.id, latestId) : undefined;

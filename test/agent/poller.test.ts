@@ -157,6 +157,23 @@ describe('Poller', () => {
     expect(snap.deployments[0]!.revision?.id).toBe(R1);
   });
 
+  it('reads no revision of a deployment being deleted: a failed or missing one does not refuse it', async () => {
+    const deleting = (id: string, latest: string | null, active: string | null = null) =>
+      ({ ...deployment(id, LISTENER, latest, active), status: 'AWAITING_DELETE' }) as DeploymentRecord;
+    const state = {
+      // D1's only revision failed (no active one to run), D2's is gone: either would be refused.
+      deployments: [deleting(D1, R2), deleting(D2, R1)],
+      revisions: { [R2]: revision(R2, 'BUILD_FAILED') },
+    };
+    const { poller, calls } = setup(state);
+    const snap = await poller.pollOnce();
+    expect(snap.deployments.map((d) => [d.deployment.id, d.refused?.code, d.revision])).toEqual([
+      [D1, undefined, undefined],
+      [D2, undefined, undefined],
+    ]);
+    expect(calls.filter((c) => c.startsWith('rev'))).toEqual([]);
+  });
+
   it('refuses one deployment whose revision is missing, not the whole listing', async () => {
     const state = {
       deployments: [deployment(D1, LISTENER, R1), deployment(D2, LISTENER, null)],
