@@ -140,7 +140,14 @@ export class Deployments {
       runner.forget(id);
       status.remove(id);
     }
-    if (!busy) await this.#orphanPass(snapshot, signal);
+    if (busy) return;
+    // How long a resync takes is what `--resync-interval` is chosen by (the first one is the cold start).
+    void runner.whenIdle().then(() => {
+      const ms = clock.now() - now;
+      this.#d.metrics.resyncDuration.observe(ms / 1000);
+      logger.debug({ durationMs: ms, deployments: snapshot.deployments.length }, 'resync drained');
+    });
+    await this.#orphanPass(snapshot, signal);
   }
 
   /** The refusal of the latest orphan pass, or null when it was allowed to run. */

@@ -13,6 +13,8 @@ export interface AgentMetrics {
   /** Reconciles by result: success, retry, terminal. */
   reconciles: Counter<'result'>;
   reconcileDuration: Histogram<'result'>;
+  /** From a full resync's start until the work queue has drained. */
+  resyncDuration: Histogram;
   /** Control-plane requests by route template and result (HTTP status or "error"). */
   controlPlaneRequests: Counter<'route' | 'result'>;
   /** Kubernetes API requests by verb and result (HTTP status or "error"). */
@@ -39,6 +41,7 @@ export interface MetricsSources {
 }
 
 const DURATION_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+const RESYNC_BUCKETS = [0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
 
 export function createMetrics(sources: MetricsSources): AgentMetrics {
   const registry = new Registry();
@@ -70,6 +73,12 @@ export function createMetrics(sources: MetricsSources): AgentMetrics {
       help: 'Duration of one reconcile, by result.',
       labelNames: ['result'],
       buckets: DURATION_BUCKETS,
+      registers,
+    }),
+    resyncDuration: new Histogram({
+      name: 'mooring_resync_duration_seconds',
+      help: 'Time from the start of a full resync (every deployment queued, the cycle listing started) until the work queue drained.',
+      buckets: RESYNC_BUCKETS,
       registers,
     }),
     controlPlaneRequests: new Counter({

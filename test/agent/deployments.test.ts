@@ -31,7 +31,12 @@ function desired(id: string, hash: string): DesiredDeployment {
 /** A runner that only records what is queued; `depth` is what the test says is still waiting. */
 function fakeRunner() {
   const queued: string[] = [];
-  const runner = { depth: 0, enqueue: (key: string) => queued.push(key), forget: () => {} };
+  const runner = {
+    depth: 0,
+    enqueue: (key: string) => queued.push(key),
+    forget: () => {},
+    whenIdle: () => Promise.resolve(),
+  };
   return { runner, queued, asRunner: runner as unknown as Runner };
 }
 
@@ -240,5 +245,49 @@ describe('Deployments: the resync shortcut', () => {
     outcomes.push(READY);
     await deployments.reconcile('a', signal);
     expect(seen).toEqual([undefined, pass, pass, undefined, undefined]);
+  });
+});
+
+describe('Deployments: how long a resync takes', () => {
+  it('observes each resync from its start until the queue drained; polls in between are not resyncs', async () => {
+    const clock = new FakeClock();
+    const metrics = createMetrics({ version: 'test' });
+    const drains: Array<() => void> = [];
+    const runner = {
+      depth: 0,
+      enqueue: () => {},
+      forget: () => {},
+      whenIdle: () => new Promise<void>((resolve) => drains.push(resolve)),
+    } as unknown as Runner;
+    const deployments = new Deployments({
+      status: new StatusStore(),
+      logger: silentLogger(),
+      metrics,
+      clock,
+      resyncIntervalMs: 60_000,
+      reconcile: async () => READY,
+      collectOrphans: async () => ({}),
+    });
+    const signal = new AbortController().signal;
+    const observed = async () => {
+      const { values } = await metrics.resyncDuration.get();
+      const of = (name: string) => values.find((v) => v.metricName === name)?.value;
+      return [of('mooring_resync_duration_seconds_count'), of('mooring_resync_duration_seconds_sum')];
+    };
+    await deployments.applySnapshot(snapshot([desired('a', '1')]), runner, signal);
+    await clock.advance(2_500);
+    drains.shift()?.();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await observed()).toEqual([1, 2.5]);
+    // A poll 10 s later is not a resync (the interval is 60 s): nothing waits for it to drain.
+    await clock.advance(10_000);
+    await deployments.applySnapshot(snapshot([desired('a', '1')]), runner, signal);
+    expect(drains).toEqual([]);
+    await clock.advance(50_000);
+    await deployments.applySnapshot(snapshot([desired('a', '1')]), runner, signal);
+    await clock.advance(500);
+    drains.shift()?.();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await observed()).toEqual([2, 3]);
   });
 });

@@ -71,6 +71,9 @@ describe('idle resyncs: the shortcut, and drift still repaired', () => {
     const writes = stack.kube.requests({ write: true }).filter((r) => r.resource !== 'leases');
     expect(writes.map((w) => `${w.verb} ${w.path}`)).toEqual([]);
     expect(infoReconciled().length).toBe(infoBefore);
+    // Each resync's duration is on /metrics (the cold start's, then at least the five above).
+    const count = /^mooring_resync_duration_seconds_count (\d+)$/m.exec(await agent.text('/metrics'));
+    expect(Number(count?.[1])).toBeGreaterThanOrEqual(6);
   });
 
   it('a replica count changed by hand is restored at the next resync, at info', async () => {
