@@ -5,7 +5,7 @@
  * outcomes into reports.
  */
 import { errorCode } from '../errors.ts';
-import { type ChangeSet, hasChanges, summarize } from '../kube/change-set.ts';
+import { allUnchanged, type ChangeSet, hasChanges, summarize } from '../kube/change-set.ts';
 import type { Logger } from '../log.ts';
 import type { AgentMetrics } from '../ops/metrics.ts';
 import type { ConvergedPass } from '../reconcile/converged.ts';
@@ -180,10 +180,7 @@ export class Deployments {
     const reason = state === 'Ready' ? null : result.health.reason;
     const before = this.#d.status.get(key);
     // Only a pass whose every object was found unchanged: a skipped or refused one stays at info.
-    const quiet =
-      result.changeSet.entries.every((e) => e.action === 'unchanged') &&
-      before?.state === state &&
-      before.reason === reason;
+    const quiet = allUnchanged(result.changeSet) && before?.state === state && before.reason === reason;
     this.#lastRun.set(key, { revisionId: revision?.id ?? null, changes, quiet });
     this.#d.status.record(key, { state, reason, changed, changes, atMs: this.#d.clock.now() });
     return result.requeueAfterMs === undefined ? {} : { requeueAfterMs: result.requeueAfterMs };

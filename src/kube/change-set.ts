@@ -45,6 +45,11 @@ export function hasChanges(cs: ChangeSet): boolean {
   );
 }
 
+/** Whether every object was found as desired: nothing written, pruned, skipped, refused or failed. */
+export function allUnchanged(cs: ChangeSet): boolean {
+  return cs.entries.every((e) => e.action === 'unchanged');
+}
+
 /** Counts per action, e.g. `{ created: 1, unchanged: 7 }`. */
 export function countActions(cs: ChangeSet): Partial<Record<ChangeAction, number>> {
   const out: Partial<Record<ChangeAction, number>> = {};

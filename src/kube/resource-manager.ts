@@ -35,29 +35,23 @@ export class ResourceManager {
   readonly dryRun: boolean;
   readonly #client: ObjectClient;
   readonly #logger: Logger;
-  readonly #random: RandomBytes;
   readonly #verified = new Map<string, Verified>();
+  /** What every apply shares (applyAll overrides dryRun per call on a copy). */
+  readonly #context: ApplyContext;
 
   constructor(opts: ResourceManagerOptions) {
     this.fieldManager = opts.fieldManager ?? FIELD_MANAGER;
     this.dryRun = opts.dryRun ?? false;
     this.#client = new ObjectClient(opts.kube);
     this.#logger = opts.logger ?? silentLogger();
-    this.#random = opts.random ?? randomBytes;
-  }
-
-  #context: ApplyContext | undefined;
-
-  #applyContext(): ApplyContext {
-    this.#context ??= {
+    this.#context = {
       client: this.#client,
       fieldManager: this.fieldManager,
       dryRun: this.dryRun,
       logger: this.#logger,
-      random: this.#random,
+      random: opts.random ?? randomBytes,
       verified: this.#verified,
     };
-    return this.#context;
   }
 
   /**
@@ -65,7 +59,7 @@ export class ResourceManager {
    * converged objects cost no request at all and absent ones are applied without a read first.
    */
   applyAll(objects: readonly KubeObject[], opts: ApplyOptions = {}): Promise<ChangeSet> {
-    return applyAll(this.#applyContext(), objects, opts);
+    return applyAll(this.#context, objects, opts);
   }
 
   /**
@@ -73,7 +67,7 @@ export class ResourceManager {
    * or left: nothing that key renders can differ from it. Never in dry-run.
    */
   isVerified(obj: KubeObject, key: string): boolean {
-    return isVerified(this.#applyContext(), objectId(obj), key, obj);
+    return isVerified(this.#context, objectId(obj), key, obj);
   }
 
   /** Every owned object in the namespaces (of one deployment when `deploymentId` is set). */

@@ -12,6 +12,7 @@ import { entryFor } from '../kube/apply-context.ts';
 import type { KubeObject } from '../kube/types.ts';
 import { assessObject, rollUp } from './health.ts';
 import { type ReconcileResult, resultOf } from './result.ts';
+import { isClaimOf } from './steps.ts';
 
 /** What a converged pass left verified (`ReconcileResult.converged`, `ReconcileInput.converged`). */
 export interface ConvergedPass {
@@ -21,13 +22,6 @@ export interface ConvergedPass {
   objects: number;
   /** `<template>-<statefulset>-` of its StatefulSets' volume claims: owned, never rendered. */
   claimPrefixes: readonly string[];
-}
-
-/** Whether `o` is a volume claim made from one of the claim templates (`<prefix><ordinal>`). */
-export function isClaimOf(prefixes: readonly string[], o: KubeObject): boolean {
-  if (o.kind !== 'PersistentVolumeClaim' || prefixes.length === 0) return false;
-  const name = o.metadata.name ?? '';
-  return prefixes.some((p) => name.startsWith(p) && /^\d+$/.test(name.slice(p.length)));
 }
 
 /**

@@ -5,6 +5,7 @@
  * (retried with backoff) or a TerminalError (parked until the desired state changes).
  */
 import {
+  allUnchanged,
   changeSetErrors,
   hasChanges,
   mergeChangeSets,
@@ -13,14 +14,23 @@ import {
 } from '../kube/change-set.ts';
 import { TerminalError } from '../errors.ts';
 import { ALREADY_TERMINATING } from '../kube/delete.ts';
+import type { Inventory } from '../kube/list.ts';
 import { objectId } from '../kube/object-id.ts';
 import type { KubeObject } from '../kube/types.ts';
 import { renderDeployment } from '../render/index.ts';
-import { type ConvergedPass, isClaimOf, shortcut } from './converged.ts';
+import { shortcut } from './converged.ts';
 import { reconcileDelete } from './delete-deployment.ts';
 import { assessObject, rollUp } from './health.ts';
 import { type ReconcileResult, resultOf } from './result.ts';
-import { checkNamespace, claimPrefixes, eventTarget, failureOf, namespaceOf, secretValues } from './steps.ts';
+import {
+  checkNamespace,
+  claimPrefixes,
+  eventTarget,
+  failureOf,
+  isClaimOf,
+  namespaceOf,
+  secretValues,
+} from './steps.ts';
 import type { ReconcileDeps, ReconcileInput } from './types.ts';
 
 export type { ReconcileDeps, ReconcileInput, ReconcileSettings, Resources } from './types.ts';
@@ -51,7 +61,7 @@ export async function reconcileDeployment(
       listenerId: settings.listenerId,
       deploymentId: deployment.id,
     });
-  let owned: Awaited<ReturnType<typeof listOwned>> | undefined;
+  let owned: Inventory | undefined;
 
   // 5. A resync of what the previous pass found converged: when every object is still the version
   //    it verified, there is nothing to render or compare (converged.ts).
@@ -162,20 +172,8 @@ export async function reconcileDeployment(
   // 10. Result: look again soon while a rollout is in progress. A pass that wrote and pruned
   //     nothing passes on what it verified, for the next pass's shortcut (step 5).
   const result = resultOf(changeSet, health);
-  const converged = convergedPass(input.inputKey, settings.dryRun, changeSet, desired.length, claims);
-  if (converged) result.converged = converged;
+  if (input.inputKey !== undefined && !settings.dryRun && allUnchanged(changeSet)) {
+    result.converged = { key: input.inputKey, objects: desired.length, claimPrefixes: claims };
+  }
   return result;
-}
-
-/** What a full pass passes on for the shortcut: only when every object was found unchanged. */
-function convergedPass(
-  key: string | undefined,
-  dryRun: boolean,
-  changeSet: ChangeSet,
-  objects: number,
-  claimPrefixes: readonly string[],
-): ConvergedPass | undefined {
-  if (key === undefined || dryRun || changeSet.entries.some((e) => e.action !== 'unchanged'))
-    return undefined;
-  return { key, objects, claimPrefixes };
 }

@@ -66,7 +66,7 @@ export function failureOf(deploymentId: string, cs: ChangeSet): MooringError {
 
 /**
  * `<template>-<statefulset>-` of the desired StatefulSets' claim templates: the PVCs named
- * `<prefix><ordinal>` (converged.ts `isClaimOf`) are never stale.
+ * `<prefix><ordinal>` (`isClaimOf`) are never stale.
  */
 export function claimPrefixes(desired: readonly KubeObject[]): string[] {
   const prefixes: string[] = [];
@@ -78,4 +78,11 @@ export function claimPrefixes(desired: readonly KubeObject[]): string[] {
     for (const t of templates) if (t.metadata?.name) prefixes.push(`${t.metadata.name}-${o.metadata.name}-`);
   }
   return prefixes;
+}
+
+/** Whether `o` is a volume claim made from one of the claim templates (`<prefix><ordinal>`). */
+export function isClaimOf(prefixes: readonly string[], o: KubeObject): boolean {
+  if (o.kind !== 'PersistentVolumeClaim' || prefixes.length === 0) return false;
+  const name = o.metadata.name ?? '';
+  return prefixes.some((p) => name.startsWith(p) && /^\d+$/.test(name.slice(p.length)));
 }

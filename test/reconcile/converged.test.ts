@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { summarize } from '../../src/kube/change-set.ts';
 import type { ResourceManager } from '../../src/kube/resource-manager.ts';
 import type { KubeObject } from '../../src/kube/types.ts';
-import { isClaimOf } from '../../src/reconcile/converged.ts';
+import { isClaimOf } from '../../src/reconcile/steps.ts';
 import { reconcileDeployment } from '../../src/reconcile/reconcile.ts';
 import type { ReconcileResult } from '../../src/reconcile/result.ts';
 import type { ReconcileDeps } from '../../src/reconcile/types.ts';
