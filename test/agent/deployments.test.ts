@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Deployments } from '../../src/agent/deployments.ts';
+import { Deployments, type DeploymentsDeps } from '../../src/agent/deployments.ts';
 import type { DesiredDeployment, Snapshot } from '../../src/agent/poller.ts';
 import type { Runner } from '../../src/agent/runner.ts';
 import { StatusStore } from '../../src/agent/status.ts';
@@ -40,12 +40,22 @@ function fakeRunner() {
   return { runner, queued, asRunner: runner as unknown as Runner };
 }
 
-function setup(result: ReconcileResult = READY, resyncIntervalMs = 0, clock = new FakeClock()) {
-  const cycles: string[] = [];
-  const deployments = new Deployments({
+/** Deployments with silent, fresh defaults (every reconcile Ready), and `deps` on top. */
+function deploymentsWith(deps: Partial<DeploymentsDeps> = {}): Deployments {
+  return new Deployments({
     status: new StatusStore(),
     logger: silentLogger(),
     metrics: createMetrics({ version: 'test' }),
+    clock: new FakeClock(),
+    reconcile: async () => READY,
+    collectOrphans: async () => ({}),
+    ...deps,
+  });
+}
+
+function setup(result: ReconcileResult = READY, resyncIntervalMs = 0, clock = new FakeClock()) {
+  const cycles: string[] = [];
+  const deployments = deploymentsWith({
     clock,
     resyncIntervalMs,
     reconcile: async () => result,
@@ -130,14 +140,7 @@ async function logged(results: ReconcileResult[]) {
     level: 'debug',
     destination: { write: (l: string) => lines.push(JSON.parse(l)) },
   });
-  const deployments = new Deployments({
-    status: new StatusStore(),
-    logger,
-    metrics: createMetrics({ version: 'test' }),
-    clock: new FakeClock(),
-    reconcile: async () => results.shift() as ReconcileResult,
-    collectOrphans: async () => ({}),
-  });
+  const deployments = deploymentsWith({ logger, reconcile: async () => results.shift() as ReconcileResult });
   const signal = new AbortController().signal;
   await deployments.applySnapshot(snapshot([desired('a', '1')]), fakeRunner().asRunner, signal);
   const run = async (kind: 'success' | 'retry' = 'success') => {
@@ -219,18 +222,13 @@ describe('Deployments: the resync shortcut', () => {
       new Error('apply failed'),
       { ...READY, converged: pass },
     ];
-    const deployments = new Deployments({
-      status: new StatusStore(),
-      logger: silentLogger(),
-      metrics: createMetrics({ version: 'test' }),
-      clock: new FakeClock(),
+    const deployments = deploymentsWith({
       reconcile: async (input) => {
         seen.push(input.converged);
         const next = outcomes.shift();
         if (next instanceof Error) throw next;
         return next as ReconcileResult;
       },
-      collectOrphans: async () => ({}),
     });
     const signal = new AbortController().signal;
     const { asRunner } = fakeRunner();
@@ -259,15 +257,7 @@ describe('Deployments: how long a resync takes', () => {
       forget: () => {},
       whenIdle: () => new Promise<void>((resolve) => drains.push(resolve)),
     } as unknown as Runner;
-    const deployments = new Deployments({
-      status: new StatusStore(),
-      logger: silentLogger(),
-      metrics,
-      clock,
-      resyncIntervalMs: 60_000,
-      reconcile: async () => READY,
-      collectOrphans: async () => ({}),
-    });
+    const deployments = deploymentsWith({ metrics, clock, resyncIntervalMs: 60_000 });
     const signal = new AbortController().signal;
     const observed = async () => {
       const { values } = await metrics.resyncDuration.get();

@@ -349,15 +349,7 @@ describe('autoscaler hand-over (SSA "Transferring ownership")', () => {
     await converge(rm, 'hpa-off', [deployment('hpa-off', 'app', { replicas: 2 })]);
     await converge(rm, 'hpa-off', [deployment('hpa-off', 'app', { replicas: null }), hpa('hpa-off')]);
     // The autoscaler scaled it up meanwhile (as the HPA controller does, through the scale subresource).
-    await other.mergePatch(
-      {
-        apiVersion: 'apps/v1',
-        kind: 'Deployment',
-        metadata: { name: 'app', namespace: 'hpa-off' },
-        spec: { replicas: 5 },
-      },
-      'horizontal-pod-autoscaler',
-    );
+    await other.scale('hpa-off', 'app', 5, 'horizontal-pod-autoscaler');
     expect(replicas('hpa-off')).toBe(5);
     const cs = await converge(rm, 'hpa-off', [deployment('hpa-off', 'app', { replicas: 3 })]);
     expect(changeSetErrors(cs)).toEqual([]);

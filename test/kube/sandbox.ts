@@ -79,6 +79,14 @@ export class OtherManager {
     );
   }
 
+  /** Sets a Deployment's replicas as `manager` (an autoscaler, `kubectl scale`, an edit by hand). */
+  scale(namespace: string, name: string, replicas: number, manager: string): Promise<unknown> {
+    return this.mergePatch(
+      { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, namespace }, spec: { replicas } },
+      manager,
+    );
+  }
+
   apply(obj: KubeObject, manager: string, force = true): Promise<unknown> {
     return this.#api.patch(obj as never, undefined, undefined, manager, force, PatchStrategy.ServerSideApply);
   }

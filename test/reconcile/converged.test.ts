@@ -102,18 +102,9 @@ describe('the resync shortcut (converged.ts)', () => {
   });
 
   it('an object edited by hand takes the full pass, which restores it; the shortcut returns after a pass that wrote nothing', async () => {
-    let previous = await pass(deps, 'k1');
-    expect(previous.converged).toBeDefined();
+    let previous = await convergedPass(deps);
     const before = renders();
-    await new OtherManager(api).mergePatch(
-      {
-        apiVersion: 'apps/v1',
-        kind: 'Deployment',
-        metadata: { name: 'shop-api', namespace: 'apps' },
-        spec: { replicas: 5 },
-      } as never,
-      'kubectl-edit',
-    );
+    await new OtherManager(api).scale('apps', 'shop-api', 5, 'kubectl-edit');
     const restored = await pass(deps, 'k1', previous);
     expect(renders()).toBe(before + 1);
     expect(restored.changeSet.entries.find((e) => e.id === 'Deployment/apps/shop-api')?.action).toBe(
@@ -129,29 +120,18 @@ describe('the resync shortcut (converged.ts)', () => {
   });
 
   it('an object deleted by hand, or one more owned object, takes the full pass (recreated, pruned)', async () => {
-    const previous = await pass(deps, 'k1');
-    expect(previous.converged).toBeDefined();
-    const service = previous.changeSet.entries.find((e) => e.kind === 'Service');
-    expect(service).toBeDefined();
-    await new OtherManager(api).delete({
-      apiVersion: 'v1',
-      kind: 'Service',
-      metadata: { name: service!.name, namespace: 'apps' },
-    });
+    const previous = await convergedPass(deps);
+    const gone = previous.changeSet.entries.find((e) => e.kind === 'Service') as { id: string; name: string };
+    await new OtherManager(api).delete(service(gone.name));
     const before = renders();
     const recreated = await pass(deps, 'k1', previous);
     expect(renders()).toBe(before + 1);
-    expect(recreated.changeSet.entries.find((e) => e.id === service!.id)?.action).toBe('created');
+    expect(recreated.changeSet.entries.find((e) => e.id === gone.id)?.action).toBe('created');
 
     const settledPass = await pass(deps, 'k1', recreated);
     expect(settledPass.converged).toBeDefined();
     await new OtherManager(api).apply(
-      {
-        apiVersion: 'v1',
-        kind: 'Service',
-        metadata: { name: 'left-behind', namespace: 'apps', labels: owner },
-        spec: { ports: [{ port: 80 }] },
-      },
+      { ...service('left-behind', { labels: owner }), spec: { ports: [{ port: 80 }] } },
       'mooring',
     );
     const pruned = await pass(deps, 'k1', settledPass);
@@ -198,7 +178,7 @@ describe('the resync shortcut (converged.ts)', () => {
   });
 
   it("a StatefulSet's volume claims are owned but do not count against the shortcut", async () => {
-    const previous = await pass(deps, 'k1');
+    const previous = await convergedPass(deps);
     expect(previous.converged?.claimPrefixes.length).toBeGreaterThan(0);
     const prefix = previous.converged?.claimPrefixes[0] as string;
     await new OtherManager(api).apply(

@@ -288,15 +288,7 @@ describe('reconcileDeployment', () => {
     ).toBe('created');
     expect(replicas()).toBe(3);
     // The autoscaler moves it; later reconciles leave its count alone.
-    await new OtherManager(api).mergePatch(
-      {
-        apiVersion: 'apps/v1',
-        kind: 'Deployment',
-        metadata: { name: 'shop-api', namespace: 'scaling' },
-        spec: { replicas: 5 },
-      } as never,
-      'horizontal-pod-autoscaler',
-    );
+    await new OtherManager(api).scale('scaling', 'shop-api', 5, 'horizontal-pod-autoscaler');
     await reconcile(h.deps, input(record(uuid(8), { namespace: 'scaling', spec: spec(2, 6) })));
     expect(replicas()).toBe(5);
     const off = await reconcile(h.deps, input(record(uuid(8), { namespace: 'scaling', spec: spec(4, 4) })));
