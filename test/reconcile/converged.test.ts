@@ -122,6 +122,7 @@ describe('the resync shortcut (converged.ts)', () => {
   it('an object deleted by hand, or one more owned object, takes the full pass (recreated, pruned)', async () => {
     const previous = await convergedPass(deps);
     const gone = previous.changeSet.entries.find((e) => e.kind === 'Service') as { id: string; name: string };
+    expect(gone).toBeDefined();
     await new OtherManager(api).delete(service(gone.name));
     const before = renders();
     const recreated = await pass(deps, 'k1', previous);
@@ -142,6 +143,7 @@ describe('the resync shortcut (converged.ts)', () => {
   it('one object gone and one more owned (the same count) takes the full pass', async () => {
     const previous = await convergedPass(deps);
     const gone = previous.changeSet.entries.find((e) => e.kind === 'Service') as { id: string; name: string };
+    expect(gone).toBeDefined();
     const other = new OtherManager(api);
     await other.delete(service(gone.name));
     await other.apply(
