@@ -42,3 +42,27 @@ describe('listOwned refusals', () => {
     });
   });
 });
+
+describe('listOwned pacing', () => {
+  it('makes one list call at a time, so that only one answer is held at once', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const calls: string[] = [];
+    const pacing = {
+      list: async (_apiVersion: string, kind: string, namespace: string) => {
+        calls.push(`${namespace}/${kind}`);
+        inFlight++;
+        most = Math.max(most, inFlight);
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        inFlight--;
+        return [];
+      },
+    } as unknown as ObjectClient;
+    await listOwned(pacing, { namespaces: ['a', 'b'], listenerId: LISTENER });
+    expect(most).toBe(1);
+    // Every kind of both namespaces was still listed, namespace by namespace.
+    expect(calls.length).toBeGreaterThan(8);
+    expect(calls.filter((c) => c.startsWith('a/')).length).toBe(calls.length / 2);
+    expect(calls.findIndex((c) => c.startsWith('b/'))).toBe(calls.length / 2);
+  });
+});
