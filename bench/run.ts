@@ -353,6 +353,7 @@ async function main(): Promise<number> {
     result.kubectl_kube_reads = k.reads;
     result.kubectl_kube_writes = k.writes;
     result.kubectl_harness_cpu_s = round(k.harnessCpuS);
+    if (k.sandboxWaitS !== undefined) result.kubectl_sandbox_wait_s = round(k.sandboxWaitS);
   }
   result.convergence_rounds.push(convergenceRound(result.convergence_s, k ? round(k.seconds) : null));
 

@@ -35,10 +35,19 @@ export interface BenchResult {
   convergence_harness_cpu_s: number | null;
   /** The sandbox's event loop utilization (0-1) from the first object stored to convergence. */
   convergence_sandbox_busy: number | null;
+  /**
+   * Seconds the sandbox's event loop (the harness's main thread) was ready to run but waited for
+   * a core, from spawning the agent to convergence (Linux's schedstat; null elsewhere).
+   */
+  convergence_sandbox_wait_s: number | null;
+  /** The same for the agent's threads together (main thread and V8's helpers). */
+  convergence_agent_wait_s: number | null;
   kubectl_convergence_s: number | null;
   kubectl_kube_reads: number | null;
   kubectl_kube_writes: number | null;
   kubectl_harness_cpu_s: number | null;
+  /** Seconds the sandbox waited for a core while kubectl ran (compare `convergence_sandbox_wait_s`). */
+  kubectl_sandbox_wait_s: number | null;
   /** agent / kubectl, for convergence time; with several rounds, the median of the rounds' ratios. */
   convergence_ratio: number | null;
   /**
@@ -234,10 +243,13 @@ export function tableRows(r: BenchResult): string[][] {
     row('  agent CPU (s)', 'convergence_agent_cpu_s'),
     row('  sandbox+control plane CPU (s)', 'convergence_harness_cpu_s'),
     row('  sandbox busy after first apply', 'convergence_sandbox_busy'),
+    row('  sandbox waiting for a core (s)', 'convergence_sandbox_wait_s'),
+    row('  agent threads waiting for a core (s)', 'convergence_agent_wait_s'),
     row('kubectl apply (s)', 'kubectl_convergence_s'),
     row('  kubectl kube reads', 'kubectl_kube_reads'),
     row('  kubectl kube writes', 'kubectl_kube_writes'),
     row('  sandbox CPU during kubectl (s)', 'kubectl_harness_cpu_s'),
+    row('  sandbox waiting for a core (s)', 'kubectl_sandbox_wait_s'),
     row('convergence ratio agent/kubectl', 'convergence_ratio'),
     row('idle cycles measured', 'idle_cycles'),
     row('idle kube writes (total)', 'idle_kube_writes'),
@@ -302,10 +314,13 @@ export function emptyResult(deployments: number, namespaces: number, pollInterva
     convergence_agent_cpu_s: null,
     convergence_harness_cpu_s: null,
     convergence_sandbox_busy: null,
+    convergence_sandbox_wait_s: null,
+    convergence_agent_wait_s: null,
     kubectl_convergence_s: null,
     kubectl_kube_reads: null,
     kubectl_kube_writes: null,
     kubectl_harness_cpu_s: null,
+    kubectl_sandbox_wait_s: null,
     convergence_ratio: null,
     convergence_rounds: [],
     idle_cycles: null,

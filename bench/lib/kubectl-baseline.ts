@@ -11,6 +11,7 @@ import { stringify } from 'yaml';
 import { startKubeApi } from '../../src/sandbox/server.ts';
 import { type RenderedDeployment, refOf, waitForObjects } from './convergence.ts';
 import { errorLog } from './stack.ts';
+import { threadRunQueueWait } from './run-queue.ts';
 
 export interface KubectlBaselineOptions {
   kubectl: string;
@@ -28,6 +29,8 @@ export interface KubectlBaselineResult {
   writes: number;
   /** CPU seconds of this process (the sandbox API) while kubectl ran. */
   harnessCpuS: number;
+  /** Seconds this process's main thread (the sandbox) waited for a core while kubectl ran. */
+  sandboxWaitS: number | undefined;
   /** Objects still absent after kubectl exited (0 when it applied everything). */
   missing: number;
   logFile: string;
@@ -59,6 +62,7 @@ export async function runKubectlBaseline(options: KubectlBaselineOptions): Promi
   const log = openSync(logFile, 'w');
   try {
     const cpuBefore = process.cpuUsage();
+    const waitBefore = threadRunQueueWait();
     const started = performance.now();
     const child = spawn(
       options.kubectl,
@@ -84,6 +88,7 @@ export async function runKubectlBaseline(options: KubectlBaselineOptions): Promi
     clearTimeout(killer);
     const seconds = (performance.now() - started) / 1000;
     const cpu = process.cpuUsage(cpuBefore);
+    const waitAfter = threadRunQueueWait();
     const records = api.requests();
     let missing = 0;
     await waitForObjects(
@@ -97,6 +102,7 @@ export async function runKubectlBaseline(options: KubectlBaselineOptions): Promi
       reads: records.filter((r) => !r.write).length,
       writes: records.filter((r) => r.write).length,
       harnessCpuS: (cpu.user + cpu.system) / 1e6,
+      sandboxWaitS: waitBefore === undefined || waitAfter === undefined ? undefined : waitAfter - waitBefore,
       missing,
       logFile,
     };

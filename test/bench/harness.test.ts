@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { allReconciled, parseCounters, sumSamples } from '../../bench/lib/agent-metrics.ts';
@@ -18,6 +18,7 @@ import {
 import { imageNodeFlags, imageRuntimeEnv } from '../../bench/lib/image-runtime.ts';
 import { chartMemoryLimitMib } from '../../bench/lib/memory-limit.ts';
 import { retag } from '../../bench/lib/phases.ts';
+import { parseRunQueueWait, processRunQueueWait, threadRunQueueWait } from '../../bench/lib/run-queue.ts';
 import { summarizeProfile } from '../../bench/lib/profile-summary.ts';
 import { SECTION_HEADING, updateReadme } from '../../bench/lib/readme.ts';
 import { generateDeployments } from '../../bench/lib/seed.ts';
@@ -325,4 +326,27 @@ describe('memory limit of the benchmarked agent', () => {
     expect(imageNodeFlags('FROM x\nENTRYPOINT node --a app.js\n')).toEqual([]);
     expect(spawnSync(process.execPath, ['--no-such-flag', '-e', '0']).status).not.toBe(0);
   });
+});
+
+describe('run-queue wait (Linux schedstat)', () => {
+  it('reads the second field of a schedstat line, in seconds', () => {
+    expect(parseRunQueueWait('2829810000 1500000000 1234\n')).toBe(1.5);
+    expect(parseRunQueueWait('0 0 0')).toBe(0);
+    expect(parseRunQueueWait('')).toBeUndefined();
+    expect(parseRunQueueWait('12 34')).toBeUndefined();
+    expect(parseRunQueueWait('12 x 5')).toBeUndefined();
+  });
+
+  it.runIf(existsSync('/proc/thread-self/schedstat'))(
+    'reads this process and thread, and the wait only grows',
+    () => {
+      const thread = threadRunQueueWait();
+      const proc = processRunQueueWait(process.pid);
+      expect(thread).toBeGreaterThanOrEqual(0);
+      // Every thread of the process, the calling one included.
+      expect(proc).toBeGreaterThanOrEqual(thread as number);
+      expect(threadRunQueueWait()).toBeGreaterThanOrEqual(thread as number);
+      expect(processRunQueueWait(2 ** 30)).toBeUndefined();
+    },
+  );
 });
