@@ -42,8 +42,14 @@ function metadataOnly(as: 'PartialObjectMetadata' | 'PartialObjectMetadataList')
 const METADATA_ONLY = metadataOnly('PartialObjectMetadata');
 const METADATA_LIST = metadataOnly('PartialObjectMetadataList');
 
-/** Page size for list calls: big enough that a namespace is one page in practice. */
-export const LIST_PAGE_SIZE = 500;
+/**
+ * Items per page of a list call. A page of whole objects is held in full (the answer's text, then
+ * its parse) until `each` has reduced it, so its size bounds the agent's memory: 100 Deployments
+ * are about 700 KB of JSON, as are 500 metadata-only items (about 1.5 KB each with their
+ * managedFields). At 1,000 deployments pages of 500 whole objects raised the agent's peak RSS by
+ * 25-40 MiB (bench/README.md).
+ */
+export const LIST_PAGE_SIZE = { wholeObjects: 100, metadataOnly: 500 } as const;
 
 /** Kinds outside the managed set that the agent also writes or reads. */
 const EXTRA_PLURALS: Record<string, string> = {
@@ -151,7 +157,7 @@ export class ObjectClient {
     do {
       const res = await this.#http.request<{ items?: KubeObject[]; metadata?: { continue?: string } }>({
         method: 'GET',
-        path: `${path}${query({ labelSelector, limit: LIST_PAGE_SIZE, continue: token })}`,
+        path: `${path}${query({ labelSelector, limit: LIST_PAGE_SIZE[opts.metadataOnly ? 'metadataOnly' : 'wholeObjects'], continue: token })}`,
         ...(opts.metadataOnly ? { accept: METADATA_LIST } : {}),
       });
       // List items come without apiVersion/kind; put them back so ids and later calls work.
