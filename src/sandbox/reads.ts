@@ -67,6 +67,31 @@ export function listItem(obj: StoredObject): KubeObject {
   return rest;
 }
 
+interface Selection {
+  /** Candidates in key order: the pinned name, or the stored collection (shared: never mutated). */
+  candidates: readonly StoredObject[];
+  /** Whether a candidate matches the label and field selectors; undefined when there are none. */
+  matches: ((o: StoredObject) => boolean) | undefined;
+}
+
+function selection(
+  cluster: Cluster,
+  type: ResourceType,
+  namespace: string | undefined,
+  query: URLSearchParams,
+): Selection {
+  const labels = parseLabelSelector(query.get('labelSelector'));
+  const fields = parseFieldSelector(query.get('fieldSelector'), type.kind);
+  const name = pinnedName(fields);
+  let candidates: readonly StoredObject[];
+  if (name !== undefined && namespace !== undefined) {
+    const one = cluster.store.get(type, namespace, name);
+    candidates = one ? [one] : [];
+  } else candidates = cluster.store.list(type, namespace);
+  if (labels.length === 0 && fields.length === 0) return { candidates, matches: undefined };
+  return { candidates, matches: (o) => matchesLabels(labels, o.metadata.labels) && matchesFields(fields, o) };
+}
+
 /** The objects matching a list/watch request's selectors. */
 export function selectObjects(
   cluster: Cluster,
@@ -74,31 +99,29 @@ export function selectObjects(
   namespace: string | undefined,
   query: URLSearchParams,
 ): StoredObject[] {
-  const labels = parseLabelSelector(query.get('labelSelector'));
-  const fields = parseFieldSelector(query.get('fieldSelector'), type.kind);
-  const name = pinnedName(fields);
-  let candidates: StoredObject[];
-  if (name !== undefined && namespace !== undefined) {
-    const one = cluster.store.get(type, namespace, name);
-    candidates = one ? [one] : [];
-  } else candidates = cluster.store.list(type, namespace);
-  if (labels.length === 0 && fields.length === 0) return candidates;
-  return candidates.filter((o) => matchesLabels(labels, o.metadata.labels) && matchesFields(fields, o));
+  const { candidates, matches } = selection(cluster, type, namespace, query);
+  return matches ? candidates.filter(matches) : [...candidates];
 }
 
-/** GET on a collection. */
+/**
+ * GET on a collection. A page is cut from the continue key onward, matching only as many
+ * candidates as it needs (etcd reads a range from the key; the apiserver filters as it goes), so
+ * paging through a collection costs in proportion to it, not to its size times the pages.
+ * `remainingItemCount` is set only for a list without selectors, as the API server does (with
+ * one, the count is unknown).
+ */
 export function listObjects(
   cluster: Cluster,
   type: ResourceType,
   namespace: string | undefined,
   query: URLSearchParams,
 ): ListResult {
-  const all = selectObjects(cluster, type, namespace, query);
+  const { candidates, matches } = selection(cluster, type, namespace, query);
   const limitText = query.get('limit');
   const limit = limitText ? Number.parseInt(limitText, 10) : 0;
   const cont = query.get('continue');
   let rv = cluster.store.currentRv();
-  let items = all;
+  let from = 0;
   if (cont) {
     const token = decodeContinue(cont);
     if (token.rv < cluster.store.oldestResumableRv(type)) {
@@ -107,16 +130,35 @@ export function listObjects(
       );
     }
     rv = token.rv;
-    items = items.filter((o) => keyOf(o) > token.start);
+    from = firstAfter(candidates, token.start);
   }
   const metadata: ListResult['metadata'] = { resourceVersion: String(rv) };
-  if (limit > 0 && items.length > limit) {
-    const page = items.slice(0, limit);
-    metadata.continue = encodeContinue({ rv, start: keyOf(page[page.length - 1] as StoredObject) });
-    metadata.remainingItemCount = items.length - limit;
-    items = page;
+  const objects: StoredObject[] = [];
+  let i = from;
+  for (; i < candidates.length; i++) {
+    const o = candidates[i] as StoredObject;
+    if (matches && !matches(o)) continue;
+    if (limit > 0 && objects.length === limit) {
+      // One more match than the page holds: there is a next page.
+      metadata.continue = encodeContinue({ rv, start: keyOf(objects[limit - 1] as StoredObject) });
+      if (!matches) metadata.remainingItemCount = candidates.length - i;
+      break;
+    }
+    objects.push(o);
   }
-  return { kind: `${type.kind}List`, apiVersion: apiVersionOf(type), metadata, objects: items };
+  return { kind: `${type.kind}List`, apiVersion: apiVersionOf(type), metadata, objects };
+}
+
+/** The index of the first candidate whose key sorts after `start` (candidates are in key order). */
+function firstAfter(candidates: readonly StoredObject[], start: string): number {
+  let lo = 0;
+  let hi = candidates.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (keyOf(candidates[mid] as StoredObject) > start) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
 }
 
 // Each stored object's JSON as a list item, made once: stored objects are never mutated, and a

@@ -28,6 +28,8 @@ class Table {
   compactedRv = 0;
   readonly listeners = new Set<Listener>();
   size = 0;
+  /** Sorted listings by namespace (`undefined`: all), dropped on every write of the type. */
+  readonly sorted = new Map<string | undefined, readonly StoredObject[]>();
 }
 
 export interface StoreOptions {
@@ -70,22 +72,34 @@ export class Store {
     return this.tables.get(type)?.byNamespace.get(namespace)?.get(name);
   }
 
-  /** Objects of a type, in one namespace or all (`undefined`), sorted by namespace then name like etcd keys. */
-  list(type: ResourceType, namespace: string | undefined): StoredObject[] {
+  /**
+   * Objects of a type, in one namespace or all (`undefined`), sorted by namespace then name like
+   * etcd keys. The sorted listing is kept until the next write of the type, so paging through a
+   * large collection (a page per request) sorts it once, as etcd's key order costs nothing. The
+   * array is shared: never mutate it.
+   */
+  list(type: ResourceType, namespace: string | undefined): readonly StoredObject[] {
     const t = this.tables.get(type);
     if (!t) return [];
+    const cached = t.sorted.get(namespace);
+    if (cached) return cached;
     const out: StoredObject[] = [];
     if (namespace !== undefined) {
       const ns = t.byNamespace.get(namespace);
       if (ns) for (const obj of ns.values()) out.push(obj);
       out.sort(byName);
-      return out;
+    } else {
+      // etcd's order: keys are `<namespace>/<name>`, so "a-b/x" sorts before "a/y".
+      const keys = [...t.byNamespace.keys()].sort((x, y) =>
+        `${x}/` < `${y}/` ? -1 : `${x}/` > `${y}/` ? 1 : 0,
+      );
+      for (const key of keys) {
+        const ns = [...(t.byNamespace.get(key)?.values() ?? [])].sort(byName);
+        out.push(...ns);
+      }
     }
-    const keys = [...t.byNamespace.keys()].sort();
-    for (const key of keys) {
-      const ns = [...(t.byNamespace.get(key)?.values() ?? [])].sort(byName);
-      out.push(...ns);
-    }
+    Object.freeze(out);
+    t.sorted.set(namespace, out);
     return out;
   }
 
@@ -109,6 +123,7 @@ export class Store {
     }
     const previous = ns.get(object.metadata.name ?? '');
     const existed = previous !== undefined;
+    t.sorted.clear();
     if (previous) this.unindex(type, previous);
     ns.set(object.metadata.name ?? '', object);
     this.index(type, object);
@@ -122,6 +137,7 @@ export class Store {
     const namespace = object.metadata.namespace ?? '';
     const ns = t?.byNamespace.get(namespace);
     if (!t || !ns?.delete(object.metadata.name ?? '')) return undefined;
+    t.sorted.clear();
     t.size--;
     this.unindex(type, object);
     if (ns.size === 0) t.byNamespace.delete(namespace);
