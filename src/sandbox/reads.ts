@@ -10,6 +10,7 @@ import {
 } from './selectors.ts';
 import { badRequest, gone, notFound } from './status.ts';
 import type { KubeObject, StoredObject } from './types.ts';
+import { type KeyRange, storeKey } from './store.ts';
 
 export function getObject(
   cluster: Cluster,
@@ -57,39 +58,41 @@ function decodeContinue(text: string): ContinueToken {
   );
 }
 
-function keyOf(obj: StoredObject): string {
-  return `${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}`;
-}
-
 /** Items in list responses carry no apiVersion/kind, as a real server encodes them. */
 export function listItem(obj: StoredObject): KubeObject {
   const { apiVersion: _a, kind: _k, ...rest } = obj;
   return rest;
 }
 
-interface Selection {
-  /** Candidates in key order: the pinned name, or the stored collection (shared: never mutated). */
-  candidates: readonly StoredObject[];
-  /** Whether a candidate matches the label and field selectors; undefined when there are none. */
-  matches: ((o: StoredObject) => boolean) | undefined;
-}
+/** Whether an object matches a request's label and field selectors; undefined when it has none. */
+type Matcher = ((o: StoredObject) => boolean) | undefined;
 
-function selection(
-  cluster: Cluster,
+function selectors(
   type: ResourceType,
-  namespace: string | undefined,
   query: URLSearchParams,
-): Selection {
+): { matches: Matcher; name: string | undefined } {
   const labels = parseLabelSelector(query.get('labelSelector'));
   const fields = parseFieldSelector(query.get('fieldSelector'), type.kind);
   const name = pinnedName(fields);
-  let candidates: readonly StoredObject[];
-  if (name !== undefined && namespace !== undefined) {
-    const one = cluster.store.get(type, namespace, name);
-    candidates = one ? [one] : [];
-  } else candidates = cluster.store.list(type, namespace);
-  if (labels.length === 0 && fields.length === 0) return { candidates, matches: undefined };
-  return { candidates, matches: (o) => matchesLabels(labels, o.metadata.labels) && matchesFields(fields, o) };
+  if (labels.length === 0 && fields.length === 0) return { matches: undefined, name };
+  return { matches: (o) => matchesLabels(labels, o.metadata.labels) && matchesFields(fields, o), name };
+}
+
+/**
+ * The candidates of a request in etcd's key order, after `after` when given: the one object a
+ * `metadata.name` field selector pins, or a range of the store's index.
+ */
+function candidates(
+  cluster: Cluster,
+  type: ResourceType,
+  namespace: string | undefined,
+  name: string | undefined,
+  after?: string,
+): KeyRange {
+  if (name === undefined || namespace === undefined) return cluster.store.keyRange(type, namespace, after);
+  const one = cluster.store.get(type, namespace, name);
+  const keys = one && (after === undefined || storeKey(one) > after) ? [storeKey(one)] : [];
+  return { keys, from: 0, to: keys.length, object: () => one as StoredObject };
 }
 
 /** The objects matching a list/watch request's selectors. */
@@ -99,13 +102,19 @@ export function selectObjects(
   namespace: string | undefined,
   query: URLSearchParams,
 ): StoredObject[] {
-  const { candidates, matches } = selection(cluster, type, namespace, query);
-  return matches ? candidates.filter(matches) : [...candidates];
+  const { matches, name } = selectors(type, query);
+  const range = candidates(cluster, type, namespace, name);
+  const out: StoredObject[] = [];
+  for (let i = range.from; i < range.to; i++) {
+    const o = range.object(range.keys[i] as string);
+    if (!matches || matches(o)) out.push(o);
+  }
+  return out;
 }
 
 /**
- * GET on a collection. A page is cut from the continue key onward, matching only as many
- * candidates as it needs (etcd reads a range from the key; the apiserver filters as it goes), so
+ * GET on a collection. A page is read from its continue key onward, matching only as many
+ * objects as it returns (etcd reads a range from the key; the API server filters as it goes), so
  * paging through a collection costs in proportion to it, not to its size times the pages.
  * `remainingItemCount` is set only for a list without selectors, as the API server does (with
  * one, the count is unknown).
@@ -116,12 +125,12 @@ export function listObjects(
   namespace: string | undefined,
   query: URLSearchParams,
 ): ListResult {
-  const { candidates, matches } = selection(cluster, type, namespace, query);
+  const { matches, name } = selectors(type, query);
   const limitText = query.get('limit');
   const limit = limitText ? Number.parseInt(limitText, 10) : 0;
   const cont = query.get('continue');
   let rv = cluster.store.currentRv();
-  let from = 0;
+  let after: string | undefined;
   if (cont) {
     const token = decodeContinue(cont);
     if (token.rv < cluster.store.oldestResumableRv(type)) {
@@ -130,35 +139,23 @@ export function listObjects(
       );
     }
     rv = token.rv;
-    from = firstAfter(candidates, token.start);
+    after = token.start;
   }
+  const range = candidates(cluster, type, namespace, name, after);
   const metadata: ListResult['metadata'] = { resourceVersion: String(rv) };
   const objects: StoredObject[] = [];
-  let i = from;
-  for (; i < candidates.length; i++) {
-    const o = candidates[i] as StoredObject;
+  for (let i = range.from; i < range.to; i++) {
+    const o = range.object(range.keys[i] as string);
     if (matches && !matches(o)) continue;
     if (limit > 0 && objects.length === limit) {
       // One more match than the page holds: there is a next page.
-      metadata.continue = encodeContinue({ rv, start: keyOf(objects[limit - 1] as StoredObject) });
-      if (!matches) metadata.remainingItemCount = candidates.length - i;
+      metadata.continue = encodeContinue({ rv, start: storeKey(objects[limit - 1] as StoredObject) });
+      if (!matches) metadata.remainingItemCount = range.to - i;
       break;
     }
     objects.push(o);
   }
   return { kind: `${type.kind}List`, apiVersion: apiVersionOf(type), metadata, objects };
-}
-
-/** The index of the first candidate whose key sorts after `start` (candidates are in key order). */
-function firstAfter(candidates: readonly StoredObject[], start: string): number {
-  let lo = 0;
-  let hi = candidates.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (keyOf(candidates[mid] as StoredObject) > start) hi = mid;
-    else lo = mid + 1;
-  }
-  return lo;
 }
 
 // Each stored object's JSON as a list item, made once: stored objects are never mutated, and a

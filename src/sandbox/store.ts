@@ -28,8 +28,38 @@ class Table {
   compactedRv = 0;
   readonly listeners = new Set<Listener>();
   size = 0;
-  /** Sorted listings by namespace (`undefined`: all), dropped on every write of the type. */
-  readonly sorted = new Map<string | undefined, readonly StoredObject[]>();
+  /** Every object by its key, `<namespace>/<name>` (etcd's key under the resource's prefix). */
+  readonly byKey = new Map<string, StoredObject>();
+  /** The keys in etcd's order (by code unit: "a-b/x" before "a/y"), kept sorted as objects come and go. */
+  readonly keys: string[] = [];
+}
+
+/** The object's key in its table. */
+export function storeKey(object: StoredObject): string {
+  return `${object.metadata.namespace ?? ''}/${object.metadata.name ?? ''}`;
+}
+
+/** The index of the first key in `keys` (sorted) that is greater than `key`, or equal when `orEqual`. */
+function bound(keys: readonly string[], key: string, orEqual: boolean): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const k = keys[mid] as string;
+    if (k > key || (orEqual && k === key)) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/** A run of a table's keys in etcd's order: `keys[from]` up to (not including) `keys[to]`. */
+export interface KeyRange {
+  /** The table's index: valid until the type's next write. Never mutate it. */
+  keys: readonly string[];
+  from: number;
+  to: number;
+  /** The object of a key of the range. */
+  object(key: string): StoredObject;
 }
 
 export interface StoreOptions {
@@ -73,33 +103,30 @@ export class Store {
   }
 
   /**
-   * Objects of a type, in one namespace or all (`undefined`), sorted by namespace then name like
-   * etcd keys. The sorted listing is kept until the next write of the type, so paging through a
-   * large collection (a page per request) sorts it once, as etcd's key order costs nothing. The
-   * array is shared: never mutate it.
+   * The keys of a type's objects in one namespace or all (`undefined`), in etcd's order, after
+   * `after` when given: a page is cut from its continue key by a binary search, as etcd reads a
+   * range, without sorting or copying the collection.
    */
-  list(type: ResourceType, namespace: string | undefined): readonly StoredObject[] {
+  keyRange(type: ResourceType, namespace: string | undefined, after?: string): KeyRange {
     const t = this.tables.get(type);
-    if (!t) return [];
-    const cached = t.sorted.get(namespace);
-    if (cached) return cached;
-    const out: StoredObject[] = [];
+    const keys = t?.keys ?? [];
+    let from = 0;
+    let to = keys.length;
     if (namespace !== undefined) {
-      const ns = t.byNamespace.get(namespace);
-      if (ns) for (const obj of ns.values()) out.push(obj);
-      out.sort(byName);
-    } else {
-      // etcd's order: keys are `<namespace>/<name>`, so "a-b/x" sorts before "a/y".
-      const keys = [...t.byNamespace.keys()].sort((x, y) =>
-        `${x}/` < `${y}/` ? -1 : `${x}/` > `${y}/` ? 1 : 0,
-      );
-      for (const key of keys) {
-        const ns = [...(t.byNamespace.get(key)?.values() ?? [])].sort(byName);
-        out.push(...ns);
-      }
+      from = bound(keys, `${namespace}/`, true);
+      // '0' is the code unit after '/': every key of the namespace sorts before `<namespace>0`.
+      to = bound(keys, `${namespace}0`, true);
     }
-    Object.freeze(out);
-    t.sorted.set(namespace, out);
+    if (after !== undefined) from = Math.max(from, bound(keys, after, false));
+    const byKey = t?.byKey;
+    return { keys, from, to, object: (key) => byKey?.get(key) as StoredObject };
+  }
+
+  /** Objects of a type, in one namespace or all (`undefined`), in etcd's key order. */
+  list(type: ResourceType, namespace: string | undefined): StoredObject[] {
+    const range = this.keyRange(type, namespace);
+    const out: StoredObject[] = [];
+    for (let i = range.from; i < range.to; i++) out.push(range.object(range.keys[i] as string));
     return out;
   }
 
@@ -123,7 +150,9 @@ export class Store {
     }
     const previous = ns.get(object.metadata.name ?? '');
     const existed = previous !== undefined;
-    t.sorted.clear();
+    const key = storeKey(object);
+    if (!existed) t.keys.splice(bound(t.keys, key, false), 0, key);
+    t.byKey.set(key, object);
     if (previous) this.unindex(type, previous);
     ns.set(object.metadata.name ?? '', object);
     this.index(type, object);
@@ -137,7 +166,10 @@ export class Store {
     const namespace = object.metadata.namespace ?? '';
     const ns = t?.byNamespace.get(namespace);
     if (!t || !ns?.delete(object.metadata.name ?? '')) return undefined;
-    t.sorted.clear();
+    const key = storeKey(object);
+    t.byKey.delete(key);
+    const at = bound(t.keys, key, true);
+    if (t.keys[at] === key) t.keys.splice(at, 1);
     t.size--;
     this.unindex(type, object);
     if (ns.size === 0) t.byNamespace.delete(namespace);
@@ -210,10 +242,4 @@ export class Store {
     t.listeners.add(listener);
     return () => t.listeners.delete(listener);
   }
-}
-
-function byName(a: StoredObject, b: StoredObject): number {
-  const x = a.metadata.name ?? '';
-  const y = b.metadata.name ?? '';
-  return x < y ? -1 : x > y ? 1 : 0;
 }

@@ -3,7 +3,11 @@
  * in etcd's key order (`<namespace>/<name>`), with `remainingItemCount` only for a list without
  * selectors; and a page reflects the writes made since the previous one.
  */
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findByKind } from '../../src/sandbox/resources.ts';
+import { Store, storeKey } from '../../src/sandbox/store.ts';
+import type { StoredObject } from '../../src/sandbox/types.ts';
 import { type Sandbox, startSandbox } from './helpers.ts';
 
 type Page = { items: { metadata: { name: string; namespace: string } }[]; metadata: Record<string, unknown> };
@@ -74,5 +78,49 @@ describe('sandbox list pages', () => {
     await sb.call('DELETE', '/api/v1/namespaces/a/configmaps/cm-50');
     const third = await pages(sb, '/api/v1/namespaces/a/configmaps', 100);
     expect(names(third)).not.toContain('a/cm-50');
+  });
+});
+
+describe('store key index', () => {
+  const type = findByKind('v1', 'ConfigMap');
+  const object = (namespace: string, name: string): StoredObject => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { namespace, name },
+  });
+
+  it('lists and ranges as sorting the live objects would, through any adds and removes', () => {
+    if (!type) throw new Error('ConfigMap is served');
+    const op = fc.record({
+      add: fc.boolean(),
+      namespace: fc.constantFrom('a', 'a-b', 'ab', 'b'),
+      name: fc.constantFrom('x', 'x-1', 'x1', 'y', 'z0'),
+    });
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 60 }), fc.constantFrom('a', 'a-b', 'ab', 'b'), (ops, ns) => {
+        const store = new Store();
+        const live = new Map<string, StoredObject>();
+        let rv = 0;
+        for (const o of ops) {
+          const obj = object(o.namespace, o.name);
+          const key = storeKey(obj);
+          if (o.add) {
+            store.put(type, obj, ++rv);
+            live.set(key, obj);
+          } else {
+            store.remove(type, live.get(key) ?? obj, ++rv);
+            live.delete(key);
+          }
+        }
+        const sorted = [...live.keys()].sort();
+        expect(store.list(type, undefined).map(storeKey)).toEqual(sorted);
+        expect(store.list(type, ns).map(storeKey)).toEqual(sorted.filter((k) => k.startsWith(`${ns}/`)));
+        const after = `${ns}/x1`;
+        const range = store.keyRange(type, ns, after);
+        expect(range.keys.slice(range.from, range.to)).toEqual(
+          sorted.filter((k) => k.startsWith(`${ns}/`) && k > after),
+        );
+      }),
+    );
   });
 });
