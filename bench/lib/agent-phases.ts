@@ -11,7 +11,7 @@ import { refOf, waitForObjects } from './convergence.ts';
 import { type BenchResult, round } from './figures.ts';
 import { countKube, firstApplyMs, measureIdle, measurePropagation, waitQuiet } from './phases.ts';
 import type { Stack } from './stack.ts';
-import { processRunQueueWait, threadRunQueueWait } from './run-queue.ts';
+import { processRunQueueWait, threadRunQueueWaitFromNow } from './run-queue.ts';
 
 export interface PhaseSettings {
   deployments: number;
@@ -156,7 +156,7 @@ async function coldConvergence(input: AgentPhasesInput, running: RunningAgent): 
   const { stack, settings: o, result, say, note } = input;
   const { agent } = running;
   const cpuBefore = process.cpuUsage();
-  const waitBefore = threadRunQueueWait();
+  const sandboxWaitSince = threadRunQueueWaitFromNow();
   let lastReport = 0;
   // The sandbox's event loop (this thread) from the first object on: how busy the agent kept it.
   let eluFromFirst: EventLoopUtilization | undefined;
@@ -177,7 +177,7 @@ async function coldConvergence(input: AgentPhasesInput, running: RunningAgent): 
     },
   );
   const cpu = process.cpuUsage(cpuBefore);
-  const sandboxWait = threadRunQueueWait();
+  const sandboxWait = sandboxWaitSince();
   const agentWait = agent.child.pid === undefined ? undefined : processRunQueueWait(agent.child.pid);
   if (done === null) {
     const why = agent.running ? `did not converge within ${o.timeoutMs / 1000} s` : 'exited';
@@ -187,8 +187,7 @@ async function coldConvergence(input: AgentPhasesInput, running: RunningAgent): 
   result.convergence_s = round((done - agent.startedAt) / 1000);
   result.convergence_agent_cpu_s = round(agent.cpuSeconds());
   result.convergence_harness_cpu_s = round((cpu.user + cpu.system) / 1e6);
-  if (sandboxWait !== undefined && waitBefore !== undefined)
-    result.convergence_sandbox_wait_s = round(sandboxWait - waitBefore);
+  if (sandboxWait !== undefined) result.convergence_sandbox_wait_s = round(sandboxWait);
   if (agentWait !== undefined) result.convergence_agent_wait_s = round(agentWait);
   if (eluFromFirst !== undefined)
     result.convergence_sandbox_busy = round(performance.eventLoopUtilization(eluFromFirst).utilization);

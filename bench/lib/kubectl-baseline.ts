@@ -11,7 +11,7 @@ import { stringify } from 'yaml';
 import { startKubeApi } from '../../src/sandbox/server.ts';
 import { type RenderedDeployment, refOf, waitForObjects } from './convergence.ts';
 import { errorLog } from './stack.ts';
-import { threadRunQueueWait } from './run-queue.ts';
+import { threadRunQueueWaitFromNow } from './run-queue.ts';
 
 export interface KubectlBaselineOptions {
   kubectl: string;
@@ -62,7 +62,7 @@ export async function runKubectlBaseline(options: KubectlBaselineOptions): Promi
   const log = openSync(logFile, 'w');
   try {
     const cpuBefore = process.cpuUsage();
-    const waitBefore = threadRunQueueWait();
+    const sandboxWaitSince = threadRunQueueWaitFromNow();
     const started = performance.now();
     const child = spawn(
       options.kubectl,
@@ -88,7 +88,7 @@ export async function runKubectlBaseline(options: KubectlBaselineOptions): Promi
     clearTimeout(killer);
     const seconds = (performance.now() - started) / 1000;
     const cpu = process.cpuUsage(cpuBefore);
-    const waitAfter = threadRunQueueWait();
+    const sandboxWaitS = sandboxWaitSince();
     const records = api.requests();
     let missing = 0;
     await waitForObjects(
@@ -102,7 +102,7 @@ export async function runKubectlBaseline(options: KubectlBaselineOptions): Promi
       reads: records.filter((r) => !r.write).length,
       writes: records.filter((r) => r.write).length,
       harnessCpuS: (cpu.user + cpu.system) / 1e6,
-      sandboxWaitS: waitBefore === undefined || waitAfter === undefined ? undefined : waitAfter - waitBefore,
+      sandboxWaitS,
       missing,
       logFile,
     };

@@ -28,6 +28,15 @@ export function threadRunQueueWait(): number | undefined {
   return readWait('/proc/thread-self/schedstat');
 }
 
+/** Starts measuring the calling thread's run-queue wait: the returned function gives it since then. */
+export function threadRunQueueWaitFromNow(): () => number | undefined {
+  const before = threadRunQueueWait();
+  return () => {
+    const now = threadRunQueueWait();
+    return before === undefined || now === undefined ? undefined : now - before;
+  };
+}
+
 /** The run-queue wait of every live thread of a process, summed; undefined when none can be read. */
 export function processRunQueueWait(pid: number): number | undefined {
   let tasks: string[];

@@ -1,6 +1,6 @@
 /**
  * Inventory: what mooring owns, found by listing every kind we manage with our labels in each
- * namespace (one list call per kind and namespace, whatever the number of objects). A listing that
+ * namespace (one list call per page of a kind in a namespace; object-client.ts sizes the pages). A listing that
  * fails or returns an unparsable item is refused whole: nothing may be pruned from half a picture.
  */
 import pMap from 'p-map';

@@ -153,11 +153,12 @@ export class ObjectClient {
   ): Promise<KubeObject[]> {
     const out: KubeObject[] = [];
     const path = resourcePath(apiVersion, kind, namespace);
+    const limit = LIST_PAGE_SIZE[opts.metadataOnly ? 'metadataOnly' : 'wholeObjects'];
     let token: string | undefined;
     do {
       const res = await this.#http.request<{ items?: KubeObject[]; metadata?: { continue?: string } }>({
         method: 'GET',
-        path: `${path}${query({ labelSelector, limit: LIST_PAGE_SIZE[opts.metadataOnly ? 'metadataOnly' : 'wholeObjects'], continue: token })}`,
+        path: `${path}${query({ labelSelector, limit, continue: token })}`,
         ...(opts.metadataOnly ? { accept: METADATA_LIST } : {}),
       });
       // List items come without apiVersion/kind; put them back so ids and later calls work.

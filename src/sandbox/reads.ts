@@ -95,6 +95,25 @@ function candidates(
   return { keys, from: 0, to: keys.length, object: () => one as StoredObject };
 }
 
+/**
+ * The matches of a range in key order, at most `limit` of them (0: all); `next` is the index of the
+ * first match past the limit, when there is one.
+ */
+function collect(
+  range: KeyRange,
+  matches: Matcher,
+  limit: number,
+): { objects: StoredObject[]; next?: number } {
+  const objects: StoredObject[] = [];
+  for (let i = range.from; i < range.to; i++) {
+    const o = range.object(range.keys[i] as string);
+    if (matches && !matches(o)) continue;
+    if (limit > 0 && objects.length === limit) return { objects, next: i };
+    objects.push(o);
+  }
+  return { objects };
+}
+
 /** The objects matching a list/watch request's selectors. */
 export function selectObjects(
   cluster: Cluster,
@@ -103,13 +122,7 @@ export function selectObjects(
   query: URLSearchParams,
 ): StoredObject[] {
   const { matches, name } = selectors(type, query);
-  const range = candidates(cluster, type, namespace, name);
-  const out: StoredObject[] = [];
-  for (let i = range.from; i < range.to; i++) {
-    const o = range.object(range.keys[i] as string);
-    if (!matches || matches(o)) out.push(o);
-  }
-  return out;
+  return collect(candidates(cluster, type, namespace, name), matches, 0).objects;
 }
 
 /**
@@ -143,17 +156,11 @@ export function listObjects(
   }
   const range = candidates(cluster, type, namespace, name, after);
   const metadata: ListResult['metadata'] = { resourceVersion: String(rv) };
-  const objects: StoredObject[] = [];
-  for (let i = range.from; i < range.to; i++) {
-    const o = range.object(range.keys[i] as string);
-    if (matches && !matches(o)) continue;
-    if (limit > 0 && objects.length === limit) {
-      // One more match than the page holds: there is a next page.
-      metadata.continue = encodeContinue({ rv, start: storeKey(objects[limit - 1] as StoredObject) });
-      if (!matches) metadata.remainingItemCount = range.to - i;
-      break;
-    }
-    objects.push(o);
+  const { objects, next } = collect(range, matches, limit);
+  if (next !== undefined) {
+    // A match past the page: there is a next page.
+    metadata.continue = encodeContinue({ rv, start: storeKey(objects[limit - 1] as StoredObject) });
+    if (!matches) metadata.remainingItemCount = range.to - next;
   }
   return { kind: `${type.kind}List`, apiVersion: apiVersionOf(type), metadata, objects };
 }

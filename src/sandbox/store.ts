@@ -18,7 +18,6 @@ export interface StoreEvent {
 export type Listener = (event: StoreEvent) => void;
 
 class Table {
-  readonly byNamespace = new Map<string, Map<string, StoredObject>>();
   readonly type: ResourceType;
   constructor(type: ResourceType) {
     this.type = type;
@@ -27,7 +26,6 @@ class Table {
   /** Events with rv <= this were dropped from history: a watch from before it gets 410 Gone. */
   compactedRv = 0;
   readonly listeners = new Set<Listener>();
-  size = 0;
   /** Every object by its key, `<namespace>/<name>` (etcd's key under the resource's prefix). */
   readonly byKey = new Map<string, StoredObject>();
   /** The keys in etcd's order (by code unit: "a-b/x" before "a/y"), kept sorted as objects come and go. */
@@ -99,7 +97,7 @@ export class Store {
   }
 
   get(type: ResourceType, namespace: string, name: string): StoredObject | undefined {
-    return this.tables.get(type)?.byNamespace.get(namespace)?.get(name);
+    return this.tables.get(type)?.byKey.get(`${namespace}/${name}`);
   }
 
   /**
@@ -131,9 +129,8 @@ export class Store {
   }
 
   count(type: ResourceType, namespace?: string): number {
-    const t = this.tables.get(type);
-    if (!t) return 0;
-    return namespace === undefined ? t.size : (t.byNamespace.get(namespace)?.size ?? 0);
+    const range = this.keyRange(type, namespace);
+    return range.to - range.from;
   }
 
   /**
@@ -142,42 +139,27 @@ export class Store {
    */
   put(type: ResourceType, object: StoredObject, rv: number): StoreEvent {
     const t = this.table(type);
-    const namespace = object.metadata.namespace ?? '';
-    let ns = t.byNamespace.get(namespace);
-    if (!ns) {
-      ns = new Map();
-      t.byNamespace.set(namespace, ns);
-    }
-    const previous = ns.get(object.metadata.name ?? '');
-    const existed = previous !== undefined;
     const key = storeKey(object);
-    if (!existed) t.keys.splice(bound(t.keys, key, false), 0, key);
-    t.byKey.set(key, object);
+    const previous = t.byKey.get(key);
     if (previous) this.unindex(type, previous);
-    ns.set(object.metadata.name ?? '', object);
+    else t.keys.splice(bound(t.keys, key, false), 0, key);
+    t.byKey.set(key, object);
     this.index(type, object);
-    if (!existed) t.size++;
-    return this.emit(t, { type: existed ? 'MODIFIED' : 'ADDED', rv, object });
+    return this.emit(t, { type: previous ? 'MODIFIED' : 'ADDED', rv, object });
   }
 
   /** Removes an object; the DELETED event carries `object` (with the deletion's resourceVersion). */
   remove(type: ResourceType, object: StoredObject, rv: number): StoreEvent | undefined {
     const t = this.tables.get(type);
-    const namespace = object.metadata.namespace ?? '';
-    const ns = t?.byNamespace.get(namespace);
-    if (!t || !ns?.delete(object.metadata.name ?? '')) return undefined;
     const key = storeKey(object);
-    t.byKey.delete(key);
-    const at = bound(t.keys, key, true);
-    if (t.keys[at] === key) t.keys.splice(at, 1);
-    t.size--;
+    if (!t?.byKey.delete(key)) return undefined;
+    t.keys.splice(bound(t.keys, key, true), 1);
     this.unindex(type, object);
-    if (ns.size === 0) t.byNamespace.delete(namespace);
     return this.emit(t, { type: 'DELETED', rv, object });
   }
 
   private static key(type: ResourceType, object: StoredObject): string {
-    return `${type.group}/${type.resource}/${object.metadata.namespace ?? ''}/${object.metadata.name ?? ''}`;
+    return `${type.group}/${type.resource}/${storeKey(object)}`;
   }
 
   private index(type: ResourceType, object: StoredObject): void {

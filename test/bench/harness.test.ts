@@ -18,7 +18,12 @@ import {
 import { imageNodeFlags, imageRuntimeEnv } from '../../bench/lib/image-runtime.ts';
 import { chartMemoryLimitMib } from '../../bench/lib/memory-limit.ts';
 import { retag } from '../../bench/lib/phases.ts';
-import { parseRunQueueWait, processRunQueueWait, threadRunQueueWait } from '../../bench/lib/run-queue.ts';
+import {
+  parseRunQueueWait,
+  processRunQueueWait,
+  threadRunQueueWait,
+  threadRunQueueWaitFromNow,
+} from '../../bench/lib/run-queue.ts';
 import { summarizeProfile } from '../../bench/lib/profile-summary.ts';
 import { SECTION_HEADING, updateReadme } from '../../bench/lib/readme.ts';
 import { generateDeployments } from '../../bench/lib/seed.ts';
@@ -347,6 +352,8 @@ describe('run-queue wait (Linux schedstat)', () => {
       expect(proc).toBeGreaterThanOrEqual(thread as number);
       expect(threadRunQueueWait()).toBeGreaterThanOrEqual(thread as number);
       expect(processRunQueueWait(2 ** 30)).toBeUndefined();
+      const since = threadRunQueueWaitFromNow();
+      expect(since()).toBeGreaterThanOrEqual(0);
     },
   );
 });
