@@ -6,15 +6,22 @@
  *   write, plus a digest of the labels and annotations, which it does not cover. A rollout's
  *   progress or an autoscaler's sync every few seconds then leaves a verified object verified
  *   (the idiom of controller-runtime's GenerationChangedPredicate); and the uid, since an object
- *   deleted and made again (`kubectl replace --force`) starts at generation 1 again;
+ *   deleted and made again (`kubectl replace --force`) starts at generation 1 again. The digest
+ *   leaves out the annotation the Deployment controller sets after every rollout
+ *   (`deployment.kubernetes.io/revision`, written with the status): it is never ours, and
+ *   counting it made the first resync after each rollout read every rolled-out Deployment again;
  * - every other kind: the resourceVersion, which moves on any change (a new object's too).
  */
 import { createHash } from 'node:crypto';
 import type { KubeObject } from './types.ts';
 
-function sorted(map: Record<string, string> | undefined): [string, string][] {
+/** Annotations that controllers keep on the objects we apply; no apply of ours sets them. */
+const CONTROLLER_ANNOTATIONS: ReadonlySet<string> = new Set(['deployment.kubernetes.io/revision']);
+
+function sorted(map: Record<string, string> | undefined, leaveOut?: ReadonlySet<string>): [string, string][] {
   return map
     ? Object.keys(map)
+        .filter((k) => !leaveOut?.has(k))
         .sort()
         .map((k) => [k, map[k] as string])
     : [];
@@ -39,7 +46,7 @@ export function objectVersion(obj: KubeObject): string | undefined {
   const { generation, resourceVersion, uid, labels, annotations } = obj.metadata;
   if (typeof generation === 'number' && generation > 0) {
     const digest = createHash('sha1')
-      .update(JSON.stringify([uid ?? null, sorted(labels), sorted(annotations)]))
+      .update(JSON.stringify([uid ?? null, sorted(labels), sorted(annotations, CONTROLLER_ANNOTATIONS)]))
       .digest('base64url')
       .slice(0, 16);
     return `g${generation}#${digest}`;

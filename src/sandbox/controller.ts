@@ -3,12 +3,15 @@
  * the status a real controller writes once their pods are ready (or, on request, the status of a
  * rollout that exceeded its progress deadline). Status writes are "kube-controller-manager"
  * Update operations on the status subresource: they bump resourceVersion and reach watches, and
- * are not API requests (they never appear in the request log).
+ * are not API requests (they never appear in the request log). A Deployment's status write also
+ * sets its `deployment.kubernetes.io/revision` annotation (the status subresource may change a
+ * Deployment's annotations, not its spec or labels), so the controller owns that annotation and
+ * the Deployment's generation does not move.
  */
 import { recordUpdate } from './apply/index.ts';
 import type { Cluster } from './cluster.ts';
 import { clone } from './equal.ts';
-import { controllerRef, podTemplateHash, syncReplicaSets } from './replica-sets.ts';
+import { controllerRef, podTemplateHash, REVISION, syncReplicaSets } from './replica-sets.ts';
 import type { ResourceType } from './resources.ts';
 import type { StoredObject } from './types.ts';
 
@@ -89,12 +92,18 @@ export class WorkloadController {
   private settle(type: ResourceType, namespace: string, name: string, fail: boolean): void {
     const live = this.cluster.store.get(type, namespace, name);
     if (!live || live.metadata.deletionTimestamp) return;
+    let metadata = live.metadata;
     if (live.kind === 'StatefulSet') this.createClaims(live);
-    else syncReplicaSets(this.cluster, live, !fail);
+    else {
+      const revision = syncReplicaSets(this.cluster, live, !fail);
+      if (live.metadata.annotations?.[REVISION] !== revision)
+        metadata = { ...metadata, annotations: { ...metadata.annotations, [REVISION]: revision } };
+    }
     // Stored objects are never mutated, so the status write shares everything else with live
     // (and the ownership comparison skips the shared subtrees).
     const next: StoredObject = {
       ...live,
+      metadata,
       status: live.kind === 'Deployment' ? this.deploymentStatus(live, fail) : statefulSetStatus(live, fail),
     };
     const recorded = recordUpdate({

@@ -2,7 +2,8 @@
  * The Deployment controller's ReplicaSets: one per pod template (`<name>-<pod-template-hash>`),
  * owned by the Deployment (so garbage collection removes them with it), the current one scaled to
  * the Deployment's replicas and the older ones to zero, with the revision annotation
- * `kubectl rollout history` reads.
+ * `kubectl rollout history` reads. The Deployment carries its current ReplicaSet's revision too
+ * (controller.ts writes it with the status, as the real controller does).
  */
 import { hash as cryptoHash } from 'node:crypto';
 import { recordUpdate } from './apply/index.ts';
@@ -13,7 +14,7 @@ import type { StoredObject } from './types.ts';
 type Obj = Record<string, unknown>;
 
 const MANAGER = 'kube-controller-manager';
-const REVISION = 'deployment.kubernetes.io/revision';
+export const REVISION = 'deployment.kubernetes.io/revision';
 
 // Hashes by template object: stored objects are never mutated, and a workload's status writes
 // share its template, so the controller hashes each template once.
@@ -70,8 +71,12 @@ function rescaled(rs: StoredObject, replicas: number): StoredObject {
   };
 }
 
-/** Brings the Deployment's ReplicaSets in line with its spec; `ready` says whether the pods came up. */
-export function syncReplicaSets(cluster: Cluster, deployment: StoredObject, ready: boolean): void {
+/**
+ * Brings the Deployment's ReplicaSets in line with its spec; `ready` says whether the pods came
+ * up. Returns the current ReplicaSet's revision: one more than any other's when its template is
+ * new, or comes back after another (a rollback is a new revision, as in a cluster).
+ */
+export function syncReplicaSets(cluster: Cluster, deployment: StoredObject, ready: boolean): string {
   const spec = (deployment.spec ?? {}) as Obj;
   const replicas = (spec.replicas as number | undefined) ?? 1;
   const hash = podTemplateHash(deployment);
@@ -82,7 +87,8 @@ export function syncReplicaSets(cluster: Cluster, deployment: StoredObject, read
     .filter((d) => d.object.kind === 'ReplicaSet')
     .map((d) => cluster.store.get(d.type, namespace, d.object.metadata.name ?? ''))
     .filter((rs): rs is StoredObject => rs !== undefined);
-  const revisions = owned.map((rs) => Number(rs.metadata.annotations?.[REVISION] ?? 0));
+  const revisionOf = (rs: StoredObject) => Number(rs.metadata.annotations?.[REVISION] ?? 0);
+  const latest = Math.max(0, ...owned.filter((rs) => rs.metadata.name !== name).map(revisionOf));
   let current = owned.find((rs) => rs.metadata.name === name);
   if (!current) {
     const template = clone((spec.template ?? {}) as Obj);
@@ -106,15 +112,21 @@ export function syncReplicaSets(cluster: Cluster, deployment: StoredObject, read
         generation: 1,
         labels,
         annotations: {
-          [REVISION]: String(Math.max(0, ...revisions) + 1),
+          [REVISION]: String(latest + 1),
           'deployment.kubernetes.io/desired-replicas': String(replicas),
         },
         ownerReferences: [controllerRef('Deployment', deployment)],
       },
       spec: { replicas, selector: { matchLabels }, template },
     });
-  } else if ((current.spec as Obj).replicas !== replicas) {
-    current = write(cluster, current, rescaled(current, replicas));
+  } else {
+    let next = current;
+    if (revisionOf(current) <= latest) {
+      const annotations = { ...current.metadata.annotations, [REVISION]: String(latest + 1) };
+      next = { ...next, metadata: { ...next.metadata, annotations } };
+    }
+    if ((current.spec as Obj).replicas !== replicas) next = rescaled(next, replicas);
+    if (next !== current) current = write(cluster, current, next);
   }
   const status: Obj = {
     replicas,
@@ -135,4 +147,5 @@ export function syncReplicaSets(cluster: Cluster, deployment: StoredObject, read
       'status',
     );
   }
+  return String(revisionOf(current));
 }

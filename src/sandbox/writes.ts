@@ -2,7 +2,7 @@
  * create and update, and the common end of every write (`finish`): server-owned fields kept from
  * live, defaulting, validation, immutability, generation, managedFields, no-op detection, store.
  */
-import { recordUpdate } from './apply/index.ts';
+import { recordUpdate, resetPaths, restoreReset } from './apply/index.ts';
 import type { Cluster } from './cluster.ts';
 import { applyDefaults } from './defaults.ts';
 import { clone, jsonEqual } from './equal.ts';
@@ -85,9 +85,10 @@ export function finish(
   meta.resourceVersion = live.metadata.resourceVersion;
   let result = next;
   if (how.subresource === 'status') {
-    // A status write changes status only (and the manager's ownership of it).
-    result = { ...clone(live), status: next.status };
-    if (next.status === undefined) delete result.status;
+    // A status write changes status and the metadata its strategy does not reset (a
+    // Deployment's controller sets its revision annotation so); spec, and a Deployment's labels,
+    // keep their live values.
+    restoreReset(result, clone(live), resetPaths(type.kind, 'status'));
     result.metadata.managedFields = next.metadata.managedFields ?? live.metadata.managedFields;
   } else if (type.subresources.includes('status')) {
     if (live.status === undefined) delete result.status;
@@ -100,11 +101,14 @@ export function finish(
     const args = { live, updated: result, manager: managerOf(options), now: cluster.now() };
     result = recordUpdate(how.subresource ? { ...args, subresource: how.subresource } : args) as StoredObject;
   }
-  // After recordUpdate, which keeps system metadata (generation) from live.
+  // After recordUpdate, which keeps system metadata (generation) from live. A Deployment's
+  // generation also moves with its annotations (its strategy: they are copied to its ReplicaSets).
   if (
     GENERATION_KINDS.has(type.kind) &&
     how.subresource === undefined &&
-    !jsonEqual(live.spec, result.spec)
+    (!jsonEqual(live.spec, result.spec) ||
+      (type.kind === 'Deployment' &&
+        !jsonEqual(live.metadata.annotations ?? {}, result.metadata.annotations ?? {})))
   ) {
     result.metadata.generation = (live.metadata.generation ?? 1) + 1;
   }

@@ -36,6 +36,24 @@ describe('objectVersion (what the apply memo pins)', () => {
     ).not.toBe(base);
   });
 
+  it('leaves out the revision annotation the Deployment controller sets after every rollout', () => {
+    const base = objectVersion(deployment({}));
+    const rolledOut = (revision: string) =>
+      deployment({
+        annotations: { 'mooring.dev/desired-hash': 'h1', 'deployment.kubernetes.io/revision': revision },
+      });
+    expect(objectVersion(rolledOut('1'))).toBe(base);
+    expect(objectVersion(rolledOut('2'))).toBe(base);
+    // Any other annotation still counts.
+    expect(
+      objectVersion(
+        deployment({
+          annotations: { 'mooring.dev/desired-hash': 'h1', 'deployment.kubernetes.io/other': '1' },
+        }),
+      ),
+    ).not.toBe(base);
+  });
+
   it('moves with the uid: an object deleted and made again starts at generation 1 again', () => {
     expect(objectVersion(deployment({ uid: 'u2', generation: 1 }))).not.toBe(
       objectVersion(deployment({ uid: 'u1', generation: 1 })),

@@ -8,6 +8,7 @@ import { isSlim } from '../../src/kube/compact-live.ts';
 import type { ResourceManager } from '../../src/kube/resource-manager.ts';
 import type { KubeObject } from '../../src/kube/types.ts';
 import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';
+import { eventually } from '../sandbox/helpers.ts';
 import { DEPLOYMENT, deployment, LISTENER } from './fixtures.ts';
 import { kubeOf, managerFor, OtherManager } from './sandbox.ts';
 
@@ -104,6 +105,25 @@ describe('resync memo (inputKey)', () => {
     );
     expect(gets()).toBe(1);
     expect(api.requests().filter((r) => r.write)).toEqual([]);
+  });
+
+  it('keeps a rolled-out Deployment verified when its controller moves the revision annotation', async () => {
+    const rm = managerFor(api);
+    const revision = () =>
+      api.getObject('apps/v1', 'Deployment', NS, 'app')?.metadata?.annotations?.[
+        'deployment.kubernetes.io/revision'
+      ];
+    await reconcile(rm, [deployment(NS, 'app', { image: 'rollout:1' })], 'r1', true);
+    const before = Number(await eventually(revision));
+    // A new template: applied under a new key; the answer is taken before the controller rolls it
+    // out and writes the next revision on the Deployment.
+    const desired = deployment(NS, 'app', { image: 'rollout:2' });
+    expect(await reconcile(rm, [desired], 'r2', true)).toBe('configured');
+    expect(await eventually(() => Number(revision()) === before + 1)).toBe(true);
+    // The resync after the rollout: still verified, so nothing is read again.
+    api.clearRequests();
+    expect(await reconcile(rm, [desired], 'r2', true)).toBe('unchanged');
+    expect(gets()).toBe(0);
   });
 
   it("keeps a workload verified through a controller's status write, not through a change to it", async () => {

@@ -8,6 +8,7 @@ export { conflictStatus } from './conflict-status.ts';
 export { ApplyError, type ApplyErrorReason } from './errors.ts';
 export type { ManagedFieldsEntry } from './managed-fields.ts';
 export { cloneObject, recordUpdate } from './record-update.ts';
+export { resetPaths, restoreReset } from './reset-fields.ts';
 export { type ListRule, listTable, servedKinds } from './schema.ts';
 export { serverSideApply } from './server-side-apply.ts';
 export { strategicMergePatch } from './strategic-merge-patch.ts';
