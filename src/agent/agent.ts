@@ -336,6 +336,13 @@ export class Agent {
       random,
       logger,
       onSnapshot: (s) => this.#onSnapshot(s, term),
+      // A term that ended (leadership lost meanwhile) takes nothing more from its poll.
+      onListed: () => {
+        if (this.#term === term) this.#deployments.beginPoll(term.runner);
+      },
+      onDesired: (d) => {
+        if (this.#term === term) this.#deployments.takeEarly(d, term.runner);
+      },
       onPoll: (result, ms) => {
         metrics.polls.inc({ result });
         metrics.pollDuration.observe({ result }, ms / 1000);

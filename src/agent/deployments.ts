@@ -55,6 +55,12 @@ export interface DeploymentsDeps {
   onReconciled?: ((deploymentId: string, result: ReconcileResult) => void) | undefined;
 }
 
+/** What a poll decided when its listing completed: whether it is a resync, and when it began. */
+interface PollPlan {
+  busy: boolean;
+  atMs: number;
+}
+
 export class Deployments {
   readonly #d: DeploymentsDeps;
   readonly #desired = new Map<string, DesiredDeployment>();
@@ -73,9 +79,34 @@ export class Deployments {
   #pruneRefusal: PruneRefusal | null = null;
   /** When the latest resync began (clock ms). */
   #lastResyncMs: number | undefined;
+  /** The poll in progress (`beginPoll`): whether it is a resync, and what it queued early. */
+  #poll: { plan: PollPlan; early: Set<string> } | undefined;
 
   constructor(deps: DeploymentsDeps) {
     this.#d = deps;
+  }
+
+  /**
+   * The poll's listing is complete; its revisions are still being fetched. Decides now whether
+   * the snapshot to come is a resync (see `applySnapshot`), and if so begins the cycle's inventory
+   * listing, so that deployments queued early (`takeEarly`) find it under way.
+   */
+  beginPoll(runner: Runner): void {
+    this.#poll = { plan: this.#plan(runner), early: new Set() };
+  }
+
+  /**
+   * One deployment's desired state, ready before the rest of its poll's snapshot: a new or changed
+   * one is queued at once, not after every other revision has been fetched (at a cold start, the
+   * first applies used to wait for 1,000 revision reads). The snapshot does not queue it again.
+   */
+  takeEarly(d: DesiredDeployment, runner: Runner): void {
+    const poll = this.#poll;
+    if (!poll || d.refused) return;
+    if (this.#reconciledHash.has(d.deployment.id) && !this.#changed(d)) return;
+    this.#take(d);
+    runner.enqueue(d.deployment.id, d.hash);
+    poll.early.add(d.deployment.id);
   }
 
   /**
@@ -88,23 +119,14 @@ export class Deployments {
    *   interval can get through): a resync is not stacked on one still in progress; or
    * - the last resync is more recent than `resyncIntervalMs` (allowing for the poll's jitter).
    * Changes propagate at once either way; the next resync starts at the first poll after both
-   * have passed.
+   * have passed. The decision is taken when the poll's listing completed (`beginPoll`), before
+   * anything of that poll was queued; a snapshot without one decides here.
    */
   async applySnapshot(snapshot: Snapshot, runner: Runner, signal: AbortSignal): Promise<void> {
-    const { status, logger, clock } = this.#d;
-    const queued = runner.depth > 0;
-    const now = clock.now();
-    const due =
-      this.#lastResyncMs === undefined ||
-      // Polls come up to POLL_JITTER sooner than their interval; so may a resync.
-      now - this.#lastResyncMs >= (1 - POLL_JITTER) * (this.#d.resyncIntervalMs ?? 0);
-    const busy = queued || !due;
-    if (queued) logger.debug({ queued: runner.depth }, 'previous resync still queued: queueing changes only');
-    else if (!due) logger.debug('resync not due yet: queueing changes only');
-    else {
-      this.#lastResyncMs = now;
-      this.#d.beginCycle?.();
-    }
+    const { status } = this.#d;
+    const poll = this.#poll;
+    this.#poll = undefined;
+    const { busy, atMs } = poll?.plan ?? this.#plan(runner);
     const seen = new Set<string>();
     // Changed deployments first: the runner's free slots go to them, not to the resync of the rest.
     const ordered = [
@@ -114,14 +136,8 @@ export class Deployments {
     for (const d of ordered) {
       const { deployment } = d;
       seen.add(deployment.id);
-      this.#desired.set(deployment.id, d);
-      status.observe({
-        id: deployment.id,
-        name: deployment.name,
-        namespace: deployment.source_config.listener_config?.k8s_namespace ?? null,
-        revision: d.revision?.id ?? deployment.latest_revision_id,
-        controlPlaneStatus: String(deployment.status),
-      });
+      if (poll?.early.has(deployment.id)) continue;
+      this.#take(d);
       if (d.refused) {
         runner.forget(deployment.id);
         this.#setState(deployment.id, 'Refused', `${d.refused.code}: ${d.refused.message}`);
@@ -141,13 +157,45 @@ export class Deployments {
       status.remove(id);
     }
     if (busy) return;
+    const { clock, logger } = this.#d;
     // How long a resync takes is what `--resync-interval` is chosen by (the first one is the cold start).
     void runner.whenIdle().then(() => {
-      const ms = clock.now() - now;
+      const ms = clock.now() - atMs;
       this.#d.metrics.resyncDuration.observe(ms / 1000);
       logger.debug({ durationMs: ms, deployments: snapshot.deployments.length }, 'resync drained');
     });
     await this.#orphanPass(snapshot, signal);
+  }
+
+  /** Whether this poll is a resync (see `applySnapshot`); if it is, the resync begins now. */
+  #plan(runner: Runner): PollPlan {
+    const { logger, clock } = this.#d;
+    const queued = runner.depth > 0;
+    const atMs = clock.now();
+    const due =
+      this.#lastResyncMs === undefined ||
+      // Polls come up to POLL_JITTER sooner than their interval; so may a resync.
+      atMs - this.#lastResyncMs >= (1 - POLL_JITTER) * (this.#d.resyncIntervalMs ?? 0);
+    if (queued) logger.debug({ queued: runner.depth }, 'previous resync still queued: queueing changes only');
+    else if (!due) logger.debug('resync not due yet: queueing changes only');
+    else {
+      this.#lastResyncMs = atMs;
+      this.#d.beginCycle?.();
+    }
+    return { busy: queued || !due, atMs };
+  }
+
+  /** Records `d` as its deployment's desired state and shows it in the status. */
+  #take(d: DesiredDeployment): void {
+    const { deployment } = d;
+    this.#desired.set(deployment.id, d);
+    this.#d.status.observe({
+      id: deployment.id,
+      name: deployment.name,
+      namespace: deployment.source_config.listener_config?.k8s_namespace ?? null,
+      revision: d.revision?.id ?? deployment.latest_revision_id,
+      controlPlaneStatus: String(deployment.status),
+    });
   }
 
   /** The refusal of the latest orphan pass, or null when it was allowed to run. */

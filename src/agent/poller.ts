@@ -1,8 +1,11 @@
 /**
  * The poller: every interval (jittered up to 10% sooner) it lists every page of the remote-reconciled
  * deployments, keeps the ones assigned to this listener, picks the revision each should run
- * (fetched once per revision id, then cached), and hands a complete snapshot to the agent. A
- * failed listing produces no snapshot at all: nothing downstream ever acts on a partial view.
+ * (fetched once per revision id, then cached), and hands a complete snapshot to the agent. Once
+ * the listing is complete, each deployment is also handed on as soon as its revision is in
+ * (`onDesired`), so that a cold start's applies do not wait for every revision read. A failed
+ * listing produces no snapshot and hands nothing on: nothing downstream acts on a partial view,
+ * and only a complete snapshot feeds the orphan pass.
  * Failures back off exponentially (capped at the interval, so the agent recovers within one
  * interval of the control plane's return) and a server's Retry-After is honoured.
  */
@@ -62,6 +65,13 @@ export interface PollerOptions {
   logger: Logger;
   /** Receives each complete snapshot; the next poll waits for it. */
   onSnapshot: (snapshot: Snapshot) => Promise<void> | void;
+  /** Told when a poll's listing is complete, before its revisions are fetched. */
+  onListed?: () => void;
+  /**
+   * Receives each deployment's desired state as soon as its revision is in, before the snapshot
+   * that holds it (which still follows, complete): work on it need not wait for the others.
+   */
+  onDesired?: (deployment: DesiredDeployment) => void;
   /** Metrics hook, once per cycle. */
   onPoll?: (result: 'success' | 'failure', durationMs: number) => void;
 }
@@ -178,7 +188,7 @@ export class Poller {
         delayMs = this.#failureDelay(err);
         logger.warn(
           { err: safeErr(err), code: errorCode(err), failures: this.#failures, retryInMs: delayMs },
-          'poll failed; nothing acted on',
+          'poll failed; no snapshot this cycle',
         );
       }
       this.#cycleStartedAtMs = undefined;
@@ -203,11 +213,20 @@ export class Poller {
       const unsupported = new Map(listing.unsupported.map((u) => [u.id, u.reason]));
       const ours = listing.items.filter((d) => d.source_config.listener_id === listenerId);
       const collided = collisionsOf(ours);
-      // Revisions not yet cached (all of them at start-up) are fetched a few at a time, in order.
+      this.#o.onListed?.();
+      // Revisions not yet cached (all of them at start-up) are fetched a few at a time, in order;
+      // each deployment is handed on as soon as its own is in.
       const deployments = await pMap(
         ours,
-        (deployment) =>
-          this.#desired(deployment, unsupported.get(deployment.id), collided.get(deployment.id)),
+        async (deployment) => {
+          const d = await this.#desired(
+            deployment,
+            unsupported.get(deployment.id),
+            collided.get(deployment.id),
+          );
+          this.#o.onDesired?.(d);
+          return d;
+        },
         { concurrency: REVISION_FETCH_CONCURRENCY },
       );
       this.#pruneCache(deployments);

@@ -110,7 +110,7 @@ function setup(deployments: DeploymentRecord[], extraDeps: Partial<AgentDeps> = 
     ...extraDeps,
   };
   const agent = new Agent(deps);
-  return { agent, clock, state, calls, pending, orphanPasses };
+  return { agent, clock, state, calls, pending, orphanPasses, controlPlane };
 }
 
 describe('Agent', () => {
@@ -130,6 +130,36 @@ describe('Agent', () => {
       ['alpha', 'Ready', null],
       ['beta', 'Refused', 'MOORING_E_RENDER_POLICY: hostPath refused'],
     ]);
+    controller.abort();
+    await running;
+  });
+
+  it('a cold start reconciles each deployment once its revision is in, not after the last one', async () => {
+    const revisionRecord = (id: string) =>
+      ({ id, created_at: T, updated_at: T, status: 'DEPLOYED', source: 'external_docker' }) as never;
+    const { agent, calls, pending, orphanPasses, controlPlane } = setup([
+      dep('d1', 'alpha', { latest_revision_id: 'r1' }),
+      dep('d2', 'beta', { latest_revision_id: 'r2' }),
+    ]);
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    controlPlane.getRevision = async (_d, r) => {
+      if (r === 'r2') await held;
+      return revisionRecord(r);
+    };
+    const controller = new AbortController();
+    const running = agent.run(controller.signal);
+    await flush();
+    // beta's revision is still on its way, so there is no snapshot yet (no orphan pass).
+    expect(calls).toEqual(['patch listener', 'reconcile alpha']);
+    expect(orphanPasses).toEqual([]);
+    release();
+    await flush();
+    expect(calls).toEqual(['patch listener', 'reconcile alpha', 'reconcile beta']);
+    expect(orphanPasses).toEqual([2]);
+    for (const p of pending) p.resolve(READY);
     controller.abort();
     await running;
   });

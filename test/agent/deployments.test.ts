@@ -106,6 +106,39 @@ describe('Deployments.applySnapshot', () => {
     expect(cycles).toEqual(['listing', 'orphans']);
   });
 
+  it("queues a poll's new and changed deployments as their revisions come in, once; the snapshot queues the rest", async () => {
+    const { deployments, cycles } = setup();
+    const { runner, queued, asRunner } = fakeRunner();
+    const signal = new AbortController().signal;
+    // A cold start: the listing is complete, so the resync begins (its inventory listing first).
+    deployments.beginPoll(asRunner);
+    expect(cycles).toEqual(['listing']);
+    deployments.takeEarly(desired('a', '1'), asRunner);
+    deployments.takeEarly(
+      { ...desired('r', '1'), refused: { code: 'MOORING_E_X', message: 'no' } },
+      asRunner,
+    );
+    expect(queued).toEqual(['a']);
+    // What was queued early does not make the snapshot a poll "with work still queued".
+    runner.depth = 1;
+    await deployments.applySnapshot(snapshot([desired('a', '1'), desired('b', '1')]), asRunner, signal);
+    expect(queued).toEqual(['a', 'b']);
+    expect(cycles).toEqual(['listing', 'orphans']);
+    for (const id of ['a', 'b']) await deployments.reconcile(id, signal);
+
+    // The next poll: a changed deployment goes at once, an unchanged one waits for the snapshot.
+    queued.length = 0;
+    runner.depth = 0;
+    deployments.beginPoll(asRunner);
+    deployments.takeEarly(desired('a', '1'), asRunner);
+    deployments.takeEarly(desired('b', '2'), asRunner);
+    expect(queued).toEqual(['b']);
+    runner.depth = 1;
+    await deployments.applySnapshot(snapshot([desired('a', '1'), desired('b', '2')]), asRunner, signal);
+    expect(queued).toEqual(['b', 'a']);
+    expect(cycles).toEqual(['listing', 'orphans', 'listing', 'orphans']);
+  });
+
   it('with a resync interval, polls in between queue only changed deployments, with no listing', async () => {
     const clock = new FakeClock();
     const { deployments, cycles } = setup(READY, 60_000, clock);

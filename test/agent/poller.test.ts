@@ -227,6 +227,47 @@ describe('Poller', () => {
     ]);
   });
 
+  it('hands each deployment on as soon as its revision is in: after the listing, before the snapshot', async () => {
+    const events: string[] = [];
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const { client } = fakeClient({
+      deployments: [deployment(D1, LISTENER, R2), deployment(D2, LISTENER, R1)],
+      revisions: {},
+    });
+    const poller = new Poller({
+      client: {
+        listAllDeployments: (...args) => {
+          events.push('listing');
+          return client.listAllDeployments(...args);
+        },
+        getRevision: async (_d, r) => {
+          if (r === R2) await held;
+          return revision(r, 'DEPLOYED');
+        },
+      },
+      listenerId: LISTENER,
+      intervalMs: 10_000,
+      logger: silentLogger(),
+      onSnapshot: () => {},
+      onListed: () => events.push('listed'),
+      onDesired: (d) => events.push(`ready ${d.deployment.id}`),
+    });
+    const polled = poller.pollOnce().then((snap) => {
+      events.push('snapshot');
+      return snap;
+    });
+    await flush();
+    // D1's revision is held: D2, listed after it, is handed on all the same.
+    expect(events).toEqual(['listing', 'listed', `ready ${D2}`]);
+    release();
+    const snap = await polled;
+    expect(events).toEqual(['listing', 'listed', `ready ${D2}`, `ready ${D1}`, 'snapshot']);
+    expect(snap.deployments.map((d) => d.deployment.id)).toEqual([D1, D2]);
+  });
+
   it('a revision fetch that cannot reach the control plane fails the whole poll', async () => {
     const poller = pollerWithRevisions([deployment(D1, LISTENER, R1)], async () => {
       throw new MooringError('MOORING_E_CP_UNREACHABLE');
