@@ -102,8 +102,7 @@ export class Deployments {
    */
   takeEarly(d: DesiredDeployment, runner: Runner): void {
     const poll = this.#poll;
-    if (!poll || d.refused) return;
-    if (this.#reconciledHash.has(d.deployment.id) && !this.#changed(d)) return;
+    if (!poll || d.refused || this.#reconciled(d)) return;
     this.#take(d);
     runner.enqueue(d.deployment.id, d.hash);
     poll.early.add(d.deployment.id);
@@ -141,7 +140,7 @@ export class Deployments {
       if (d.refused) {
         runner.forget(deployment.id);
         this.#setState(deployment.id, 'Refused', `${d.refused.code}: ${d.refused.message}`);
-      } else if (!busy || !this.#reconciledHash.has(deployment.id) || this.#changed(d)) {
+      } else if (!busy || !this.#reconciled(d)) {
         // AWAITING_DELETE goes through the runner too: its deletion is a reconcile like any other,
         // so it never races an apply of the same deployment.
         runner.enqueue(deployment.id, d.hash);
@@ -298,6 +297,11 @@ export class Deployments {
         'orphan pass failed; nothing pruned this cycle',
       );
     }
+  }
+
+  /** Whether `d`'s desired state is the one its last successful reconcile applied. */
+  #reconciled(d: DesiredDeployment): boolean {
+    return this.#reconciledHash.get(d.deployment.id) === d.hash;
   }
 
   /** Whether `d`'s desired state differs from the one its last successful reconcile applied. */

@@ -128,11 +128,6 @@ export class Store {
     return out;
   }
 
-  count(type: ResourceType, namespace?: string): number {
-    const range = this.keyRange(type, namespace);
-    return range.to - range.from;
-  }
-
   /**
    * Stores `object` (its metadata.resourceVersion must already be the rv from `nextRv`) and
    * notifies watchers.

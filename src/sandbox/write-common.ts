@@ -14,7 +14,7 @@ export interface WriteResult {
   body: KubeObject;
 }
 
-/** Kinds whose strategy maintains metadata.generation (bumped on spec changes only). */
+/** Kinds whose strategy maintains metadata.generation (see `movesGeneration`). */
 export const GENERATION_KINDS = new Set([
   'Deployment',
   'ReplicaSet',
@@ -23,6 +23,19 @@ export const GENERATION_KINDS = new Set([
   'PodDisruptionBudget',
   'NetworkPolicy',
 ]);
+
+/**
+ * Whether a write to the main resource (not a subresource) moves the object's generation, as its
+ * registry strategy decides: a change to the spec, and for a Deployment to its annotations too
+ * (deploymentStrategy.PrepareForUpdate: they are copied to its ReplicaSets).
+ */
+export function movesGeneration(kind: string, live: StoredObject, next: StoredObject): boolean {
+  if (!GENERATION_KINDS.has(kind)) return false;
+  if (!jsonEqual(live.spec, next.spec)) return true;
+  return (
+    kind === 'Deployment' && !jsonEqual(live.metadata.annotations ?? {}, next.metadata.annotations ?? {})
+  );
+}
 
 const NAME_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
 

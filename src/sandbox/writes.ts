@@ -5,7 +5,7 @@
 import { recordUpdate, resetPaths, restoreReset } from './apply/index.ts';
 import type { Cluster } from './cluster.ts';
 import { applyDefaults } from './defaults.ts';
-import { clone, jsonEqual } from './equal.ts';
+import { clone } from './equal.ts';
 import { handleUnknownFields } from './fields.ts';
 import type { ResourceType } from './resources.ts';
 import { alreadyExists, badRequest, conflict, notFound, STALE } from './status.ts';
@@ -14,8 +14,8 @@ import {
   asObject,
   checkNamespace,
   checkTypeMeta,
-  GENERATION_KINDS,
   initialise,
+  movesGeneration,
   managerOf,
   randomSuffix,
   sameObject,
@@ -101,15 +101,8 @@ export function finish(
     const args = { live, updated: result, manager: managerOf(options), now: cluster.now() };
     result = recordUpdate(how.subresource ? { ...args, subresource: how.subresource } : args) as StoredObject;
   }
-  // After recordUpdate, which keeps system metadata (generation) from live. A Deployment's
-  // generation also moves with its annotations (its strategy: they are copied to its ReplicaSets).
-  if (
-    GENERATION_KINDS.has(type.kind) &&
-    how.subresource === undefined &&
-    (!jsonEqual(live.spec, result.spec) ||
-      (type.kind === 'Deployment' &&
-        !jsonEqual(live.metadata.annotations ?? {}, result.metadata.annotations ?? {})))
-  ) {
+  // After recordUpdate, which keeps system metadata (generation) from live.
+  if (how.subresource === undefined && movesGeneration(type.kind, live, result)) {
     result.metadata.generation = (live.metadata.generation ?? 1) + 1;
   }
   if (sameObject(result, live)) return { code: 200, body: live };
