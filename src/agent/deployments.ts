@@ -59,6 +59,8 @@ export interface DeploymentsDeps {
 interface PollPlan {
   busy: boolean;
   atMs: number;
+  /** Whether the resync has begun (`#begin`): once the poll queued something, or at its snapshot. */
+  begun: boolean;
 }
 
 export class Deployments {
@@ -87,9 +89,11 @@ export class Deployments {
   }
 
   /**
-   * The poll's listing is complete; its revisions are still being fetched. Decides now whether
-   * the snapshot to come is a resync (see `applySnapshot`), and if so begins the cycle's inventory
-   * listing, so that deployments queued early (`takeEarly`) find it under way.
+   * The poll's listing is complete; its revisions are still being fetched. Decides now, before
+   * anything of the poll is queued, whether the snapshot to come is a resync (see
+   * `applySnapshot`). The resync begins (the cycle's inventory listing starts) with the first
+   * deployment queued early (`takeEarly`), or at the snapshot: a poll that fails before either
+   * lists nothing and does not count as a resync.
    */
   beginPoll(runner: Runner): void {
     this.#poll = { plan: this.#plan(runner), early: new Set() };
@@ -103,6 +107,7 @@ export class Deployments {
   takeEarly(d: DesiredDeployment, runner: Runner): void {
     const poll = this.#poll;
     if (!poll || d.refused || this.#reconciled(d)) return;
+    this.#begin(poll.plan);
     this.#take(d);
     runner.enqueue(d.deployment.id, d.hash);
     poll.early.add(d.deployment.id);
@@ -125,7 +130,9 @@ export class Deployments {
     const { status } = this.#d;
     const poll = this.#poll;
     this.#poll = undefined;
-    const { busy, atMs } = poll?.plan ?? this.#plan(runner);
+    const plan = poll?.plan ?? this.#plan(runner);
+    this.#begin(plan);
+    const { busy, atMs } = plan;
     const seen = new Set<string>();
     // Changed deployments first: the runner's free slots go to them, not to the resync of the rest.
     const ordered = [
@@ -166,7 +173,7 @@ export class Deployments {
     await this.#orphanPass(snapshot, signal);
   }
 
-  /** Whether this poll is a resync (see `applySnapshot`); if it is, the resync begins now. */
+  /** Whether this poll is a resync (see `applySnapshot`). */
   #plan(runner: Runner): PollPlan {
     const { logger, clock } = this.#d;
     const queued = runner.depth > 0;
@@ -177,11 +184,15 @@ export class Deployments {
       atMs - this.#lastResyncMs >= (1 - POLL_JITTER) * (this.#d.resyncIntervalMs ?? 0);
     if (queued) logger.debug({ queued: runner.depth }, 'previous resync still queued: queueing changes only');
     else if (!due) logger.debug('resync not due yet: queueing changes only');
-    else {
-      this.#lastResyncMs = atMs;
-      this.#d.beginCycle?.();
-    }
-    return { busy: queued || !due, atMs };
+    return { busy: queued || !due, atMs, begun: false };
+  }
+
+  /** Begins the resync a poll planned, once: its time counts from the plan, its listing starts. */
+  #begin(plan: PollPlan): void {
+    if (plan.busy || plan.begun) return;
+    plan.begun = true;
+    this.#lastResyncMs = plan.atMs;
+    this.#d.beginCycle?.();
   }
 
   /** Records `d` as its deployment's desired state and shows it in the status. */

@@ -110,10 +110,12 @@ describe('Deployments.applySnapshot', () => {
     const { deployments, cycles } = setup();
     const { runner, queued, asRunner } = fakeRunner();
     const signal = new AbortController().signal;
-    // A cold start: the listing is complete, so the resync begins (its inventory listing first).
+    // A cold start: the listing is complete, and the resync (its inventory listing first) begins
+    // with the first deployment queued.
     deployments.beginPoll(asRunner);
-    expect(cycles).toEqual(['listing']);
+    expect(cycles).toEqual([]);
     deployments.takeEarly(desired('a', '1'), asRunner);
+    expect(cycles).toEqual(['listing']);
     deployments.takeEarly(
       { ...desired('r', '1'), refused: { code: 'MOORING_E_X', message: 'no' } },
       asRunner,
@@ -137,6 +139,20 @@ describe('Deployments.applySnapshot', () => {
     await deployments.applySnapshot(snapshot([desired('a', '1'), desired('b', '2')]), asRunner, signal);
     expect(queued).toEqual(['b', 'a']);
     expect(cycles).toEqual(['listing', 'orphans', 'listing', 'orphans']);
+  });
+
+  it('a poll that fails before it queues anything lists nothing and is no resync', async () => {
+    const clock = new FakeClock();
+    const { deployments, cycles } = setup(READY, 60_000, clock);
+    const { asRunner } = fakeRunner();
+    const signal = new AbortController().signal;
+    // Its listing was complete, then a revision read failed: no snapshot, nothing handed on.
+    deployments.beginPoll(asRunner);
+    await clock.advance(5_000);
+    // The next poll is still the first resync, whatever the interval.
+    deployments.beginPoll(asRunner);
+    await deployments.applySnapshot(snapshot([desired('a', '1')]), asRunner, signal);
+    expect(cycles).toEqual(['listing', 'orphans']);
   });
 
   it('with a resync interval, polls in between queue only changed deployments, with no listing', async () => {
