@@ -10,6 +10,7 @@
  * exactly as they were when every cycle re-listed (drift repair within one resync).
  */
 import type { ApplyOptions } from './apply.ts';
+import { type CarriedEntries, carriedEntries } from './carry-status.ts';
 import { type ChangeSet, hasChanges } from './change-set.ts';
 import type { DeleteAllOptions } from './delete.ts';
 import { type Inventory, inventoryOf, type ListOwnedOptions } from './list.ts';
@@ -38,6 +39,8 @@ export interface InventoryCacheOptions {
 export class InventoryCache {
   readonly #opts: InventoryCacheOptions;
   #listing: Listing | undefined;
+  /** The workloads' entries of the latest listing that succeeded: the next listing carries their status (carry-status.ts). */
+  #carried: CarriedEntries | undefined;
   #seq = 0;
   /** Deployment id -> sequence number of our latest write to its objects. */
   readonly #writes = new Map<string, number>();
@@ -63,11 +66,17 @@ export class InventoryCache {
     const startSeq = this.#seq;
     // Slim: a cycle's listing of everything is held while the cycle runs; the resync of a converged
     // deployment needs no more than a slim entry holds (`slim` in compact-live.ts).
-    const opts = { namespaces: this.#opts.namespaces, listenerId: this.#opts.listenerId, slim: true };
+    const opts: ListOwnedOptions = {
+      namespaces: this.#opts.namespaces,
+      listenerId: this.#opts.listenerId,
+      slim: true,
+      previous: this.#carried,
+    };
     const result = list(opts).then(
       (inventory) => {
         // Writes before the listing began are in it: forget them.
         for (const [id, seq] of this.#writes) if (seq < startSeq) this.#writes.delete(id);
+        this.#carried = carriedEntries(inventory);
         return inventory;
       },
       (err: unknown) => {

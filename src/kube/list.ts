@@ -5,6 +5,7 @@
  */
 import pMap from 'p-map';
 import { MooringError } from '../errors.ts';
+import { type CarriedEntries, carriedScope, listCarrying } from './carry-status.ts';
 import { compactLive, ListingPool, slim, slimKeepsMoreThanMetadata } from './compact-live.ts';
 import { kubeError } from './errors.ts';
 import { KINDS, type KindInfo } from './kinds.ts';
@@ -26,6 +27,12 @@ export interface ListOwnedOptions {
    * cycle runs. A deployment listing its own objects because they changed gets them whole.
    */
   slim?: boolean;
+  /**
+   * With `slim`: the workloads' entries of the previous complete slim listing of the same
+   * namespaces (`carriedEntries`). Those kinds are then listed as metadata only and their
+   * unchanged entries' spec and status carried over (carry-status.ts).
+   */
+  previous?: CarriedEntries;
 }
 
 /** A complete listing of owned objects. */
@@ -58,9 +65,10 @@ async function listKind(
   fieldManager: string,
   pool: ListingPool,
   slimmed: boolean,
+  carried: CarriedEntries | undefined,
 ): Promise<KubeObject[]> {
   const where = formatObjectId(k.kind, namespace, '*');
-  const each = (item: KubeObject): KubeObject => {
+  const check = (item: KubeObject): void => {
     if (typeof item.metadata?.name !== 'string' || item.metadata.name === '') {
       throw new MooringError(
         'MOORING_E_PRUNE_LISTING_INCOMPLETE',
@@ -68,11 +76,28 @@ async function listKind(
         { details: { kind: k.kind, namespace } },
       );
     }
+  };
+  const each = (item: KubeObject): KubeObject => {
+    check(item);
     return slimmed ? slim(item, fieldManager, pool) : compactLive(item, fieldManager, pool);
   };
   try {
+    const carries = slimmed && slimKeepsMoreThanMetadata(k.kind);
+    const previous = carries ? carriedScope(carried, k.kind, namespace) : undefined;
+    if (previous) {
+      return await listCarrying({
+        client,
+        kind: k,
+        namespace,
+        selector,
+        fieldManager,
+        pool,
+        previous,
+        check,
+      });
+    }
     // A slim entry of most kinds is metadata only: the server need not send the rest.
-    const metadataOnly = slimmed && !slimKeepsMoreThanMetadata(k.kind);
+    const metadataOnly = slimmed && !carries;
     return await client.list(k.apiVersion, k.kind, namespace, selector, each, { metadataOnly });
   } catch (err) {
     // The refusal `each` raised for a nameless item is already the answer; any other failure
@@ -111,7 +136,7 @@ export async function listOwned(
   const lists = await pMap(
     calls,
     ({ namespace, kind }) =>
-      listKind(client, kind, namespace, selector, fieldManager, pool, opts.slim ?? false),
+      listKind(client, kind, namespace, selector, fieldManager, pool, opts.slim ?? false, opts.previous),
     { concurrency: LIST_CONCURRENCY },
   );
   return inventoryOf(lists.flat());

@@ -47,9 +47,10 @@ const METADATA_LIST = metadataOnly('PartialObjectMetadataList');
  * its parse) until `each` has reduced it, so its size bounds the agent's memory: 100 Deployments
  * are about 700 KB of JSON, as are 500 metadata-only items (about 1.5 KB each with their
  * managedFields). At 1,000 deployments pages of 500 whole objects raised the agent's peak RSS by
- * 25-40 MiB (bench/README.md).
+ * 25-40 MiB (bench/README.md). A workload's metadata is about half its object (its managedFields
+ * cover its spec and status): 200 of them make a page of that size (carry-status.ts).
  */
-export const LIST_PAGE_SIZE = { wholeObjects: 100, metadataOnly: 500 } as const;
+export const LIST_PAGE_SIZE = { wholeObjects: 100, metadataOnly: 500, workloadMetadata: 200 } as const;
 
 /** Kinds outside the managed set that the agent also writes or reads. */
 const EXTRA_PLURALS: Record<string, string> = {
@@ -141,7 +142,7 @@ export class ObjectClient {
    * Every object of a kind in a namespace matching a label selector, over all pages. `each` maps
    * every item as its page arrives (a page's raw JSON is garbage before the next one is asked for).
    * With `metadataOnly`, items carry only their metadata where the server can list so
-   * (PartialObjectMetadataList; otherwise whole objects come).
+   * (PartialObjectMetadataList; otherwise whole objects come). `pageSize` overrides LIST_PAGE_SIZE.
    */
   async list(
     apiVersion: string,
@@ -149,11 +150,11 @@ export class ObjectClient {
     namespace: string,
     labelSelector: string,
     each: (item: KubeObject) => KubeObject = (item) => item,
-    opts: { metadataOnly?: boolean } = {},
+    opts: { metadataOnly?: boolean; pageSize?: number } = {},
   ): Promise<KubeObject[]> {
     const out: KubeObject[] = [];
     const path = resourcePath(apiVersion, kind, namespace);
-    const limit = LIST_PAGE_SIZE[opts.metadataOnly ? 'metadataOnly' : 'wholeObjects'];
+    const limit = opts.pageSize ?? LIST_PAGE_SIZE[opts.metadataOnly ? 'metadataOnly' : 'wholeObjects'];
     let token: string | undefined;
     do {
       const res = await this.#http.request<{ items?: KubeObject[]; metadata?: { continue?: string } }>({
