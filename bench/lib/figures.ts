@@ -59,6 +59,8 @@ export interface BenchResult {
   idle_cycles: number | null;
   idle_kube_writes: number | null;
   idle_kube_reads_per_cycle: number | null;
+  /** The idle reads per cycle by verb: `list` pages, and `get`s of single objects. */
+  idle_kube_reads_by_verb_per_cycle: Record<string, number> | null;
   idle_controlplane_requests_per_cycle: number | null;
   /** The agent's CPU seconds per idle cycle (all its threads, from /proc). */
   idle_agent_cpu_s_per_cycle: number | null;
@@ -326,6 +328,7 @@ export function emptyResult(deployments: number, namespaces: number, pollInterva
     idle_cycles: null,
     idle_kube_writes: null,
     idle_kube_reads_per_cycle: null,
+    idle_kube_reads_by_verb_per_cycle: null,
     idle_controlplane_requests_per_cycle: null,
     idle_agent_cpu_s_per_cycle: null,
     idle_controlplane_list_requests_per_cycle: null,

@@ -16,19 +16,25 @@ export interface KubeCounts {
   writes: number;
   /** Writes per `verb resource`, to say what was written when a write was not expected. */
   writesByTarget: Record<string, number>;
+  /** Reads per verb (`list`, `get`, `watch`). */
+  readsByVerb: Record<string, number>;
 }
 
 export function countKube(api: Pick<KubeApi, 'requests'>): KubeCounts {
   const records = api.requests();
   const writesByTarget: Record<string, number> = {};
+  const readsByVerb: Record<string, number> = {};
   let writes = 0;
   for (const r of records) {
-    if (!r.write) continue;
+    if (!r.write) {
+      readsByVerb[r.verb] = (readsByVerb[r.verb] ?? 0) + 1;
+      continue;
+    }
     writes++;
     const key = `${r.verb} ${r.resource}`;
     writesByTarget[key] = (writesByTarget[key] ?? 0) + 1;
   }
-  return { reads: records.length - writes, writes, writesByTarget };
+  return { reads: records.length - writes, writes, writesByTarget, readsByVerb };
 }
 
 /** Epoch milliseconds of the first apply in the sandbox's request log, if any. */

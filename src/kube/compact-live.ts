@@ -196,17 +196,10 @@ function healthStatus(
  *   whether we manage it (managedFields, as a shared mark); no annotations. The version the memo
  *   compares is taken from the whole object first and pinned (object-version.ts), since it covers
  *   every label and annotation.
- * - Spec and status only where health reads them (Deployment, StatefulSet). An entry of the
- *   object unchanged since (same uid and resourceVersion: `carried`, from an earlier listing)
- *   gives them when `obj` was listed as metadata only (carry-status.ts).
+ * - Spec and status only where health reads them (Deployment, StatefulSet).
  * Short strings are shared through `pool` when given (one per listing).
  */
-export function slim(
-  obj: KubeObject,
-  fieldManager: string,
-  pool?: ListingPool,
-  carried?: KubeObject,
-): KubeObject {
+export function slim(obj: KubeObject, fieldManager: string, pool?: ListingPool): KubeObject {
   const m = obj.metadata;
   // One literal shape: the properties live inside the object, not in a separate store.
   const metadata: KubeObject['metadata'] = {
@@ -224,10 +217,6 @@ export function slim(
   if (m.finalizers !== undefined) metadata.finalizers = m.finalizers;
   const out: KubeObject = { apiVersion: obj.apiVersion, kind: obj.kind, metadata };
   const fields = HEALTH_SPEC[obj.kind];
-  if (fields && carried && obj.spec === undefined && obj.status === undefined) {
-    if (carried.spec !== undefined) out.spec = carried.spec;
-    if (carried.status !== undefined) out.status = carried.status;
-  }
   const spec = obj.spec as Record<string, unknown> | undefined;
   if (fields && spec) {
     const kept: Record<string, unknown> = {};

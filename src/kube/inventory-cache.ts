@@ -10,11 +10,11 @@
  * exactly as they were when every cycle re-listed (drift repair within one resync).
  */
 import type { ApplyOptions } from './apply.ts';
-import { type CarriedEntries, carriedEntries } from './carry-status.ts';
 import { type ChangeSet, hasChanges } from './change-set.ts';
 import type { DeleteAllOptions } from './delete.ts';
 import { type Inventory, inventoryOf, type ListOwnedOptions } from './list.ts';
 import { LABELS } from '../labels.ts';
+import { type PreviousEntries, previousEntries } from './slim-listing.ts';
 import type { KubeObject } from './types.ts';
 
 /** The resource calls the cache wraps (the ResourceManager has them). */
@@ -39,8 +39,8 @@ export interface InventoryCacheOptions {
 export class InventoryCache {
   readonly #opts: InventoryCacheOptions;
   #listing: Listing | undefined;
-  /** The workloads' entries of the latest listing that succeeded: the next listing carries their status (carry-status.ts). */
-  #carried: CarriedEntries | undefined;
+  /** The entries of the latest listing that succeeded, for the next one (slim-listing.ts). */
+  #previous: PreviousEntries | undefined;
   #seq = 0;
   /** Deployment id -> sequence number of our latest write to its objects. */
   readonly #writes = new Map<string, number>();
@@ -70,13 +70,13 @@ export class InventoryCache {
       namespaces: this.#opts.namespaces,
       listenerId: this.#opts.listenerId,
       slim: true,
-      previous: this.#carried,
+      previous: this.#previous,
     };
     const result = list(opts).then(
       (inventory) => {
         // Writes before the listing began are in it: forget them.
         for (const [id, seq] of this.#writes) if (seq < startSeq) this.#writes.delete(id);
-        this.#carried = carriedEntries(inventory);
+        this.#previous = previousEntries(inventory);
         return inventory;
       },
       (err: unknown) => {

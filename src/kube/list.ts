@@ -5,8 +5,8 @@
  */
 import pMap from 'p-map';
 import { MooringError } from '../errors.ts';
-import { type CarriedEntries, carriedScope, listCarrying } from './carry-status.ts';
-import { compactLive, ListingPool, slim, slimKeepsMoreThanMetadata } from './compact-live.ts';
+import { type PreviousEntries, listSlim } from './slim-listing.ts';
+import { compactLive, ListingPool } from './compact-live.ts';
 import { kubeError } from './errors.ts';
 import { KINDS, type KindInfo } from './kinds.ts';
 import { LABELS } from '../labels.ts';
@@ -28,11 +28,11 @@ export interface ListOwnedOptions {
    */
   slim?: boolean;
   /**
-   * With `slim`: the workloads' entries of the previous complete slim listing of the same
-   * namespaces (`carriedEntries`). Those kinds are then listed as metadata only and their
-   * unchanged entries' spec and status carried over (carry-status.ts).
+   * With `slim`: the entries of the previous complete slim listing of the same namespaces
+   * (`previousEntries`). Objects unchanged since keep their entries, and Deployments and
+   * StatefulSets are listed as metadata only too (slim-listing.ts).
    */
-  previous?: CarriedEntries;
+  previous?: PreviousEntries;
 }
 
 /** A complete listing of owned objects. */
@@ -65,7 +65,7 @@ async function listKind(
   fieldManager: string,
   pool: ListingPool,
   slimmed: boolean,
-  carried: CarriedEntries | undefined,
+  previous: PreviousEntries | undefined,
 ): Promise<KubeObject[]> {
   const where = formatObjectId(k.kind, namespace, '*');
   const check = (item: KubeObject): void => {
@@ -77,30 +77,16 @@ async function listKind(
       );
     }
   };
-  const each = (item: KubeObject): KubeObject => {
-    check(item);
-    return slimmed ? slim(item, fieldManager, pool) : compactLive(item, fieldManager, pool);
-  };
   try {
-    const carries = slimmed && slimKeepsMoreThanMetadata(k.kind);
-    const previous = carries ? carriedScope(carried, k.kind, namespace) : undefined;
-    if (previous) {
-      return await listCarrying({
-        client,
-        kind: k,
-        namespace,
-        selector,
-        fieldManager,
-        pool,
-        previous,
-        check,
-      });
+    if (slimmed) {
+      return await listSlim({ client, kind: k, namespace, selector, fieldManager, pool, previous, check });
     }
-    // A slim entry of most kinds is metadata only: the server need not send the rest.
-    const metadataOnly = slimmed && !carries;
-    return await client.list(k.apiVersion, k.kind, namespace, selector, each, { metadataOnly });
+    return await client.list(k.apiVersion, k.kind, namespace, selector, (item) => {
+      check(item);
+      return compactLive(item, fieldManager, pool);
+    });
   } catch (err) {
-    // The refusal `each` raised for a nameless item is already the answer; any other failure
+    // The refusal `check` raised for a nameless item is already the answer; any other failure
     // (including a MooringError of the client's, e.g. its credentials) is a list that failed.
     if (err instanceof MooringError && err.code === 'MOORING_E_PRUNE_LISTING_INCOMPLETE') throw err;
     const cause = kubeError(err, where, 'list');

@@ -1,17 +1,18 @@
 /**
- * A slim listing given the previous one's workload entries lists Deployments and StatefulSets as
- * metadata only and carries the spec and status of every unchanged one over; what changed is read
- * again whole, and the result is the listing the whole objects would have made.
+ * A slim listing given the previous one's entries keeps the entry of every object unchanged since
+ * and lists Deployments and StatefulSets as metadata only too; what changed is read again whole,
+ * and the result is the listing the whole objects would have made.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CARRY_READ_LIMIT, carriedEntries } from '../../src/kube/carry-status.ts';
+import { CARRY_READ_LIMIT, previousEntries } from '../../src/kube/slim-listing.ts';
 import type { KubeHttp, KubeRequest } from '../../src/kube/http.ts';
 import { type Inventory, listOwned } from '../../src/kube/list.ts';
 import { ObjectClient } from '../../src/kube/object-client.ts';
+import { objectVersion } from '../../src/kube/object-version.ts';
 import type { KubeObject } from '../../src/kube/types.ts';
 import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';
 import { basicSet, deployment, LISTENER, statefulSet } from './fixtures.ts';
-import { kubeOf, managerFor } from './sandbox.ts';
+import { kubeOf, managerFor, OtherManager } from './sandbox.ts';
 
 const NS = 'carry';
 const CROWD = 'crowd';
@@ -58,7 +59,7 @@ const slimList = (http: KubeHttp, namespaces: string[], previous?: Inventory) =>
     namespaces,
     listenerId: LISTENER,
     slim: true,
-    ...(previous ? { previous: carriedEntries(previous) } : {}),
+    ...(previous ? { previous: previousEntries(previous) } : {}),
   });
 
 const crowd = (i: number) =>
@@ -76,7 +77,7 @@ async function patchStatus(name: string, reason: string): Promise<void> {
   });
 }
 
-describe('carrying workload status from the previous listing', () => {
+describe('a slim listing after another', () => {
   it('lists workloads as metadata only and reads nothing more when nothing changed', async () => {
     const first = await slimList(kubeOf(api), [NS]);
     const { http, asked } = recording();
@@ -89,6 +90,24 @@ describe('carrying workload status from the previous listing', () => {
     // The very entries a listing of the whole objects makes: health reads the same spec and status.
     expect(second.byId).toEqual((await slimList(kubeOf(api), [NS])).byId);
     expect(second.byId.get(`Deployment/${NS}/app`)?.status).toMatchObject({ readyReplicas: 1 });
+  });
+
+  it('keeps the very entries of unchanged objects, and makes new ones for changed objects', async () => {
+    const first = await slimList(kubeOf(api), [NS]);
+    await new OtherManager(api).mergePatch(
+      { apiVersion: 'v1', kind: 'Service', metadata: { name: 'app', namespace: NS, labels: { extra: 'x' } } },
+      'kubectl-label',
+    );
+    const second = await slimList(kubeOf(api), [NS], first);
+    expect(second.objects.length).toBe(first.objects.length);
+    for (const o of second.objects) {
+      const id = `${o.kind}/${NS}/${o.metadata.name}`;
+      if (id === `Service/${NS}/app`) {
+        expect(o).not.toBe(first.byId.get(id));
+        expect(o.metadata.resourceVersion).not.toBe(first.byId.get(id)?.metadata.resourceVersion);
+        expect(objectVersion(o)).not.toBe(objectVersion(first.byId.get(id) as KubeObject));
+      } else expect(o).toBe(first.byId.get(id));
+    }
   });
 
   it('reads a workload whose status changed since, and only that one', async () => {
@@ -109,8 +128,8 @@ describe('carrying workload status from the previous listing', () => {
     const first = await slimList(kubeOf(api), [NS]);
     const entry = first.byId.get(`StatefulSet/${NS}/app-postgres`) as KubeObject;
     expect(entry).toBeDefined();
-    const previous = new Map(carriedEntries(first));
-    const sets = new Map(previous.get(`StatefulSet/${NS}`));
+    const previous = new Map(previousEntries(first));
+    const sets = new Map<string, KubeObject>(previous.get(`StatefulSet/${NS}`));
     previous.set(`StatefulSet/${NS}`, sets);
     sets.set('app-postgres', {
       ...entry,
