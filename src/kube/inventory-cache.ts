@@ -14,7 +14,6 @@ import { type ChangeSet, hasChanges } from './change-set.ts';
 import type { DeleteAllOptions } from './delete.ts';
 import { type Inventory, inventoryOf, type ListOwnedOptions } from './list.ts';
 import { LABELS } from '../labels.ts';
-import { type PreviousEntries, previousEntries } from './slim-listing.ts';
 import type { KubeObject } from './types.ts';
 
 /** The resource calls the cache wraps (the ResourceManager has them). */
@@ -39,8 +38,8 @@ export interface InventoryCacheOptions {
 export class InventoryCache {
   readonly #opts: InventoryCacheOptions;
   #listing: Listing | undefined;
-  /** The entries of the latest listing that succeeded, for the next one (slim-listing.ts). */
-  #previous: PreviousEntries | undefined;
+  /** The latest listing that succeeded: the next one keeps its unchanged entries (slim-listing.ts). */
+  #previous: Inventory | undefined;
   #seq = 0;
   /** Deployment id -> sequence number of our latest write to its objects. */
   readonly #writes = new Map<string, number>();
@@ -76,7 +75,7 @@ export class InventoryCache {
       (inventory) => {
         // Writes before the listing began are in it: forget them.
         for (const [id, seq] of this.#writes) if (seq < startSeq) this.#writes.delete(id);
-        this.#previous = previousEntries(inventory);
+        this.#previous = inventory;
         return inventory;
       },
       (err: unknown) => {

@@ -48,7 +48,7 @@ const METADATA_LIST = metadataOnly('PartialObjectMetadataList');
  * are about 700 KB of JSON, as are 500 metadata-only items (about 1.5 KB each with their
  * managedFields). At 1,000 deployments pages of 500 whole objects raised the agent's peak RSS by
  * 25-40 MiB (bench/README.md). A workload's metadata is about half its object (its managedFields
- * cover its spec and status): 200 of them make a page of that size (carry-status.ts).
+ * cover its spec and status): 200 of them make a page of that size (slim-listing.ts).
  */
 export const LIST_PAGE_SIZE = { wholeObjects: 100, metadataOnly: 500, workloadMetadata: 200 } as const;
 
