@@ -14,6 +14,7 @@ import { type ChangeSet, hasChanges } from './change-set.ts';
 import type { DeleteAllOptions } from './delete.ts';
 import { type Inventory, inventoryOf, type ListOwnedOptions } from './list.ts';
 import { LABELS } from '../labels.ts';
+import { type PreviousEntries, previousEntries } from './slim-listing.ts';
 import type { KubeObject } from './types.ts';
 
 /** The resource calls the cache wraps (the ResourceManager has them). */
@@ -38,8 +39,13 @@ export interface InventoryCacheOptions {
 export class InventoryCache {
   readonly #opts: InventoryCacheOptions;
   #listing: Listing | undefined;
-  /** The latest listing that succeeded: the next one keeps its unchanged entries (slim-listing.ts). */
-  #previous: Inventory | undefined;
+  /**
+   * The entries of the latest listing that succeeded, for the next one (slim-listing.ts). An index
+   * of their own, not that inventory: looking entries up in its `byId` (an id string made per
+   * listed object) and holding the whole inventory through the next listing took 13.8 and 15.2 s
+   * of agent CPU per idle cycle at 10,000 deployments against 11.3 and 11.6 s with this index.
+   */
+  #previous: PreviousEntries | undefined;
   #seq = 0;
   /** Deployment id -> sequence number of our latest write to its objects. */
   readonly #writes = new Map<string, number>();
@@ -75,7 +81,7 @@ export class InventoryCache {
       (inventory) => {
         // Writes before the listing began are in it: forget them.
         for (const [id, seq] of this.#writes) if (seq < startSeq) this.#writes.delete(id);
-        this.#previous = inventory;
+        this.#previous = previousEntries(inventory);
         return inventory;
       },
       (err: unknown) => {

@@ -5,7 +5,7 @@
  */
 import pMap from 'p-map';
 import { MooringError } from '../errors.ts';
-import { listSlim } from './slim-listing.ts';
+import { type PreviousEntries, listSlim } from './slim-listing.ts';
 import { compactLive, ListingPool } from './compact-live.ts';
 import { kubeError } from './errors.ts';
 import { KINDS, type KindInfo } from './kinds.ts';
@@ -28,11 +28,11 @@ export interface ListOwnedOptions {
    */
   slim?: boolean;
   /**
-   * With `slim`: the previous complete slim listing of the same namespaces. Objects unchanged
-   * since keep their entries, and Deployments and StatefulSets are listed as metadata only too
-   * (slim-listing.ts).
+   * With `slim`: the entries of the previous complete slim listing of the same namespaces
+   * (`previousEntries`). Objects unchanged since keep their entries, and Deployments and
+   * StatefulSets are listed as metadata only too (slim-listing.ts).
    */
-  previous?: Inventory;
+  previous?: PreviousEntries;
 }
 
 /** A complete listing of owned objects. */
@@ -65,7 +65,7 @@ async function listKind(
   fieldManager: string,
   pool: ListingPool,
   slimmed: boolean,
-  previous: Inventory | undefined,
+  previous: PreviousEntries | undefined,
 ): Promise<KubeObject[]> {
   const where = formatObjectId(k.kind, namespace, '*');
   const check = (item: KubeObject): void => {

@@ -21,12 +21,28 @@ import { type ListingPool, slim, slimKeepsMoreThanMetadata } from './compact-liv
 import type { KindInfo } from './kinds.ts';
 import type { Inventory } from './list.ts';
 import { LIST_PAGE_SIZE, type ObjectClient } from './object-client.ts';
-import { formatObjectId } from './object-id.ts';
 import type { KubeObject } from './types.ts';
 
-/** Whether `previous` listed any object of `kind` in `namespace`. */
-function listedAny(previous: Inventory, kind: string, namespace: string): boolean {
-  return previous.objects.some((o) => o.kind === kind && o.metadata.namespace === namespace);
+/** A listing's entries by kind and namespace (`scopeOf`), then by name. */
+export type PreviousEntries = ReadonlyMap<string, ReadonlyMap<string, KubeObject>>;
+
+function scopeOf(kind: string, namespace: string): string {
+  return `${kind}/${namespace}`;
+}
+
+/** The entries of a complete slim listing, for the next listing of the same namespaces. */
+export function previousEntries(inventory: Inventory): PreviousEntries {
+  const out = new Map<string, Map<string, KubeObject>>();
+  for (const o of inventory.objects) {
+    const scope = scopeOf(o.kind, o.metadata.namespace ?? '');
+    let entries = out.get(scope);
+    if (!entries) {
+      entries = new Map();
+      out.set(scope, entries);
+    }
+    entries.set(o.metadata.name ?? '', o);
+  }
+  return out;
 }
 
 /** Changed workloads of one (namespace, kind) read one by one; past this the kind is listed whole. */
@@ -43,7 +59,7 @@ export interface SlimListing {
   fieldManager: string;
   pool: ListingPool;
   /** The previous complete slim listing of the same namespaces, when there is one. */
-  previous: Inventory | undefined;
+  previous: PreviousEntries | undefined;
   /** Refuses an item the listing cannot use (list.ts: one without a name); throws. */
   check: (item: KubeObject) => void;
 }
@@ -67,9 +83,9 @@ export async function listSlim(l: SlimListing): Promise<KubeObject[]> {
     l.check(item);
     return slim(item, fieldManager, pool);
   };
-  const { previous } = l;
   const workload = slimKeepsMoreThanMetadata(kind.kind);
-  if (workload && (previous === undefined || !listedAny(previous, kind.kind, namespace))) {
+  const before = l.previous?.get(scopeOf(kind.kind, namespace));
+  if (workload && (before === undefined || before.size === 0)) {
     return client.list(kind.apiVersion, kind.kind, namespace, selector, whole);
   }
   // Changed workloads, as placeholders naming the object (the listed item itself is let go); past
@@ -83,7 +99,7 @@ export async function listSlim(l: SlimListing): Promise<KubeObject[]> {
     selector,
     (item) => {
       l.check(item);
-      const entry = previous?.byId.get(formatObjectId(kind.kind, namespace, item.metadata.name ?? ''));
+      const entry = before?.get(item.metadata.name ?? '');
       if (unchanged(item, entry)) return entry;
       // A metadata-only entry, or a server without metadata-only answers sent the object whole.
       if (!workload || item.spec !== undefined || item.status !== undefined) {

@@ -4,9 +4,9 @@
  * and the result is the listing the whole objects would have made.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CARRY_READ_LIMIT } from '../../src/kube/slim-listing.ts';
+import { CARRY_READ_LIMIT, previousEntries } from '../../src/kube/slim-listing.ts';
 import type { KubeHttp, KubeRequest } from '../../src/kube/http.ts';
-import { type Inventory, inventoryOf, listOwned } from '../../src/kube/list.ts';
+import { type Inventory, listOwned } from '../../src/kube/list.ts';
 import { ObjectClient } from '../../src/kube/object-client.ts';
 import { objectVersion } from '../../src/kube/object-version.ts';
 import type { KubeObject } from '../../src/kube/types.ts';
@@ -59,7 +59,7 @@ const slimList = (http: KubeHttp, namespaces: string[], previous?: Inventory) =>
     namespaces,
     listenerId: LISTENER,
     slim: true,
-    ...(previous ? { previous } : {}),
+    ...(previous ? { previous: previousEntries(previous) } : {}),
   });
 
 const crowd = (i: number) =>
@@ -128,13 +128,14 @@ describe('a slim listing after another', () => {
     const first = await slimList(kubeOf(api), [NS]);
     const entry = first.byId.get(`StatefulSet/${NS}/app-postgres`) as KubeObject;
     expect(entry).toBeDefined();
-    const previous = inventoryOf(
-      first.objects.map((o) =>
-        o === entry
-          ? { ...entry, metadata: { ...entry.metadata, uid: 'an-older-uid' }, status: { readyReplicas: 0 } }
-          : o,
-      ),
-    );
+    const previous = new Map(previousEntries(first));
+    const sets = new Map<string, KubeObject>(previous.get(`StatefulSet/${NS}`));
+    previous.set(`StatefulSet/${NS}`, sets);
+    sets.set('app-postgres', {
+      ...entry,
+      metadata: { ...entry.metadata, uid: 'an-older-uid' },
+      status: { readyReplicas: 0 },
+    });
     const { http, asked } = recording();
     const second = await listOwned(new ObjectClient(http), {
       namespaces: [NS],
