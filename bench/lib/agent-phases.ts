@@ -8,7 +8,7 @@ import path from 'node:path';
 import { allReconciled, waitForCounters } from './agent-metrics.ts';
 import type { AgentProcess } from './agent-process.ts';
 import { refOf, waitForObjects } from './convergence.ts';
-import { type BenchResult, round } from './figures.ts';
+import { type BenchResult, round, roundOrNull } from './figures.ts';
 import { countKube, firstApplyMs, measureIdle, measurePropagation, waitQuiet } from './phases.ts';
 import type { Stack } from './stack.ts';
 import { processRunQueueWait, threadRunQueueWaitFromNow } from './run-queue.ts';
@@ -71,8 +71,8 @@ export async function runAgentPhases(input: AgentPhasesInput): Promise<void> {
     await waitQuiet(first.opsUrl, quietMs);
   } finally {
     first.agent.sample();
-    result.peak_rss_mib = round(first.agent.peakRssMib, 1);
-    result.agent_cpu_s = round(first.agent.cpuSeconds());
+    result.peak_rss_mib = roundOrNull(first.agent.peakRssMib, 1);
+    result.agent_cpu_s = roundOrNull(first.agent.cpuSeconds());
     const code = await first.agent.stop();
     if (code !== 0) note(`the agent exited with ${code} on SIGTERM`);
     recordLimit(input, first.agent, true);
@@ -105,7 +105,7 @@ export async function runAgentPhases(input: AgentPhasesInput): Promise<void> {
   } finally {
     if (second) {
       second.agent.sample();
-      result.restart_peak_rss_mib = round(second.agent.peakRssMib, 1);
+      result.restart_peak_rss_mib = roundOrNull(second.agent.peakRssMib, 1);
       await second.agent.stop();
       recordLimit(input, second.agent, false);
     }
@@ -185,7 +185,7 @@ async function coldConvergence(input: AgentPhasesInput, running: RunningAgent): 
     return false;
   }
   result.convergence_s = round((done - agent.startedAt) / 1000);
-  result.convergence_agent_cpu_s = round(agent.cpuSeconds());
+  result.convergence_agent_cpu_s = roundOrNull(agent.cpuSeconds());
   result.convergence_harness_cpu_s = round((cpu.user + cpu.system) / 1e6);
   if (sandboxWait !== undefined) result.convergence_sandbox_wait_s = round(sandboxWait);
   if (agentWait !== undefined) result.convergence_agent_wait_s = round(agentWait);
@@ -214,7 +214,7 @@ async function idleCycles(input: AgentPhasesInput, running: RunningAgent, maxWai
     o.idleCycles,
     o.pollIntervalS,
     maxWindowMs,
-    () => running.agent.cpuSeconds(),
+    () => running.agent.cpuSeconds() ?? 0,
   );
   if (idle.boundaries === 'time')
     note('idle cycles bounded by time: the agent exports no mooring_polls_total');

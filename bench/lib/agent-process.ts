@@ -100,14 +100,14 @@ export class AgentProcess {
     return this.#last;
   }
 
-  /** Peak resident memory seen so far, MiB. */
-  get peakRssMib(): number {
-    return this.#peakMib;
+  /** Peak resident memory seen so far, MiB; null before any sample (an agent that died at once). */
+  get peakRssMib(): number | null {
+    return this.#last === undefined ? null : this.#peakMib;
   }
 
-  /** CPU seconds (user + system) as of the latest sample. */
-  cpuSeconds(): number {
-    return this.sample()?.cpuSeconds ?? 0;
+  /** CPU seconds (user + system) as of the latest sample; null before any sample. */
+  cpuSeconds(): number | null {
+    return this.sample()?.cpuSeconds ?? null;
   }
 
   get running(): boolean {

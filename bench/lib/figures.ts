@@ -173,6 +173,11 @@ export function round(value: number, digits = 2): number {
   return Math.round(value * f) / f;
 }
 
+/** `round`, keeping null (not measured) as it is. */
+export function roundOrNull(value: number | null, digits = 2): number | null {
+  return value === null ? null : round(value, digits);
+}
+
 /** One acceptance target of the issue and whether the run met it (null: not measured). */
 export interface Verdict {
   figure: string;

@@ -1,0 +1,196 @@
+/**
+ * The floor under the convergence ratio: how fast the sandbox can take the bench's objects from a
+ * client that does nothing but send them. The objects are rendered and serialized beforehand; a
+ * child process then applies them through the agent's own HTTP client (8 deployments at a time,
+ * as the agent's default concurrency, answers asked as metadata only), with no control plane, no
+ * start-up, no rendering, no hashing, no memo, no Events and no logs. Each round alternates it with
+ * kubectl, each on a fresh sandbox in this process, as `bench/run.ts` runs its baseline; the ratio
+ * is the bare client's time over kubectl's. The agent's ratio cannot be lower than this one, since
+ * it does all the bare client does and more, on the same two cores.
+ *
+ *   node bench/ratio-floor.ts --deployments 1000 [--rounds 3] [--json FILE]
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { ensureTools } from '../scripts/install-tools.ts';
+import { prepareForApply } from '../src/kube/desired-hash.ts';
+import { sortForApply } from '../src/kube/kinds.ts';
+import type { KubeObject } from '../src/kube/types.ts';
+import { startKubeApi } from '../src/sandbox/server.ts';
+import { describeMachine, median, round } from './lib/figures.ts';
+import { runKubectlBaseline } from './lib/kubectl-baseline.ts';
+import { errorLog, startStack } from './lib/stack.ts';
+
+const NAMESPACES = ['bench-0', 'bench-1', 'bench-2', 'bench-3'];
+const CONCURRENCY = 8;
+const SELF = fileURLToPath(import.meta.url);
+
+interface BareResult {
+  seconds: number;
+  cpuS: number;
+  applies: number;
+}
+
+/** The child: applies every prepared object, `CONCURRENCY` deployments at a time, and reports. */
+async function bareClient(preparedFile: string, kubeconfig: string): Promise<void> {
+  const { loadClusterAccess } = await import('../src/kube/kubeconfig.ts');
+  const { KubeHttp } = await import('../src/kube/http.ts');
+  const { ObjectClient } = await import('../src/kube/object-client.ts');
+  const deployments = JSON.parse(readFileSync(preparedFile, 'utf8')) as ReturnType<
+    typeof prepareForApply
+  >[][];
+  const http = new KubeHttp(loadClusterAccess(kubeconfig, process.env));
+  const client = new ObjectClient(http);
+  const started = performance.now();
+  const cpu0 = process.cpuUsage();
+  let next = 0;
+  let applies = 0;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      for (let i = next++; i < deployments.length; i = next++) {
+        for (const { object, body } of deployments[i] ?? []) {
+          await client.apply(object, { fieldManager: 'mooring', force: true, metadataOnly: true }, body);
+          applies++;
+        }
+      }
+    }),
+  );
+  const cpu = process.cpuUsage(cpu0);
+  const result: BareResult = {
+    seconds: (performance.now() - started) / 1000,
+    cpuS: (cpu.user + cpu.system) / 1e6,
+    applies,
+  };
+  process.stdout.write(JSON.stringify(result));
+  await http.close();
+}
+
+/** Runs the bare client in a child process against a fresh sandbox; the sandbox's CPU is this process's. */
+async function bareRound(
+  preparedFile: string,
+  workDir: string,
+): Promise<BareResult & { sandboxCpuS: number }> {
+  const kubeconfig = path.join(workDir, 'bare.kubeconfig');
+  const api = await startKubeApi({
+    namespaces: NAMESPACES,
+    kubeconfigOut: kubeconfig,
+    rolloutDelayMs: 0,
+    logger: errorLog(path.join(workDir, 'bare-sandbox-errors.log')),
+  });
+  try {
+    const cpu0 = process.cpuUsage();
+    const out = await new Promise<string>((resolve, reject) => {
+      const child = spawn(process.execPath, [SELF, '--child', preparedFile, kubeconfig], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      let text = '';
+      child.stdout.on('data', (d) => (text += d));
+      child.once('error', reject);
+      child.once('exit', (code) =>
+        code === 0 ? resolve(text) : reject(new Error(`the bare client exited with ${code}`)),
+      );
+    });
+    const cpu = process.cpuUsage(cpu0);
+    return { ...(JSON.parse(out) as BareResult), sandboxCpuS: (cpu.user + cpu.system) / 1e6 };
+  } finally {
+    await api.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      deployments: { type: 'string', default: '1000' },
+      rounds: { type: 'string', default: '3' },
+      json: { type: 'string' },
+      seed: { type: 'string', default: '1' },
+    },
+  });
+  const deployments = Number(values.deployments);
+  const rounds = Number(values.rounds);
+  if (!Number.isInteger(deployments) || deployments < 1 || !Number.isInteger(rounds) || rounds < 1) {
+    process.stderr.write(
+      'usage: node bench/ratio-floor.ts --deployments N (>= 1) [--rounds R (>= 1)] [--json FILE]\n',
+    );
+    process.exit(2);
+  }
+  const say = (line: string) => process.stderr.write(`[ratio-floor] ${line}\n`);
+  const kubectl = ensureTools(say).kubectl;
+  const workDir = mkdtempSync(path.join(os.tmpdir(), 'mooring-ratio-floor-'));
+  try {
+    const stack = await startStack({
+      deployments,
+      namespaces: NAMESPACES,
+      seed: Number(values.seed),
+      apiKey: `bench-${'k'.repeat(32)}`,
+      workDir,
+    });
+    const { rendered, objects } = stack;
+    await stack.close();
+    const preparedFile = path.join(workDir, 'prepared.json');
+    writeFileSync(
+      preparedFile,
+      // As the agent's reconcile hands rendered objects to its apply (reconcile.ts).
+      JSON.stringify(
+        rendered.map((d) =>
+          sortForApply(d.objects as unknown as KubeObject[]).map((o) => prepareForApply(o)),
+        ),
+      ),
+    );
+    say(`${deployments} deployments, ${objects} objects; ${rounds} rounds of the bare client, then kubectl`);
+    const rows = [];
+    for (let r = 0; r < rounds; r++) {
+      const dir = path.join(workDir, `round-${r}`);
+      mkdirSync(dir);
+      const bare = await bareRound(preparedFile, dir);
+      const k = await runKubectlBaseline({
+        kubectl,
+        rendered,
+        namespaces: NAMESPACES,
+        workDir: dir,
+        timeoutMs: 900_000,
+      });
+      if (k.exitCode !== 0 || k.missing > 0)
+        throw new Error(`kubectl failed (exit ${k.exitCode}, ${k.missing} objects missing): ${k.logFile}`);
+      const row = {
+        bare_s: round(bare.seconds, 3),
+        bare_cpu_s: round(bare.cpuS),
+        bare_sandbox_cpu_s: round(bare.sandboxCpuS),
+        bare_applies: bare.applies,
+        bare_client_us_per_apply: Math.round((bare.cpuS * 1e6) / bare.applies),
+        kubectl_s: round(k.seconds, 3),
+        kubectl_sandbox_cpu_s: round(k.harnessCpuS),
+        ratio: round(bare.seconds / k.seconds, 3),
+      };
+      rows.push(row);
+      say(
+        `round ${r + 1}: bare client ${row.bare_s} s (its CPU ${row.bare_cpu_s} s, ${row.bare_client_us_per_apply} µs per apply; sandbox ${row.bare_sandbox_cpu_s} s), kubectl ${row.kubectl_s} s: ratio ${row.ratio}`,
+      );
+    }
+    const result = {
+      deployments,
+      objects,
+      concurrency: CONCURRENCY,
+      rounds: rows,
+      ratio_median: median(rows.map((r) => r.ratio)),
+      bare_s_median: median(rows.map((r) => r.bare_s)),
+      kubectl_s_median: median(rows.map((r) => r.kubectl_s)),
+      machine: describeMachine(),
+      load_average: os.loadavg(),
+    };
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    if (values.json) writeFileSync(values.json, `${JSON.stringify(result, null, 2)}\n`);
+  } finally {
+    rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[2] === '--child') await bareClient(process.argv[3] ?? '', process.argv[4] ?? '');
+else {
+  await main();
+  process.exit(0);
+}
