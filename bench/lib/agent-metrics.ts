@@ -43,6 +43,8 @@ export interface AgentCounters {
   deployments: number;
   /** Of them, listed and not yet reconciled by this process. */
   pending: number;
+  /** Full resyncs that drained (`mooring_resync_duration_seconds`' count; the cold start is one). */
+  resyncs: number;
 }
 
 export function parseCounters(text: string): AgentCounters {
@@ -53,6 +55,7 @@ export function parseCounters(text: string): AgentCounters {
     inFlight: sumSamples(text, 'mooring_reconciles_in_flight'),
     deployments: sumSamples(text, 'mooring_deployments'),
     pending: sumSamples(text, 'mooring_deployments', { state: 'Pending' }),
+    resyncs: sumSamples(text, 'mooring_resync_duration_seconds_count'),
   };
 }
 

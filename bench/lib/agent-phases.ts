@@ -227,6 +227,7 @@ async function idleCycles(input: AgentPhasesInput, running: RunningAgent, maxWai
   const perEach = (counts: Record<string, number>) =>
     Object.fromEntries(Object.entries(counts).map(([k, v]) => [k, per(v)]));
   result.idle_cycles = idle.cycles;
+  result.idle_resyncs = idle.resyncs;
   result.idle_kube_writes = idle.kube.writes;
   if (idle.kube.writes > 0) note(`idle writes: ${JSON.stringify(idle.kube.writesByTarget)}`);
   result.idle_kube_reads_per_cycle = per(idle.kube.reads);
@@ -236,7 +237,7 @@ async function idleCycles(input: AgentPhasesInput, running: RunningAgent, maxWai
   result.idle_controlplane_list_requests_per_cycle = per(idle.byRoute['GET /v2/deployments'] ?? 0);
   result.idle_controlplane_by_route_per_cycle = perEach(idle.byRoute);
   say(
-    `idle (${idle.cycles} polls in ${idle.windowS} s): control plane ${JSON.stringify(result.idle_controlplane_by_route_per_cycle)}, kube reads ${JSON.stringify(result.idle_kube_reads_by_verb_per_cycle)}`,
+    `idle (${idle.cycles} polls, ${idle.resyncs ?? '?'} full resyncs, in ${idle.windowS} s): control plane ${JSON.stringify(result.idle_controlplane_by_route_per_cycle)}, kube reads ${JSON.stringify(result.idle_kube_reads_by_verb_per_cycle)}`,
   );
 }
 

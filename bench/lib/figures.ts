@@ -57,6 +57,11 @@ export interface BenchResult {
    */
   convergence_rounds: ConvergenceRound[];
   idle_cycles: number | null;
+  /**
+   * Full resyncs that drained in the idle window: as many as the cycles when every poll resyncs;
+   * fewer with `--resync-interval`, or where a resync outlasts the poll interval (it then rests).
+   */
+  idle_resyncs: number | null;
   idle_kube_writes: number | null;
   idle_kube_reads_per_cycle: number | null;
   /** The idle reads per cycle by verb: `list` pages, and `get`s of single objects. */
@@ -259,6 +264,7 @@ export function tableRows(r: BenchResult): string[][] {
     row('  sandbox waiting for a core (s)', 'kubectl_sandbox_wait_s'),
     row('convergence ratio agent/kubectl', 'convergence_ratio'),
     row('idle cycles measured', 'idle_cycles'),
+    row('  of which full resyncs', 'idle_resyncs'),
     row('idle kube writes (total)', 'idle_kube_writes'),
     row('idle kube reads / cycle', 'idle_kube_reads_per_cycle'),
     row('idle control-plane requests / cycle', 'idle_controlplane_requests_per_cycle'),
@@ -331,6 +337,7 @@ export function emptyResult(deployments: number, namespaces: number, pollInterva
     convergence_ratio: null,
     convergence_rounds: [],
     idle_cycles: null,
+    idle_resyncs: null,
     idle_kube_writes: null,
     idle_kube_reads_per_cycle: null,
     idle_kube_reads_by_verb_per_cycle: null,

@@ -66,6 +66,8 @@ export interface IdleResult {
   agentCpuS: number;
   /** How the cycle boundaries were found. */
   boundaries: 'agent polls_total' | 'time';
+  /** Full resyncs that drained in the window; null without the agent's metric. */
+  resyncs: number | null;
 }
 
 /**
@@ -96,6 +98,7 @@ export async function measureIdle(
   let measured = cycles;
   let windowMs = 0;
   let cpuAtOpen = 0;
+  let resyncs: number | null = null;
   if (byMetric) {
     // Start right after a poll completes.
     const first = await waitForCounters(
@@ -118,6 +121,8 @@ export async function measureIdle(
     windowMs = performance.now() - opened;
     const last = end ?? (await scrapeCounters(opsUrl));
     measured = (last?.pollsOk ?? first.pollsOk) - first.pollsOk;
+    const drained = (last?.resyncs ?? Number.NaN) - first.resyncs;
+    if (Number.isFinite(drained)) resyncs = drained;
     if (measured < 1) throw new Error(`the agent completed no poll in ${Math.round(maxWindowMs / 1000)} s`);
   } else {
     api.clearRequests();
@@ -136,6 +141,7 @@ export async function measureIdle(
     byRoute: stats.byRoute,
     agentCpuS,
     boundaries: byMetric ? 'agent polls_total' : 'time',
+    resyncs,
   };
 }
 

@@ -107,6 +107,7 @@ export class Agent {
       metrics: this.#d.metrics,
       clock: this.#d.clock,
       resyncIntervalMs: this.#d.config.resyncIntervalMs,
+      pollIntervalMs: this.#d.config.pollIntervalMs,
       reconcile: (input, signal) => this.#d.reconcile(input, signal),
       collectOrphans: (snapshot, signal) => this.#d.collectOrphans(snapshot, signal),
       beginCycle: this.#d.beginCycle,

@@ -41,6 +41,11 @@ export interface DeploymentsDeps {
    * last resync queues only changed and new deployments, like a poll while work is still queued.
    */
   resyncIntervalMs?: number;
+  /**
+   * The poll interval. A resync that took longer than this (its cold start's excepted) is
+   * followed by a rest as long as it took before the next resync; unset, resyncs never rest.
+   */
+  pollIntervalMs?: number;
   reconcile(
     input: Pick<DesiredDeployment, 'deployment' | 'revision'> & {
       changed?: boolean;
@@ -59,6 +64,8 @@ export interface DeploymentsDeps {
 interface PollPlan {
   busy: boolean;
   atMs: number;
+  /** Whether this is the first resync (the cold start, which converges everything). */
+  first: boolean;
   /** Whether the resync has begun (`#begin`): once the poll queued something, or at its snapshot. */
   begun: boolean;
 }
@@ -81,6 +88,8 @@ export class Deployments {
   #pruneRefusal: PruneRefusal | null = null;
   /** When the latest resync began (clock ms). */
   #lastResyncMs: number | undefined;
+  /** When the latest resync after the first one drained, and how long it took (clock ms). */
+  #lastDrained: { atMs: number; tookMs: number } | undefined;
   /** The poll in progress (`beginPoll`): whether it is a resync, and what it queued early. */
   #poll: { plan: PollPlan; early: Set<string> } | undefined;
 
@@ -121,8 +130,13 @@ export class Deployments {
    * pass runs, when
    * - the previous cycle's work is still queued (a cold start, or more deployments than one
    *   interval can get through): a resync is not stacked on one still in progress; or
-   * - the last resync is more recent than `resyncIntervalMs` (allowing for the poll's jitter).
-   * Changes propagate at once either way; the next resync starts at the first poll after both
+   * - the last resync is more recent than `resyncIntervalMs` (allowing for the poll's jitter); or
+   * - the last resync outlasted the poll interval and drained less than its own duration ago
+   *   (the cold start's excepted): resyncs then take at most about half the agent's time, so that
+   *   a listener too large to resync within a poll interval (10,000 deployments on 2 cores) polls
+   *   on time between them instead of resyncing back to back. Where a resync fits in the
+   *   interval, as at 1,000 deployments, this never delays one.
+   * Changes propagate at once either way; the next resync starts at the first poll after all
    * have passed. The decision is taken when the poll's listing completed (`beginPoll`), before
    * anything of that poll was queued; a snapshot without one decides here.
    */
@@ -132,7 +146,7 @@ export class Deployments {
     this.#poll = undefined;
     const plan = poll?.plan ?? this.#plan(runner);
     this.#begin(plan);
-    const { busy, atMs } = plan;
+    const { busy, atMs, first } = plan;
     const seen = new Set<string>();
     // Changed deployments first: the runner's free slots go to them, not to the resync of the rest.
     const ordered = [
@@ -167,6 +181,7 @@ export class Deployments {
     // How long a resync takes is what `--resync-interval` is chosen by (the first one is the cold start).
     void runner.whenIdle().then(() => {
       const ms = clock.now() - atMs;
+      if (!first) this.#lastDrained = { atMs: clock.now(), tookMs: ms };
       this.#d.metrics.resyncDuration.observe(ms / 1000);
       logger.debug({ durationMs: ms, deployments: snapshot.deployments.length }, 'resync drained');
     });
@@ -178,13 +193,23 @@ export class Deployments {
     const { logger, clock } = this.#d;
     const queued = runner.depth > 0;
     const atMs = clock.now();
-    const due =
-      this.#lastResyncMs === undefined ||
-      // Polls come up to POLL_JITTER sooner than their interval; so may a resync.
-      atMs - this.#lastResyncMs >= (1 - POLL_JITTER) * (this.#d.resyncIntervalMs ?? 0);
+    // Polls come up to POLL_JITTER sooner than their interval; so may a resync.
+    const slack = 1 - POLL_JITTER;
+    const first = this.#lastResyncMs === undefined;
+    const due = first || atMs - (this.#lastResyncMs ?? 0) >= slack * (this.#d.resyncIntervalMs ?? 0);
+    const drained = this.#lastDrained;
+    const rested =
+      drained === undefined ||
+      drained.tookMs <= (this.#d.pollIntervalMs ?? Number.POSITIVE_INFINITY) ||
+      atMs - drained.atMs >= slack * drained.tookMs;
     if (queued) logger.debug({ queued: runner.depth }, 'previous resync still queued: queueing changes only');
     else if (!due) logger.debug('resync not due yet: queueing changes only');
-    return { busy: queued || !due, atMs, begun: false };
+    else if (!rested)
+      logger.debug(
+        { lastResyncMs: drained?.tookMs },
+        'the last resync outlasted the poll interval and drained less than its own duration ago: queueing changes only',
+      );
+    return { busy: queued || !due || !rested, atMs, first, begun: false };
   }
 
   /** Begins the resync a poll planned, once: its time counts from the plan, its listing starts. */

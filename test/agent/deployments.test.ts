@@ -330,3 +330,71 @@ describe('Deployments: how long a resync takes', () => {
     expect(await observed()).toEqual([2, 3]);
   });
 });
+
+describe('Deployments: a resync that outlasts the poll interval', () => {
+  /** Deployments with a 5 s poll, a runner whose drains the test releases, and the listings counted. */
+  function slowResyncs() {
+    const clock = new FakeClock();
+    const drains: Array<() => void> = [];
+    const cycles: string[] = [];
+    const queued: string[] = [];
+    const runner = {
+      depth: 0,
+      enqueue: (key: string) => queued.push(key),
+      forget: () => {},
+      whenIdle: () => new Promise<void>((resolve) => drains.push(resolve)),
+    } as unknown as Runner;
+    const deployments = deploymentsWith({
+      clock,
+      pollIntervalMs: 5_000,
+      beginCycle: () => cycles.push('listing'),
+    });
+    const signal = new AbortController().signal;
+    const poll = async (ds: DesiredDeployment[]) => {
+      queued.length = 0;
+      await deployments.applySnapshot(snapshot(ds), runner, signal);
+    };
+    /** Lets the latest resync drain after `ms` of work. */
+    const drainAfter = async (ms: number) => {
+      await clock.advance(ms);
+      drains.shift()?.();
+      await new Promise((resolve) => setImmediate(resolve));
+    };
+    return { clock, cycles, queued, poll, drainAfter, deployments, signal };
+  }
+
+  it('rests as long as it took before the next resync; changes still go at once', async () => {
+    const { clock, cycles, queued, poll, drainAfter, deployments, signal } = slowResyncs();
+    await poll([desired('a', '1'), desired('b', '1')]); // the cold start
+    for (const id of ['a', 'b']) await deployments.reconcile(id, signal);
+    await drainAfter(30_000); // the cold start's duration imposes no rest
+    await poll([desired('a', '1'), desired('b', '1')]);
+    expect(cycles).toEqual(['listing', 'listing']);
+    await drainAfter(12_000); // a resync of 12 s, over the 5 s interval
+    await clock.advance(5_000);
+    await poll([desired('a', '2'), desired('b', '1')]);
+    expect(cycles).toHaveLength(2); // 5 s after it drained: no resync
+    expect(queued).toEqual(['a']); // the change is queued all the same
+    await deployments.reconcile('a', signal);
+    await clock.advance(5_000);
+    await poll([desired('a', '2'), desired('b', '1')]);
+    expect(cycles).toHaveLength(2); // 10 s: still resting (polls may come 10% early: 10.8 s is enough)
+    expect(queued).toEqual([]);
+    await clock.advance(2_000);
+    await poll([desired('a', '2'), desired('b', '1')]);
+    expect(cycles).toHaveLength(3); // 12 s after it drained: a resync again
+    expect(queued).toEqual(['a', 'b']);
+  });
+
+  it('never delays a resync that fits in the poll interval', async () => {
+    const { clock, cycles, poll, drainAfter } = slowResyncs();
+    await poll([desired('a', '1')]);
+    await drainAfter(30_000);
+    for (let i = 0; i < 3; i++) {
+      await poll([desired('a', '1')]);
+      await drainAfter(4_000); // 4 s of a 5 s interval
+      await clock.advance(1_000);
+    }
+    expect(cycles).toHaveLength(4);
+  });
+});

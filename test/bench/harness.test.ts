@@ -224,6 +224,9 @@ describe('benchmark helpers', () => {
       'mooring_deployments{state="Pending"} 2',
       'mooring_deployments{state="Ready"} 5',
       'mooring_deployments{state="Refused"} 1',
+      'mooring_resync_duration_seconds_bucket{le="+Inf"} 4',
+      'mooring_resync_duration_seconds_sum 9.5',
+      'mooring_resync_duration_seconds_count 4',
     ].join('\n');
     expect(sumSamples(text, 'mooring_polls_total', { result: 'success' })).toBe(7);
     expect(parseCounters(text)).toEqual({
@@ -233,6 +236,7 @@ describe('benchmark helpers', () => {
       inFlight: Number.NaN,
       deployments: 8,
       pending: 2,
+      resyncs: 4,
     });
   });
 
