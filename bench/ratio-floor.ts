@@ -10,14 +10,15 @@
  *
  *   node bench/ratio-floor.ts --deployments 1000 [--rounds 3] [--json FILE]
  */
-import { spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { parseArgs, promisify } from 'node:util';
+import pMap from 'p-map';
 import { ensureTools } from '../scripts/install-tools.ts';
-import { prepareForApply } from '../src/kube/desired-hash.ts';
+import { type Prepared, prepareForApply } from '../src/kube/desired-hash.ts';
 import { sortForApply } from '../src/kube/kinds.ts';
 import type { KubeObject } from '../src/kube/types.ts';
 import { startKubeApi } from '../src/sandbox/server.ts';
@@ -40,24 +41,21 @@ async function bareClient(preparedFile: string, kubeconfig: string): Promise<voi
   const { loadClusterAccess } = await import('../src/kube/kubeconfig.ts');
   const { KubeHttp } = await import('../src/kube/http.ts');
   const { ObjectClient } = await import('../src/kube/object-client.ts');
-  const deployments = JSON.parse(readFileSync(preparedFile, 'utf8')) as ReturnType<
-    typeof prepareForApply
-  >[][];
+  const deployments = JSON.parse(readFileSync(preparedFile, 'utf8')) as Prepared[][];
   const http = new KubeHttp(loadClusterAccess(kubeconfig, process.env));
   const client = new ObjectClient(http);
   const started = performance.now();
   const cpu0 = process.cpuUsage();
-  let next = 0;
   let applies = 0;
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      for (let i = next++; i < deployments.length; i = next++) {
-        for (const { object, body } of deployments[i] ?? []) {
-          await client.apply(object, { fieldManager: 'mooring', force: true, metadataOnly: true }, body);
-          applies++;
-        }
+  await pMap(
+    deployments,
+    async (objects) => {
+      for (const { object, body } of objects) {
+        await client.apply(object, { fieldManager: 'mooring', force: true, metadataOnly: true }, body);
+        applies++;
       }
-    }),
+    },
+    { concurrency: CONCURRENCY },
   );
   const cpu = process.cpuUsage(cpu0);
   const result: BareResult = {
@@ -83,19 +81,15 @@ async function bareRound(
   });
   try {
     const cpu0 = process.cpuUsage();
-    const out = await new Promise<string>((resolve, reject) => {
-      const child = spawn(process.execPath, [SELF, '--child', preparedFile, kubeconfig], {
-        stdio: ['ignore', 'pipe', 'inherit'],
-      });
-      let text = '';
-      child.stdout.on('data', (d) => (text += d));
-      child.once('error', reject);
-      child.once('exit', (code) =>
-        code === 0 ? resolve(text) : reject(new Error(`the bare client exited with ${code}`)),
-      );
-    });
+    // Rejects with the child's stderr when it fails.
+    const { stdout } = await promisify(execFile)(process.execPath, [
+      SELF,
+      '--child',
+      preparedFile,
+      kubeconfig,
+    ]);
     const cpu = process.cpuUsage(cpu0);
-    return { ...(JSON.parse(out) as BareResult), sandboxCpuS: (cpu.user + cpu.system) / 1e6 };
+    return { ...(JSON.parse(stdout) as BareResult), sandboxCpuS: (cpu.user + cpu.system) / 1e6 };
   } finally {
     await api.close();
   }

@@ -206,7 +206,7 @@ export class Deployments {
     else if (!due) logger.debug('resync not due yet: queueing changes only');
     else if (!rested)
       logger.debug(
-        { lastResyncMs: drained?.tookMs },
+        { lastResyncTookMs: drained?.tookMs },
         'the last resync outlasted the poll interval and drained less than its own duration ago: queueing changes only',
       );
     return { busy: queued || !due || !rested, atMs, first, begun: false };
