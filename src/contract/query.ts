@@ -6,8 +6,23 @@ import { DEPLOYMENT_STATUSES, DEPLOYMENT_TYPES, REVISION_STATUSES } from './enum
  * parses them with these schemas; the client builds them from the same names.
  */
 
-const limit = z.coerce.number().int().min(1).max(100).default(20);
-const offset = z.coerce.number().int().min(0).default(0);
+/**
+ * An integer query parameter, `min` or more (and `max` or less when given; never past the largest
+ * exact integer), written in plain decimal digits and nothing else: `0x10`, `1e1`, `5.0`, `+5`,
+ * `-0`, ` 5` and the empty string are 422s, not numbers (a coercing `Number()` took them all).
+ * Leading zeros are accepted (`007` is 7), as in `X-Total-Count` (src/control-plane/listing-total.ts).
+ */
+function decimalInteger(min: number, max?: number) {
+  const value = z.number().int().min(min);
+  return z
+    .string()
+    .regex(/^[0-9]+$/, 'Input should be an integer in plain decimal digits (0-9 only)')
+    .transform(Number)
+    .pipe(max === undefined ? value : value.max(max));
+}
+
+const limit = decimalInteger(1, 100).default(20);
+const offset = decimalInteger(0).default(0);
 
 /** `true`/`false` only: a typo such as `yes` is a 422, not silently false. */
 const bool = z.enum(['true', 'false']).transform((v) => v === 'true');

@@ -82,12 +82,21 @@ describe('query schemas', () => {
   it('applies paging defaults and bounds', () => {
     expect(PageQuery.parse({})).toEqual({ limit: 20, offset: 0 });
     expect(PageQuery.parse({ limit: '100', offset: '5' })).toEqual({ limit: 100, offset: 5 });
+    expect(PageQuery.parse({ limit: '007', offset: '00' })).toEqual({ limit: 7, offset: 0 });
     for (const bad of [
       { limit: '0' },
       { limit: '101' },
       { offset: '-1' },
       { limit: '2.5' },
       { limit: 'x' },
+      // What Number() coerces: plain decimal digits only.
+      { limit: '0x10' },
+      { limit: '1e1' },
+      { offset: '' },
+      { limit: '+5' },
+      { limit: ' 5' },
+      { limit: '5.0' },
+      { offset: '-0' },
     ]) {
       expect(PageQuery.safeParse(bad).success).toBe(false);
     }

@@ -113,6 +113,29 @@ describe('tolerant page parsing', () => {
     );
   });
 
+  it('parses a page holding records nested 100,000 levels deep without recursing into them', () => {
+    // Free-form members (valueFrom, securityContext) and unknown ones are not walked by the parse:
+    // the page is read whole, and the poller refuses such a record alone (MAX_RECORD_DEPTH, see
+    // test/control-plane/hostile-records.test.ts), before anything recursive walks it.
+    const text = `${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`;
+    const container = (securityContext: string, valueFrom: string) =>
+      `{"name":"side","securityContext":${securityContext},"env":[{"name":"A","valueFrom":${valueFrom}}]}`;
+    const spec = (c: string) => `{"cpu":0.5,"sidecars":[${c}]}`;
+    const base = JSON.stringify({
+      ...deployment,
+      source_config: { listener_id: 'l-1', resource_spec: 'SPEC' },
+    });
+    const deep = [
+      base.replace('"SPEC"', spec(container(text, '{}'))).replace('"d-1"', '"d-2"'),
+      base.replace('"SPEC"', spec(container('{}', text))).replace('"d-1"', '"d-3"'),
+      `${JSON.stringify({ ...deployment, id: 'd-4' }).slice(0, -1)},"x_future":${text}}`,
+    ];
+    const body = JSON.parse(`{"resources":[${JSON.stringify(deployment)},${deep.join(',')}],"offset":4}`);
+    const page = parsePage(body, tolerant.Deployment, deploymentUnsupported);
+    expect(page.items.map((d) => d.id)).toEqual(['d-1', 'd-2', 'd-3', 'd-4']);
+    expect(page.rejected).toEqual([]);
+  });
+
   it('keeps records with unknown enum values and extra fields, and flags them', () => {
     const page = parsePage(
       {

@@ -330,6 +330,27 @@ const CASES: Case[] = [
     status: 422,
     loc: ['query', 'offset'],
   },
+  // Integers are plain decimal digits: what Number() would coerce is refused on every list route.
+  ...['/v2/deployments', '/v2/deployments/{d}/revisions', '/v2/listeners'].flatMap((route) =>
+    [
+      ['limit', '0x10'],
+      ['limit', '1e1'],
+      ['offset', ''],
+      ['limit', '%2B5'],
+      ['offset', '+5'],
+      ['limit', '%205'],
+      ['limit', '5.0'],
+      ['offset', '-0'],
+      ['offset', '0b1'],
+      ['limit', 'Infinity'],
+    ].map(([param, value]) => ({
+      name: `${param}=${value} on ${route}`,
+      method: 'GET',
+      path: `${route}?${param}=${value}`,
+      status: 422,
+      loc: ['query', param as string],
+    })),
+  ),
   {
     name: 'unknown status',
     method: 'GET',

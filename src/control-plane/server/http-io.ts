@@ -5,11 +5,25 @@ import { HttpError } from './errors.ts';
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 /**
+ * Request bodies whose objects and arrays nest deeper than this get 422 before they are parsed (the
+ * body's own object is level 1). The deepest real body is about 11 levels
+ * (`source_config.resource_spec.volumes[].projected.sources[].configMap.items[]`); far deeper, the
+ * recursive walks of a parsed body (`JSON.stringify` when it is stored and answered, the revision
+ * comparison) run out of stack: a few thousand levels answered 500.
+ */
+export const MAX_BODY_DEPTH = 64;
+
+/**
  * Reads a JSON body, refusing more than `limitBytes`: a declared Content-Length over the limit is
  * refused before reading; a streamed body is refused as soon as it crosses the limit, and reading
- * stops there (the connection is closed after the answer, so the rest is never buffered).
+ * stops there (the connection is closed after the answer, so the rest is never buffered). A body
+ * nested deeper than `maxDepth` is refused (422) from its text, before it is parsed.
  */
-export async function readJsonBody(req: IncomingMessage, limitBytes = MAX_BODY_BYTES): Promise<unknown> {
+export async function readJsonBody(
+  req: IncomingMessage,
+  limitBytes = MAX_BODY_BYTES,
+  maxDepth = MAX_BODY_DEPTH,
+): Promise<unknown> {
   const type = req.headers['content-type'];
   if (type !== undefined && !/^application\/([\w.+-]*\+)?json\b/i.test(type)) {
     throw new HttpError(415, 'Content-Type must be application/json');
@@ -21,12 +35,49 @@ export async function readJsonBody(req: IncomingMessage, limitBytes = MAX_BODY_B
   if (text.trim() === '') {
     throw new HttpError(422, [{ loc: ['body'], msg: 'Field required', type: 'missing' }]);
   }
+  if (jsonNestedDeeperThan(text, maxDepth)) {
+    throw new HttpError(422, [
+      { loc: ['body'], msg: `JSON nested deeper than ${maxDepth} levels`, type: 'json_too_deep' },
+    ]);
+  }
   try {
     return JSON.parse(text);
   } catch {
     throw new HttpError(422, [{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }]);
   }
 }
+
+/**
+ * True when the objects and arrays of JSON `text` nest deeper than `max` levels: one pass over the
+ * text, counting brackets outside strings, stopping at the first bracket past the limit. Exact for
+ * valid JSON; for text that is not JSON the answer does not matter (JSON.parse refuses it next).
+ */
+export function jsonNestedDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === BACKSLASH) i++;
+      else if (c === QUOTE) inString = false;
+    } else if (c === QUOTE) {
+      inString = true;
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      depth++;
+      if (depth > max) return true;
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      depth--;
+    }
+  }
+  return false;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
 
 /**
  * Collects the body with listeners rather than an async iterator: leaving an iterator early
