@@ -21,6 +21,7 @@ import { canonicalJson } from '../kube/desired-hash.ts';
 import type { Logger } from '../log.ts';
 import { chooseRevision } from '../reconcile/revision-choice.ts';
 import { detectCollisions } from '../render/names.ts';
+import { nestedDeeperThan } from '../contract/depth.ts';
 import { type Clock, jitter, sleep, systemClock } from './clock.ts';
 
 /** Polls start up to this fraction of the interval sooner than it (never later). */
@@ -79,21 +80,9 @@ export interface PollerOptions {
 /**
  * Records nested deeper than this are refused alone. A real deployment is about 10 levels deep,
  * but the tolerant parse keeps unknown members, and the recursive walks downstream (canonical JSON
- * for hashes) overflow Node's default stack at about 2,400 levels: the limit sits below that.
+ * for hashes) overflow Node's default stack at a few thousand levels: the limit sits below that.
  */
 export const MAX_RECORD_DEPTH = 2048;
-
-/** True when `value` nests objects or arrays deeper than `max` levels; walks without recursion. */
-export function nestedDeeperThan(value: unknown, max: number): boolean {
-  const stack: [unknown, number][] = [[value, 0]];
-  while (stack.length > 0) {
-    const [v, depth] = stack.pop()!;
-    if (v === null || typeof v !== 'object') continue;
-    if (depth >= max) return true;
-    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
-  }
-  return false;
-}
 
 /** Records (deployments, revisions) found within MAX_RECORD_DEPTH; a parsed record never changes. */
 const withinDepth = new WeakSet<object>();

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { nestedDeeperThan } from '../../src/contract/depth.ts';
 import {
   desiredStateHash,
   MAX_RECORD_DEPTH,
-  nestedDeeperThan,
   Poller,
   type PollClient,
   type Snapshot,

@@ -6,6 +6,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { CliContext } from '../../src/cli/context.ts';
 import { controlPlane } from '../../src/cli/control-plane.ts';
 import { ControlPlaneClient } from '../../src/control-plane/client.ts';
+import { ControlStore } from '../../src/control-plane/server/control-store.ts';
+import { loadSeed } from '../../src/control-plane/server/seed.ts';
+import { MooringError } from '../../src/errors.ts';
 
 function context(env: Record<string, string> = {}, signal = new AbortController().signal) {
   const stdout = new PassThrough();
@@ -58,6 +61,42 @@ describe('mooring control-plane', () => {
     expect(await controlPlane(['--port', '0', '--seed', seed], c.ctx)).toBe(2);
     expect(c.err()).toContain('MOORING_E_INPUT_INVALID');
     expect(c.err()).toContain('compute_type');
+  });
+
+  it('refuses a seed nested 500 levels deep, as the API would: coded, exit 2', async () => {
+    const seed = join(dir, 'deep.json');
+    const deep = `${'{"v":'.repeat(500)}"x"${'}'.repeat(500)}`;
+    const sidecar = `{"name":"s","securityContext":${deep}}`;
+    writeFileSync(
+      seed,
+      `{"deployments":[{"name":"deep","source":"external_docker","source_revision_config":{"image_uri":"nginx"},` +
+        `"source_config":{"resource_spec":{"sidecars":[${sidecar}]}}}]}`,
+    );
+    const c = context({ MOORING_API_KEY: 'k' });
+    expect(await controlPlane(['--port', '0', '--seed', seed], c.ctx)).toBe(2);
+    expect(c.err()).toContain('MOORING_E_INPUT_INVALID');
+    expect(c.err()).toContain('nested deeper than 64 levels');
+    expect(c.err()).not.toContain('RangeError');
+  });
+
+  it('refuses a seed object nested 5,000 levels deep before walking it (no RangeError)', async () => {
+    let deep: unknown = 'x';
+    for (let i = 0; i < 5000; i++) deep = { v: deep };
+    const deployment = {
+      name: 'deep',
+      source: 'external_docker',
+      source_revision_config: { image_uri: 'nginx' },
+      source_config: { resource_spec: { sidecars: [{ name: 's', securityContext: deep }] } },
+    };
+    let thrown: unknown;
+    try {
+      loadSeed(new ControlStore(), { deployments: [deployment] });
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(MooringError);
+    expect((thrown as MooringError).code).toBe('MOORING_E_INPUT_INVALID');
+    expect((thrown as MooringError).message).toContain('nested deeper than 64 levels');
   });
 
   it('serves the example seed, prints its URL, and stops when the signal aborts', async () => {

@@ -5,6 +5,8 @@ import { DEPLOYMENT_STATUSES, describeIssues, strict } from '../../contract/inde
 import { MooringError } from '../../errors.ts';
 import type { ControlStore } from './control-store.ts';
 import { HttpError } from './errors.ts';
+import { MAX_BODY_DEPTH } from './http-io.ts';
+import { nestedDeeperThan } from '../../contract/depth.ts';
 
 /**
  * A seed file (YAML or JSON) for demos and tests. Deployments go through the same rules as
@@ -71,6 +73,13 @@ export async function readSeed(source: string | object): Promise<unknown> {
  * a file database after a restart changes nothing.
  */
 export function loadSeed(store: ControlStore, raw: unknown): SeedResult {
+  // A seed is a body like any other: the same depth limit, checked before anything walks it.
+  if (nestedDeeperThan(raw, MAX_BODY_DEPTH)) {
+    throw new MooringError(
+      'MOORING_E_INPUT_INVALID',
+      `seed is invalid: nested deeper than ${MAX_BODY_DEPTH} levels`,
+    );
+  }
   const parsed = Seed.safeParse(raw ?? {});
   if (!parsed.success) {
     throw new MooringError('MOORING_E_INPUT_INVALID', `seed is invalid: ${describeIssues(parsed.error)}`);
