@@ -113,6 +113,18 @@ function accountRefusal(name: string, owner: ReferenceOwner, shown: string): str
   return undefined;
 }
 
+/** True when `namespace` is not bound to a tenant, or is bound to the deployment's. */
+export function tenantMayUse(
+  deployment: Pick<DeploymentRecord, 'tenant_id'>,
+  namespace: string,
+  namespaceTenants: Readonly<Record<string, string>>,
+): boolean {
+  if (!Object.hasOwn(namespaceTenants, namespace)) return true;
+  const bound = namespaceTenants[namespace] ?? '';
+  const tenant = typeof deployment.tenant_id === 'string' ? deployment.tenant_id : '';
+  return tenant !== '' && tenant.toLowerCase() === bound.toLowerCase();
+}
+
 /**
  * Refuses a deployment whose target namespace is bound to another tenant
  * (`references.namespaceTenants`); a namespace not bound takes any tenant. Tenant ids compare
@@ -123,10 +135,8 @@ export function checkTenant(
   namespace: string,
   references: ReferenceSettings,
 ): void {
-  if (!Object.hasOwn(references.namespaceTenants, namespace)) return;
-  const bound = references.namespaceTenants[namespace] ?? '';
+  if (tenantMayUse(deployment, namespace, references.namespaceTenants)) return;
   const tenant = typeof deployment.tenant_id === 'string' ? deployment.tenant_id : '';
-  if (tenant !== '' && tenant.toLowerCase() === bound.toLowerCase()) return;
   throw new RenderError(
     'MOORING_E_TENANT_MISMATCH',
     'tenant_id',
