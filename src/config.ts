@@ -10,7 +10,18 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 
 /** How a raw string becomes a value. */
-type Kind = 'string' | 'url' | 'uuid' | 'list' | 'seconds' | 'int' | 'port' | 'bool' | 'level';
+type Kind =
+  | 'string'
+  | 'url'
+  | 'uuid'
+  | 'list'
+  | 'seconds'
+  | 'int'
+  | 'port'
+  | 'bool'
+  | 'level'
+  | 'names'
+  | 'tenants';
 
 interface Setting {
   /** Key in `AgentConfig` (before unit conversion). */
@@ -57,6 +68,11 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'postgresImage', flag: 'postgres-image', env: 'MOORING_POSTGRES_IMAGE', kind: 'string', value: 'postgres:16-alpine', defaultText: 'postgres:16-alpine', description: 'image of the Postgres component' },
   { key: 'storageClass', flag: 'storage-class', env: 'MOORING_STORAGE_CLASS', kind: 'string', defaultText: '(cluster default)', description: 'storageClassName of Postgres volumes' },
   { key: 'clusterDomain', flag: 'cluster-domain', env: 'MOORING_CLUSTER_DOMAIN', kind: 'string', value: 'cluster.local', defaultText: 'cluster.local', description: 'DNS suffix in service URIs' },
+  // What deployments may refer to (render settings `references`).
+  { key: 'serviceAccount', flag: 'service-account', env: 'MOORING_SERVICE_ACCOUNT', kind: 'string', defaultText: '-', description: "the agent's own ServiceAccount (the chart sets it): no deployment may run as it (in $MOORING_POD_NAMESPACE; in any namespace when that is unset)" },
+  { key: 'deploymentServiceAccounts', flag: 'deployment-service-accounts', env: 'MOORING_DEPLOYMENT_SERVICE_ACCOUNTS', kind: 'names', defaultText: 'any but the agent\'s', description: 'comma list of the ServiceAccounts a deployment may run as' },
+  { key: 'allowServiceAccountTokens', flag: 'allow-service-account-tokens', env: 'MOORING_ALLOW_SERVICE_ACCOUNT_TOKENS', kind: 'bool', value: 'false', defaultText: 'false', description: 'allow projected serviceAccountToken volume sources' },
+  { key: 'namespaceTenants', flag: 'namespace-tenants', env: 'MOORING_NAMESPACE_TENANTS', kind: 'tenants', defaultText: 'none bound', description: 'comma list of namespace=tenant-uuid: a namespace takes only its tenant\'s deployments' },
   { key: 'allowHostPath', flag: 'allow-host-path', env: 'MOORING_ALLOW_HOST_PATH', kind: 'bool', value: 'false', defaultText: 'false', description: 'policy: allow hostPath volumes' },
   { key: 'allowPrivileged', flag: 'allow-privileged', env: 'MOORING_ALLOW_PRIVILEGED', kind: 'bool', value: 'false', defaultText: 'false', description: 'policy: allow privileged containers' },
   { key: 'logLevel', flag: 'log-level', env: 'MOORING_LOG_LEVEL', kind: 'level', value: 'info', defaultText: 'info', description: 'log level: fatal, error, warn, info, debug, trace, silent' },
@@ -95,10 +111,53 @@ export interface AgentConfig {
   allowHostPath: boolean;
   allowPrivileged: boolean;
   logLevel: string;
+  /** What deployments may refer to (mapped onto the render settings' `references`). */
+  references: {
+    /** The agent's own ServiceAccount (`--service-account`). */
+    serviceAccount: string | undefined;
+    /** The namespace the agent runs in (`MOORING_POD_NAMESPACE`), where that account lives. */
+    podNamespace: string | undefined;
+    /** The ServiceAccounts deployments may run as; undefined: any but the agent's. */
+    deploymentServiceAccounts: string[] | undefined;
+    allowServiceAccountTokens: boolean;
+    /** Namespace → tenant id (lower case). */
+    namespaceTenants: Record<string, string>;
+  };
 }
 
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+const DNS_SUBDOMAIN = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** Splits a comma list, trimming items and dropping empty ones. */
+function commaList(s: string): string[] {
+  return s
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p.length > 0);
+}
+
+/** `ns=uuid,ns2=uuid` as a map; each namespace once. */
+const tenantsSchema = z.string().transform((s, ctx) => {
+  const out: Record<string, string> = {};
+  for (const entry of commaList(s)) {
+    const [ns = '', tenant = '', ...rest] = entry.split('=').map((p) => p.trim());
+    if (rest.length > 0 || !DNS_LABEL.test(ns) || !z.uuid().safeParse(tenant).success) {
+      ctx.addIssue({ code: 'custom', message: 'each entry must be namespace=tenant-uuid' });
+      return z.NEVER;
+    }
+    if (Object.hasOwn(out, ns)) {
+      ctx.addIssue({ code: 'custom', message: `namespace "${ns}" is bound twice` });
+      return z.NEVER;
+    }
+    out[ns] = tenant.toLowerCase();
+  }
+  if (Object.keys(out).length === 0) {
+    ctx.addIssue({ code: 'custom', message: 'must bind at least one namespace' });
+    return z.NEVER;
+  }
+  return out;
+});
 
 /** One zod schema per kind: raw string in, value out. Messages say what is expected. */
 const KIND_SCHEMAS: Record<Kind, z.ZodType> = {
@@ -150,6 +209,15 @@ const KIND_SCHEMAS: Record<Kind, z.ZodType> = {
     .trim()
     .toLowerCase()
     .pipe(z.enum(LEVELS, `must be one of ${LEVELS.join(', ')}`)),
+  names: z
+    .string()
+    .transform(commaList)
+    .pipe(
+      z
+        .array(z.string().regex(DNS_SUBDOMAIN, 'each name must be a DNS-1123 subdomain'))
+        .min(1, 'must name at least one'),
+    ),
+  tenants: tenantsSchema,
 };
 
 export interface ConfigSources {
@@ -228,6 +296,14 @@ export function parseAgentConfig(sources: ConfigSources): ConfigResult {
     if (!raw.has(key)) problems.push(`${label(setting(key))}: is required`);
   }
 
+  const tenants = values.namespaceTenants as Record<string, string> | undefined;
+  const namespaceList = values.namespaces as string[] | undefined;
+  for (const ns of Object.keys(tenants ?? {})) {
+    // A binding for a namespace the agent does not write is a typo that would bind nothing.
+    if (namespaceList && !namespaceList.includes(ns))
+      problems.push(`${label(setting('namespaceTenants'))}: namespace "${ns}" is not one of --namespaces`);
+  }
+
   let apiKey: string | undefined;
   if (raw.has('apiKey') && raw.has('apiKeyFile')) {
     problems.push('--api-key (MOORING_API_KEY) and --api-key-file (MOORING_API_KEY_FILE): set only one');
@@ -282,6 +358,13 @@ export function parseAgentConfig(sources: ConfigSources): ConfigResult {
     allowHostPath: values.allowHostPath as boolean,
     allowPrivileged: values.allowPrivileged as boolean,
     logLevel: values.logLevel as string,
+    references: {
+      serviceAccount: values.serviceAccount as string | undefined,
+      podNamespace: sources.env.MOORING_POD_NAMESPACE?.trim() || undefined,
+      deploymentServiceAccounts: values.deploymentServiceAccounts as string[] | undefined,
+      allowServiceAccountTokens: values.allowServiceAccountTokens as boolean,
+      namespaceTenants: { ...tenants },
+    },
   };
   return { ok: true, config, help: false };
 }

@@ -70,6 +70,10 @@ export const ERROR_CODES = {
     summary: "The deployment's target namespace is not one of the agent's namespaces.",
     retryable: false,
   },
+  MOORING_E_TENANT_MISMATCH: {
+    summary: "The deployment's tenant is not the one its target namespace is bound to.",
+    retryable: false,
+  },
 
   // Kubernetes
   MOORING_E_KUBE_UNREACHABLE: { summary: 'The Kubernetes API could not be reached.', retryable: true },

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { configHelp, parseAgentConfig, SETTINGS } from '../src/config.ts';
 
 const LISTENER = '3f1c8a52-6a43-4a51-9a0e-0c1f7f3f9d11';
+const TENANT_A = '0d9e8f7a-6b5c-4d3e-8f2a-1b0c9d8e7f6a';
+const TENANT_B = 'c4b3a291-8f7e-4d6c-9b5a-4f3e2d1c0b9a';
 const BASE_ENV = {
   MOORING_CONTROL_PLANE_URL: 'http://cp.example:8000/',
   MOORING_API_KEY: 'k-123',
@@ -148,6 +150,50 @@ describe('parseAgentConfig', () => {
     expect(problems(parse(['--log-level', 'loud']))[0]).toMatch(
       /^--log-level \(MOORING_LOG_LEVEL\): must be one of/,
     );
+  });
+
+  it('reads what deployments may refer to: the agent account, an allow-list, tokens, tenants', () => {
+    const none = ok(parse([]));
+    expect(none.references).toEqual({
+      serviceAccount: undefined,
+      podNamespace: undefined,
+      deploymentServiceAccounts: undefined,
+      allowServiceAccountTokens: false,
+      namespaceTenants: {},
+    });
+    const c = ok(
+      parse(['--deployment-service-accounts', 'runner, batch.sa', '--allow-service-account-tokens'], {
+        ...BASE_ENV,
+        MOORING_SERVICE_ACCOUNT: 'mooring',
+        MOORING_POD_NAMESPACE: 'mooring-system',
+        MOORING_NAMESPACE_TENANTS: ` team-a=${TENANT_A.toUpperCase()},team-b=${TENANT_B} `,
+      }),
+    );
+    expect(c.references).toEqual({
+      serviceAccount: 'mooring',
+      podNamespace: 'mooring-system',
+      deploymentServiceAccounts: ['runner', 'batch.sa'],
+      allowServiceAccountTokens: true,
+      namespaceTenants: { 'team-a': TENANT_A, 'team-b': TENANT_B },
+    });
+  });
+
+  it('reports bad tenant bindings and service account names', () => {
+    expect(problems(parse(['--namespace-tenants', 'team-a:x']))).toEqual([
+      '--namespace-tenants (MOORING_NAMESPACE_TENANTS): each entry must be namespace=tenant-uuid (got "team-a:x")',
+    ]);
+    expect(problems(parse(['--namespace-tenants', 'team-a=not-a-uuid']))).toEqual([
+      '--namespace-tenants (MOORING_NAMESPACE_TENANTS): each entry must be namespace=tenant-uuid (got "team-a=not-a-uuid")',
+    ]);
+    expect(problems(parse(['--namespace-tenants', `team-a=${TENANT_A},team-a=${TENANT_B}`]))[0]).toMatch(
+      /: namespace "team-a" is bound twice/,
+    );
+    expect(problems(parse(['--namespace-tenants', `team-z=${TENANT_A}`]))).toEqual([
+      '--namespace-tenants (MOORING_NAMESPACE_TENANTS): namespace "team-z" is not one of --namespaces',
+    ]);
+    expect(problems(parse(['--deployment-service-accounts', 'ok,Not_OK']))).toEqual([
+      '--deployment-service-accounts (MOORING_DEPLOYMENT_SERVICE_ACCOUNTS): each name must be a DNS-1123 subdomain (got "ok,Not_OK")',
+    ]);
   });
 
   it('answers --help without validating', () => {

@@ -333,6 +333,7 @@ export class Agent {
       client: this.#d.controlPlane,
       listenerId: config.listenerId,
       intervalMs: config.pollIntervalMs,
+      namespaceTenants: config.references.namespaceTenants,
       clock,
       random,
       logger,

@@ -22,6 +22,7 @@ import type { Logger } from '../log.ts';
 import { chooseRevision } from '../reconcile/revision-choice.ts';
 import { detectCollisions } from '../render/names.ts';
 import { nestedDeeperThan } from '../contract/depth.ts';
+import { tenantMayUse } from '../render/references.ts';
 import { type Clock, jitter, sleep, systemClock } from './clock.ts';
 
 /** Polls start up to this fraction of the interval sooner than it (never later). */
@@ -75,6 +76,8 @@ export interface PollerOptions {
   onDesired?: (deployment: DesiredDeployment) => void;
   /** Metrics hook, once per cycle. */
   onPoll?: (result: 'success' | 'failure', durationMs: number) => void;
+  /** Namespace → tenant id (`--namespace-tenants`); default none bound. */
+  namespaceTenants?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -121,10 +124,18 @@ export function desiredStateHash(deployment: DeploymentRecord, revision: Revisio
 /**
  * Deployments whose objects would take the names of an older deployment's in the same namespace:
  * the oldest keeps them, the others are refused (until the collision is gone). A deployment being
- * deleted does not count: its objects are on their way out.
+ * deleted does not count: its objects are on their way out. Nor does one in a namespace bound to
+ * another tenant: rendering refuses it, and it must not hold that tenant's names against it.
  */
-function collisionsOf(deployments: readonly DeploymentRecord[]): Map<string, string> {
-  const live = deployments.filter((d) => d.status !== 'AWAITING_DELETE');
+function collisionsOf(
+  deployments: readonly DeploymentRecord[],
+  namespaceTenants: Readonly<Record<string, string>>,
+): Map<string, string> {
+  const live = deployments.filter(
+    (d) =>
+      d.status !== 'AWAITING_DELETE' &&
+      tenantMayUse(d, d.source_config?.listener_config?.k8s_namespace ?? '', namespaceTenants),
+  );
   return new Map(detectCollisions(live).flatMap((c) => c.deploymentIds.slice(1).map((id) => [id, c.reason])));
 }
 
@@ -201,7 +212,7 @@ export class Poller {
       const listing = await client.listAllDeployments({ remote_reconciled: true }, (raw) => this.#known(raw));
       const unsupported = new Map(listing.unsupported.map((u) => [u.id, u.reason]));
       const ours = listing.items.filter((d) => d.source_config.listener_id === listenerId);
-      const collided = collisionsOf(ours);
+      const collided = collisionsOf(ours, this.#o.namespaceTenants ?? {});
       this.#o.onListed?.();
       // Revisions not yet cached (all of them at start-up) are fetched a few at a time, in order;
       // each deployment is handed on as soon as its own is in.

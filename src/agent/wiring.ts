@@ -50,6 +50,18 @@ export function renderSettingsOf(config: AgentConfig): RenderSettings {
     storageClassName: config.storageClass,
     clusterDomain: config.clusterDomain,
     policy: { allowHostPath: config.allowHostPath, allowPrivileged: config.allowPrivileged },
+    references: referenceSettingsOf(config.references),
+  };
+}
+
+/** The render settings' `references` from the agent's: only what is set, so defaults stay defaults. */
+function referenceSettingsOf(r: AgentConfig['references']): RenderSettings['references'] {
+  return {
+    ...(r.serviceAccount ? { agentServiceAccount: r.serviceAccount } : {}),
+    ...(r.podNamespace ? { agentNamespace: r.podNamespace } : {}),
+    ...(r.deploymentServiceAccounts ? { serviceAccounts: [...r.deploymentServiceAccounts] } : {}),
+    allowServiceAccountTokens: r.allowServiceAccountTokens,
+    namespaceTenants: { ...r.namespaceTenants },
   };
 }
 

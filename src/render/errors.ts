@@ -7,6 +7,7 @@ export type RenderErrorCode = Extract<
   | 'MOORING_E_RENDER_POLICY'
   | 'MOORING_E_RENDER_NO_IMAGE'
   | 'MOORING_E_RENDER_NAME_COLLISION'
+  | 'MOORING_E_TENANT_MISMATCH'
 >;
 
 /**

@@ -10,6 +10,7 @@ import { renderNetworkPolicy } from './network-policy.ts';
 import { podParts } from './pod.ts';
 import { renderPostgres } from './postgres.ts';
 import { renderRedis } from './redis.ts';
+import { checkReferences, checkRenderedReferences, checkTenant } from './references.ts';
 import type { RenderSettings } from './settings.ts';
 import { copyPlain, type KubeObject, type RenderContext } from './types.ts';
 import { renderWorkers } from './workers.ts';
@@ -84,6 +85,8 @@ function renderUnchecked({ deployment, revision, settings }: RenderInput): Rende
       `${NAMESPACE_FIELD} "${namespace}" is not a DNS-1123 label`,
     );
   }
+  // A namespace bound to another tenant is refused before anything else is looked at.
+  checkTenant(deployment, namespace, settings.references);
   if (!isDnsSubdomain(settings.clusterDomain)) {
     throw new RenderError(
       'MOORING_E_RENDER_INVALID',
@@ -123,6 +126,7 @@ function renderUnchecked({ deployment, revision, settings }: RenderInput): Rende
     secretNames,
   };
   const references = checkSecretReferences(ctx);
+  checkReferences(ctx);
   const objects = [
     renderEnvSecret(ctx),
     ...renderPostgres(ctx),
@@ -131,6 +135,7 @@ function renderUnchecked({ deployment, revision, settings }: RenderInput): Rende
     ...renderWorkers(ctx, references),
     renderNetworkPolicy(ctx),
   ].filter((o): o is KubeObject => o !== undefined);
+  checkRenderedReferences(objects, { baseName, namespace, references: settings.references });
   return { namespace, baseName, objects: inApplyOrder(objects).map(copyPlain) };
 }
 

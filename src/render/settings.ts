@@ -1,4 +1,10 @@
 import { z } from 'zod';
+import {
+  defaultReferenceSettings,
+  mergeReferenceSettings,
+  type ReferenceSettings,
+  ReferenceSettingsFile,
+} from './reference-settings.ts';
 
 /** The workloads one deployment may become, also the value of `app.kubernetes.io/component`. */
 export const COMPONENTS = ['api-server', 'queue', 'orchestrator', 'executor', 'redis', 'postgres'] as const;
@@ -24,6 +30,8 @@ export interface RenderSettings {
   policy: { allowHostPath: boolean; allowPrivileged: boolean };
   /** Per-component command override (the container's `command`); absent: the image's entrypoint. */
   commands?: Partial<Record<Component, string[]>> | undefined;
+  /** What a deployment may refer to: service accounts, tokens, its namespace's tenant (reference-settings.ts). */
+  references: ReferenceSettings;
 }
 
 /** Defaults of the render settings (documented in docs/configuration.md, "Rendering defaults"). */
@@ -42,6 +50,7 @@ export function defaultRenderSettings(listenerId: string): RenderSettings {
     postgresImage: RENDER_SETTINGS_DEFAULTS.postgresImage,
     clusterDomain: RENDER_SETTINGS_DEFAULTS.clusterDomain,
     policy: { ...RENDER_SETTINGS_DEFAULTS.policy },
+    references: defaultReferenceSettings(),
   };
 }
 
@@ -59,6 +68,7 @@ export const RenderSettingsFile = z.strictObject({
     .strictObject({ allowHostPath: z.boolean().optional(), allowPrivileged: z.boolean().optional() })
     .optional(),
   commands: z.partialRecord(z.enum(COMPONENTS), z.array(z.string())).optional(),
+  references: ReferenceSettingsFile.optional(),
 });
 export type RenderSettingsFile = z.infer<typeof RenderSettingsFile>;
 
@@ -73,6 +83,7 @@ export function mergeRenderSettings(listenerId: string, file: RenderSettingsFile
     ...(file.clusterDomain ? { clusterDomain: file.clusterDomain } : {}),
     policy: { ...base.policy, ...stripUndefined(file.policy ?? {}) },
     ...(file.commands ? { commands: file.commands } : {}),
+    references: mergeReferenceSettings(file.references),
   };
 }
 

@@ -389,6 +389,40 @@ describe('Poller: records listed again', () => {
   });
 });
 
+describe('name collisions across tenants', () => {
+  const HOSTILE = '33333333-3333-4333-8333-333333333333';
+
+  it("a deployment of another tenant than its namespace's does not take that tenant's names", async () => {
+    // Another tenant's older record names the same deployment in a namespace bound to OTHER.
+    const hostile = {
+      ...deployment(D1, LISTENER, null),
+      name: 'shop',
+      tenant_id: HOSTILE,
+      created_at: '2025-01-01T00:00:00Z',
+    };
+    const own = { ...deployment(D2, LISTENER, null), name: 'shop', created_at: '2026-02-01T00:00:00Z' };
+    const { client } = fakeClient({ deployments: [own, hostile], revisions: {} });
+    const options = {
+      client,
+      listenerId: LISTENER,
+      intervalMs: 10_000,
+      logger: silentLogger(),
+      onSnapshot: () => {},
+    };
+    const bound = new Poller({ ...options, namespaceTenants: { default: OTHER } });
+    const snap = await bound.pollOnce();
+    expect(snap.deployments.map((d) => [d.deployment.id, d.refused?.code])).toEqual([
+      [D2, undefined],
+      [D1, undefined],
+    ]);
+    // Unbound, the older record keeps the names (the rule for one tenant).
+    const unbound = await new Poller(options).pollOnce();
+    expect(unbound.deployments.find((d) => d.deployment.id === D2)!.refused?.code).toBe(
+      'MOORING_E_RENDER_NAME_COLLISION',
+    );
+  });
+});
+
 describe('desiredStateHash', () => {
   it('changes with the revision and the status, not with updated_at', () => {
     const d = deployment(D1, LISTENER, R1);

@@ -53,6 +53,39 @@ describe('renderSettingsOf', () => {
   });
 });
 
+describe('renderSettingsOf: references', () => {
+  it("passes what deployments may refer to, the agent's own account and namespace included", () => {
+    const tenant = '0d9e8f7a-6b5c-4d3e-8f2a-1b0c9d8e7f6a';
+    const r = parseAgentConfig({
+      argv: ['--deployment-service-accounts', 'runner', '--namespace-tenants', `apps=${tenant}`],
+      env: {
+        MOORING_CONTROL_PLANE_URL: 'http://cp',
+        MOORING_API_KEY: 'k',
+        MOORING_LISTENER_ID: '11111111-1111-4111-8111-111111111111',
+        MOORING_NAMESPACES: 'apps',
+        MOORING_SERVICE_ACCOUNT: 'mooring',
+        MOORING_POD_NAMESPACE: 'apps',
+        MOORING_ALLOW_SERVICE_ACCOUNT_TOKENS: 'true',
+      },
+    });
+    if (!r.ok || r.help) throw new Error(`bad config: ${JSON.stringify(r)}`);
+    expect(renderSettingsOf(r.config).references).toEqual({
+      agentServiceAccount: 'mooring',
+      agentNamespace: 'apps',
+      serviceAccounts: ['runner'],
+      allowServiceAccountTokens: true,
+      namespaceTenants: { apps: tenant },
+    });
+  });
+
+  it('defaults to no account known or listed, no tokens, no binding', () => {
+    expect(renderSettingsOf(config()).references).toEqual({
+      allowServiceAccountTokens: false,
+      namespaceTenants: {},
+    });
+  });
+});
+
 describe('abortable', () => {
   it('refuses every resource call once the reconcile is aborted, with the abort reason', async () => {
     const calls: string[] = [];

@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { parseAgentConfig } from '../../src/config.ts';
 import { ciValueSets, type KubeObject, only, RELEASE, template } from './helm.ts';
 
@@ -8,7 +10,11 @@ interface EnvVar {
   valueFrom?: { fieldRef?: { fieldPath: string } };
 }
 
-const POD = { 'metadata.name': 'mooring-6d4cf56db6-x7k2p', 'metadata.namespace': RELEASE.namespace };
+const POD = {
+  'metadata.name': 'mooring-6d4cf56db6-x7k2p',
+  'metadata.namespace': RELEASE.namespace,
+  'spec.serviceAccountName': 'mooring',
+};
 
 /** The environment the kubelet would give the agent container (downward API resolved). */
 function containerEnv(objects: KubeObject[]): Record<string, string> {
@@ -47,6 +53,26 @@ describe.each([...ciValueSets().entries()])(
       expect(result.config.identity).toBe(POD['metadata.name']);
       expect(result.config.leaseNamespace).toBe(RELEASE.namespace);
       expect(result.config.kubeconfig).toBeUndefined();
+    });
+
+    it("tells the agent its own ServiceAccount and namespace, and the values' references", () => {
+      const result = parseAgentConfig({ argv: [], env, readFile: () => 'key' });
+      if (!result.ok || result.help) throw new Error(`does not parse: ${JSON.stringify(result)}`);
+      const deployment = only(objects, 'Deployment') as unknown as {
+        spec: { template: { spec: { serviceAccountName: string } } };
+      };
+      expect(result.config.references.serviceAccount).toBe(deployment.spec.template.spec.serviceAccountName);
+      expect(result.config.references.serviceAccount).toBe(POD['spec.serviceAccountName']);
+      expect(result.config.references.podNamespace).toBe(RELEASE.namespace);
+      const values = parse(readFileSync(file, 'utf8')) as { references?: Record<string, unknown> };
+      const refs = values.references ?? {};
+      expect(result.config.references.namespaceTenants).toEqual(refs.namespaceTenants ?? {});
+      expect(result.config.references.deploymentServiceAccounts).toEqual(
+        (refs.serviceAccounts as string[] | undefined)?.length ? refs.serviceAccounts : undefined,
+      );
+      expect(result.config.references.allowServiceAccountTokens).toBe(
+        refs.allowServiceAccountTokens ?? false,
+      );
     });
   },
 );

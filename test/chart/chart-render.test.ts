@@ -42,6 +42,10 @@ const AGREED_ENV = new Set([
   'MOORING_CLUSTER_DOMAIN',
   'MOORING_ALLOW_HOST_PATH',
   'MOORING_ALLOW_PRIVILEGED',
+  'MOORING_SERVICE_ACCOUNT',
+  'MOORING_DEPLOYMENT_SERVICE_ACCOUNTS',
+  'MOORING_ALLOW_SERVICE_ACCOUNT_TOKENS',
+  'MOORING_NAMESPACE_TENANTS',
   'MOORING_LOG_LEVEL',
 ]);
 
@@ -128,6 +132,9 @@ describe('the chart renders and validates for every value set', () => {
       });
       expect(env.get('MOORING_POD_NAME')?.valueFrom?.fieldRef?.fieldPath).toBe('metadata.name');
       expect(env.get('MOORING_POD_NAMESPACE')?.valueFrom?.fieldRef?.fieldPath).toBe('metadata.namespace');
+      expect(env.get('MOORING_SERVICE_ACCOUNT')?.valueFrom?.fieldRef?.fieldPath).toBe(
+        'spec.serviceAccountName',
+      );
     });
 
     it('prints NOTES naming the listener, the namespaces and the key Secret, never the key', () => {

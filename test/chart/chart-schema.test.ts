@@ -76,6 +76,24 @@ const BAD: BadCase[] = [
     message: [/at '\/controlPlane\/url'/, /does not match pattern/],
   },
   {
+    name: 'a tenant binding whose tenant is not a uuid',
+    values: { ...valid(), references: { namespaceTenants: { apps: 'team-a' } } },
+    message: [/at '\/references\/namespaceTenants\/apps'/, /'team-a' does not match pattern/],
+  },
+  {
+    name: 'a tenant binding of a namespace the agent does not write',
+    values: {
+      ...valid(),
+      references: { namespaceTenants: { other: '3f2b6c1e-8d4a-4f7e-9b2c-5a6d7e8f9a0b' } },
+    },
+    message: [/references.namespaceTenants binds other, which is not one of namespaces/],
+  },
+  {
+    name: 'a ServiceAccount name that is not a DNS-1123 subdomain',
+    values: { ...valid(), references: { serviceAccounts: ['Runner'] } },
+    message: [/at '\/references\/serviceAccounts\/0'/, /'Runner' does not match pattern/],
+  },
+  {
     name: 'an unknown log level',
     values: { ...valid(), logLevel: 'verbose' },
     message: [/at '\/logLevel'/, /value must be one of/],

@@ -34,6 +34,34 @@ beforeAll(async () => {
     join(dir, 'invalid-spec.json'),
     JSON.stringify(deployment({ spec: { cpu: 1, cpu_limit: 0.5 }, secrets: [{ name: 'X', value: CANARY }] })),
   );
+  // The fixture's tenant is 3e2d1c0b-...; the settings bind its namespace to another one.
+  await writeFile(
+    join(dir, 'references.yaml'),
+    YAML.stringify({
+      references: {
+        agentServiceAccount: 'mooring',
+        namespaceTenants: { apps: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d' },
+      },
+    }),
+  );
+  await writeFile(
+    join(dir, 'references-own-tenant.yaml'),
+    YAML.stringify({
+      references: {
+        agentServiceAccount: 'mooring',
+        serviceAccounts: ['shop-runner'],
+        namespaceTenants: { apps: '3e2d1c0b-9a8f-4e7d-8c6b-5a4f3e2d1c0b' },
+      },
+    }),
+  );
+  await writeFile(
+    join(dir, 'as-agent.json'),
+    JSON.stringify(deployment({ spec: { service_account_name: 'mooring' } })),
+  );
+  await writeFile(
+    join(dir, 'as-runner.json'),
+    JSON.stringify(deployment({ spec: { service_account_name: 'shop-runner' } })),
+  );
   const noListener = deployment({});
   noListener.source_config.listener_id = null;
   await writeFile(join(dir, 'no-listener.json'), JSON.stringify(noListener));
@@ -136,6 +164,29 @@ describe('mooring render', () => {
       'mooring render: MOORING_E_RENDER_INVALID: cpu_limit (0.5) must be >= cpu (1) (field source_config.resource_spec.cpu_limit)\n',
     );
     expect(f.stdout()).toBe('');
+  });
+
+  it("the settings file's references reach rendering: tenant binding, the agent's account, an allow-list", async () => {
+    const other = fakeContext(dir);
+    expect(await render(['--deployment', 'minimal.json', '--settings', 'references.yaml'], other.ctx)).toBe(
+      2,
+    );
+    expect(other.stderr()).toBe(
+      'mooring render: MOORING_E_TENANT_MISMATCH: tenant_id "3e2d1c0b-9a8f-4e7d-8c6b-5a4f3e2d1c0b" is not the tenant namespace "apps" is bound to; nothing written (field tenant_id)\n',
+    );
+    expect(other.stdout()).toBe('');
+
+    const agent = fakeContext(dir);
+    const asAgent = ['--deployment', 'as-agent.json', '--settings', 'references-own-tenant.yaml'];
+    expect(await render(asAgent, agent.ctx)).toBe(2);
+    expect(agent.stderr()).toMatch(
+      /^mooring render: MOORING_E_RENDER_POLICY: service_account_name "mooring" is the agent's own ServiceAccount.*\(field source_config\.resource_spec\.service_account_name\)\n$/,
+    );
+
+    const runner = fakeContext(dir);
+    const asRunner = ['--deployment', 'as-runner.json', '--settings', 'references-own-tenant.yaml'];
+    expect(await render(asRunner, runner.ctx)).toBe(0);
+    expect(runner.stdout()).toContain('serviceAccountName: shop-runner');
   });
 
   it('needs a listener id when the deployment has none; --listener-id gives it', async () => {

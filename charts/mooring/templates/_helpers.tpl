@@ -93,9 +93,23 @@ so every render checks them.
 {{- if and .Values.apiKey .Values.existingSecret }}
 {{- fail "mooring: set only one of apiKey and existingSecret, not both" }}
 {{- end }}
+{{- range $ns, $tenant := .Values.references.namespaceTenants }}
+{{- if not (has $ns $.Values.namespaces) }}
+{{- fail (printf "mooring: references.namespaceTenants binds %s, which is not one of namespaces" $ns) }}
+{{- end }}
+{{- end }}
 {{- range .Values.extraEnv }}
 {{- if eq .name "MOORING_API_KEY" }}
 {{- fail "mooring: extraEnv must not set MOORING_API_KEY (a plain env value); use apiKey or existingSecret, mounted as a file" }}
 {{- end }}
 {{- end }}
+{{- end }}
+
+{{/* references.namespaceTenants as the agent reads it: ns=uuid,ns2=uuid, sorted by namespace. */}}
+{{- define "mooring.namespaceTenants" -}}
+{{- $pairs := list }}
+{{- range $ns, $tenant := . }}
+{{- $pairs = append $pairs (printf "%s=%s" $ns $tenant) }}
+{{- end }}
+{{- join "," $pairs }}
 {{- end }}

@@ -1,0 +1,204 @@
+import type { DeploymentRecord } from '../contract/index.ts';
+import { policyViolation, RenderError } from './errors.ts';
+import { objectNames } from './names.ts';
+import type { ReferenceSettings } from './reference-settings.ts';
+import type { KubeObject, RenderContext } from './types.ts';
+
+/**
+ * What a deployment may refer to beyond its own objects. A deployment record may come from a
+ * compromised control plane or from one tenant of a shared one, so it may not:
+ *
+ * - run as the agent's own ServiceAccount (or, with an allow-list, any account not on it), nor mint
+ *   ServiceAccount tokens through a projected volume unless the operator allows it;
+ * - refer to a Secret mooring manages for another deployment (`<base>-env`,
+ *   `<base>-postgres-credentials`): any Secret named so that is not this deployment's own;
+ * - land in a namespace bound to another tenant.
+ *
+ * The ResourceSpec and `secret_references` are checked first, so a refusal names the field the
+ * user wrote; the rendered pod specs are checked again as a second guard, so a reference that
+ * some rendering path adds or passes through unseen is still refused before anything is written.
+ */
+
+/** Suffixes of the Secret names mooring gives a deployment's objects (names.ts `objectNames`). */
+const MANAGED_SECRET_SUFFIXES = ['-env', '-postgres-credentials'] as const;
+
+/** True when `name` is a Secret name mooring would give some deployment. */
+export function isManagedSecretName(name: string): boolean {
+  return MANAGED_SECRET_SUFFIXES.some((s) => name.length > s.length && name.endsWith(s));
+}
+
+/** What a reference check needs to know about the deployment being rendered. */
+export interface ReferenceOwner {
+  baseName: string;
+  namespace: string;
+  references: ReferenceSettings;
+}
+
+/** A reference found in a pod spec, or in the part of a ResourceSpec that becomes one. */
+type Found =
+  | { kind: 'secret'; name: string; path: string }
+  | { kind: 'token'; path: string; volume: string | undefined };
+
+/** Keys whose object value (or list of them) names a Secret in `name`: secretRef, secretKeyRef, imagePullSecrets... */
+const SECRET_KEY = /secret/i;
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/**
+ * Collects every Secret name and projected token under `node`. It walks every member rather than
+ * the forms Kubernetes has today (env, envFrom, secret and projected volumes, CSI and other
+ * volume plugins' `secretRef`s, pull secrets), so a form it was not told about is still seen.
+ */
+function collect(node: unknown, path: string, volume: string | undefined, out: Found[]): void {
+  if (Array.isArray(node)) {
+    for (let i = 0; i < node.length; i++) collect(node[i], `${path}[${i}]`, volume, out);
+    return;
+  }
+  if (!isObject(node)) return;
+  for (const [key, value] of Object.entries(node)) {
+    const at = path === '' ? key : `${path}.${key}`;
+    if (key === 'serviceAccountToken' && isObject(value)) out.push({ kind: 'token', path: at, volume });
+    if (key === 'secretName' && typeof value === 'string')
+      out.push({ kind: 'secret', name: value, path: at });
+    else if (SECRET_KEY.test(key)) {
+      const refs = Array.isArray(value)
+        ? value.map((v, i) => [`${at}[${i}]`, v] as const)
+        : [[at, value] as const];
+      for (const [p, ref] of refs) {
+        if (isObject(ref) && typeof ref.name === 'string')
+          out.push({ kind: 'secret', name: ref.name, path: `${p}.name` });
+      }
+    }
+    collect(value, at, volume, out);
+  }
+}
+
+/** Collects the references of a pod's volumes (each walked with its name, for messages) and the rest. */
+function collectPod(parts: Record<string, unknown>, volumesKey: string, out: Found[]): void {
+  for (const [key, value] of Object.entries(parts)) {
+    if (key === volumesKey && Array.isArray(value)) {
+      value.forEach((v, i) => {
+        const name = isObject(v) && typeof v.name === 'string' ? v.name : undefined;
+        collect(v, `${key}[${i}]`, name, out);
+      });
+    } else collect({ [key]: value }, '', undefined, out);
+  }
+}
+
+/** Why `found` is refused, or undefined when it is allowed. */
+function refusal(found: Found, owner: ReferenceOwner, shown: string): string | undefined {
+  if (found.kind === 'token') {
+    if (owner.references.allowServiceAccountTokens) return undefined;
+    const volume = found.volume === undefined ? '' : ` (volume "${found.volume}")`;
+    return `${shown}${volume}: projected ServiceAccount tokens are not allowed`;
+  }
+  const own = objectNames(owner.baseName);
+  if (!isManagedSecretName(found.name) || found.name === own.env || found.name === own.postgresCredentials)
+    return undefined;
+  return `${shown} "${found.name}" is a Secret mooring manages for another deployment; this deployment may refer only to its own (${own.env}, ${own.postgresCredentials})`;
+}
+
+/** Why running as ServiceAccount `name` is refused, or undefined when it is allowed. */
+function accountRefusal(name: string, owner: ReferenceOwner, shown: string): string | undefined {
+  const { agentServiceAccount, agentNamespace, serviceAccounts } = owner.references;
+  // Unknown, the agent's namespace may be this one: its account's name is refused everywhere.
+  if (name === agentServiceAccount && (agentNamespace === undefined || agentNamespace === owner.namespace))
+    return `${shown} "${name}" is the agent's own ServiceAccount; a deployment may not run as it`;
+  if (serviceAccounts && !serviceAccounts.includes(name)) {
+    const allowed = serviceAccounts.length > 0 ? serviceAccounts.join(', ') : 'none';
+    return `${shown} "${name}" is not one of the ServiceAccounts deployments may use (${allowed})`;
+  }
+  return undefined;
+}
+
+/** True when `namespace` is not bound to a tenant, or is bound to the deployment's. */
+export function tenantMayUse(
+  deployment: Pick<DeploymentRecord, 'tenant_id'>,
+  namespace: string,
+  namespaceTenants: Readonly<Record<string, string>>,
+): boolean {
+  if (!Object.hasOwn(namespaceTenants, namespace)) return true;
+  const bound = namespaceTenants[namespace] ?? '';
+  const tenant = typeof deployment.tenant_id === 'string' ? deployment.tenant_id : '';
+  return tenant !== '' && tenant.toLowerCase() === bound.toLowerCase();
+}
+
+/**
+ * Refuses a deployment whose target namespace is bound to another tenant
+ * (`references.namespaceTenants`); a namespace not bound takes any tenant. Tenant ids compare
+ * case-insensitively (they are UUIDs).
+ */
+export function checkTenant(
+  deployment: Pick<DeploymentRecord, 'tenant_id'>,
+  namespace: string,
+  references: ReferenceSettings,
+): void {
+  if (tenantMayUse(deployment, namespace, references.namespaceTenants)) return;
+  const tenant = typeof deployment.tenant_id === 'string' ? deployment.tenant_id : '';
+  throw new RenderError(
+    'MOORING_E_TENANT_MISMATCH',
+    'tenant_id',
+    `tenant_id "${tenant || '(none)'}" is not the tenant namespace "${namespace}" is bound to; nothing written`,
+  );
+}
+
+/**
+ * Checks what the ResourceSpec and `secret_references` refer to: `service_account_name`, every
+ * Secret named in sidecars, init containers, volumes and pull secrets, projected tokens.
+ * Throws a RenderError (MOORING_E_RENDER_POLICY) naming the field and the name.
+ */
+export function checkReferences(
+  ctx: Pick<RenderContext, 'deployment' | 'spec' | 'settings' | 'namespace' | 'labels'>,
+): void {
+  const owner: ReferenceOwner = {
+    baseName: ctx.labels.baseName,
+    namespace: ctx.namespace,
+    references: ctx.settings.references,
+  };
+  const sa = ctx.spec.service_account_name;
+  if (sa) {
+    const why = accountRefusal(sa, owner, 'service_account_name');
+    if (why) throw policyViolation('service_account_name', why);
+  }
+  const found: Found[] = [];
+  const { sidecars, init_containers, volumes, image_pull_secrets } = ctx.spec;
+  collectPod({ sidecars, init_containers, volumes, image_pull_secrets }, 'volumes', found);
+  for (const f of found) {
+    const why = refusal(f, owner, f.path);
+    if (why) throw policyViolation(f.path, why);
+  }
+  (ctx.deployment.secret_references ?? []).forEach((r, i) => {
+    const field = `secret_references[${i}].secret_name`;
+    const why = refusal({ kind: 'secret', name: r.secret_name, path: field }, owner, field);
+    if (why) throw new RenderError('MOORING_E_RENDER_POLICY', field, why);
+  });
+}
+
+/**
+ * The second guard: every pod template of the rendered objects (containers, init containers,
+ * volumes, pull secrets, its ServiceAccount) is held to the same rules. `details.field` is
+ * `<Kind>/<name>:<path in the object>`.
+ */
+export function checkRenderedReferences(objects: readonly KubeObject[], owner: ReferenceOwner): void {
+  for (const o of objects) {
+    const spec = (o as { spec?: { template?: { spec?: unknown } } }).spec?.template?.spec;
+    if (!isObject(spec)) continue;
+    const prefix = `${o.kind}/${o.metadata.name}:spec.template.spec`;
+    const fail = (path: string, why: string) => new RenderError('MOORING_E_RENDER_POLICY', path, why);
+    for (const key of ['serviceAccountName', 'serviceAccount']) {
+      const name = spec[key];
+      if (typeof name !== 'string' || name === '') continue;
+      const why = accountRefusal(name, owner, `${prefix}.${key}`);
+      if (why) throw fail(`${prefix}.${key}`, why);
+    }
+    const found: Found[] = [];
+    collectPod(spec, 'volumes', found);
+    for (const f of found) {
+      const path = `${prefix}.${f.path}`;
+      const why = refusal(f, owner, path);
+      if (why) throw fail(path, why);
+    }
+  }
+}
