@@ -130,13 +130,14 @@ export function desiredStateHash(deployment: DeploymentRecord, revision: Revisio
 }
 
 /**
- * Deployments whose objects would take the names of an older deployment's in the same namespace:
- * the oldest keeps them, the others are refused (until the collision is gone). A deployment being
- * deleted does not count: its objects are on their way out.
+ * Deployments any of whose object names an older deployment in the same namespace would use
+ * (`detectCollisions`: every derived name, not only the base name): the oldest keeps its names,
+ * the others are refused before anything of theirs is applied (until the collision is gone). A
+ * deployment being deleted does not count: its objects are on their way out.
  */
 function collisionsOf(deployments: readonly DeploymentRecord[]): Map<string, string> {
   const live = deployments.filter((d) => d.status !== 'AWAITING_DELETE');
-  return new Map(detectCollisions(live).flatMap((c) => c.deploymentIds.slice(1).map((id) => [id, c.reason])));
+  return new Map(detectCollisions(live).map((c) => [c.deploymentIds[1], c.reason]));
 }
 
 export class Poller {
