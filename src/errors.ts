@@ -9,6 +9,12 @@ export interface ErrorSpec {
   readonly summary: string;
   /** Whether the operation may succeed if tried again unchanged. */
   readonly retryable: boolean;
+  /**
+   * Not retryable, yet parked only until the next resync rather than until the desired state
+   * changes: what it waits for lies in the cluster, outside the desired state (an object of the
+   * same name that someone else owns, removed by its owner or an operator).
+   */
+  readonly untilResync?: boolean;
 }
 
 export const ERROR_CODES = {
@@ -93,6 +99,12 @@ export const ERROR_CODES = {
   MOORING_E_KUBE_FORBIDDEN: { summary: 'The Kubernetes API refused the agent (401/403).', retryable: false },
   MOORING_E_KUBE_NOT_FOUND: { summary: 'A Kubernetes object or namespace does not exist.', retryable: false },
   MOORING_E_KUBE_REQUEST: { summary: 'The Kubernetes API rejected a request (other 4xx).', retryable: false },
+  MOORING_E_KUBE_OWNERSHIP: {
+    summary:
+      'An object of that name belongs to another deployment, another listener or another manager; nothing was written.',
+    retryable: false,
+    untilResync: true,
+  },
 
   // pruning, health, reconcile
   MOORING_E_PRUNE_LISTING_INCOMPLETE: {
@@ -164,6 +176,16 @@ export class TerminalError extends MooringError {
 export function isRetryable(err: unknown): boolean {
   if (err instanceof MooringError) return err.retryable;
   return true;
+}
+
+/**
+ * True for a refusal parked only until the next resync (`ErrorSpec.untilResync`): not tried again
+ * at once nor with backoff, and not held until the deployment changes either.
+ */
+export function isParkedUntilResync(err: unknown): boolean {
+  if (!(err instanceof MooringError) || err.retryable) return false;
+  const spec: ErrorSpec = ERROR_CODES[err.code];
+  return spec.untilResync === true;
 }
 
 /** The code of an error, `MOORING_E_INTERNAL` for errors that are not ours. */

@@ -116,7 +116,7 @@ export class Deployments {
   takeEarly(d: DesiredDeployment, runner: Runner): void {
     const poll = this.#poll;
     if (!poll || d.refused || this.#reconciled(d)) return;
-    this.#begin(poll.plan);
+    this.#begin(poll.plan, runner);
     this.#take(d);
     runner.enqueue(d.deployment.id, d.hash);
     poll.early.add(d.deployment.id);
@@ -145,7 +145,7 @@ export class Deployments {
     const poll = this.#poll;
     this.#poll = undefined;
     const plan = poll?.plan ?? this.#plan(runner);
-    this.#begin(plan);
+    this.#begin(plan, runner);
     const { busy, atMs, first } = plan;
     const seen = new Set<string>();
     // Changed deployments first: the runner's free slots go to them, not to the resync of the rest.
@@ -212,11 +212,15 @@ export class Deployments {
     return { busy: queued || !due || !rested, atMs, first, begun: false };
   }
 
-  /** Begins the resync a poll planned, once: its time counts from the plan, its listing starts. */
-  #begin(plan: PollPlan): void {
+  /**
+   * Begins the resync a poll planned, once: its time counts from the plan, its listing starts, and
+   * deployments parked until a resync (an object of theirs belongs to someone else) are let go.
+   */
+  #begin(plan: PollPlan, runner: Runner): void {
     if (plan.busy || plan.begun) return;
     plan.begun = true;
     this.#lastResyncMs = plan.atMs;
+    runner.resync();
     this.#d.beginCycle?.();
   }
 
@@ -305,7 +309,9 @@ export class Deployments {
       this.#setState(r.key, 'Refused', `${code}: ${message}`);
       logger.error(
         { ...line, code, err: safeErr(result.error) },
-        'reconcile refused; parked until the deployment changes',
+        result.until === 'resync'
+          ? 'reconcile refused; tried again at the next resync'
+          : 'reconcile refused; parked until the deployment changes',
       );
     }
   }

@@ -122,10 +122,12 @@ export function desiredStateHash(deployment: DeploymentRecord, revision: Revisio
 }
 
 /**
- * Deployments whose objects would take the names of an older deployment's in the same namespace:
- * the oldest keeps them, the others are refused (until the collision is gone). A deployment being
- * deleted does not count: its objects are on their way out. Nor does one in a namespace bound to
- * another tenant: rendering refuses it, and it must not hold that tenant's names against it.
+ * Deployments any of whose object names an older deployment in the same namespace would use
+ * (`detectCollisions`: every derived name, not only the base name): the oldest keeps its names,
+ * the others are refused before anything of theirs is applied (until the collision is gone). A
+ * deployment being deleted does not count: its objects are on their way out. Nor does one in a
+ * namespace bound to another tenant: rendering refuses it, and it must not hold that tenant's
+ * names against it.
  */
 function collisionsOf(
   deployments: readonly DeploymentRecord[],
@@ -136,7 +138,7 @@ function collisionsOf(
       d.status !== 'AWAITING_DELETE' &&
       tenantMayUse(d, d.source_config?.listener_config?.k8s_namespace ?? '', namespaceTenants),
   );
-  return new Map(detectCollisions(live).flatMap((c) => c.deploymentIds.slice(1).map((id) => [id, c.reason])));
+  return new Map(detectCollisions(live).map((c) => [c.deploymentIds[1], c.reason]));
 }
 
 export class Poller {

@@ -3,10 +3,11 @@
  * per key and at most `concurrency` in all, each with a timeout, and decides what happens next in
  * ONE place (`#interpret`, after controller-runtime's `reconcileHandler`): success with an optional
  * requeue-after, a retryable error (per-key exponential backoff with jitter and a cap, honouring a
- * server's Retry-After), or a terminal error (parked until the desired state changes). Nothing
- * else in the agent touches reconcile timers.
+ * server's Retry-After), or a terminal error (parked until the desired state changes, or for a
+ * refusal the cluster must resolve, `isParkedUntilResync`, until the next resync). Nothing else in
+ * the agent touches reconcile timers.
  */
-import { isRetryable, MooringError } from '../errors.ts';
+import { isParkedUntilResync, isRetryable, MooringError } from '../errors.ts';
 import { type Clock, jitter, systemClock } from './clock.ts';
 import { WorkQueue } from './work-queue.ts';
 
@@ -22,7 +23,8 @@ export type ReconcileFn = (key: string, signal: AbortSignal) => Promise<Reconcil
 export type RunResult =
   | { kind: 'success'; requeueAfterMs: number | undefined }
   | { kind: 'retry'; error: unknown; attempt: number; delayMs: number }
-  | { kind: 'terminal'; error: unknown };
+  /** Parked until the desired state changes (`change`) or until the next resync (`resync`). */
+  | { kind: 'terminal'; error: unknown; until: 'change' | 'resync' };
 
 export interface RunReport {
   key: string;
@@ -74,6 +76,8 @@ export class Runner {
   readonly #failures = new Map<string, number>();
   /** Keys parked after a terminal error, with the desired hash they failed on. */
   readonly #parked = new Map<string, string>();
+  /** Parked keys that the next resync releases (`resync()`): refusals the cluster must resolve. */
+  readonly #untilResync = new Set<string>();
   readonly #inFlight = new Map<string, Promise<void>>();
   /** Aborted when a stop's grace period runs out: in-flight reconciles are cancelled. */
   readonly #cancelAll = new AbortController();
@@ -112,6 +116,7 @@ export class Runner {
     if (parkedOn !== undefined) {
       if (parkedOn === desiredHash) return;
       this.#parked.delete(key);
+      this.#untilResync.delete(key);
     }
     if (changed) this.#failures.delete(key);
     else if (this.#queue.isProcessing(key)) return;
@@ -121,11 +126,22 @@ export class Runner {
     this.#queue.add(key, changed && previous !== undefined);
   }
 
+  /**
+   * A resync begins: keys parked until it (`isParkedUntilResync`: an object of theirs belongs to
+   * someone else) are released, so the resync's `enqueue` runs them once more. Not sooner: each
+   * attempt reads the objects in question, and nothing the agent does can resolve the refusal.
+   */
+  resync(): void {
+    for (const key of this.#untilResync) this.#parked.delete(key);
+    this.#untilResync.clear();
+  }
+
   /** Forgets `key` (its deployment is gone); an in-flight run finishes and is not retried. */
   forget(key: string): void {
     this.#desired.delete(key);
     this.#failures.delete(key);
     this.#parked.delete(key);
+    this.#untilResync.delete(key);
     this.#queue.remove(key);
   }
 
@@ -241,6 +257,7 @@ export class Runner {
     if (outcome.ok) {
       this.#failures.delete(key);
       this.#parked.delete(key);
+      this.#untilResync.delete(key);
       const asked = outcome.value?.requeueAfterMs;
       // Not for a key forgotten meanwhile (gone from the listing, or refused): it must not run again.
       // Not while other keys are queued either: the resync that follows the queue draining looks at
@@ -256,9 +273,14 @@ export class Runner {
     const { error } = outcome;
     if (!isRetryable(error)) {
       this.#failures.delete(key);
+      const until = isParkedUntilResync(error) ? 'resync' : 'change';
       // Park only if the state it failed on is still the desired one; otherwise the newer state runs.
-      if (this.#desired.get(key) === desiredHash) this.#parked.set(key, desiredHash);
-      return { kind: 'terminal', error };
+      if (this.#desired.get(key) === desiredHash) {
+        this.#parked.set(key, desiredHash);
+        if (until === 'resync') this.#untilResync.add(key);
+        else this.#untilResync.delete(key);
+      }
+      return { kind: 'terminal', error, until };
     }
     const attempt = (this.#failures.get(key) ?? 0) + 1;
     this.#failures.set(key, attempt);

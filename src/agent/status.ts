@@ -17,7 +17,10 @@ export const DEPLOYMENT_STATES = [
   'Deleted',
   /** The last reconcile failed with a retryable error; it will be retried with backoff. */
   'Retrying',
-  /** Refused with a terminal error; parked until the deployment changes. */
+  /**
+   * Refused with a terminal error; parked until the deployment changes (an object name another
+   * deployment, listener or manager owns: until the next resync, or the change).
+   */
   'Refused',
 ] as const;
 export type DeploymentState = (typeof DEPLOYMENT_STATES)[number];

@@ -2,7 +2,11 @@
  * Apply: server-side apply with field manager `mooring` and force, one object at a time in kind
  * order, skipping what is already converged (desired-hash annotation equal AND live still holds
  * every field we apply). Each object gets a change-set entry, also when the batch fails halfway.
+ * Ownership comes before every write (ADR 0007, ownership.ts): an object the listing does not hold
+ * is read first, and one that belongs to another deployment, listener or manager refuses the
+ * whole batch before anything is written.
  */
+import pMap from 'p-map';
 import { MooringError } from '../errors.ts';
 import { type ApplyContext, type ApplyOptions, entryFor } from './apply-context.ts';
 import type { ChangeSet, ChangeSetEntry } from './change-set.ts';
@@ -16,6 +20,7 @@ import { findDrift } from './live-compare.ts';
 import { objectId } from './object-id.ts';
 import type { Applied } from './object-client.ts';
 import { objectVersion } from './object-version.ts';
+import { checkOwnership } from './ownership.ts';
 import { recreate } from './recreate.ts';
 import { HANDOVER_MANAGER, handOverReplicas } from './replicas-handover.ts';
 import type { KubeObject } from './types.ts';
@@ -32,20 +37,7 @@ async function createOnce(
 ): Promise<ChangeSetEntry> {
   const entry = entryFor(desired, 'unchanged');
   let created: KubeObject | undefined;
-  if (!live && !opts.live) {
-    try {
-      live = await ctx.client.get(desired);
-    } catch (err) {
-      throw kubeError(err, entry.id, 'get');
-    }
-  }
-  if (live) {
-    entry.note = 'create-only: exists, never updated';
-    opts.observed?.set(entry.id, live);
-    // Nothing of it is compared; remembered so that a resync can tell it is still there unchanged.
-    remember(ctx, entry.id, opts.inputKey, live);
-    return entry;
-  }
+  if (live) return foundCreateOnly(ctx, opts, entry, desired, live);
   try {
     created = await ctx.client.create(withGeneratedKeys(desired, ctx.random), {
       fieldManager: ctx.fieldManager,
@@ -55,8 +47,33 @@ async function createOnce(
     opts.observed?.set(entry.id, created);
   } catch (err) {
     if (httpStatusOf(err) !== 409) throw kubeError(err, entry.id, 'create');
+    // Made since our read said it was absent: whose it is decides, as for one found at once.
+    let found: KubeObject | undefined;
+    try {
+      found = await ctx.client.get(desired);
+    } catch (e) {
+      throw kubeError(e, entry.id, 'get');
+    }
+    if (found) return foundCreateOnly(ctx, opts, entry, desired, found);
     entry.note = 'create-only: exists, never updated';
   }
+  return entry;
+}
+
+/** A create-only object that exists: never updated, but ours only if it is ours (ADR 0007). */
+function foundCreateOnly(
+  ctx: ApplyContext,
+  opts: ApplyOptions,
+  entry: ChangeSetEntry,
+  desired: KubeObject,
+  live: KubeObject,
+): ChangeSetEntry {
+  // Another's Secret under our name would hand its content to our workloads: refused like a write.
+  checkOwnership(live, desired, ctx.fieldManager);
+  entry.note = 'create-only: exists, never updated';
+  opts.observed?.set(entry.id, live);
+  // Nothing of it is compared; remembered so that a resync can tell it is still there unchanged.
+  remember(ctx, entry.id, opts.inputKey, live);
   return entry;
 }
 
@@ -96,14 +113,19 @@ function observedAfter(applied: Applied, live: KubeObject | undefined): KubeObje
   return { ...live, metadata: object.metadata };
 }
 
-/** Applies one object; throws a MooringError whose message starts with the object id. */
-export async function applyOne(
+/**
+ * Applies one object against `found`, the object as the listing holds it or as it was read
+ * (undefined: absent; see `readUnlisted`); throws a MooringError whose message starts with the
+ * object id.
+ */
+async function applyOne(
   ctx: ApplyContext,
   opts: ApplyOptions,
   raw: KubeObject,
+  found: KubeObject | undefined,
 ): Promise<ChangeSetEntry> {
   const id = objectId(raw);
-  let live = opts.live?.get(id);
+  let live = found;
   if (isCreateOnly(raw)) return createOnce(ctx, opts, raw, live);
   if (live && !live.metadata.deletionTimestamp && isVerified(ctx, id, opts.inputKey, live)) {
     opts.observed?.set(id, live);
@@ -112,15 +134,14 @@ export async function applyOne(
   const { object: desired, body } = prepareForApply(raw);
   const key = opts.inputKey ?? liveHash(desired);
   const entry = entryFor(desired, 'unchanged');
-  if ((!live && !opts.live) || (live && isSlim(live))) {
-    // No listing to go by, or a slim entry to compare against: one read. With a complete listing,
-    // an absent object is new (or stripped of our labels by hand): apply it straight away; the
-    // answer says whether it was created.
+  if (live && isSlim(live)) {
+    // A slim entry to compare against: one read.
     try {
       live = await ctx.client.get(desired);
     } catch (err) {
       throw kubeError(err, id, 'get');
     }
+    checkOwnership(live, desired, ctx.fieldManager);
   }
   if (live && liveHash(live) === liveHash(desired) && !live.metadata.deletionTimestamp) {
     const drift = findDrift(desired, live);
@@ -165,9 +186,11 @@ export async function applyOne(
   }
   opts.observed?.set(id, after);
   remember(ctx, id, key, after);
-  // Absent from a complete listing yet not created (201): it existed without our labels.
-  if (!live) entry.action = created || !opts.live ? 'created' : 'configured';
-  else
+  if (!live) {
+    entry.action = created ? 'created' : 'configured';
+    // Read as absent a moment ago, yet not created by this apply: made in between by someone else.
+    if (!created) ctx.logger.warn({ id }, `${id}: appeared between its read and our apply`);
+  } else
     entry.action =
       after.metadata.resourceVersion === live.metadata.resourceVersion ? 'unchanged' : 'configured';
   // Taking replicas back from our own hand-over manager (autoscaling turned off) is no conflict.
@@ -182,6 +205,69 @@ export async function applyOne(
   return entry;
 }
 
+/** Reads of objects a listing does not hold, in flight at once (ADR 0007). */
+export const READ_CONCURRENCY = 4;
+
+/** What `readUnlisted` found: the live side to apply against, and the objects that may not be applied. */
+interface Resolved {
+  /** Per id: the listed object, the object read, or undefined (read: absent). */
+  live: Map<string, KubeObject | undefined>;
+  /** Per id: why the object is not applied (its read failed, or it belongs to someone else). */
+  errors: Map<string, MooringError>;
+  /** An ownership refusal: nothing of the batch is written. */
+  refused?: MooringError;
+  /** An API-wide failure of a read: nothing more is attempted. */
+  stop?: MooringError;
+}
+
+/**
+ * Ownership before any write (ADR 0007). An object absent from a complete listing cannot be taken
+ * to be absent from the cluster (the listing selects by our labels: another deployment's, another
+ * listener's or another manager's object of the same name is not in it), so it is read first: one
+ * GET, a 404 meaning it is new; without a listing every object is read. Objects the listing holds
+ * cost no request. Every object found, listed or read, must be ours (ownership.ts).
+ */
+async function readUnlisted(
+  ctx: ApplyContext,
+  objects: readonly KubeObject[],
+  opts: ApplyOptions,
+): Promise<Resolved> {
+  const out: Resolved = { live: new Map(), errors: new Map() };
+  const unlisted: KubeObject[] = [];
+  for (const obj of objects) {
+    const id = objectId(obj);
+    const listed = opts.live?.get(id);
+    if (listed) out.live.set(id, listed);
+    else unlisted.push(obj);
+  }
+  await pMap(
+    unlisted,
+    async (obj) => {
+      const id = objectId(obj);
+      if (out.stop) return;
+      try {
+        out.live.set(id, await ctx.client.get(obj));
+      } catch (err) {
+        const error = kubeError(err, id, 'get');
+        out.errors.set(id, error);
+        if (isApiWide(error)) out.stop ??= error;
+      }
+    },
+    { concurrency: READ_CONCURRENCY },
+  );
+  for (const obj of objects) {
+    const id = objectId(obj);
+    try {
+      checkOwnership(out.live.get(id), obj, ctx.fieldManager);
+    } catch (err) {
+      const refusal = err as MooringError;
+      out.errors.set(id, refusal);
+      out.refused ??= refusal;
+    }
+  }
+  return out;
+}
+
 /** Applies every object in kind order; see the module comment. */
 export async function applyAll(
   base: ApplyContext,
@@ -190,18 +276,33 @@ export async function applyAll(
 ): Promise<ChangeSet> {
   const ctx = opts.dryRun === undefined ? base : { ...base, dryRun: opts.dryRun };
   const cs: ChangeSet = { entries: [], dryRun: ctx.dryRun };
-  let stop: MooringError | undefined;
-  for (const obj of sortForApply(objects)) {
-    if (stop) {
+  const sorted = sortForApply(objects);
+  const found = await readUnlisted(ctx, sorted, opts);
+  let stop: MooringError | undefined = found.refused ?? found.stop;
+  for (const obj of sorted) {
+    const id = objectId(obj);
+    const failed = found.errors.get(id);
+    if (failed) {
       const e = entryFor(obj, 'skipped');
-      e.note = `not attempted: ${stop.code}`;
+      e.note =
+        failed.code === 'MOORING_E_KUBE_OWNERSHIP'
+          ? `not ours: belongs to ${String(failed.details.owner)}`
+          : 'not read';
+      e.error = failed;
+      cs.entries.push(e);
+      ctx.logger.error({ id, code: failed.code }, failed.message);
+      continue;
+    }
+    if (stop || !found.live.has(id)) {
+      const e = entryFor(obj, 'skipped');
+      e.note = `not attempted: ${stop?.code ?? 'not read'}`;
       cs.entries.push(e);
       continue;
     }
     try {
-      cs.entries.push(await applyOne(ctx, opts, obj));
+      cs.entries.push(await applyOne(ctx, opts, obj, found.live.get(id)));
     } catch (err) {
-      const error = err instanceof MooringError ? err : kubeError(err, objectId(obj), 'apply');
+      const error = err instanceof MooringError ? err : kubeError(err, id, 'apply');
       const carried = (err as { entry?: ChangeSetEntry }).entry;
       const e = carried ?? entryFor(obj, 'unknown');
       e.error = error;

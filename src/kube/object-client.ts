@@ -24,6 +24,8 @@ export interface WriteOptions {
 export interface DeleteOptions {
   dryRun?: boolean;
   propagationPolicy?: 'Background' | 'Foreground' | 'Orphan';
+  /** Delete only this very object (409 Conflict when another object now has its name). */
+  uid?: string;
 }
 
 /** What an apply answered: the object as it now stands, and whether the apply created it (201). */
@@ -183,6 +185,7 @@ export class ObjectClient {
           apiVersion: 'v1',
           kind: 'DeleteOptions',
           propagationPolicy: opts.propagationPolicy ?? 'Background',
+          ...(opts.uid === undefined ? {} : { preconditions: { uid: opts.uid } }),
         },
       });
       return 'deleted';

@@ -3,13 +3,14 @@
  * kind marked safe to recreate (Deployment, Service, ...) is deleted and created again; a
  * StatefulSet only with the operator's opt-in (`recreateStatefulSets`), deleted with
  * `propagationPolicy: Orphan` so its pods and volumes survive; anything else is a TerminalError
- * naming the field.
+ * naming the field. Only an object that is ours is ever deleted (ownership.ts, ADR 0007).
  */
 import { MooringError, TerminalError } from '../errors.ts';
 import type { ApplyContext, ApplyOptions } from './apply-context.ts';
 import { httpStatusOf, kubeError } from './errors.ts';
 import { kindInfo } from './kinds.ts';
 import { objectId } from './object-id.ts';
+import { checkOwnership } from './ownership.ts';
 import type { KubeObject } from './types.ts';
 
 /** Deletes and recreates `desired`, or throws MOORING_E_KUBE_IMMUTABLE when that is not allowed. */
@@ -32,6 +33,8 @@ export async function recreate(
       { details: { id, immutableFields: fields } },
     );
   }
+  // Never another's: the object deleted is the one whose ownership was checked (its uid).
+  checkOwnership(before, desired, ctx.fieldManager);
   ctx.logger.warn(
     { id, immutableFields: fields },
     `${id}: immutable field ${fields.join(', ')} changed; recreating`,
@@ -41,6 +44,7 @@ export async function recreate(
     await ctx.client.delete(before, {
       dryRun: ctx.dryRun,
       propagationPolicy: isSts ? 'Orphan' : 'Background',
+      ...(before.metadata.uid ? { uid: before.metadata.uid } : {}),
     });
   } catch (err) {
     throw kubeError(err, id, 'delete (recreate)');

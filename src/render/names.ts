@@ -43,47 +43,68 @@ export function objectNames(base: string) {
 }
 export type ObjectNames = ReturnType<typeof objectNames>;
 
-/** Two or more deployments whose objects would share names in one namespace. */
+/**
+ * Every name `objectNames(base)` gives, in its order (the base name first). Names are compared
+ * across kinds, not per kind: which kinds a deployment renders under which of its names changes
+ * with its revision (Redis or Postgres turned on, a queue worker added) and is not known where
+ * collisions are found (before any revision is fetched), and a name shared across kinds still
+ * puts two deployments' objects behind one DNS name or one label value.
+ */
+export function derivedNames(base: string): string[] {
+  return [...new Set(Object.values(objectNames(base)))];
+}
+
+/** A deployment refused because an older one in its namespace would use one of its object names. */
 export interface NameCollision {
   code: 'MOORING_E_RENDER_NAME_COLLISION';
   namespace: string;
-  baseName: string;
-  /** Oldest first (created_at, then id): keeping the first and refusing the rest is stable. */
-  deploymentIds: string[];
+  /** An object name both would use (the first, in `objectNames` order, of the refused one's). */
+  name: string;
+  /** The older deployment, which keeps running, then the refused one. */
+  deploymentIds: [string, string];
   reason: string;
 }
 
+type Candidate = Pick<DeploymentRecord, 'id' | 'name' | 'created_at' | 'source_config'>;
+
 /**
- * Finds deployments that would render objects with the same names in the same namespace.
- * Deployments without a target namespace are skipped (rendering refuses them anyway).
+ * Finds deployments that would render an object of the same name as an older deployment in the
+ * same namespace: any of their derived names (`derivedNames`), not only their base names, since a
+ * deployment named `shop-redis` renders `shop-redis`, the name of `shop`'s Redis. A deployment is
+ * refused when ANY older one (created_at, then id) shares a name with it, whether that one runs or
+ * is refused itself: a newer deployment then never changes what an older one is told, and one going
+ * away can only lift refusals, never refuse a deployment that ran. Deployments without a target
+ * namespace are skipped (rendering refuses them anyway); a record listed twice counts once.
  */
-export function detectCollisions(
-  deployments: ReadonlyArray<Pick<DeploymentRecord, 'id' | 'name' | 'created_at' | 'source_config'>>,
-): NameCollision[] {
-  const groups = new Map<string, typeof deployments extends ReadonlyArray<infer T> ? T[] : never>();
-  for (const d of deployments) {
-    const ns = d.source_config?.listener_config?.k8s_namespace;
-    if (!ns) continue;
-    const key = `${ns}/${baseNameOf(d.name)}`;
-    const group = groups.get(key) ?? [];
-    group.push(d);
-    groups.set(key, group);
-  }
+export function detectCollisions(deployments: ReadonlyArray<Candidate>): NameCollision[] {
+  const seen = new Set<string>();
+  const oldestFirst = [...deployments]
+    .sort((a, b) => cmp(a.created_at, b.created_at) || cmp(a.id, b.id))
+    .filter((d) => !seen.has(d.id) && seen.add(d.id));
+  /** `namespace/name` -> the oldest deployment that would use it. */
+  const claimed = new Map<string, Candidate>();
   const collisions: NameCollision[] = [];
-  for (const [key, group] of [...groups].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    const ids = [...new Set(group.map((d) => d.id))];
-    if (ids.length < 2) continue;
-    const sorted = [...group]
-      .sort((a, b) => cmp(a.created_at, b.created_at) || cmp(a.id, b.id))
-      .map((d) => d.id)
-      .filter((id, i, all) => all.indexOf(id) === i);
-    const [namespace = '', baseName = ''] = key.split('/');
+  for (const d of oldestFirst) {
+    const namespace = d.source_config?.listener_config?.k8s_namespace;
+    if (!namespace) continue;
+    let found: { name: string; older: Candidate } | undefined;
+    for (const name of derivedNames(baseNameOf(d.name))) {
+      const key = `${namespace}/${name}`;
+      const older = claimed.get(key);
+      if (older === undefined) claimed.set(key, d);
+      else found ??= { name, older };
+    }
+    if (!found) continue;
+    const { name, older } = found;
     collisions.push({
       code: 'MOORING_E_RENDER_NAME_COLLISION',
       namespace,
-      baseName,
-      deploymentIds: sorted,
-      reason: `deployments ${sorted.join(', ')} would all use the object name "${baseName}" in namespace "${namespace}"`,
+      name,
+      deploymentIds: [older.id, d.id],
+      reason:
+        `deployments ${older.id} (${JSON.stringify(older.name)}) and ${d.id} (${JSON.stringify(d.name)}) ` +
+        `would both use the object name "${name}" in namespace "${namespace}": ` +
+        `${older.id} is older, so ${d.id} is refused`,
     });
   }
   return collisions;

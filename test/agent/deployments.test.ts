@@ -33,8 +33,13 @@ function fakeRunner() {
   const queued: string[] = [];
   const runner = {
     depth: 0,
+    /** Resyncs begun (`Runner.resync`: what was parked until one is let go). */
+    resyncs: 0,
     enqueue: (key: string) => queued.push(key),
     forget: () => {},
+    resync: () => {
+      runner.resyncs += 1;
+    },
     whenIdle: () => Promise.resolve(),
   };
   return { runner, queued, asRunner: runner as unknown as Runner };
@@ -82,6 +87,8 @@ describe('Deployments.applySnapshot', () => {
     await deployments.applySnapshot(snapshot([desired('a', '1'), desired('b', '1')]), asRunner, signal);
     expect(queued).toEqual(['a', 'b']);
     expect(cycles).toEqual(['listing', 'orphans', 'listing', 'orphans']);
+    // Each resync lets go what was parked until one (a refusal the cluster must resolve).
+    expect(runner.resyncs).toBe(2);
   });
 
   it('while the previous resync is still queued, only changed and new deployments are queued, with no listing', async () => {
@@ -104,6 +111,8 @@ describe('Deployments.applySnapshot', () => {
     // a changed, c was never reconciled (still queued: enqueue is idempotent), d is new; b is unchanged.
     expect(queued.sort()).toEqual(['a', 'c', 'd']);
     expect(cycles).toEqual(['listing', 'orphans']);
+    // Not a resync: nothing parked until one is let go.
+    expect(runner.resyncs).toBe(1);
   });
 
   it("queues a poll's new and changed deployments as their revisions come in, once; the snapshot queues the rest", async () => {
@@ -304,6 +313,7 @@ describe('Deployments: how long a resync takes', () => {
       depth: 0,
       enqueue: () => {},
       forget: () => {},
+      resync: () => {},
       whenIdle: () => new Promise<void>((resolve) => drains.push(resolve)),
     } as unknown as Runner;
     const deployments = deploymentsWith({ metrics, clock, resyncIntervalMs: 60_000 });
@@ -342,6 +352,7 @@ describe('Deployments: a resync that outlasts the poll interval', () => {
       depth: 0,
       enqueue: (key: string) => queued.push(key),
       forget: () => {},
+      resync: () => {},
       whenIdle: () => new Promise<void>((resolve) => drains.push(resolve)),
     } as unknown as Runner;
     const deployments = deploymentsWith({

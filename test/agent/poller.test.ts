@@ -458,4 +458,30 @@ describe('nestedDeeperThan', () => {
     const next = await again.pollOnce();
     expect(next.deployments.every((d) => d.refused === undefined)).toBe(true);
   });
+
+  it("refuses a deployment named after an older one's objects (`shop-redis`), whichever way round", async () => {
+    for (const [olderName, youngerName] of [
+      ['shop', 'shop-redis'],
+      ['shop-redis', 'shop'],
+    ] as const) {
+      const older = {
+        ...deployment(D1, LISTENER, null),
+        name: olderName,
+        created_at: '2026-01-01T00:00:00Z',
+      };
+      const younger = {
+        ...deployment(D2, LISTENER, null),
+        name: youngerName,
+        created_at: '2026-02-01T00:00:00Z',
+      };
+      const { poller } = setup({ deployments: [younger, older], revisions: {} });
+      const byId = new Map((await poller.pollOnce()).deployments.map((d) => [d.deployment.id, d]));
+      expect(byId.get(D1)!.refused).toBeUndefined();
+      expect(byId.get(D2)!.refused).toEqual({
+        code: 'MOORING_E_RENDER_NAME_COLLISION',
+        message: expect.stringContaining(`would both use the object name "shop-redis"`),
+      });
+      expect(byId.get(D2)!.refused!.message).toContain(D1);
+    }
+  });
 });

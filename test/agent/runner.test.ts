@@ -178,6 +178,48 @@ describe('Runner', () => {
     expect(runner.isParked('a')).toBe(false);
   });
 
+  it('parks an ownership refusal until the next resync: no backoff retries, other keys run on', async () => {
+    const { clock, calls, runner, reports } = setup();
+    runner.enqueue('a', 'h1');
+    runner.enqueue('b', 'h1');
+    await flush();
+    calls[0]!.reject(
+      new TerminalError('MOORING_E_KUBE_OWNERSHIP', 'Service/apps/x-redis: exists and belongs to …'),
+    );
+    calls[1]!.reject(new TerminalError('MOORING_E_RENDER_INVALID'));
+    await flush();
+    expect(reports.map((r) => r.result)).toMatchObject([
+      { kind: 'terminal', until: 'resync' },
+      { kind: 'terminal', until: 'change' },
+    ]);
+    // Polls between resyncs do not run it, nor does time.
+    runner.enqueue('a', 'h1');
+    await clock.advance(600_000);
+    expect(calls).toHaveLength(2);
+    // Others are not held up by it.
+    runner.enqueue('c', 'h1');
+    await flush();
+    expect(calls.map((c) => c.key)).toEqual(['a', 'b', 'c']);
+    calls[2]!.resolve();
+    // A resync lets it go (and only it: a refusal parked until a change stays parked).
+    runner.resync();
+    runner.enqueue('a', 'h1');
+    runner.enqueue('b', 'h1');
+    await flush();
+    expect(calls.map((c) => c.key)).toEqual(['a', 'b', 'c', 'a']);
+    expect(runner.isParked('b')).toBe(true);
+    // Refused again: parked until the resync after.
+    calls[3]!.reject(new TerminalError('MOORING_E_KUBE_OWNERSHIP'));
+    await flush();
+    runner.enqueue('a', 'h1');
+    await flush();
+    expect(calls).toHaveLength(4);
+    // A change of its desired state runs it at once, as for any parked key.
+    runner.enqueue('a', 'h2');
+    await flush();
+    expect(calls).toHaveLength(5);
+  });
+
   it('does not park when the desired state changed during the failing run', async () => {
     const { calls, runner } = setup();
     runner.enqueue('a', 'h1');

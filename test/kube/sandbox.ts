@@ -87,6 +87,11 @@ export class OtherManager {
     );
   }
 
+  /** Creates `obj` as `manager` does with a plain POST (`kubectl create`, a controller). */
+  create(obj: KubeObject, manager: string): Promise<unknown> {
+    return this.#api.create(obj as never, undefined, undefined, manager);
+  }
+
   apply(obj: KubeObject, manager: string, force = true): Promise<unknown> {
     return this.#api.patch(obj as never, undefined, undefined, manager, force, PatchStrategy.ServerSideApply);
   }

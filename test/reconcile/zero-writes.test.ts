@@ -5,7 +5,7 @@ import { depsFor, input, record } from './fixtures.ts';
 
 let api: KubeApi;
 beforeAll(async () => {
-  api = await startKubeApi({ namespaces: ['apps'] });
+  api = await startKubeApi({ namespaces: ['apps', 'cold'] });
 });
 afterAll(async () => {
   await api?.close();
@@ -38,5 +38,29 @@ describe('zero writes when nothing changed (request-count test)', () => {
     expect(reads.every((r) => r.verb === 'list')).toBe(true);
     expect(reads.length / 10).toBeLessThanOrEqual(objects);
     console.log(`converged: ${objects} objects, ${reads.length / 10} reads and 0 writes per reconcile`);
+  });
+
+  it('cold: each object is read once before its first write (ADR 0007); a restart on a converged cluster reads no object and writes nothing', async () => {
+    const dep = record('5f2c7e1a-8b3d-4c6e-9f0a-1b2c3d4e5f61', { name: 'cold', namespace: 'cold' });
+    api.clearRequests();
+    const first = await reconcileDeployment(depsFor(api, { namespaces: ['cold'] }), input(dep));
+    const objects = first.changeSet.entries.length;
+    expect(first.changeSet.entries.every((e) => e.action === 'created')).toBe(true);
+    const verbs = (rs: { verb: string }[]) => {
+      const n: Record<string, number> = {};
+      for (const r of rs) n[r.verb] = (n[r.verb] ?? 0) + 1;
+      return n;
+    };
+    const cold = verbs(api.requests());
+    // One GET per object (a 404: it is new), then one write each (the credentials Secret is a create).
+    expect(cold).toEqual({ list: 8, get: objects, apply: objects - 1, create: 1 });
+    api.clearRequests();
+    // A restart: a new resource manager, its memo empty, the cluster converged.
+    const again = await reconcileDeployment(depsFor(api, { namespaces: ['cold'] }), input(dep));
+    expect(again.changeSet.entries.every((e) => e.action === 'unchanged')).toBe(true);
+    expect(verbs(api.requests())).toEqual({ list: 8 });
+    console.log(
+      `cold convergence: ${objects} objects, ${cold.get} GETs before the first writes (were 0), ${objects} writes; restart: 0 GETs, 0 writes`,
+    );
   });
 });
