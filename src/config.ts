@@ -54,7 +54,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'heartbeatInterval', flag: 'heartbeat-interval', env: 'MOORING_HEARTBEAT_INTERVAL', kind: 'seconds', value: '60', defaultText: '60', unit: 'seconds', description: 'time between listener PATCHes' },
   { key: 'concurrency', flag: 'concurrency', env: 'MOORING_CONCURRENCY', kind: 'int', value: '8', defaultText: '8', unit: 'reconciles', description: 'reconciles at once' },
   { key: 'reconcileTimeout', flag: 'reconcile-timeout', env: 'MOORING_RECONCILE_TIMEOUT', kind: 'seconds', value: '120', defaultText: '120', unit: 'seconds', description: 'time one reconcile may take' },
-  { key: 'opsHost', flag: 'ops-host', env: 'MOORING_OPS_HOST', kind: 'string', value: '0.0.0.0', defaultText: '0.0.0.0', description: 'address of /healthz /readyz /metrics /status' },
+  { key: 'opsHost', flag: 'ops-host', env: 'MOORING_OPS_HOST', kind: 'string', defaultText: '$MOORING_POD_IP, else 127.0.0.1', description: 'address of /healthz /readyz /metrics /status; bound to another address than loopback, the agent also listens on 127.0.0.1 (same port). /status answers loopback clients only' },
   { key: 'opsPort', flag: 'ops-port', env: 'MOORING_OPS_PORT', kind: 'port', value: '8080', defaultText: '8080', unit: 'port', description: 'port of the same (0 = any free port)' },
   { key: 'leaderElection', flag: 'leader-election', env: 'MOORING_LEADER_ELECTION', kind: 'bool', value: 'false', defaultText: 'false', description: 'elect a leader on a Lease; only it writes' },
   { key: 'leaseName', flag: 'lease-name', env: 'MOORING_LEASE_NAME', kind: 'string', value: 'mooring-leader', defaultText: 'mooring-leader', description: 'Lease name' },
@@ -338,7 +338,11 @@ export function parseAgentConfig(sources: ConfigSources): ConfigResult {
     heartbeatIntervalMs: seconds('heartbeatInterval'),
     concurrency: values.concurrency as number,
     reconcileTimeoutMs: seconds('reconcileTimeout'),
-    opsHost: values.opsHost as string,
+    // The pod's own address (the chart passes status.podIP), never every interface by default.
+    opsHost:
+      (values.opsHost as string | undefined) ??
+      (sources.env.MOORING_POD_IP?.trim() || undefined) ??
+      '127.0.0.1',
     opsPort: values.opsPort as number,
     leaderElection: values.leaderElection as boolean,
     leaseName: values.leaseName as string,

@@ -1,10 +1,12 @@
 import { type DestinationStream, type Logger, pino } from 'pino';
+import type { Scrubber } from './redact.ts';
 
 export type { Logger } from 'pino';
 
 /**
  * Paths pino censors wherever they appear in a log object. Secret values and the API key must
- * never reach a log line; this is the structural guard, the redactor in `redact.ts` is the textual one.
+ * never reach a log line; this is the structural guard, the redactor in `redact.ts` is the textual
+ * one (given as `scrubber`, it sees every finished line, whatever its level).
  */
 export const REDACT_PATHS = [
   'apiKey',
@@ -37,12 +39,20 @@ export interface LoggerOptions {
   destination?: DestinationStream;
   /** Fixed fields on every line (component, listener id). */
   base?: Record<string, unknown>;
+  /**
+   * Scrubs every finished line before it is written (the agent's `Redactor`): a known secret
+   * value is replaced whatever field, message or level carries it, in its JSON-escaped form too.
+   */
+  scrubber?: Scrubber;
 }
 
 /** Creates a pino JSON logger with redaction. There is no module-level logger: inject this one. */
 export function createLogger(options: LoggerOptions = {}): Logger {
+  const { scrubber } = options;
   return pino(
     {
+      // The last step of every line, children's included: nothing written bypasses it.
+      ...(scrubber ? { hooks: { streamWrite: (line: string) => scrubber.scrub(line) } } : {}),
       level: options.level ?? 'info',
       base: options.base ?? {},
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },

@@ -51,7 +51,7 @@ describe('parseAgentConfig', () => {
       heartbeatIntervalMs: 60_000,
       concurrency: 8,
       reconcileTimeoutMs: 120_000,
-      opsHost: '0.0.0.0',
+      opsHost: '127.0.0.1',
       opsPort: 8080,
       leaderElection: false,
       leaseName: 'mooring-leader',
@@ -66,6 +66,16 @@ describe('parseAgentConfig', () => {
     });
     expect(c.kubeconfig).toBeUndefined();
     expect(c.storageClass).toBeUndefined();
+  });
+
+  it('binds the ops port to the pod IP when the chart passes it, else to loopback, never to every interface by default', () => {
+    expect(ok(parse([], { ...BASE_ENV, MOORING_POD_IP: '10.42.0.17' })).opsHost).toBe('10.42.0.17');
+    expect(ok(parse([], { ...BASE_ENV, MOORING_POD_IP: '' })).opsHost).toBe('127.0.0.1');
+    expect(
+      ok(parse([], { ...BASE_ENV, MOORING_POD_IP: '10.42.0.17', MOORING_OPS_HOST: '0.0.0.0' })).opsHost,
+    ).toBe('0.0.0.0');
+    expect(ok(parse(['--ops-host', '::'], { ...BASE_ENV, MOORING_POD_IP: '10.42.0.17' })).opsHost).toBe('::');
+    expect(configHelp('run', '')).toContain('env MOORING_OPS_HOST; default: $MOORING_POD_IP, else 127.0.0.1');
   });
 
   it('lets flags win over the environment', () => {

@@ -14,6 +14,7 @@ import type { AgentMetrics } from '../ops/metrics.ts';
 import type { Check } from '../ops/server.ts';
 import type { ConvergedPass } from '../reconcile/converged.ts';
 import type { ReconcileResult } from '../reconcile/result.ts';
+import type { Redactor } from '../redact.ts';
 import { type Clock, sleep, systemClock } from './clock.ts';
 import { LeaderElector, type LeaseClient } from './leader-election.ts';
 import { Poller, type PollClient, type Snapshot } from './poller.ts';
@@ -60,6 +61,12 @@ export interface AgentDeps {
   beginCycle?: () => void;
   /** Observes each successful reconcile's result (`mooring diff` prints the change sets). */
   onReconciled?: (deploymentId: string, result: ReconcileResult) => void;
+  /**
+   * Knows the secret values of the deployments at hand (fed here as records are taken) and scrubs
+   * them from `/status`; the composition root also gives it to the logger and the Event recorder.
+   * Default none (tests of the loop mechanics).
+   */
+  redactor?: Redactor;
   clock?: Clock;
   random?: () => number;
 }
@@ -87,7 +94,7 @@ interface Term {
 
 export class Agent {
   readonly #d: AgentDeps & { clock: Clock; random: () => number };
-  readonly status = new StatusStore();
+  readonly status: StatusStore;
   readonly #deployments: Deployments;
   #term: Term | undefined;
   #termStopping: Promise<void> | undefined;
@@ -101,8 +108,10 @@ export class Agent {
 
   constructor(deps: AgentDeps) {
     this.#d = { clock: systemClock, random: Math.random, ...deps };
+    this.status = new StatusStore({ ...(deps.redactor ? { scrubber: deps.redactor } : {}) });
     this.#deployments = new Deployments({
       status: this.status,
+      redactor: deps.redactor,
       logger: this.#d.logger,
       metrics: this.#d.metrics,
       clock: this.#d.clock,
@@ -242,9 +251,10 @@ export class Agent {
     };
   }
 
+  /** The `/status` document, every string in it scrubbed of known secret values. */
   statusDocument(): AgentStatus {
-    const { config, version } = this.#d;
-    return {
+    const { config, version, redactor } = this.#d;
+    const doc: AgentStatus = {
       listenerId: config.listenerId,
       identity: config.identity,
       version,
@@ -254,6 +264,7 @@ export class Agent {
       pruneRefused: this.#deployments.pruneRefusal,
       deployments: this.status.list(),
     };
+    return redactor ? redactor.scrubDeep(doc) : doc;
   }
 
   async #startUp(signal: AbortSignal, opts: { register?: boolean } = {}): Promise<void> {

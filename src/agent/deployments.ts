@@ -10,6 +10,8 @@ import type { Logger } from '../log.ts';
 import type { AgentMetrics } from '../ops/metrics.ts';
 import type { ConvergedPass } from '../reconcile/converged.ts';
 import type { ReconcileResult } from '../reconcile/result.ts';
+import { secretValues } from '../reconcile/steps.ts';
+import type { Redactor } from '../redact.ts';
 import type { Clock } from './clock.ts';
 import { type DesiredDeployment, POLL_JITTER, type Snapshot } from './poller.ts';
 import type { RunReport, Runner } from './runner.ts';
@@ -31,9 +33,27 @@ export interface PruneRefusal {
   at: string;
 }
 
+/**
+ * The secret values of a deployment's desired state: its record's `secrets[].value`, and those of
+ * its revision should the control plane send a revision with `secrets` (the tolerant parse keeps
+ * members the interface does not list).
+ */
+export function secretValuesOf(d: Pick<DesiredDeployment, 'deployment' | 'revision'>): string[] {
+  const fromRevision = (d.revision as { secrets?: unknown } | undefined)?.secrets;
+  const revisionValues = Array.isArray(fromRevision)
+    ? fromRevision.map((s: { value?: unknown }) => s?.value).filter((v): v is string => typeof v === 'string')
+    : [];
+  return [...secretValues(d.deployment), ...revisionValues];
+}
+
 export interface DeploymentsDeps {
   status: StatusStore;
   logger: Logger;
+  /**
+   * Told each deployment's secret values as its record is taken, and to forget them once it left
+   * the listing and no reconcile of it runs any more: what the agent emits is scrubbed of them.
+   */
+  redactor?: Pick<Redactor, 'set' | 'forget'> | undefined;
   metrics: AgentMetrics;
   clock: Clock;
   /**
@@ -173,6 +193,8 @@ export class Deployments {
       this.#reconciledHash.delete(id);
       this.#converged.delete(id);
       this.#lastRun.delete(id);
+      // A reconcile of it still running may yet log what the API server quotes: its report forgets.
+      if (this.#d.redactor && !runner.isRunning(id)) this.#d.redactor.forget(id);
       runner.forget(id);
       status.remove(id);
     }
@@ -227,6 +249,8 @@ export class Deployments {
   /** Records `d` as its deployment's desired state and shows it in the status. */
   #take(d: DesiredDeployment): void {
     const { deployment } = d;
+    // Before anything of it runs or is logged: the redactor knows its values from here on.
+    this.#d.redactor?.set(deployment.id, secretValuesOf(d));
     this.#desired.set(deployment.id, d);
     this.#d.status.observe({
       id: deployment.id,
@@ -275,13 +299,23 @@ export class Deployments {
 
   /** Metrics, status and the log line per reconcile (info when it changed something or the health moved, else debug). Decides nothing (the runner did). */
   report(r: RunReport): void {
+    // A deployment that left the listing while it ran: its line is the last use of its run, and
+    // of its secret values (forgotten once the line is written).
+    const gone = !this.#desired.has(r.key);
+    try {
+      this.#report(r, gone);
+    } finally {
+      if (gone) this.#d.redactor?.forget(r.key);
+    }
+  }
+
+  #report(r: RunReport, gone: boolean): void {
     const { metrics, logger, status } = this.#d;
     const { result } = r;
     metrics.reconciles.inc({ result: result.kind });
     metrics.reconcileDuration.observe({ result: result.kind }, r.durationMs / 1000);
     const last = this.#lastRun.get(r.key);
-    // A deployment that left the listing while it ran: its line is the last use of its run.
-    if (!this.#desired.has(r.key)) this.#lastRun.delete(r.key);
+    if (gone) this.#lastRun.delete(r.key);
     const line = {
       deploymentId: r.key,
       revisionId: last?.revisionId ?? null,

@@ -1,8 +1,10 @@
 /**
  * What the agent knows about each deployment it owns, for `/status`, the deployments-by-state
  * metric and `mooring status`. It holds ids, names, states and coded reasons only: never a
- * secret, a spec or an error's free text from outside mooring.
+ * secret or a spec. A reason may quote the API server (a 403's or 409's message), so reasons are
+ * stored scrubbed of every known secret value (the agent's `Redactor`).
  */
+import { NO_SCRUB, type Scrubber } from '../redact.ts';
 
 /** The state of one deployment as the agent sees it. */
 export const DEPLOYMENT_STATES = [
@@ -63,6 +65,12 @@ export interface ReconcileRecord {
 
 export class StatusStore {
   readonly #entries = new Map<string, DeploymentStatusEntry>();
+  readonly #scrubber: Scrubber;
+
+  /** `scrubber` cleans each reason as it is stored; default none (tests). */
+  constructor(options: { scrubber?: Scrubber } = {}) {
+    this.#scrubber = options.scrubber ?? NO_SCRUB;
+  }
 
   /** Records what the latest listing says about a deployment (new ones start Pending). */
   observe(d: ObservedDeployment): void {
@@ -84,7 +92,7 @@ export class StatusStore {
     if (!entry) return;
     const at = new Date(r.atMs).toISOString();
     entry.state = r.state;
-    entry.reason = r.reason;
+    entry.reason = r.reason === null ? null : this.#scrubber.scrub(r.reason);
     entry.lastReconcileAt = at;
     if (r.changes !== null) entry.lastChanges = r.changes;
     if (r.changed) entry.lastAppliedAt = at;

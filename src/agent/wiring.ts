@@ -19,6 +19,7 @@ import { safeErr } from './safe-error.ts';
 import { orphanListing, runOrphanPass } from '../reconcile/orphan-pass.ts';
 import { OrphanCollector } from '../reconcile/orphans.ts';
 import { type Resources, reconcileDeployment } from '../reconcile/reconcile.ts';
+import { Redactor } from '../redact.ts';
 import { defaultRenderSettings, type RenderSettings } from '../render/index.ts';
 import { Agent, type AgentDeps } from './agent.ts';
 import { kubeLeaseClient } from './leader-election.ts';
@@ -90,6 +91,17 @@ export function abortable(resources: Resources, signal: AbortSignal): Resources 
   };
 }
 
+/**
+ * The agent's redactor, holding the listener's credential (the API key) from the start; the agent
+ * adds each deployment's secret values as it takes the records. The composition root makes it
+ * before the logger (which scrubs every line with it) and hands it to `wireAgent`.
+ */
+export function agentRedactor(config: Pick<AgentConfig, 'apiKey'>): Redactor {
+  const redactor = new Redactor();
+  redactor.set('api-key', [config.apiKey]);
+  return redactor;
+}
+
 export interface WiredAgent {
   agent: Agent;
   metrics: AgentMetrics;
@@ -102,7 +114,10 @@ export interface WireOptions {
   config: AgentConfig;
   env: Readonly<Record<string, string | undefined>>;
   version: string;
+  /** Writes through `redactor` (createLogger's `scrubber`). */
   logger: Logger;
+  /** From `agentRedactor(config)`: fed the deployments' secret values, scrubs /status and Events. */
+  redactor: Redactor;
   /** Kubeconfig YAML or path; overrides the config's (the sandbox passes its own). */
   kubeconfig?: string;
   onReconciled?: AgentDeps['onReconciled'];
@@ -110,7 +125,7 @@ export interface WireOptions {
 
 /** Builds an agent with real clients. Throws MOORING_E_CONFIG_INVALID for an unusable kubeconfig. */
 export function wireAgent(o: WireOptions): WiredAgent {
-  const { config, logger } = o;
+  const { config, logger, redactor } = o;
   let agent: Agent | undefined;
   const metrics = createMetrics({
     version: o.version,
@@ -147,6 +162,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
     recording: () => agent?.recordsEvents === true,
     logger,
     instance: config.listenerId,
+    scrubber: redactor,
   });
   const settings = renderSettingsOf(config);
   // The agent logs one line per reconcile itself (at debug when nothing moved); the reconcile's own summary line is for debugging.
@@ -170,6 +186,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
     config,
     version: o.version,
     logger,
+    redactor,
     metrics,
     controlPlane,
     readNamespace: kubeNamespaceReader(kube),

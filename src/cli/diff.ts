@@ -5,7 +5,7 @@
  */
 import type { Agent } from '../agent/agent.ts';
 import { describeError } from '../agent/safe-error.ts';
-import { wireAgent } from '../agent/wiring.ts';
+import { agentRedactor, wireAgent } from '../agent/wiring.ts';
 import { configHelp, parseAgentConfig } from '../config.ts';
 import type { ChangeSetEntry } from '../kube/change-set.ts';
 import { summarize } from '../kube/change-set.ts';
@@ -66,10 +66,14 @@ export async function diff(argv: string[], ctx: CliContext): Promise<number> {
     return EXIT.usage;
   }
   const config = { ...parsed.config, dryRun: true, leaderElection: false };
+  // The report, the log and the error lines alike are scrubbed of every known secret value.
+  const redactor = agentRedactor(config);
+  const stderr = (line: string) => ctx.stderr.write(redactor.scrub(line));
   // Logs go to stderr at warn: stdout is the report.
   const logger = createLogger({
     level: config.logLevel === 'info' ? 'warn' : config.logLevel,
     destination: process.stderr,
+    scrubber: redactor,
   });
   const results = new Map<string, ReconcileResult>();
   let wired: ReturnType<typeof wireAgent>;
@@ -79,23 +83,25 @@ export async function diff(argv: string[], ctx: CliContext): Promise<number> {
       env: ctx.env,
       version: ctx.version,
       logger,
+      redactor,
       onReconciled: (id, r) => results.set(id, r),
     });
   } catch (err) {
     const { code, message } = describeError(err);
-    ctx.stderr.write(`mooring diff: ${code}: ${message}\n`);
+    stderr(`mooring diff: ${code}: ${message}\n`);
     return EXIT.usage;
   }
   try {
     await wired.agent.runOnce(ctx.signal);
   } catch (err) {
     const { code, message } = describeError(err);
-    ctx.stderr.write(`mooring diff: ${code}: ${message}\n`);
+    stderr(`mooring diff: ${code}: ${message}\n`);
     return EXIT.failure;
   } finally {
     await wired.close();
   }
-  ctx.stdout.write(formatDiff(wired.agent, results, verbose));
+  // Change-set entries carry error messages as the API server gave them.
+  ctx.stdout.write(redactor.scrub(formatDiff(wired.agent, results, verbose)));
   const failed = wired.agent.status.list().some((d) => d.state === 'Retrying' || d.state === 'Refused');
   return failed ? EXIT.failure : EXIT.ok;
 }

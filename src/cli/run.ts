@@ -3,7 +3,7 @@
  * logs are pino JSON on stdout; SIGTERM/SIGINT shut it down gracefully (exit 0).
  */
 import { configHelp, parseAgentConfig } from '../config.ts';
-import { wireAgent } from '../agent/wiring.ts';
+import { agentRedactor, wireAgent } from '../agent/wiring.ts';
 import { errorCode } from '../errors.ts';
 import { createLogger, type Logger } from '../log.ts';
 import { startOpsServer } from '../ops/server.ts';
@@ -28,16 +28,20 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
     return EXIT.usage;
   }
   const { config } = parsed;
+  // One redactor for everything the agent emits: every log line, /status, Events, stderr.
+  const redactor = agentRedactor(config);
   const logger = createLogger({
     level: config.logLevel,
     base: { listenerId: config.listenerId, identity: config.identity },
+    scrubber: redactor,
   });
+  const stderr = (line: string) => ctx.stderr.write(redactor.scrub(line));
   let wired: ReturnType<typeof wireAgent>;
   try {
-    wired = wireAgent({ config, env: ctx.env, version: ctx.version, logger });
+    wired = wireAgent({ config, env: ctx.env, version: ctx.version, logger, redactor });
   } catch (err) {
     const { code, message } = describeError(err);
-    ctx.stderr.write(`mooring run: ${code}: ${message}\n`);
+    stderr(`mooring run: ${code}: ${message}\n`);
     return code === 'MOORING_E_CONFIG_INVALID' ? EXIT.usage : EXIT.failure;
   }
   const { agent, metrics } = wired;
@@ -53,15 +57,15 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
       logger,
     });
   } catch (err) {
-    ctx.stderr.write(
+    stderr(
       `mooring run: cannot serve ops endpoints on ${config.opsHost}:${config.opsPort}: ${(err as Error).message}\n`,
     );
     await wired.close();
     return EXIT.failure;
   }
   logger.info(
-    { url: ops.url, port: ops.port },
-    'ops endpoints listening (/healthz /readyz /metrics /status)',
+    { url: ops.url, port: ops.port, statusUrl: ops.statusUrl },
+    'ops endpoints listening (/healthz /readyz /metrics; /status to loopback clients only)',
   );
   let code: number = EXIT.ok;
   try {
@@ -69,7 +73,7 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
   } catch (err) {
     const e = describeError(err);
     logger.fatal({ err: safeErr(err), code: errorCode(err) }, 'agent refused to start');
-    ctx.stderr.write(`mooring run: ${e.code}: ${e.message}\n`);
+    stderr(`mooring run: ${e.code}: ${e.message}\n`);
     code = EXIT.failure;
   } finally {
     await ops.close();

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Agent } from '../agent/agent.ts';
 import { describeError } from '../agent/safe-error.ts';
-import { wireAgent } from '../agent/wiring.ts';
+import { agentRedactor, wireAgent } from '../agent/wiring.ts';
 import { parseAgentConfig } from '../config.ts';
 import { ControlPlaneClient } from '../control-plane/client.ts';
 import { startControlPlane } from '../control-plane/server/index.ts';
@@ -181,11 +181,13 @@ export async function sandbox(argv: string[], ctx: CliContext): Promise<number> 
       );
     }
     const { config } = parsed;
+    const redactor = agentRedactor(config);
     const logger = createLogger({
       level: 'info',
       destination: pino.destination({ dest: logPath, sync: true }),
+      scrubber: redactor,
     });
-    const wired = wireAgent({ config, env: {}, version: ctx.version, logger });
+    const wired = wireAgent({ config, env: {}, version: ctx.version, logger, redactor });
     cleanups.push(() => wired.close());
     const ops = await startOpsServer({
       host: '127.0.0.1',
@@ -208,7 +210,7 @@ export async function sandbox(argv: string[], ctx: CliContext): Promise<number> 
     out('\nreconciling:');
     const settled = await watchProgress(
       wired.agent,
-      out,
+      (line) => out(redactor.scrub(line)),
       AbortSignal.any([ctx.signal, AbortSignal.timeout(timeoutS * 1000)]),
     );
     if (ctx.signal.aborted) {

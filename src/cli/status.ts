@@ -7,7 +7,10 @@ import { EXIT, type CliContext } from './context.ts';
 
 const HELP = `Usage: mooring status [--url <url>] [--json]
 
-Prints a running agent's /status as a table: one row per deployment.
+Prints a running agent's /status as a table: one row per deployment. The agent answers /status
+to loopback clients only: in a cluster, run it through kubectl port-forward
+(kubectl -n <ns> port-forward deploy/<release> 8080) or inside the pod
+(kubectl -n <ns> exec deploy/<release> -- node /app/bin/mooring.js status).
 
 Flags:
   --url <url>   the agent's ops address; default http://127.0.0.1:8080 (env MOORING_STATUS_URL)
@@ -98,7 +101,15 @@ export async function status(argv: string[], ctx: CliContext): Promise<number> {
       signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(timeoutS * 1000)]),
     });
     if (!res.ok) {
-      ctx.stderr.write(`mooring status: ${base}/status answered ${res.status}\n`);
+      // The agent says why in `detail` (a 403: /status answers loopback clients only).
+      const detail = await res
+        .json()
+        .then((b) => {
+          const d = (b as { detail?: unknown } | null)?.detail;
+          return typeof d === 'string' ? `: ${d}` : '';
+        })
+        .catch(() => '');
+      ctx.stderr.write(`mooring status: ${base}/status answered ${res.status}${detail}\n`);
       return EXIT.failure;
     }
     doc = (await res.json()) as AgentStatus;

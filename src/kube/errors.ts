@@ -2,8 +2,14 @@
  * Kubernetes failures → MooringError. Every message starts with the object id. The server's own
  * text is kept only where the API server builds it from names (404, 403, 409); for 400 and 422 it
  * may echo the object's content (a Secret value in an "Invalid value: ..." cause), so only field
- * paths and reasons survive. The client's exception is never kept as `cause`: its message embeds
- * the whole response body.
+ * paths and reasons survive. An admission refusal (a webhook's, a ValidatingAdmissionPolicy's)
+ * comes as a 403 or any code the webhook picks, and its reason is the webhook's own text, which may
+ * quote any field of the object (Gatekeeper does: `env value "<the value>" is not allowed`): of
+ * it, only the part naming who refused is kept. Every message is also scrubbed of the known secret
+ * values wherever the agent emits it (the redactor, redact.ts), which covers text quoted under
+ * names this file cannot foresee; it cannot cover a value the agent does not know, such as the
+ * Postgres password the applier generates, hence the cut. The client's exception is never kept
+ * as `cause`: its message embeds the whole response body.
  */
 import { type ErrorCode, MooringError } from '../errors.ts';
 
@@ -93,9 +99,24 @@ function networkCode(err: unknown): string | undefined {
   return undefined;
 }
 
-function serverText(err: unknown): string {
+/**
+ * The part of an admission refusal that names who refused: `admission webhook "x" denied the
+ * request`, `... ValidatingAdmissionPolicy 'p' with binding 'b' denied request`. What follows is
+ * the webhook's or the policy's free text.
+ */
+const ADMISSION_DENIAL = /^(.*?\bdenied (?:the )?request)\b/s;
+
+/** What an admission refusal's message becomes: who refused, not why. */
+export const ADMISSION_REASON_WITHHELD =
+  "(the admission controller's reason is withheld: it may quote the object's content; see its own log or the API server's audit log)";
+
+/** The API server's message, up to 300 characters; of an admission refusal, who refused only. */
+export function serverText(err: unknown): string {
   const m = statusBody(err).message;
-  return typeof m === 'string' ? m.slice(0, 300) : '';
+  if (typeof m !== 'string') return '';
+  const denial = ADMISSION_DENIAL.exec(m);
+  if (denial?.[1] !== undefined) return `${denial[1].slice(0, 300)} ${ADMISSION_REASON_WITHHELD}`;
+  return m.slice(0, 300);
 }
 
 /**

@@ -2,8 +2,9 @@
  * Kubernetes Events (core/v1) for meaningful outcomes: Applied (with changes), ApplyFailed,
  * Pruned. At most one identical event (same object, reason and message) per interval, so a
  * failing deployment retried with backoff does not flood the namespace. Messages are built from
- * change-set summaries and coded error messages, which are secret-free; as a second guard, any
- * known secret value passed in is replaced before the event leaves.
+ * change-set summaries and coded error messages, which may quote the API server (a 403's or 409's
+ * message): before an event leaves, its message is scrubbed by the agent's redactor (every known
+ * secret value, `scrubber`) and of the secret values passed with it.
  *
  * Recording never waits for the API: events are queued and written one at a time in the
  * background, in order, so a reconcile's slot is free as soon as its objects are applied (while
@@ -14,6 +15,7 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { silentLogger } from '../log.ts';
+import { MIN_REDACT_LENGTH, NO_SCRUB, REDACTED, type Scrubber } from '../redact.ts';
 import { formatObjectId } from '../kube/object-id.ts';
 import type { KubeObject } from '../kube/types.ts';
 
@@ -57,15 +59,21 @@ export interface EventRecorderOptions {
   maxPending?: number;
   /** Whether to record at all, asked per event (the agent: only while leading). Default: always. */
   recording?: () => boolean;
+  /** Scrubs each message of every known secret value (the agent's `Redactor`). Default: none. */
+  scrubber?: Scrubber;
 }
 
 /** Kubernetes caps an event message at 1 KiB. */
 const MAX_MESSAGE = 1024;
 
-/** Replaces every occurrence of the given values (ignoring very short ones, which would mangle text). */
+/**
+ * Replaces every occurrence of the given values, longest first, ignoring those shorter than
+ * `MIN_REDACT_LENGTH` (which would mangle text; see redact.ts).
+ */
 export function scrubValues(text: string, values: readonly string[] = []): string {
   let out = text;
-  for (const v of values) if (v.length >= 4) out = out.split(v).join('[redacted]');
+  const long = values.filter((v) => v.length >= MIN_REDACT_LENGTH).sort((a, b) => b.length - a.length);
+  for (const v of long) out = out.split(v).join(REDACTED);
   return out;
 }
 
@@ -82,6 +90,7 @@ export class EventRecorder {
   #seq = 0;
   readonly #maxPending: number;
   readonly #recording: () => boolean;
+  readonly #scrubber: Scrubber;
   /** Events not yet handed to the sink, oldest first, with the id used in a failure's log line. */
   #pending: Array<{ event: KubeObject; id: string }> = [];
   /** The background writer while it runs. */
@@ -98,6 +107,7 @@ export class EventRecorder {
     this.#instance = opts.instance;
     this.#maxPending = opts.maxPending ?? 1000;
     this.#recording = opts.recording ?? (() => true);
+    this.#scrubber = opts.scrubber ?? NO_SCRUB;
   }
 
   /** Events queued and not yet written. */
@@ -112,7 +122,11 @@ export class EventRecorder {
   record(input: EventInput): boolean {
     if (!this.#recording()) return false;
     const now = this.#clock();
-    const message = scrubValues(input.message, input.secretValues).slice(0, MAX_MESSAGE);
+    // Scrubbed before it is cut: a cut through a value would leave a part of it unrecognised.
+    const message = scrubValues(this.#scrubber.scrub(input.message), input.secretValues).slice(
+      0,
+      MAX_MESSAGE,
+    );
     const targetId = formatObjectId(input.target.kind, input.target.namespace, input.target.name);
     const key = createHash('sha1')
       .update(`${targetId}\u0000${input.reason}\u0000${message}`)

@@ -4,9 +4,11 @@ import type { DesiredDeployment, Snapshot } from '../../src/agent/poller.ts';
 import type { Runner } from '../../src/agent/runner.ts';
 import { StatusStore } from '../../src/agent/status.ts';
 import type { DeploymentRecord } from '../../src/contract/index.ts';
+import { MooringError } from '../../src/errors.ts';
 import { createLogger, silentLogger } from '../../src/log.ts';
 import { createMetrics } from '../../src/ops/metrics.ts';
 import type { ReconcileResult } from '../../src/reconcile/result.ts';
+import { REDACTED, Redactor } from '../../src/redact.ts';
 import { FakeClock } from './fake-clock.ts';
 
 const READY = {
@@ -407,5 +409,97 @@ describe('Deployments: a resync that outlasts the poll interval', () => {
       await clock.advance(1_000);
     }
     expect(cycles).toHaveLength(4);
+  });
+});
+
+describe('Deployments: the redactor learns each deployment’s secret values', () => {
+  const withSecrets = (id: string, hash: string, values: string[]): DesiredDeployment => {
+    const d = desired(id, hash);
+    (d.deployment as { secrets: unknown }).secrets = values.map((value, i) => ({ name: `S${i}`, value }));
+    return d;
+  };
+
+  /** Deployments with a real redactor behind its log, status and reasons, and a runner that can say a key runs. */
+  function redacted(reconcile: DeploymentsDeps['reconcile'] = async () => READY) {
+    const redactor = new Redactor();
+    const lines: string[] = [];
+    const logger = createLogger({
+      level: 'debug',
+      destination: { write: (s: string) => lines.push(s) },
+      scrubber: redactor,
+    });
+    const status = new StatusStore({ scrubber: redactor });
+    const deployments = deploymentsWith({ redactor, logger, status, reconcile });
+    const running = new Set<string>();
+    const { asRunner, runner } = fakeRunner();
+    Object.assign(runner, { isRunning: (key: string) => running.has(key) });
+    return { redactor, lines, status, deployments, running, asRunner };
+  }
+
+  it('knows them from the moment the record is taken, early or with the snapshot, revision secrets included', async () => {
+    const { redactor, deployments, asRunner } = redacted();
+    deployments.beginPoll(asRunner);
+    deployments.takeEarly(withSecrets('a', '1', ['early-secret-a']), asRunner);
+    expect(redactor.scrub('early-secret-a')).toBe(REDACTED);
+    const b = withSecrets('b', '1', ['snapshot-secret-b']);
+    b.revision = { id: 'r1', secrets: [{ name: 'X', value: 'revision-secret-b' }] } as never;
+    await deployments.applySnapshot(
+      snapshot([withSecrets('a', '1', ['early-secret-a']), b]),
+      asRunner,
+      new AbortController().signal,
+    );
+    expect(redactor.scrub('snapshot-secret-b revision-secret-b')).toBe(`${REDACTED} ${REDACTED}`);
+  });
+
+  it('forgets a deployment that left the listing, once no reconcile of it runs', async () => {
+    const { redactor, deployments, running, asRunner, lines } = redacted();
+    const signal = new AbortController().signal;
+    await deployments.applySnapshot(
+      snapshot([withSecrets('a', '1', ['secret-of-a']), withSecrets('b', '1', ['secret-of-b'])]),
+      asRunner,
+      signal,
+    );
+    running.add('b'); // b's reconcile is still at work when b leaves
+    await deployments.applySnapshot(snapshot([]), asRunner, signal);
+    expect(redactor.scrub('secret-of-a')).toBe('secret-of-a');
+    expect(redactor.scrub('secret-of-b')).toBe(REDACTED);
+    // Its report is the last line about it: still scrubbed, then the value is forgotten.
+    const error = new MooringError(
+      'MOORING_E_KUBE_CONFLICT',
+      'Secret/apps/b-env: apply conflict (409): value "secret-of-b"',
+    );
+    deployments.report({
+      key: 'b',
+      desiredHash: '1',
+      durationMs: 5,
+      result: { kind: 'retry', error, attempt: 1, delayMs: 1000 },
+    });
+    expect(lines.join('')).toContain('MOORING_E_KUBE_CONFLICT');
+    expect(lines.join('')).not.toContain('secret-of-b');
+    expect(redactor.size).toBe(0);
+  });
+
+  it('stores a failed reconcile’s reason scrubbed: /status never holds a value the API server quoted', async () => {
+    const { deployments, status, asRunner, lines } = redacted();
+    const signal = new AbortController().signal;
+    await deployments.applySnapshot(
+      snapshot([withSecrets('a', '1', ['quoted-secret-value'])]),
+      asRunner,
+      signal,
+    );
+    const error = new MooringError(
+      'MOORING_E_KUBE_FORBIDDEN',
+      'Secret/apps/a-env: apply refused (403): env value "quoted-secret-value" is not allowed',
+    );
+    deployments.report({
+      key: 'a',
+      desiredHash: '1',
+      durationMs: 5,
+      result: { kind: 'terminal', error, until: 'change' },
+    });
+    expect(status.get('a')?.reason).toBe(
+      `MOORING_E_KUBE_FORBIDDEN: Secret/apps/a-env: apply refused (403): env value "${REDACTED}" is not allowed`,
+    );
+    expect(lines.join('')).not.toContain('quoted-secret-value');
   });
 });

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type WiredAgent, wireAgent } from '../../src/agent/wiring.ts';
+import { type WiredAgent, agentRedactor, wireAgent } from '../../src/agent/wiring.ts';
 import { parseAgentConfig } from '../../src/config.ts';
 import { ControlPlaneClient } from '../../src/control-plane/client.ts';
 import { type ControlPlaneServer, startControlPlane } from '../../src/control-plane/server/index.ts';
@@ -54,6 +54,7 @@ beforeAll(async () => {
     env: {},
     version: '0.0.0-test',
     logger: silentLogger(),
+    redactor: agentRedactor(parsed.config),
     kubeconfig: kube.kubeconfig,
   });
 }, 30_000);

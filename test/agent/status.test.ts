@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { StatusStore } from '../../src/agent/status.ts';
+import { REDACTED, Redactor } from '../../src/redact.ts';
 
 describe('StatusStore.list', () => {
   it('lists entries by namespace, then name, namespaceless ones first, as copies', () => {
@@ -25,5 +26,24 @@ describe('StatusStore.list', () => {
     ]);
     listed[0]!.state = 'Ready';
     expect(store.get('5')!.state).toBe('Pending');
+  });
+});
+
+describe('StatusStore.record', () => {
+  it('stores a reason scrubbed of every value its scrubber knows', () => {
+    const redactor = new Redactor();
+    redactor.set('d1', ['the-secret-value']);
+    const store = new StatusStore({ scrubber: redactor });
+    store.observe({ id: 'd1', name: 'web', namespace: 'apps', revision: null, controlPlaneStatus: 'READY' });
+    store.record('d1', {
+      state: 'Refused',
+      reason: 'MOORING_E_KUBE_CONFLICT: Secret/apps/web-env: apply conflict (409): "the-secret-value"',
+      changed: false,
+      changes: null,
+      atMs: 0,
+    });
+    expect(store.get('d1')?.reason).toBe(
+      `MOORING_E_KUBE_CONFLICT: Secret/apps/web-env: apply conflict (409): "${REDACTED}"`,
+    );
   });
 });

@@ -14,6 +14,7 @@ const POD = {
   'metadata.name': 'mooring-6d4cf56db6-x7k2p',
   'metadata.namespace': RELEASE.namespace,
   'spec.serviceAccountName': 'mooring',
+  'status.podIP': '10.42.0.17',
 };
 
 /** The environment the kubelet would give the agent container (downward API resolved). */
@@ -50,6 +51,8 @@ describe.each([...ciValueSets().entries()])(
       expect(result.config.apiKey).toBe('key-from-the-mounted-secret');
       expect(result.config.namespaces.join(',')).toBe(env.MOORING_NAMESPACES);
       expect(result.config.opsPort).toBe(8080);
+      // The pod's IP, where the kubelet's probes and Prometheus come; never every interface.
+      expect(result.config.opsHost).toBe(POD['status.podIP']);
       expect(result.config.identity).toBe(POD['metadata.name']);
       expect(result.config.leaseNamespace).toBe(RELEASE.namespace);
       expect(result.config.kubeconfig).toBeUndefined();

@@ -32,6 +32,7 @@ const AGREED_ENV = new Set([
   'MOORING_LEASE_NAMESPACE',
   'MOORING_POD_NAME',
   'MOORING_POD_NAMESPACE',
+  'MOORING_POD_IP',
   'MOORING_SHUTDOWN_GRACE_PERIOD',
   'MOORING_DRY_RUN',
   'MOORING_DELETE_VOLUMES',
@@ -135,6 +136,9 @@ describe('the chart renders and validates for every value set', () => {
       expect(env.get('MOORING_SERVICE_ACCOUNT')?.valueFrom?.fieldRef?.fieldPath).toBe(
         'spec.serviceAccountName',
       );
+      // The ops port binds to the pod's IP (probes and Prometheus reach it there), not 0.0.0.0.
+      expect(env.get('MOORING_POD_IP')?.valueFrom?.fieldRef?.fieldPath).toBe('status.podIP');
+      expect(env.has('MOORING_OPS_HOST')).toBe(false);
     });
 
     it('prints NOTES naming the listener, the namespaces and the key Secret, never the key', () => {

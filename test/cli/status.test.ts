@@ -1,8 +1,12 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentStatus } from '../../src/agent/agent.ts';
 import { formatStatus, status } from '../../src/cli/status.ts';
+import { silentLogger } from '../../src/log.ts';
+import { createMetrics } from '../../src/ops/metrics.ts';
+import { type OpsServer, STATUS_LOOPBACK_ONLY, startOpsServer } from '../../src/ops/server.ts';
 import { captureContext } from './helpers.ts';
 
 const NOW = Date.parse('2026-01-01T00:10:00Z');
@@ -110,5 +114,41 @@ describe('mooring status', () => {
   it('refuses a bad --url with exit 2', async () => {
     const c = captureContext();
     expect(await status(['--url', 'nope'], c.ctx)).toBe(2);
+  });
+});
+
+/** An IPv4 address of this machine that is not loopback (a pod's IP to the agent), if any. */
+const podIp = Object.values(networkInterfaces())
+  .flat()
+  .find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
+
+describe.skipIf(podIp === undefined)('mooring status against an agent bound to the pod IP', () => {
+  let ops: OpsServer;
+  beforeAll(async () => {
+    const check = { ok: true, checks: {} };
+    ops = await startOpsServer({
+      host: podIp!,
+      port: 0,
+      registry: createMetrics({ version: 'test' }).registry,
+      health: () => check,
+      ready: () => check,
+      status: () => DOC,
+      logger: silentLogger(),
+    });
+  });
+  afterAll(async () => {
+    await ops?.close();
+  });
+
+  it('prints the table through 127.0.0.1, where kubectl port-forward and exec arrive', async () => {
+    const c = captureContext();
+    expect(await status(['--url', `http://127.0.0.1:${ops.port}`], c.ctx)).toBe(0);
+    expect(c.stdout()).toContain('alpha  team-a');
+  });
+
+  it('says why when asked from elsewhere (the 403 and its detail)', async () => {
+    const c = captureContext();
+    expect(await status(['--url', ops.url], c.ctx)).toBe(1);
+    expect(c.stderr()).toBe(`mooring status: ${ops.url}/status answered 403: ${STATUS_LOOPBACK_ONLY}\n`);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiException } from '@kubernetes/client-node';
-import { immutableFields, kubeError } from '../../src/kube/errors.ts';
+import { ADMISSION_REASON_WITHHELD, immutableFields, kubeError } from '../../src/kube/errors.ts';
 
 const ID = 'Secret/apps/shop-api-env';
 const SECRET = 'hunter2-very-secret';
@@ -81,6 +81,42 @@ describe('kubeError: Kubernetes Status → MooringError', () => {
     const mapped = kubeError(status(400, 'BadRequest', `json: cannot unmarshal "${SECRET}"`), ID, 'apply');
     expect(mapped.message).not.toContain(SECRET);
   });
+
+  it('keeps the API server text of a 403, 404 and 409 it builds from names (RBAC, not found, conflicts)', () => {
+    const rbac = `secrets "shop-api-env" is forbidden: User "system:serviceaccount:mooring:mooring" cannot patch resource "secrets" in API group "" in the namespace "apps"`;
+    expect(kubeError(status(403, 'Forbidden', rbac), ID, 'apply').message).toBe(
+      `${ID}: apply refused (403): ${rbac}`,
+    );
+    const conflict = 'Apply failed with 1 conflict: conflict with "kubectl" using apps/v1: .spec.replicas';
+    expect(kubeError(status(409, 'Conflict', conflict), ID, 'apply').message).toBe(
+      `${ID}: apply conflict (409 Conflict): ${conflict}`,
+    );
+  });
+
+  it.each([
+    [
+      403,
+      `admission webhook "validation.gatekeeper.sh" denied the request: [env-policy] env value "${SECRET}" is not allowed`,
+      'admission webhook "validation.gatekeeper.sh" denied the request',
+    ],
+    [
+      409,
+      `admission webhook "policy.example.com" denied the request: value ${SECRET} already used`,
+      'admission webhook "policy.example.com" denied the request',
+    ],
+    [
+      403,
+      `secrets "shop-api-env" is forbidden: ValidatingAdmissionPolicy 'no-plain-tokens' with binding 'all' denied request: token ${SECRET} looks real`,
+      `secrets "shop-api-env" is forbidden: ValidatingAdmissionPolicy 'no-plain-tokens' with binding 'all' denied request`,
+    ],
+  ])(
+    'of an admission refusal (%i) keeps who refused, not the reason, which may quote any field',
+    (code, message, kept) => {
+      const mapped = kubeError(status(code, code === 403 ? 'Forbidden' : 'Conflict', message), ID, 'apply');
+      expect(mapped.message).not.toContain(SECRET);
+      expect(mapped.message).toContain(`: ${kept} ${ADMISSION_REASON_WITHHELD}`);
+    },
+  );
 
   it('keeps the server retry hint', () => {
     const mapped = kubeError(

@@ -1,8 +1,15 @@
+import { networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StatusStore } from '../../src/agent/status.ts';
 import { silentLogger } from '../../src/log.ts';
 import { createMetrics } from '../../src/ops/metrics.ts';
-import { type Check, type OpsServer, startOpsServer } from '../../src/ops/server.ts';
+import {
+  type Check,
+  isLoopbackAddress,
+  type OpsServer,
+  STATUS_LOOPBACK_ONLY,
+  startOpsServer,
+} from '../../src/ops/server.ts';
 
 describe('ops server', () => {
   const store = new StatusStore();
@@ -77,5 +84,92 @@ describe('ops server', () => {
   it('answers 404 for unknown paths and 405 for writes', async () => {
     expect((await fetch(`${server.url}/nope`)).status).toBe(404);
     expect((await fetch(`${server.url}/status`, { method: 'POST' })).status).toBe(405);
+  });
+});
+
+/** An IPv4 address of this machine that is not loopback (what a pod's IP is to the agent), if any. */
+const podIp = Object.values(networkInterfaces())
+  .flat()
+  .find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
+
+describe.skipIf(podIp === undefined)('ops server bound to the pod IP (as the chart runs it)', () => {
+  const metrics = createMetrics({ version: '9.9.9' });
+  const check: Check = { ok: true, checks: {} };
+  const start = (host: string) =>
+    startOpsServer({
+      host,
+      port: 0,
+      registry: metrics.registry,
+      health: () => check,
+      ready: () => check,
+      status: () => ({ deployments: [{ id: 'd1', name: 'alpha' }] }),
+      logger: silentLogger(),
+    });
+  let server: OpsServer;
+  beforeAll(async () => {
+    server = await start(podIp!);
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('serves /healthz, /readyz and /metrics on the pod IP (kubelet probes, Prometheus)', async () => {
+    expect(server.url).toBe(`http://${podIp}:${server.port}`);
+    for (const path of ['/healthz', '/readyz', '/metrics']) {
+      expect((await fetch(`${server.url}${path}`)).status, path).toBe(200);
+    }
+  });
+
+  it('refuses /status on the pod IP with a 403 that says how to get it', async () => {
+    const res = await fetch(`${server.url}/status`);
+    expect(res.status).toBe(403);
+    expect(await res.json()).toEqual({ detail: STATUS_LOOPBACK_ONLY });
+  });
+
+  it('also listens on 127.0.0.1 at the same port, where /status answers (port-forward, exec)', async () => {
+    expect(server.statusUrl).toBe(`http://127.0.0.1:${server.port}`);
+    const res = await fetch(`${server.statusUrl}/status`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ deployments: [{ id: 'd1', name: 'alpha' }] });
+    expect((await fetch(`${server.statusUrl}/metrics`)).status).toBe(200);
+  });
+
+  it('bound to every interface (an explicit 0.0.0.0), still answers /status to loopback only', async () => {
+    const wide = await start('0.0.0.0');
+    try {
+      expect((await fetch(`http://127.0.0.1:${wide.port}/status`)).status).toBe(200);
+      expect((await fetch(`http://${podIp}:${wide.port}/status`)).status).toBe(403);
+      expect((await fetch(`http://${podIp}:${wide.port}/metrics`)).status).toBe(200);
+    } finally {
+      await wide.close();
+    }
+  });
+
+  it('fails to start, and holds no port, when 127.0.0.1 at that port is taken', async () => {
+    const blocker = await start('127.0.0.1');
+    const options = {
+      host: podIp!,
+      port: blocker.port,
+      registry: metrics.registry,
+      health: () => check,
+      ready: () => check,
+      status: () => ({}),
+      logger: silentLogger(),
+    };
+    await expect(startOpsServer(options)).rejects.toThrow(/not on 127\.0\.0\.1/);
+    await blocker.close();
+    // The pod-IP listener was closed again: both addresses at that port can be had now.
+    const again = await startOpsServer(options);
+    expect(again.port).toBe(blocker.port);
+    await again.close();
+  });
+});
+
+describe('isLoopbackAddress', () => {
+  it('knows 127.0.0.0/8, ::1 and their IPv4-mapped forms, and nothing else', () => {
+    for (const a of ['127.0.0.1', '127.1.2.3', '::1', '::ffff:127.0.0.1'])
+      expect(isLoopbackAddress(a), a).toBe(true);
+    for (const a of ['10.0.0.1', '::ffff:10.0.0.1', 'fd00::2', '0.0.0.0', '', undefined, '128.0.0.1'])
+      expect(isLoopbackAddress(a), String(a)).toBe(false);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../src/kube/types.ts';
 import { EventRecorder, type EventRecorderOptions } from '../../src/reconcile/events.ts';
+import { REDACTED, Redactor } from '../../src/redact.ts';
 import { capturedLogger } from '../kube/sandbox.ts';
 
 function recorder(opts: { fail?: boolean } & Partial<EventRecorderOptions> = {}) {
@@ -85,6 +86,19 @@ describe('EventRecorder', () => {
     expect(await failing.rec.flush()).toBe(0);
     expect(log.text()).toContain('event not recorded');
     expect(log.text()).toContain('MOORING_E_KUBE_SERVER');
+  });
+
+  it('scrubs every value its redactor knows, before the message is cut to 1 KiB', async () => {
+    const redactor = new Redactor();
+    const value = `another-deployments-${'x'.repeat(40)}`;
+    redactor.set('d2', [value]);
+    const { rec, sent } = recorder({ scrubber: redactor });
+    // The value straddles the 1 KiB cut: cut first, a part of it would be left.
+    const message = `${'m'.repeat(1000)} ${value} and a 409 quoting it`;
+    rec.record({ target, reason: 'ApplyFailed', type: 'Warning', message, secretValues: ['own-value'] });
+    await rec.flush();
+    expect(sent[0]?.message).toBe(`${'m'.repeat(1000)} ${REDACTED} and a 409 quoting it`.slice(0, 1024));
+    expect(sent[0]?.message).not.toContain('another-deployments');
   });
 
   it('returns before the event is written, and writes queued events one at a time, in order', async () => {

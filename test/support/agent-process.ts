@@ -111,7 +111,7 @@ export interface SpawnAgentOptions {
 
 /**
  * Spawns `mooring run` configured by `env` alone (set MOORING_OPS_PORT=0: the ops URL is read
- * from the agent's "ops endpoints listening" log line).
+ * from the agent's "ops endpoints listening" log line: its loopback URL, where /status answers).
  */
 export function spawnAgent(env: Record<string, string>, options: SpawnAgentOptions = {}): AgentProcess {
   const run = spawnMooringRun({ env });
@@ -126,7 +126,9 @@ export function spawnAgent(env: Record<string, string>, options: SpawnAgentOptio
   child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
     out += chunk;
     if (logs) logs.stdout += chunk;
-    const m = /"url":"(http:\/\/127\.0\.0\.1:\d+)"[^\n]*ops endpoints listening/.exec(out);
+    // The loopback URL: the bound one (MOORING_OPS_HOST=127.0.0.1), or the one /status answers on
+    // beside the pod IP the agent is bound to.
+    const m = /"(?:url|statusUrl)":"(http:\/\/127\.0\.0\.1:\d+)"[^\n]*ops endpoints listening/.exec(out);
     if (m?.[1]) resolveUrl(m[1]);
   });
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {

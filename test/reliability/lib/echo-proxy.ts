@@ -1,9 +1,10 @@
 /**
  * An HTTPS proxy in front of the sandbox API that behaves like an API server whose validation
- * echoes object content: any write to one chosen Secret is answered 422 Invalid with the request
- * body quoted in the message and in a cause (as a real API server does in "Invalid value: ..."
- * messages). Everything else passes through unchanged, watches included. The agent gets a
- * kubeconfig pointing here, with the proxy's own CA.
+ * echoes object content: any write to a chosen Secret is refused with a Status that quotes it. By
+ * default a 422 Invalid with the request body quoted in the message and in a cause (as a real API
+ * server does in "Invalid value: ..." messages); a target may answer otherwise (`refuse`), as an
+ * admission webhook does with a 403 quoting one field. Everything else passes through unchanged,
+ * watches included. The agent gets a kubeconfig pointing here, with the proxy's own CA.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, request as httpsRequest } from 'node:https';
@@ -22,21 +23,50 @@ export interface EchoProxy {
   close(): Promise<void>;
 }
 
-/** Proxies to `kube`; writes to Secret `namespace/name` get a 422 that quotes their body. */
-export async function startEchoProxy(
-  kube: KubeApi,
-  target: { namespace: string; name: string },
-): Promise<EchoProxy> {
+/** The refusal a target answers with: HTTP code, Status `reason` and `message`. */
+export interface Refusal {
+  code: number;
+  reason: string;
+  message: string;
+}
+
+export interface EchoTarget {
+  namespace: string;
+  name: string;
+  /** The refusal of one write (method and body); default a 422 quoting the whole body. */
+  refuse?: (method: string, body: string) => Refusal;
+}
+
+/** Proxies to `kube`; writes to each target Secret `namespace/name` are refused quoting their content. */
+export async function startEchoProxy(kube: KubeApi, targets: EchoTarget | EchoTarget[]): Promise<EchoProxy> {
   const cert = await createServingCertificate(['127.0.0.1']);
   const upstream = new URL(kube.url);
-  const secretPath = `/api/v1/namespaces/${target.namespace}/secrets/${target.name}`;
+  const list = Array.isArray(targets) ? targets : [targets];
   let echoed = 0;
   const bodies: string[] = [];
   const sockets = new Set<Socket>();
 
-  const reject = (req: IncomingMessage, res: ServerResponse, body: string) => {
+  const reject = (target: EchoTarget, req: IncomingMessage, res: ServerResponse, body: string) => {
     echoed += 1;
     if (bodies.length < 20) bodies.push(body);
+    if (target.refuse) {
+      const r = target.refuse(req.method ?? '', body);
+      if (bodies.length < 20) bodies.push(r.message);
+      res.writeHead(r.code, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          kind: 'Status',
+          apiVersion: 'v1',
+          metadata: {},
+          status: 'Failure',
+          message: r.message,
+          reason: r.reason,
+          details: { name: target.name, kind: 'secrets' },
+          code: r.code,
+        }),
+      );
+      return;
+    }
     const quoted = JSON.stringify(body);
     const status = {
       kind: 'Status',
@@ -63,12 +93,16 @@ export async function startEchoProxy(
       const body = Buffer.concat(chunks);
       const path = (req.url ?? '/').split('?')[0];
       const isWrite = req.method !== 'GET' && req.method !== 'HEAD';
-      const createsTarget =
-        req.method === 'POST' &&
-        path === `/api/v1/namespaces/${target.namespace}/secrets` &&
-        body.toString('utf8').includes(`"${target.name}"`);
-      if ((isWrite && path === secretPath) || createsTarget) {
-        reject(req, res, body.toString('utf8'));
+      const text = body.toString('utf8');
+      const target = list.find(
+        (t) =>
+          (isWrite && path === `/api/v1/namespaces/${t.namespace}/secrets/${t.name}`) ||
+          (req.method === 'POST' &&
+            path === `/api/v1/namespaces/${t.namespace}/secrets` &&
+            text.includes(`"${t.name}"`)),
+      );
+      if (target) {
+        reject(target, req, res, text);
         return;
       }
       const up = httpsRequest(
