@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { extraVolumeTypeProblem, POD_SECURITY_LEVELS, type PodSecurityLevel } from './render/pod-security.ts';
 
 /** How a raw string becomes a value. */
 type Kind =
@@ -21,7 +22,9 @@ type Kind =
   | 'bool'
   | 'level'
   | 'names'
-  | 'tenants';
+  | 'tenants'
+  | 'podSecurity'
+  | 'volumeTypes';
 
 interface Setting {
   /** Key in `AgentConfig` (before unit conversion). */
@@ -73,8 +76,10 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'deploymentServiceAccounts', flag: 'deployment-service-accounts', env: 'MOORING_DEPLOYMENT_SERVICE_ACCOUNTS', kind: 'names', defaultText: 'any but the agent\'s', description: 'comma list of the ServiceAccounts a deployment may run as' },
   { key: 'allowServiceAccountTokens', flag: 'allow-service-account-tokens', env: 'MOORING_ALLOW_SERVICE_ACCOUNT_TOKENS', kind: 'bool', value: 'false', defaultText: 'false', description: 'allow projected serviceAccountToken volume sources' },
   { key: 'namespaceTenants', flag: 'namespace-tenants', env: 'MOORING_NAMESPACE_TENANTS', kind: 'tenants', defaultText: 'none bound', description: 'comma list of namespace=tenant-uuid: a namespace takes only its tenant\'s deployments' },
-  { key: 'allowHostPath', flag: 'allow-host-path', env: 'MOORING_ALLOW_HOST_PATH', kind: 'bool', value: 'false', defaultText: 'false', description: 'policy: allow hostPath volumes' },
-  { key: 'allowPrivileged', flag: 'allow-privileged', env: 'MOORING_ALLOW_PRIVILEGED', kind: 'bool', value: 'false', defaultText: 'false', description: 'policy: allow privileged containers' },
+  { key: 'podSecurity', flag: 'pod-security', env: 'MOORING_POD_SECURITY', kind: 'podSecurity', value: 'baseline', defaultText: 'baseline', description: 'policy: the Pod Security Standard every rendered pod must satisfy: baseline or restricted' },
+  { key: 'allowHostPath', flag: 'allow-host-path', env: 'MOORING_ALLOW_HOST_PATH', kind: 'bool', value: 'false', defaultText: 'false', description: 'policy: allow hostPath volumes (exempts the HostPath Volumes control)' },
+  { key: 'allowPrivileged', flag: 'allow-privileged', env: 'MOORING_ALLOW_PRIVILEGED', kind: 'bool', value: 'false', defaultText: 'false', description: 'policy: allow privileged containers, privilege escalation and any capabilities (exempts the Privileged Containers, Privilege Escalation and Capabilities controls)' },
+  { key: 'allowedVolumeTypes', flag: 'allowed-volume-types', env: 'MOORING_ALLOWED_VOLUME_TYPES', kind: 'volumeTypes', defaultText: '(none)', description: 'policy: comma list of volume types allowed besides configMap, csi, downwardAPI, emptyDir, ephemeral, image, persistentVolumeClaim, projected and secret (e.g. nfs,iscsi)' },
   { key: 'logLevel', flag: 'log-level', env: 'MOORING_LOG_LEVEL', kind: 'level', value: 'info', defaultText: 'info', description: 'log level: fatal, error, warn, info, debug, trace, silent' },
 ];
 
@@ -108,8 +113,11 @@ export interface AgentConfig {
   postgresImage: string;
   storageClass: string | undefined;
   clusterDomain: string;
+  podSecurity: PodSecurityLevel;
   allowHostPath: boolean;
   allowPrivileged: boolean;
+  /** Volume types allowed besides the default list; [] when unset. */
+  allowedVolumeTypes: string[];
   logLevel: string;
   /** What deployments may refer to (mapped onto the render settings' `references`). */
   references: {
@@ -218,6 +226,26 @@ const KIND_SCHEMAS: Record<Kind, z.ZodType> = {
         .min(1, 'must name at least one'),
     ),
   tenants: tenantsSchema,
+  podSecurity: z
+    .string()
+    .trim()
+    .pipe(z.enum(POD_SECURITY_LEVELS, `must be one of ${POD_SECURITY_LEVELS.join(', ')}`)),
+  volumeTypes: z
+    .string()
+    .transform((s) =>
+      s
+        .split(',')
+        .map((p) => p.trim())
+        .filter((p) => p.length > 0),
+    )
+    .pipe(
+      z.array(
+        z.string().superRefine((t, ctx) => {
+          const problem = extraVolumeTypeProblem(t, '--allow-host-path');
+          if (problem) ctx.addIssue({ code: 'custom', message: problem });
+        }),
+      ),
+    ),
 };
 
 export interface ConfigSources {
@@ -359,8 +387,10 @@ export function parseAgentConfig(sources: ConfigSources): ConfigResult {
     postgresImage: values.postgresImage as string,
     storageClass: values.storageClass as string | undefined,
     clusterDomain: values.clusterDomain as string,
+    podSecurity: values.podSecurity as PodSecurityLevel,
     allowHostPath: values.allowHostPath as boolean,
     allowPrivileged: values.allowPrivileged as boolean,
+    allowedVolumeTypes: (values.allowedVolumeTypes as string[] | undefined) ?? [],
     logLevel: values.logLevel as string,
     references: {
       serviceAccount: values.serviceAccount as string | undefined,

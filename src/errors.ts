@@ -64,7 +64,7 @@ export const ERROR_CODES = {
     retryable: false,
   },
   MOORING_E_RENDER_POLICY: {
-    summary: 'The ResourceSpec asks for something the policy forbids (hostPath, privileged).',
+    summary: 'A pod would break the policy (a Pod Security Standard control, a volume type).',
     retryable: false,
   },
   MOORING_E_RENDER_NAME_COLLISION: {

@@ -100,6 +100,40 @@ describe('parseAgentConfig', () => {
     expect(c.allowHostPath).toBe(true);
   });
 
+  it('reads the render policy: baseline and no extra volume types by default', () => {
+    const c = ok(parse([]));
+    expect(c).toMatchObject({
+      podSecurity: 'baseline',
+      allowHostPath: false,
+      allowPrivileged: false,
+      allowedVolumeTypes: [],
+    });
+    const r = ok(
+      parse(['--pod-security', 'restricted'], { ...BASE_ENV, MOORING_ALLOWED_VOLUME_TYPES: 'nfs, iscsi' }),
+    );
+    expect(r.podSecurity).toBe('restricted');
+    expect(r.allowedVolumeTypes).toEqual(['nfs', 'iscsi']);
+    expect(ok(parse([], { ...BASE_ENV, MOORING_POD_SECURITY: 'restricted' })).podSecurity).toBe('restricted');
+  });
+
+  it('refuses an unknown level and volume types that are never allowed or unknown', () => {
+    expect(problems(parse(['--pod-security', 'privileged']))).toEqual([
+      '--pod-security (MOORING_POD_SECURITY): must be one of baseline, restricted (got "privileged")',
+    ]);
+    expect(problems(parse(['--allowed-volume-types', 'nfs,gitRepo']))).toEqual([
+      '--allowed-volume-types (MOORING_ALLOWED_VOLUME_TYPES): gitRepo volumes are never allowed (got "nfs,gitRepo")',
+    ]);
+    expect(problems(parse(['--allowed-volume-types', 'flexVolume']))[0]).toContain(
+      'flexVolume volumes are never allowed',
+    );
+    expect(problems(parse(['--allowed-volume-types', 'hostPath']))[0]).toContain(
+      'hostPath is allowed by --allow-host-path',
+    );
+    expect(problems(parse(['--allowed-volume-types', 'NFS']))[0]).toContain(
+      '"NFS" is not a Kubernetes volume type',
+    );
+  });
+
   it('takes the lease namespace from MOORING_POD_NAMESPACE before the first namespace', () => {
     expect(ok(parse([], { ...BASE_ENV, MOORING_POD_NAMESPACE: 'mooring-system' })).leaseNamespace).toBe(
       'mooring-system',

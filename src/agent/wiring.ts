@@ -50,7 +50,12 @@ export function renderSettingsOf(config: AgentConfig): RenderSettings {
     postgresImage: config.postgresImage,
     storageClassName: config.storageClass,
     clusterDomain: config.clusterDomain,
-    policy: { allowHostPath: config.allowHostPath, allowPrivileged: config.allowPrivileged },
+    policy: {
+      podSecurity: config.podSecurity,
+      allowHostPath: config.allowHostPath,
+      allowPrivileged: config.allowPrivileged,
+      allowedVolumeTypes: config.allowedVolumeTypes,
+    },
     references: referenceSettingsOf(config.references),
   };
 }

@@ -17,8 +17,9 @@ Flags:
   --revision FILE     the revision to run, YAML or JSON (default: the deployment's own image_uri)
   --settings FILE     render settings, YAML or JSON, merged over the defaults (default: none;
                       members: listenerId, redisImage, postgresImage, storageClassName,
-                      clusterDomain, policy.allowHostPath, policy.allowPrivileged, commands,
-                      references.agentServiceAccount, references.agentNamespace,
+                      clusterDomain, policy.podSecurity (baseline or restricted),
+                      policy.allowHostPath, policy.allowPrivileged, policy.allowedVolumeTypes,
+                      commands, references.agentServiceAccount, references.agentNamespace,
                       references.serviceAccounts, references.allowServiceAccountTokens,
                       references.namespaceTenants)
   --listener-id ID    value of the mooring.dev/listener-id label (default: the settings file's

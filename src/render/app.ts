@@ -11,6 +11,7 @@ import { isSecretKey } from './env-secret.ts';
 import { RenderError } from './errors.ts';
 import { objectLabels, selectorLabels, isDnsSubdomain } from './labels.ts';
 import { appPodSpec, podAnnotations } from './pod.ts';
+import { defaultContainerSecurityContext } from './policy.ts';
 import type { ResourceRequirements, Scale } from './resources.ts';
 import type { AppComponent } from './settings.ts';
 import { autoscaledObjects, replicasField } from './autoscaling.ts';
@@ -105,7 +106,7 @@ export function renderAppWorkload(
   if (ctx.secretNames.size > 0) main.envFrom = [{ secretRef: { name: ctx.names.env } }];
   if (component === 'api-server') main.ports = [{ containerPort: APP_PORT, name: 'http', protocol: 'TCP' }];
   main.resources = resources;
-  main.securityContext = { allowPrivilegeEscalation: false };
+  main.securityContext = defaultContainerSecurityContext(ctx.settings.policy.podSecurity);
   if (ctx.pod.mainMounts.length > 0) main.volumeMounts = ctx.pod.mainMounts;
   const annotations = podAnnotations(ctx.pod, ctx.revisionId);
   const deployment: KubeObject = {

@@ -3,7 +3,7 @@ import { invalidSpec } from './errors.ts';
 import { isDnsLabel, isQualifiedName, sortKeys } from './labels.ts';
 import { checkMountPropagation, containerSecurityContext } from './policy.ts';
 import { compareQuantities, parseQuantity } from './quantities.ts';
-import type { RenderSettings } from './settings.ts';
+import type { RenderPolicy } from './settings.ts';
 
 /**
  * The ResourceSpec's containers (init_containers, sidecars) and volume mounts, checked and
@@ -27,7 +27,7 @@ export function convertMounts(
   field: string,
   mounts: ReadonlyArray<VolumeMount> | null | undefined,
   volumeNames: ReadonlySet<string>,
-  policy: RenderSettings['policy'],
+  policy: RenderPolicy,
 ): KubeVolumeMount[] {
   const paths = new Set<string>();
   return (mounts ?? []).map((m, i) => {
@@ -108,7 +108,7 @@ function convertEnv(field: string, env: Container['env']): Record<string, unknow
 export function convertContainer(
   field: string,
   c: Container,
-  opts: { appImage: string; volumeNames: ReadonlySet<string>; policy: RenderSettings['policy'] },
+  opts: { appImage: string; volumeNames: ReadonlySet<string>; policy: RenderPolicy },
 ): KubeContainer {
   if (!isDnsLabel(c.name))
     throw invalidSpec(`${field}.name`, `${field}.name "${c.name}" is not a DNS-1123 label`);

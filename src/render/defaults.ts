@@ -42,6 +42,19 @@ export const POSTGRES_DEFAULTS = {
   /** The image's data directory; PGDATA is a subdirectory so that a volume's lost+found is harmless. */
   mountPath: '/var/lib/postgresql/data',
   pgdata: '/var/lib/postgresql/data/pgdata',
+  /** The volume claim template: the StatefulSet's claims are `data-<base>-postgres-<ordinal>`. */
+  claimTemplate: 'data',
+} as const;
+
+/**
+ * Under `policy.podSecurity: restricted` the bundled datastores run as the users of the default
+ * (alpine) images, set on the pod, since restricted refuses root: `postgres` (uid/gid 70) and
+ * `redis` (uid 999, gid 1000). `fsGroup` makes the volume writable by them; `OnRootMismatch`
+ * changes a volume's ownership only when its root does not match, not at every start.
+ */
+export const DATASTORE_USERS = {
+  postgres: { runAsUser: 70, runAsGroup: 70, fsGroup: 70 },
+  redis: { runAsUser: 999, runAsGroup: 1000, fsGroup: 1000 },
 } as const;
 
 export const REDIS_DEFAULTS = { port: 6379 } as const;

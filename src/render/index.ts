@@ -8,6 +8,7 @@ import { checkLabelValue, checkUserLabels, isDnsLabel, isDnsSubdomain } from './
 import { baseNameOf, objectNames } from './names.ts';
 import { renderNetworkPolicy } from './network-policy.ts';
 import { podParts } from './pod.ts';
+import { enforcePodPolicy } from './policy.ts';
 import { renderPostgres } from './postgres.ts';
 import { renderRedis } from './redis.ts';
 import { checkReferences, checkRenderedReferences, checkTenant } from './references.ts';
@@ -22,9 +23,17 @@ export {
   COMPONENTS,
   defaultRenderSettings,
   mergeRenderSettings,
+  type RenderPolicy,
   type RenderSettings,
   RenderSettingsFile,
 } from './settings.ts';
+export {
+  checkPodSecurity,
+  type PodSecurityExemptions,
+  type PodSecurityLevel,
+  type PodSecurityViolation,
+  POD_SECURITY_LEVELS,
+} from './pod-security.ts';
 export type { KubeObject, ObjectMeta } from './types.ts';
 export { ANNOTATIONS, LABELS } from '../labels.ts';
 
@@ -120,7 +129,7 @@ function renderUnchecked({ deployment, revision, settings }: RenderInput): Rende
     revisionId: revision?.id ?? deployment.latest_revision_id ?? deployment.active_revision_id ?? '',
     image,
     scaledToZero: deployment.status === 'UNUSED',
-    pod: podParts(spec, image, settings),
+    pod: podParts(spec, image, settings, baseName),
     bundledRedis: !secretNames.has(REDIS_URI_CUSTOM),
     bundledPostgres: !secretNames.has(POSTGRES_URI_CUSTOM),
     secretNames,
@@ -136,7 +145,10 @@ function renderUnchecked({ deployment, revision, settings }: RenderInput): Rende
     renderNetworkPolicy(ctx),
   ].filter((o): o is KubeObject => o !== undefined);
   checkRenderedReferences(objects, { baseName, namespace, references: settings.references });
-  return { namespace, baseName, objects: inApplyOrder(objects).map(copyPlain) };
+  const result = inApplyOrder(objects).map(copyPlain);
+  // Whatever built them, no pod that breaks the policy leaves the renderer.
+  enforcePodPolicy(result, settings.policy, baseName);
+  return { namespace, baseName, objects: result };
 }
 
 /** Stable sort by kind; within a kind, the order components were rendered in. */

@@ -4,8 +4,9 @@ import { convertContainer, convertMounts, type KubeContainer, type KubeVolumeMou
 import { invalidSpec } from './errors.ts';
 import { ANNOTATIONS } from '../labels.ts';
 import { checkUserAnnotations, isDnsSubdomain, sortKeys } from './labels.ts';
-import { checkVolumes, type KubeVolume } from './policy.ts';
+import { checkPodAnnotations, checkVolumes, type KubeVolume } from './policy.ts';
 import type { RenderSettings } from './settings.ts';
+import type { RenderContext } from './types.ts';
 
 /**
  * The pod customisation of a ResourceSpec, checked once per render and shared by every workload:
@@ -26,15 +27,22 @@ export interface PodParts {
   sidecars: KubeContainer[];
 }
 
-export function podParts(spec: ResourceSpecRecord, appImage: string, settings: RenderSettings): PodParts {
+/** `baseName` is the deployment's: its own bundled Postgres claims may be mounted, no one else's. */
+export function podParts(
+  spec: ResourceSpecRecord,
+  appImage: string,
+  settings: RenderSettings,
+  baseName: string,
+): PodParts {
   const policy = settings.policy;
   const annotations = sortKeys(checkUserAnnotations(spec.annotations));
+  checkPodAnnotations(annotations, policy);
   const sa = spec.service_account_name || undefined;
   if (sa !== undefined && !isDnsSubdomain(sa)) {
     throw invalidSpec('service_account_name', `service_account_name "${sa}" is not a DNS-1123 subdomain`);
   }
   const pullSecrets = (spec.image_pull_secrets ?? []).map((s) => ({ name: s.name }));
-  const volumes = checkVolumes(spec.volumes, policy);
+  const volumes = checkVolumes(spec.volumes, policy, baseName);
   const volumeNames = new Set(volumes.map((v) => v.name));
   const mainMounts = convertMounts('volume_mounts', spec.volume_mounts, volumeNames, policy);
   const opts = { appImage, volumeNames, policy };
@@ -72,6 +80,23 @@ export function podParts(spec: ResourceSpecRecord, appImage: string, settings: R
 /** The pod securityContext every pod gets. */
 export const POD_SECURITY_CONTEXT = { seccompProfile: { type: 'RuntimeDefault' } } as const;
 
+/**
+ * The pod securityContext of a bundled datastore: under restricted, also its image's non-root
+ * user and group (`DATASTORE_USERS`), with `fsGroup` so that its volume is writable.
+ */
+function datastoreSecurityContext(
+  ctx: Pick<RenderContext, 'settings'>,
+  user: { runAsUser: number; runAsGroup: number; fsGroup: number },
+): Record<string, unknown> {
+  if (ctx.settings.policy.podSecurity !== 'restricted') return POD_SECURITY_CONTEXT;
+  return sortKeys({
+    ...POD_SECURITY_CONTEXT,
+    ...user,
+    fsGroupChangePolicy: 'OnRootMismatch',
+    runAsNonRoot: true,
+  });
+}
+
 /** The pod spec of an app workload: its main container plus the ResourceSpec's customisation. */
 export function appPodSpec(parts: PodParts, main: KubeContainer): Record<string, unknown> {
   const spec: Record<string, unknown> = {
@@ -87,13 +112,15 @@ export function appPodSpec(parts: PodParts, main: KubeContainer): Record<string,
 
 /** The pod spec of a bundled datastore (Redis, Postgres). */
 export function datastorePodSpec(
-  parts: PodParts,
+  ctx: Pick<RenderContext, 'settings' | 'pod'>,
   main: KubeContainer,
+  user: { runAsUser: number; runAsGroup: number; fsGroup: number },
   volumes?: KubeVolume[],
 ): Record<string, unknown> {
+  const parts = ctx.pod;
   const spec: Record<string, unknown> = { containers: [main] };
   if (parts.imagePullSecrets) spec.imagePullSecrets = parts.imagePullSecrets;
-  spec.securityContext = POD_SECURITY_CONTEXT;
+  spec.securityContext = datastoreSecurityContext(ctx, user);
   if (volumes && volumes.length > 0) spec.volumes = volumes;
   return spec;
 }

@@ -1,57 +1,159 @@
 import type { Volume } from '../contract/index.ts';
-import { invalidSpec, policyViolation } from './errors.ts';
+import { POSTGRES_DEFAULTS } from './defaults.ts';
+import { invalidSpec, policyViolation, RenderError } from './errors.ts';
 import { isDnsLabel, sortKeys } from './labels.ts';
-import type { RenderSettings } from './settings.ts';
+import {
+  checkContainerSecurityContext,
+  checkPodSecurity,
+  describeViolation,
+  NEVER_ALLOWED_VOLUME_TYPES,
+  normalizeCapability,
+  type PodSecurityExemptions,
+  type PodSecurityLevel,
+  type PodSecurityViolation,
+  RESTRICTED_VOLUME_TYPES,
+  VOLUME_SOURCES,
+  volumeTypes,
+} from './pod-security.ts';
+import type { RenderPolicy } from './settings.ts';
+import type { KubeObject } from './types.ts';
 
 /**
- * The security policy: what a ResourceSpec may not ask for unless the operator allowed it
- * (`settings.policy`). Refused: hostPath volumes; privileged containers, privilege escalation and
- * CAP_SYS_ADMIN; Bidirectional mount propagation (it needs a privileged container).
+ * The security policy (docs/configuration.md, "Policy"). Every rendered pod must satisfy the Pod
+ * Security Standard `policy.podSecurity` (baseline by default, or restricted), less the controls
+ * the operator exempted (`allowHostPath`, `allowPrivileged`, `allowedVolumeTypes`). On top of the
+ * standard, mooring refuses: volume types outside its allow-list (gitRepo and flexVolume always),
+ * ephemeral claims that bind a named PersistentVolume, claims of another deployment's bundled
+ * Postgres, `allowPrivilegeEscalation: true` and Bidirectional mount propagation (both unless
+ * `allowPrivileged`).
+ *
+ * Two layers. The ResourceSpec's parts are checked as they are converted, so that a refusal names
+ * the ResourceSpec field (`sidecars[0].securityContext.capabilities.add[0]`). Then every pod
+ * template of the result is checked whole (`enforcePodPolicy`), whatever built it: a pod that does
+ * not comply is never returned, even if an earlier check missed something.
  */
 
-/** Every volume source Kubernetes knows; a volume member outside this list is an error. */
-const VOLUME_SOURCES: ReadonlySet<string> = new Set([
-  'awsElasticBlockStore',
-  'azureDisk',
-  'azureFile',
-  'cephfs',
-  'cinder',
-  'configMap',
-  'csi',
-  'downwardAPI',
-  'emptyDir',
-  'ephemeral',
-  'fc',
-  'flexVolume',
-  'flocker',
-  'gcePersistentDisk',
-  'gitRepo',
-  'glusterfs',
-  'hostPath',
-  'image',
-  'iscsi',
-  'nfs',
-  'persistentVolumeClaim',
-  'photonPersistentDisk',
-  'portworxVolume',
-  'projected',
-  'quobyte',
-  'rbd',
-  'scaleIO',
-  'secret',
-  'storageos',
-  'vsphereVolume',
-]);
-
 export type KubeVolume = { name: string } & Record<string, unknown>;
+
+const KNOWN_VOLUME_SOURCES: ReadonlySet<string> = new Set(VOLUME_SOURCES);
+
+/** The exemptions of the Pod Security Standards check that `policy` grants. */
+export function exemptionsOf(policy: RenderPolicy): PodSecurityExemptions {
+  return {
+    allowHostPath: policy.allowHostPath,
+    allowPrivileged: policy.allowPrivileged,
+    allowedVolumeTypes: policy.allowedVolumeTypes,
+  };
+}
+
+/** The volume types a pod may use under `policy`: the default list, the extra ones, hostPath if allowed. */
+export function allowedVolumeTypes(policy: RenderPolicy): ReadonlySet<string> {
+  return new Set([
+    ...RESTRICTED_VOLUME_TYPES,
+    ...policy.allowedVolumeTypes.filter((t) => !NEVER_ALLOWED_VOLUME_TYPES.includes(t)),
+    ...(policy.allowHostPath ? ['hostPath'] : []),
+  ]);
+}
+
+/** The claim template of the bundled Postgres: its claims are `<template>-<base>-postgres-<ordinal>`. */
+const POSTGRES_CLAIM = new RegExp(`^${POSTGRES_DEFAULTS.claimTemplate}-(.+)-postgres-[0-9]+$`);
+
+/** The base name of the deployment whose bundled Postgres owns the claim `name`, if it is one. */
+export function postgresClaimOwner(name: unknown): string | undefined {
+  return typeof name === 'string' ? POSTGRES_CLAIM.exec(name)?.[1] : undefined;
+}
+
+/** A refusal of mooring's volume rules: the member (from the volume) and the reason. */
+interface VolumeRefusal {
+  member: string;
+  message: string;
+}
+
+function member(o: unknown, key: string): unknown {
+  return o !== null && typeof o === 'object' && !Array.isArray(o)
+    ? (o as Record<string, unknown>)[key]
+    : undefined;
+}
+
+/**
+ * Mooring's rules for one volume source (beyond the Pod Security Standards): its type must be
+ * allowed, an ephemeral claim may not bind a named PersistentVolume, and no claim (mounted or
+ * cloned) may be another deployment's bundled Postgres volume.
+ */
+function volumeRefusal(
+  name: string,
+  type: string,
+  value: unknown,
+  policy: RenderPolicy,
+  ownBase: string,
+): VolumeRefusal | undefined {
+  const volume = `${type} volume "${name}"`;
+  if (type === 'gitRepo') {
+    return {
+      member: type,
+      message: `${volume} is never allowed (git runs on the node as root: CVE-2024-10220); clone into an emptyDir from an init container instead`,
+    };
+  }
+  if (type === 'flexVolume') {
+    return {
+      member: type,
+      message: `${volume} is never allowed (its driver runs on the node as root with the pod's options); use a CSI driver`,
+    };
+  }
+  if (type === 'hostPath' && !policy.allowHostPath) {
+    return { member: type, message: `hostPath volume "${name}" is not allowed (policy.allowHostPath)` };
+  }
+  if (!allowedVolumeTypes(policy).has(type)) {
+    return {
+      member: type,
+      message: `${volume} is not allowed: the allowed volume types are ${[...allowedVolumeTypes(policy)].join(', ')} (policy.allowedVolumeTypes adds others)`,
+    };
+  }
+  const foreignClaim = (claim: unknown) => {
+    const owner = postgresClaimOwner(claim);
+    return owner !== undefined && owner !== ownBase;
+  };
+  if (type === 'persistentVolumeClaim') {
+    const claim = member(value, 'claimName');
+    if (foreignClaim(claim)) {
+      return {
+        member: `${type}.claimName`,
+        message: `${volume} uses the claim "${String(claim)}", the bundled Postgres volume of another deployment, which is not allowed`,
+      };
+    }
+  }
+  if (type === 'ephemeral') {
+    const claimSpec = member(member(value, 'volumeClaimTemplate'), 'spec');
+    const pv = member(claimSpec, 'volumeName');
+    if (pv !== undefined && pv !== null && pv !== '') {
+      return {
+        member: `${type}.volumeClaimTemplate.spec.volumeName`,
+        message: `${volume} binds the PersistentVolume ${JSON.stringify(pv)} by name, which is not allowed (let the claim be provisioned)`,
+      };
+    }
+    for (const source of ['dataSource', 'dataSourceRef']) {
+      const ref = member(claimSpec, source);
+      const kind = member(ref, 'kind');
+      if (kind === 'PersistentVolumeClaim' && foreignClaim(member(ref, 'name'))) {
+        return {
+          member: `${type}.volumeClaimTemplate.spec.${source}.name`,
+          message: `${volume} clones the claim "${String(member(ref, 'name'))}", the bundled Postgres volume of another deployment, which is not allowed`,
+        };
+      }
+    }
+  }
+  return undefined;
+}
 
 /**
  * Checks the ResourceSpec's volumes and returns them as pod volumes. A volume with no source
  * becomes an `emptyDir` (as the API server would default it); more than one source is an error.
+ * `ownBase` is this deployment's base name (its own Postgres claims are allowed).
  */
 export function checkVolumes(
   volumes: ReadonlyArray<Volume> | null | undefined,
-  policy: RenderSettings['policy'],
+  policy: RenderPolicy,
+  ownBase: string,
 ): KubeVolume[] {
   const out: KubeVolume[] = [];
   const seen = new Set<string>();
@@ -64,7 +166,7 @@ export function checkVolumes(
     seen.add(v.name);
     const sources = Object.entries(v).filter(([k, val]) => k !== 'name' && val !== null && val !== undefined);
     for (const [k, val] of sources) {
-      if (!VOLUME_SOURCES.has(k))
+      if (!KNOWN_VOLUME_SOURCES.has(k))
         throw invalidSpec(`${field}.${k}`, `volume "${v.name}" has unknown member "${k}"`);
       if (typeof val !== 'object' || Array.isArray(val)) {
         throw invalidSpec(`${field}.${k}`, `volume "${v.name}" member "${k}" must be an object`);
@@ -74,57 +176,267 @@ export function checkVolumes(
       throw invalidSpec(field, `volume "${v.name}" has ${sources.length} sources; exactly one is allowed`);
     }
     const [source, value] = sources[0] ?? ['emptyDir', {}];
-    if (source === 'hostPath' && !policy.allowHostPath) {
-      throw policyViolation(`${field}.hostPath`, `hostPath volume "${v.name}" is not allowed`);
-    }
+    const refusal = volumeRefusal(v.name, source, value, policy, ownBase);
+    if (refusal) throw policyViolation(`${field}.${refusal.member}`, refusal.message);
     out.push({ name: v.name, [source]: value });
   });
   return out;
 }
 
-const ESCALATING_CAPABILITIES: ReadonlySet<string> = new Set(['SYS_ADMIN', 'CAP_SYS_ADMIN']);
+/** Members of a container securityContext (Kubernetes core/v1 SecurityContext), nested ones too. */
+const SECURITY_CONTEXT_MEMBERS: Record<string, readonly string[] | null> = {
+  allowPrivilegeEscalation: null,
+  appArmorProfile: ['localhostProfile', 'type'],
+  capabilities: ['add', 'drop'],
+  privileged: null,
+  procMount: null,
+  readOnlyRootFilesystem: null,
+  runAsGroup: null,
+  runAsNonRoot: null,
+  runAsUser: null,
+  seLinuxOptions: ['level', 'role', 'type', 'user'],
+  seccompProfile: ['localhostProfile', 'type'],
+  windowsOptions: ['gmsaCredentialSpec', 'gmsaCredentialSpecName', 'hostProcess', 'runAsUserName'],
+};
+
+type Obj = Record<string, unknown>;
+
+function isObj(v: unknown): v is Obj {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** A copy without null members (the API server reads null as unset), at every object depth. */
+function withoutNulls(o: Obj): Obj {
+  const out: Obj = {};
+  for (const [k, v] of Object.entries(o)) {
+    if (v === null || v === undefined) continue;
+    out[k] = isObj(v) ? withoutNulls(v) : v;
+  }
+  return out;
+}
 
 /**
- * A container's securityContext: mooring's defaults (`allowPrivilegeEscalation: false`) under the
- * user's own. Privilege (privileged, allowPrivilegeEscalation, CAP_SYS_ADMIN) is refused unless
- * the policy allows it; then the default is dropped, since Kubernetes rejects it next to privilege.
+ * Refuses members a SecurityContext does not have, at its top and one level down: a misspelt or
+ * differently cased field (`Privileged`) would be dropped by a case-sensitive API server but read
+ * by an older, case-insensitive one; neither is what the spec's author can see.
+ */
+function checkSecurityContextMembers(field: string, sc: Obj): void {
+  for (const [k, v] of Object.entries(sc)) {
+    if (!Object.hasOwn(SECURITY_CONTEXT_MEMBERS, k))
+      throw invalidSpec(`${field}.${k}`, `${field} has unknown member "${k}"`);
+    const nested = SECURITY_CONTEXT_MEMBERS[k];
+    if (!nested) continue;
+    if (!isObj(v)) throw invalidSpec(`${field}.${k}`, `${field}.${k} must be an object`);
+    for (const n of Object.keys(v)) {
+      if (!nested.includes(n))
+        throw invalidSpec(`${field}.${k}.${n}`, `${field}.${k} has unknown member "${n}"`);
+    }
+  }
+}
+
+/**
+ * The securityContext mooring gives a container of its own at `level`: no privilege escalation;
+ * under restricted also every capability dropped and `runAsNonRoot` (app containers; the bundled
+ * datastores set the user on the pod instead).
+ */
+export function defaultContainerSecurityContext(
+  level: PodSecurityLevel,
+  opts: { runAsNonRoot: boolean } = { runAsNonRoot: true },
+): Record<string, unknown> {
+  if (level !== 'restricted') return { allowPrivilegeEscalation: false };
+  return sortKeys({
+    allowPrivilegeEscalation: false,
+    capabilities: { drop: ['ALL'] },
+    ...(opts.runAsNonRoot ? { runAsNonRoot: true } : {}),
+  });
+}
+
+/** Whether a securityContext asks for what Kubernetes refuses next to `allowPrivilegeEscalation: false`. */
+function asksForPrivilege(sc: Obj): boolean {
+  const add = member(sc.capabilities, 'add');
+  return (
+    sc.privileged === true ||
+    sc.allowPrivilegeEscalation === true ||
+    (Array.isArray(add) && add.some((c) => typeof c === 'string' && normalizeCapability(c) === 'SYS_ADMIN'))
+  );
+}
+
+/** A violation as a refusal naming the ResourceSpec field. */
+function refusal(v: PodSecurityViolation, exemptedBy?: string): RenderError {
+  return policyViolation(v.path, `${describeViolation(v)}${exemptedBy ? `; ${exemptedBy} exempts it` : ''}`);
+}
+
+/** The setting that would exempt a control, for messages. */
+function exemptingSetting(control: string): string | undefined {
+  if (['Privileged Containers', 'Privilege Escalation', 'Capabilities'].includes(control))
+    return 'policy.allowPrivileged';
+  if (control === 'HostPath Volumes') return 'policy.allowHostPath';
+  if (control === 'Volume Types') return 'policy.allowedVolumeTypes';
+  return undefined;
+}
+
+/**
+ * A user container's securityContext: mooring's defaults (`defaultContainerSecurityContext`)
+ * under the user's own, which may tighten them but not loosen them: the result is checked against
+ * the Pod Security Standard of `policy`, and a value it does not allow is refused naming the
+ * ResourceSpec field. Null members count as absent. When the container asks for privilege and the
+ * policy allows it, the `allowPrivilegeEscalation: false` default is left out, since Kubernetes
+ * rejects it next to `privileged: true` or CAP_SYS_ADMIN.
  */
 export function containerSecurityContext(
   field: string,
   user: Record<string, unknown> | null | undefined,
-  policy: RenderSettings['policy'],
+  policy: RenderPolicy,
 ): Record<string, unknown> {
-  if (!user) return { allowPrivilegeEscalation: false };
-  const caps = user.capabilities as { add?: unknown } | undefined;
-  const added = Array.isArray(caps?.add) ? caps.add : [];
-  const reasons: string[] = [];
-  if (user.privileged === true) reasons.push('privileged: true');
-  if (user.allowPrivilegeEscalation === true) reasons.push('allowPrivilegeEscalation: true');
-  if (added.some((c) => typeof c === 'string' && ESCALATING_CAPABILITIES.has(c)))
-    reasons.push('CAP_SYS_ADMIN');
-  if (reasons.length > 0) {
+  const level = policy.podSecurity;
+  const path = `${field}.securityContext`;
+  const own = isObj(user) ? withoutNulls(user) : {};
+  checkSecurityContextMembers(path, own);
+  const defaults = defaultContainerSecurityContext(level);
+  if (asksForPrivilege(own)) {
     if (!policy.allowPrivileged) {
-      throw policyViolation(
-        `${field}.securityContext`,
-        `${field} asks for ${reasons.join(', ')}, which is not allowed`,
-      );
+      // Privileged and CAP_SYS_ADMIN are named by the standard's check below; escalation is mooring's rule.
+      if (own.allowPrivilegeEscalation === true && own.privileged !== true) {
+        throw policyViolation(
+          `${path}.allowPrivilegeEscalation`,
+          `${path}.allowPrivilegeEscalation is true, which is not allowed; policy.allowPrivileged exempts it`,
+        );
+      }
+    } else {
+      delete defaults.allowPrivilegeEscalation;
     }
-    return sortKeys({ ...user });
   }
-  return sortKeys({ allowPrivilegeEscalation: false, ...user });
+  const merged: Obj = { ...defaults, ...own };
+  const ownCaps = own.capabilities;
+  if (isObj(ownCaps) && isObj(defaults.capabilities)) {
+    merged.capabilities = sortKeys({ ...defaults.capabilities, ...ownCaps });
+  }
+  const violation = checkContainerSecurityContext(merged, path, level, exemptionsOf(policy))[0];
+  if (violation) throw refusal(violation, exemptingSetting(violation.control));
+  return sortKeys(merged);
 }
 
 const PROPAGATION: ReadonlySet<string> = new Set(['None', 'HostToContainer', 'Bidirectional']);
 
 /** Checks a mount's propagation mode: a known value; Bidirectional only when privilege is allowed. */
-export function checkMountPropagation(field: string, mode: string, policy: RenderSettings['policy']): void {
+export function checkMountPropagation(field: string, mode: string, policy: RenderPolicy): void {
   if (!PROPAGATION.has(mode)) {
     throw invalidSpec(field, `${field} "${mode}" must be one of None, HostToContainer, Bidirectional`);
   }
   if (mode === 'Bidirectional' && !policy.allowPrivileged) {
     throw policyViolation(
       field,
-      `${field} "Bidirectional" needs a privileged container, which is not allowed`,
+      `${field} "Bidirectional" needs a privileged container, which is not allowed; policy.allowPrivileged exempts it`,
     );
+  }
+}
+
+/**
+ * Checks the ResourceSpec's pod annotations against the standard's annotation controls (AppArmor,
+ * and the seccomp annotations of old Kubernetes versions): they go on every pod.
+ */
+export function checkPodAnnotations(annotations: Record<string, string>, policy: RenderPolicy): void {
+  const violation = checkPodSecurity({}, annotations, policy.podSecurity, exemptionsOf(policy))[0];
+  if (violation) {
+    const path = violation.path.replace(/^metadata\./, '');
+    throw refusal({ ...violation, path });
+  }
+}
+
+/** The pod templates of a rendered object, with their path in it. */
+function podTemplates(o: KubeObject): { path: string; spec: unknown; annotations: unknown }[] {
+  const spec = o.spec as Obj | undefined;
+  if (o.kind === 'Pod') return [{ path: '', spec, annotations: o.metadata?.annotations }];
+  const templates: { path: string; template: unknown }[] = [];
+  if (o.kind === 'CronJob') {
+    templates.push({
+      path: 'spec.jobTemplate.spec.template.',
+      template: member(member(spec?.jobTemplate, 'spec'), 'template'),
+    });
+  } else if (spec && 'template' in spec) {
+    templates.push({ path: 'spec.template.', template: spec.template });
+  }
+  return templates.map(({ path, template }) => ({
+    path,
+    spec: member(template, 'spec'),
+    annotations: member(member(template, 'metadata'), 'annotations'),
+  }));
+}
+
+/** Mooring's own rules on a whole pod spec: volumes, escalation, Bidirectional mounts. */
+function mooringPodRefusals(
+  spec: unknown,
+  policy: RenderPolicy,
+  ownBase: string,
+): { path: string; message: string }[] {
+  const out: { path: string; message: string }[] = [];
+  const volumes = member(spec, 'volumes');
+  if (Array.isArray(volumes)) {
+    volumes.forEach((v, i) => {
+      const name = String(member(v, 'name'));
+      for (const type of volumeTypes(v)) {
+        const r = volumeRefusal(name, type, member(v, type), policy, ownBase);
+        if (r) out.push({ path: `spec.volumes[${i}].${r.member}`, message: r.message });
+      }
+    });
+  }
+  if (policy.allowPrivileged) return out;
+  for (const list of ['containers', 'initContainers', 'ephemeralContainers']) {
+    const containers = member(spec, list);
+    if (!Array.isArray(containers)) continue;
+    containers.forEach((c, i) => {
+      const path = `spec.${list}[${i}]`;
+      if (member(member(c, 'securityContext'), 'allowPrivilegeEscalation') === true) {
+        out.push({
+          path: `${path}.securityContext.allowPrivilegeEscalation`,
+          message: 'allowPrivilegeEscalation is true, which is not allowed',
+        });
+      }
+      const mounts = member(c, 'volumeMounts');
+      (Array.isArray(mounts) ? mounts : []).forEach((m, j) => {
+        if (member(m, 'mountPropagation') === 'Bidirectional') {
+          out.push({
+            path: `${path}.volumeMounts[${j}].mountPropagation`,
+            message: 'Bidirectional mount propagation is not allowed',
+          });
+        }
+      });
+    });
+  }
+  return out;
+}
+
+/**
+ * The last check: every pod template of the rendered objects against the Pod Security Standard of
+ * `policy` (with its exemptions) and mooring's own rules. Throws MOORING_E_RENDER_POLICY naming
+ * the object and the field in it (`Deployment/shop-redis:spec.template.spec.hostNetwork`).
+ */
+export function enforcePodPolicy(
+  objects: readonly KubeObject[],
+  policy: RenderPolicy,
+  ownBase: string,
+): void {
+  for (const o of objects) {
+    for (const t of podTemplates(o)) {
+      const id = `${o.kind}/${o.metadata?.name}`;
+      const annotations = isObj(t.annotations) ? t.annotations : undefined;
+      const violation = checkPodSecurity(t.spec, annotations, policy.podSecurity, exemptionsOf(policy))[0];
+      if (violation) {
+        const exempt = exemptingSetting(violation.control);
+        throw new RenderError(
+          'MOORING_E_RENDER_POLICY',
+          `${id}:${t.path}${violation.path}`,
+          `${id}: ${t.path}${describeViolation(violation)}${exempt ? `; ${exempt} exempts it` : ''}`,
+        );
+      }
+      const own = mooringPodRefusals(t.spec, policy, ownBase)[0];
+      if (own) {
+        throw new RenderError(
+          'MOORING_E_RENDER_POLICY',
+          `${id}:${t.path}${own.path}`,
+          `${id}: ${t.path}${own.path}: ${own.message}`,
+        );
+      }
+    }
   }
 }

@@ -1,8 +1,9 @@
-import { DEFAULT_RESOURCES, LIMITS, POSTGRES_DEFAULTS } from './defaults.ts';
+import { DATASTORE_USERS, DEFAULT_RESOURCES, LIMITS, POSTGRES_DEFAULTS } from './defaults.ts';
 import { invalidSpec } from './errors.ts';
 import { ANNOTATIONS } from '../labels.ts';
 import { objectLabels, selectorLabels, stableLabels } from './labels.ts';
 import { datastorePodSpec, podAnnotations } from './pod.ts';
+import { defaultContainerSecurityContext } from './policy.ts';
 import { storageQuantity } from './quantities.ts';
 import { readNumber, resolveResources, resourceFields } from './resources.ts';
 import { type KubeObject, meta, type RenderContext } from './types.ts';
@@ -72,8 +73,10 @@ export function renderPostgres(ctx: RenderContext): KubeObject[] {
     ports: [{ containerPort: POSTGRES_DEFAULTS.port, name: 'postgres', protocol: 'TCP' }],
     readinessProbe: { exec: { command: ['sh', '-c', 'pg_isready -U "$POSTGRES_USER" -d "$POSTGRES_DB"'] } },
     resources,
-    securityContext: { allowPrivilegeEscalation: false },
-    volumeMounts: [{ mountPath: POSTGRES_DEFAULTS.mountPath, name: 'data' }],
+    securityContext: defaultContainerSecurityContext(ctx.settings.policy.podSecurity, {
+      runAsNonRoot: false,
+    }),
+    volumeMounts: [{ mountPath: POSTGRES_DEFAULTS.mountPath, name: POSTGRES_DEFAULTS.claimTemplate }],
   });
   const annotations = podAnnotations(ctx.pod);
   const claimSpec: Record<string, unknown> = {
@@ -92,11 +95,14 @@ export function renderPostgres(ctx: RenderContext): KubeObject[] {
       serviceName: name,
       template: {
         metadata: { ...(annotations ? { annotations } : {}), labels: objectLabels(ctx.labels, 'postgres') },
-        spec: datastorePodSpec(ctx.pod, container),
+        spec: datastorePodSpec(ctx, container, DATASTORE_USERS.postgres),
       },
       volumeClaimTemplates: [
         // Immutable once created: only labels that never change (not the user's).
-        { metadata: { labels: stableLabels(ctx.labels, 'postgres'), name: 'data' }, spec: claimSpec },
+        {
+          metadata: { labels: stableLabels(ctx.labels, 'postgres'), name: POSTGRES_DEFAULTS.claimTemplate },
+          spec: claimSpec,
+        },
       ],
     },
   };

@@ -1,6 +1,7 @@
-import { DEFAULT_RESOURCES, REDIS_DEFAULTS } from './defaults.ts';
+import { DATASTORE_USERS, DEFAULT_RESOURCES, REDIS_DEFAULTS } from './defaults.ts';
 import { objectLabels, selectorLabels } from './labels.ts';
 import { datastorePodSpec, podAnnotations } from './pod.ts';
+import { defaultContainerSecurityContext } from './policy.ts';
 import { resolveResources, resourceFields } from './resources.ts';
 import { type KubeObject, meta, type RenderContext } from './types.ts';
 
@@ -22,7 +23,9 @@ export function renderRedis(ctx: RenderContext): KubeObject[] {
     ports: [{ containerPort: REDIS_DEFAULTS.port, name: 'redis', protocol: 'TCP' }],
     readinessProbe: { tcpSocket: { port: 'redis' } },
     resources,
-    securityContext: { allowPrivilegeEscalation: false },
+    securityContext: defaultContainerSecurityContext(ctx.settings.policy.podSecurity, {
+      runAsNonRoot: false,
+    }),
     volumeMounts: [{ mountPath: '/data', name: 'data' }],
   });
   const annotations = podAnnotations(ctx.pod);
@@ -45,7 +48,7 @@ export function renderRedis(ctx: RenderContext): KubeObject[] {
       selector: { matchLabels: selectorLabels(ctx.labels, 'redis') },
       template: {
         metadata: { ...(annotations ? { annotations } : {}), labels: objectLabels(ctx.labels, 'redis') },
-        spec: datastorePodSpec(ctx.pod, container, [{ emptyDir: {}, name: 'data' }]),
+        spec: datastorePodSpec(ctx, container, DATASTORE_USERS.redis, [{ emptyDir: {}, name: 'data' }]),
       },
     },
   };

@@ -5,6 +5,7 @@ import {
   type ReferenceSettings,
   ReferenceSettingsFile,
 } from './reference-settings.ts';
+import { extraVolumeTypeProblem, POD_SECURITY_LEVELS, type PodSecurityLevel } from './pod-security.ts';
 
 /** The workloads one deployment may become, also the value of `app.kubernetes.io/component`. */
 export const COMPONENTS = ['api-server', 'queue', 'orchestrator', 'executor', 'redis', 'postgres'] as const;
@@ -26,12 +27,33 @@ export interface RenderSettings {
   storageClassName?: string | undefined;
   /** The cluster's DNS domain, used in service addresses (`svc.<clusterDomain>`). */
   clusterDomain: string;
-  /** What the policy lets a ResourceSpec ask for. Both false by default. */
-  policy: { allowHostPath: boolean; allowPrivileged: boolean };
+  /** What the policy lets a ResourceSpec ask for (docs/configuration.md, "Policy"). */
+  policy: RenderPolicy;
   /** Per-component command override (the container's `command`); absent: the image's entrypoint. */
   commands?: Partial<Record<Component, string[]>> | undefined;
   /** What a deployment may refer to: service accounts, tokens, its namespace's tenant (reference-settings.ts). */
   references: ReferenceSettings;
+}
+
+/**
+ * The security policy. Every rendered pod must satisfy the Pod Security Standard `podSecurity`;
+ * the other members are exemptions of named controls (see `PodSecurityExemptions`).
+ */
+export interface RenderPolicy {
+  /** `baseline` (default) or `restricted`. */
+  podSecurity: PodSecurityLevel;
+  /** Exempts "HostPath Volumes" (and hostPath under restricted "Volume Types"). Default false. */
+  allowHostPath: boolean;
+  /**
+   * Exempts "Privileged Containers", "Privilege Escalation" and "Capabilities" (and lets a mount
+   * use Bidirectional propagation, which needs a privileged container). Default false.
+   */
+  allowPrivileged: boolean;
+  /**
+   * Volume types allowed besides the default list (`RESTRICTED_VOLUME_TYPES`), e.g. nfs; under
+   * restricted they are exempt from "Volume Types". Never hostPath, gitRepo or flexVolume.
+   */
+  allowedVolumeTypes: readonly string[];
 }
 
 /** Defaults of the render settings (documented in docs/configuration.md, "Rendering defaults"). */
@@ -39,8 +61,8 @@ export const RENDER_SETTINGS_DEFAULTS = {
   redisImage: 'docker.io/library/redis:7.4-alpine',
   postgresImage: 'docker.io/library/postgres:16-alpine',
   clusterDomain: 'cluster.local',
-  policy: { allowHostPath: false, allowPrivileged: false },
-} as const;
+  policy: { podSecurity: 'baseline', allowHostPath: false, allowPrivileged: false, allowedVolumeTypes: [] },
+} as const satisfies { policy: RenderPolicy } & Record<string, unknown>;
 
 /** The default settings for a listener. */
 export function defaultRenderSettings(listenerId: string): RenderSettings {
@@ -49,7 +71,7 @@ export function defaultRenderSettings(listenerId: string): RenderSettings {
     redisImage: RENDER_SETTINGS_DEFAULTS.redisImage,
     postgresImage: RENDER_SETTINGS_DEFAULTS.postgresImage,
     clusterDomain: RENDER_SETTINGS_DEFAULTS.clusterDomain,
-    policy: { ...RENDER_SETTINGS_DEFAULTS.policy },
+    policy: { ...RENDER_SETTINGS_DEFAULTS.policy, allowedVolumeTypes: [] },
     references: defaultReferenceSettings(),
   };
 }
@@ -65,12 +87,28 @@ export const RenderSettingsFile = z.strictObject({
   storageClassName: z.string().min(1).optional(),
   clusterDomain: z.string().min(1).optional(),
   policy: z
-    .strictObject({ allowHostPath: z.boolean().optional(), allowPrivileged: z.boolean().optional() })
+    .strictObject({
+      podSecurity: z.enum(POD_SECURITY_LEVELS, 'must be baseline or restricted').optional(),
+      allowHostPath: z.boolean().optional(),
+      allowPrivileged: z.boolean().optional(),
+      allowedVolumeTypes: z.array(volumeType()).optional(),
+    })
     .optional(),
   commands: z.partialRecord(z.enum(COMPONENTS), z.array(z.string())).optional(),
   references: ReferenceSettingsFile.optional(),
 });
 export type RenderSettingsFile = z.infer<typeof RenderSettingsFile>;
+
+/**
+ * One entry of `policy.allowedVolumeTypes`: a volume type Kubernetes knows, other than hostPath
+ * (`allowHostPath`) and the types mooring refuses always.
+ */
+export function volumeType() {
+  return z.string().superRefine((t, ctx) => {
+    const problem = extraVolumeTypeProblem(t, 'allowHostPath');
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
+}
 
 /** Merges a parsed settings file over the defaults. */
 export function mergeRenderSettings(listenerId: string, file: RenderSettingsFile): RenderSettings {

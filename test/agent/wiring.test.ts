@@ -40,6 +40,10 @@ describe('renderSettingsOf', () => {
         '--allow-privileged',
         '--cluster-domain',
         'c.example',
+        '--pod-security',
+        'restricted',
+        '--allowed-volume-types',
+        'nfs',
       ]),
     );
     expect(s).toMatchObject({
@@ -48,7 +52,12 @@ describe('renderSettingsOf', () => {
       postgresImage: 'postgres:16-alpine',
       storageClassName: 'fast',
       clusterDomain: 'c.example',
-      policy: { allowHostPath: false, allowPrivileged: true },
+      policy: {
+        podSecurity: 'restricted',
+        allowHostPath: false,
+        allowPrivileged: true,
+        allowedVolumeTypes: ['nfs'],
+      },
     });
   });
 });

@@ -268,6 +268,8 @@ export const renderInput: fc.Arbitrary<{ deployment: DeploymentRecord; settings:
     secret_references: fc.uniqueArray(secretReference, { maxLength: 2, selector: (x) => x.name }),
     allowHostPath: fc.boolean(),
     allowPrivileged: fc.boolean(),
+    podSecurity: fc.constantFrom('baseline' as const, 'restricted' as const),
+    allowedVolumeTypes: fc.subarray(['nfs', 'iscsi']),
     storageClassName: fc.option(fc.constant('fast'), { nil: undefined }),
   })
   .map((r) => ({
@@ -279,7 +281,12 @@ export const renderInput: fc.Arbitrary<{ deployment: DeploymentRecord; settings:
       secret_references: r.secret_references,
     }),
     settings: settings({
-      policy: { allowHostPath: r.allowHostPath, allowPrivileged: r.allowPrivileged },
+      policy: {
+        podSecurity: r.podSecurity,
+        allowHostPath: r.allowHostPath,
+        allowPrivileged: r.allowPrivileged,
+        allowedVolumeTypes: r.allowedVolumeTypes,
+      },
       storageClassName: r.storageClassName,
     }),
   }));

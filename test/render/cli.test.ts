@@ -19,9 +19,21 @@ beforeAll(async () => {
   await writeFile(join(dir, 'revision.yaml'), YAML.stringify(revision('r/img:9')));
   await writeFile(
     join(dir, 'settings.yaml'),
-    YAML.stringify({ clusterDomain: 'corp.internal', storageClassName: 'fast' }),
+    // full.yaml mounts an nfs volume: outside the default volume types.
+    YAML.stringify({
+      clusterDomain: 'corp.internal',
+      storageClassName: 'fast',
+      policy: { allowedVolumeTypes: ['nfs'] },
+    }),
   );
   await writeFile(join(dir, 'bad-settings.yaml'), YAML.stringify({ clusterDomian: 'typo' }));
+  await writeFile(join(dir, 'restricted.yaml'), YAML.stringify({ policy: { podSecurity: 'restricted' } }));
+  await writeFile(
+    join(dir, 'bad-policy.yaml'),
+    YAML.stringify({
+      policy: { podSecurity: 'privileged', allowedVolumeTypes: ['gitRepo', 'hostPath', 'nfs'] },
+    }),
+  );
   await writeFile(join(dir, 'broken.yaml'), 'name: [unclosed\n');
   const bad = {
     ...deployment({}),
@@ -155,6 +167,38 @@ describe('mooring render', () => {
     expect(await render(['--deployment', 'minimal.json', '--settings', 'bad-settings.yaml'], f.ctx)).toBe(2);
     expect(f.stderr()).toContain('bad-settings.yaml');
     expect(f.stderr()).toContain('clusterDomian');
+  });
+
+  it('policy.podSecurity: restricted in the settings file renders restricted pods', async () => {
+    const f = fakeContext(dir);
+    expect(await render(['--deployment', 'minimal.json', '--settings', 'restricted.yaml'], f.ctx)).toBe(0);
+    const docs = YAML.parseAllDocuments(f.stdout()).map((d) => d.toJS());
+    const postgres = docs.find((d) => d.kind === 'StatefulSet');
+    expect(postgres.spec.template.spec.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 70 });
+    const api = docs.find((d) => d.kind === 'Deployment' && d.metadata.name === 'minimal');
+    expect(api.spec.template.spec.containers[0].securityContext).toEqual({
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ['ALL'] },
+      runAsNonRoot: true,
+    });
+  });
+
+  it('a bad policy in the settings file is refused: unknown level, never-allowed volume types', async () => {
+    const f = fakeContext(dir);
+    expect(await render(['--deployment', 'minimal.json', '--settings', 'bad-policy.yaml'], f.ctx)).toBe(2);
+    expect(f.stderr()).toContain('policy.podSecurity: must be baseline or restricted');
+    expect(f.stderr()).toContain('policy.allowedVolumeTypes.0: gitRepo volumes are never allowed');
+    expect(f.stderr()).toContain(
+      'policy.allowedVolumeTypes.1: hostPath is allowed by allowHostPath, not here',
+    );
+    expect(f.stderr()).not.toContain('allowedVolumeTypes.2');
+  });
+
+  it('the render of a deployment whose nfs volume the settings do not allow is refused', async () => {
+    const f = fakeContext(dir);
+    expect(await render(['--deployment', 'full.yaml'], f.ctx)).toBe(2);
+    expect(f.stderr()).toContain('MOORING_E_RENDER_POLICY: nfs volume "shared" is not allowed');
+    expect(f.stderr()).toContain('(field source_config.resource_spec.volumes[4].nfs)');
   });
 
   it('a render error prints the code, the message and the field, and exits 2', async () => {

@@ -165,6 +165,8 @@ export const GOLDEN_CASES: Record<
     settings: settings({
       storageClassName: 'fast-ssd',
       clusterDomain: 'corp.internal',
+      // FULL_SPEC mounts an nfs volume: outside the default volume types.
+      policy: { ...settings().policy, allowedVolumeTypes: ['nfs'] },
       commands: { queue: ['python', '-m', 'shop.queue'], 'api-server': ['python', '-m', 'shop.api'] },
     }),
   }),
@@ -200,6 +202,26 @@ export const GOLDEN_CASES: Record<
       spec: { min_scale: 3, max_scale: 8, queue_max_scale: 2, executor_cpu: 1 },
     }),
     settings: settings(),
+  }),
+  // policy.podSecurity: restricted: the app containers' and the datastores' restricted defaults.
+  restricted: () => ({
+    deployment: deployment({
+      name: 'hardened',
+      spec: {
+        queue_min_scale: 1,
+        volumes: [{ name: 'scratch', emptyDir: { sizeLimit: '1Gi' } }],
+        init_containers: [{ name: 'migrate', command: ['python', '-m', 'shop.migrate'] }],
+        sidecars: [
+          {
+            name: 'proxy',
+            image: 'envoyproxy/envoy:v1.31.0',
+            restartPolicy: 'Always',
+            securityContext: { readOnlyRootFilesystem: true, capabilities: { add: ['NET_BIND_SERVICE'] } },
+          },
+        ],
+      },
+    }),
+    settings: settings({ policy: { ...settings().policy, podSecurity: 'restricted' } }),
   }),
   'secrets-and-references': () => ({
     deployment: deployment({

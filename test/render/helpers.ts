@@ -1,14 +1,19 @@
 import { expect } from 'vitest';
 import type { ResourceSpecRecord } from '../../src/contract/index.ts';
-import { RenderError, renderDeployment } from '../../src/render/index.ts';
+import { RenderError, type RenderPolicy, renderDeployment } from '../../src/render/index.ts';
 import { deployment, settings } from './fixtures.ts';
 
-/** Renders the default test deployment with `spec` under `policy`. */
-export function renderSpec(
-  spec: ResourceSpecRecord,
-  policy = { allowHostPath: false, allowPrivileged: false },
-) {
-  return renderDeployment({ deployment: deployment({ spec }), settings: settings({ policy }) });
+/** The default policy with `overrides`. */
+export function policyWith(overrides: Partial<RenderPolicy> = {}): RenderPolicy {
+  return { ...settings().policy, ...overrides };
+}
+
+/** Renders the default test deployment with `spec` under the default policy with `policy` over it. */
+export function renderSpec(spec: ResourceSpecRecord, policy: Partial<RenderPolicy> = {}) {
+  return renderDeployment({
+    deployment: deployment({ spec }),
+    settings: settings({ policy: policyWith(policy) }),
+  });
 }
 
 /** The RenderError `fn` throws; fails the test when it throws something else or nothing. */
