@@ -175,10 +175,14 @@ describe('a hostile control plane: records nested thousands of levels deep', () 
   );
 
   it('renders and hashes a record at the depth limit, and refuses one a level deeper', async () => {
-    // Five levels hold the value (the record, source_config, resource_spec, sidecars, [0]); the
-    // poller counts the record as level 0, so the value may nest MAX_RECORD_DEPTH - 5 levels.
+    // Seven levels hold the value (the record, source_config, resource_spec, sidecars, [0], env,
+    // [0]); the poller counts the record as level 0, so the value may nest MAX_RECORD_DEPTH - 7
+    // levels. valueFrom is passed through as it is (a securityContext's members are checked).
     const at = (levels: number) =>
-      fill(record(7, { sidecars: [{ name: 'side', securityContext: 'HOLE' }] }), nested(levels, 'object'));
+      fill(
+        record(7, { sidecars: [{ name: 'side', env: [{ name: 'A', valueFrom: 'HOLE' }] }] }),
+        nested(levels, 'object'),
+      );
     const poller = new Poller({
       client,
       listenerId: LISTENER,
@@ -186,7 +190,7 @@ describe('a hostile control plane: records nested thousands of levels deep', () 
       logger: silentLogger(),
       onSnapshot: () => {},
     });
-    serve([at(MAX_RECORD_DEPTH - 5)], new Map([[7, JSON.stringify(revision(7))]]));
+    serve([at(MAX_RECORD_DEPTH - 7)], new Map([[7, JSON.stringify(revision(7))]]));
     const [d] = (await poller.pollOnce()).deployments;
     expect(d?.refused).toBeUndefined();
     // The limit sits below what the walks downstream can hold: render, hash, the text to send.
@@ -199,7 +203,7 @@ describe('a hostile control plane: records nested thousands of levels deep', () 
     for (const o of objects as unknown as KubeObject[])
       expect(prepareForApply(o).body.length).toBeGreaterThan(0);
 
-    serve([at(MAX_RECORD_DEPTH - 4)], new Map([[7, JSON.stringify(revision(7))]]));
+    serve([at(MAX_RECORD_DEPTH - 6)], new Map([[7, JSON.stringify(revision(7))]]));
     const [past] = (await poller.pollOnce()).deployments;
     expect(past?.refused?.code).toBe('MOORING_E_RECORD_INVALID');
   });
