@@ -74,16 +74,25 @@ describe('createNamespaces in a real Helm release', () => {
     }
   });
 
-  it('does not take over a namespace that already exists', async () => {
+  it('does not take over a namespace that already exists, unless told to (--take-ownership)', async () => {
     const install = await helm(['install', 'other', chartDir, '--namespace', 'mooring'], {
       createNamespaces: true,
       namespaces: ['legacy-apps'],
     });
     expect(install.code).not.toBe(0);
     expect(install.stderr).toContain('Namespace "legacy-apps"');
-    expect(install.stderr).toContain('cannot be imported');
+    expect(install.stderr).toContain('exists and cannot be imported into the current release');
     expect(
       namespace('legacy-apps')?.metadata?.labels?.['pod-security.kubernetes.io/enforce'],
     ).toBeUndefined();
+    // Unless the operator hands it over explicitly.
+    const adopt = await helm(['install', 'other', chartDir, '--namespace', 'mooring', '--take-ownership'], {
+      createNamespaces: true,
+      namespaces: ['legacy-apps'],
+    });
+    expect(adopt.code, adopt.stderr).toBe(0);
+    expect(namespace('legacy-apps')?.metadata?.labels?.['pod-security.kubernetes.io/enforce']).toBe(
+      'baseline',
+    );
   });
 });
