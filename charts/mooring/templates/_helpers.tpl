@@ -98,6 +98,9 @@ so every render checks them.
 {{- fail (printf "mooring: references.namespaceTenants binds %s, which is not one of namespaces" $ns) }}
 {{- end }}
 {{- end }}
+{{- if and .Values.createNamespaces (has .Release.Namespace .Values.namespaces) }}
+{{- fail (printf "mooring: createNamespaces cannot create the release namespace \"%s\": it exists before the release, and Helm does not take over a namespace it did not create. Run the agent in a namespace that is not one of namespaces, or leave createNamespaces off and label the namespaces yourself" .Release.Namespace) }}
+{{- end }}
 {{- range .Values.extraEnv }}
 {{- if eq .name "MOORING_API_KEY" }}
 {{- fail "mooring: extraEnv must not set MOORING_API_KEY (a plain env value); use apiKey or existingSecret, mounted as a file" }}
@@ -112,4 +115,21 @@ so every render checks them.
 {{- $pairs = append $pairs (printf "%s=%s" $ns $tenant) }}
 {{- end }}
 {{- join "," $pairs }}
+{{- end }}
+
+{{/*
+The Pod Security Admission level to enforce on the namespaces the chart creates: the strongest
+level every pod the agent may render satisfies, or nothing. allowPrivileged and allowHostPath
+exempt baseline controls, so no level admits those pods; extra volume types break only
+restricted's Volume Types, so baseline still holds.
+*/}}
+{{- define "mooring.podSecurityEnforce" -}}
+{{- $p := .Values.policy }}
+{{- if not (or $p.allowPrivileged $p.allowHostPath) }}
+{{- if and (eq $p.podSecurity "restricted") $p.allowedVolumeTypes -}}
+baseline
+{{- else }}
+{{- $p.podSecurity }}
+{{- end }}
+{{- end }}
 {{- end }}
