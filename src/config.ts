@@ -8,7 +8,11 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { extraVolumeTypeProblem, POD_SECURITY_LEVELS, type PodSecurityLevel } from './render/pod-security.ts';
+import {
+  extraVolumeTypeProblem,
+  POD_SECURITY_LEVELS,
+  type PodSecurityLevel,
+} from './render/pod-security-lists.ts';
 
 /** How a raw string becomes a value. */
 type Kind =
@@ -177,12 +181,7 @@ const KIND_SCHEMAS: Record<Kind, z.ZodType> = {
   uuid: z.string().trim().pipe(z.uuid('must be a uuid')),
   list: z
     .string()
-    .transform((s) =>
-      s
-        .split(',')
-        .map((p) => p.trim())
-        .filter((p) => p.length > 0),
-    )
+    .transform(commaList)
     .pipe(
       z
         .array(z.string().regex(DNS_LABEL, 'each namespace must be a DNS-1123 label'))
@@ -232,12 +231,7 @@ const KIND_SCHEMAS: Record<Kind, z.ZodType> = {
     .pipe(z.enum(POD_SECURITY_LEVELS, `must be one of ${POD_SECURITY_LEVELS.join(', ')}`)),
   volumeTypes: z
     .string()
-    .transform((s) =>
-      s
-        .split(',')
-        .map((p) => p.trim())
-        .filter((p) => p.length > 0),
-    )
+    .transform(commaList)
     .pipe(
       z.array(
         z.string().superRefine((t, ctx) => {

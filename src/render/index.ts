@@ -27,13 +27,8 @@ export {
   type RenderSettings,
   RenderSettingsFile,
 } from './settings.ts';
-export {
-  checkPodSecurity,
-  type PodSecurityExemptions,
-  type PodSecurityLevel,
-  type PodSecurityViolation,
-  POD_SECURITY_LEVELS,
-} from './pod-security.ts';
+export { checkPodSecurity, type PodSecurityExemptions, type PodSecurityViolation } from './pod-security.ts';
+export { type PodSecurityLevel, POD_SECURITY_LEVELS } from './pod-security-lists.ts';
 export type { KubeObject, ObjectMeta } from './types.ts';
 export { ANNOTATIONS, LABELS } from '../labels.ts';
 

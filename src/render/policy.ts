@@ -6,15 +6,17 @@ import {
   checkContainerSecurityContext,
   checkPodSecurity,
   describeViolation,
-  NEVER_ALLOWED_VOLUME_TYPES,
   normalizeCapability,
   type PodSecurityExemptions,
-  type PodSecurityLevel,
   type PodSecurityViolation,
-  RESTRICTED_VOLUME_TYPES,
-  VOLUME_SOURCES,
   volumeTypes,
 } from './pod-security.ts';
+import {
+  NEVER_ALLOWED_VOLUME_TYPES,
+  type PodSecurityLevel,
+  RESTRICTED_VOLUME_TYPES,
+  VOLUME_SOURCES,
+} from './pod-security-lists.ts';
 import type { RenderPolicy } from './settings.ts';
 import type { KubeObject } from './types.ts';
 

@@ -5,7 +5,7 @@ import {
   type ReferenceSettings,
   ReferenceSettingsFile,
 } from './reference-settings.ts';
-import { extraVolumeTypeProblem, POD_SECURITY_LEVELS, type PodSecurityLevel } from './pod-security.ts';
+import { extraVolumeTypeProblem, POD_SECURITY_LEVELS, type PodSecurityLevel } from './pod-security-lists.ts';
 
 /** The workloads one deployment may become, also the value of `app.kubernetes.io/component`. */
 export const COMPONENTS = ['api-server', 'queue', 'orchestrator', 'executor', 'redis', 'postgres'] as const;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { chartDir } from '../../scripts/render-deploy.ts';
-import { checkPodSecurity, type PodSecurityLevel } from '../../src/render/pod-security.ts';
+import { checkPodSecurity } from '../../src/render/pod-security.ts';
+import type { PodSecurityLevel } from '../../src/render/pod-security-lists.ts';
 import { pssFailures } from '../render/pss-oracle.ts';
 import { ciValueSets, helm, type KubeObject, lint, RELEASE, template, templateRaw } from './helm.ts';
 import { validateObject } from './models.ts';

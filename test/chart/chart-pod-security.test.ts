@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { renderSettingsOf } from '../../src/agent/wiring.ts';
 import { parseAgentConfig } from '../../src/config.ts';
-import { EXTRA_VOLUME_TYPES } from '../../src/render/pod-security.ts';
+import { EXTRA_VOLUME_TYPES } from '../../src/render/pod-security-lists.ts';
 import { chartDir } from '../../scripts/render-deploy.ts';
 import { ciValueSets, helm, type KubeObject, only, RELEASE, template, templateRaw } from './helm.ts';
 
