@@ -70,7 +70,7 @@ export function deploymentSchemas(b: Builders) {
     source_revision_config: SourceRevisionConfig,
   });
 
-  /** POST /v2/deployments (DESIGN.md: the interface leaves it "not shown"). */
+  /** POST /v2/deployments (the interface leaves it "not shown"; docs/control-plane.md decides). */
   const DeploymentCreate = b.obj({
     name: z.string().min(1).max(253),
     source: b.en(SOURCES),

@@ -42,7 +42,7 @@ export const REVISION_STATUSES = [
 ] as const;
 export type RevisionStatus = (typeof REVISION_STATUSES)[number];
 
-/** Revision statuses that mean "do not run this one; keep the active revision" (DESIGN.md). */
+/** Revision statuses that mean "do not run this one; keep the active revision" (docs/operator-guide.md). */
 export const NON_RUNNABLE_REVISION_STATUSES: ReadonlySet<string> = new Set([
   'CREATE_FAILED',
   'BUILD_FAILED',

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { COMPUTE_TYPES } from './enums.ts';
 import type { Builders } from './mode.ts';
 
-/** Listener (2.4) and its request bodies (4.5; POST per DESIGN.md). */
+/** Listener (2.4) and its request bodies (4.5; POST per docs/control-plane.md). */
 export function listenerSchemas(b: Builders) {
   const ComputeConfig = b.obj({ k8s_namespaces: z.array(z.string().min(1)).nullish() });
 

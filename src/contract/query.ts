@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { DEPLOYMENT_STATUSES, DEPLOYMENT_TYPES, REVISION_STATUSES } from './enums.ts';
 
 /**
- * Query parameters (names fixed by DESIGN.md: the interface leaves them "not shown"). The server
- * parses them with these schemas; the client builds them from the same names.
+ * Query parameters (the interface leaves their names "not shown"; docs/control-plane.md fixes
+ * them). The server parses them with these schemas; the client builds them from the same names.
  */
 
 /**
@@ -27,7 +27,7 @@ const offset = decimalInteger(0).default(0);
 /** `true`/`false` only: a typo such as `yes` is a 422, not silently false. */
 const bool = z.enum(['true', 'false']).transform((v) => v === 'true');
 
-/** A comma list: items trimmed; an empty item is rejected (DESIGN.md). */
+/** A comma list: items trimmed; an empty item is rejected (docs/control-plane.md). */
 function commaList<T extends z.ZodType<string, string>>(item: T) {
   return z
     .string()

@@ -1,7 +1,7 @@
 import type { DeploymentFilters, RevisionFilters } from '../contract/index.ts';
 
 /**
- * Filters as query parameters, with the names DESIGN.md fixes: lists become comma lists,
+ * Filters as query parameters, with the names docs/control-plane.md fixes: lists become comma lists,
  * booleans `true`/`false`; undefined members are left out.
  */
 export function filterQuery(

@@ -4,7 +4,7 @@
  * `X-Total-Count: <n>`, the number of records matching the query, counted in the same read as the
  * page. With it a client ends a walk on a full last page without asking for an empty one. The
  * interface does not define the header, so a server may leave it out, and a client must then
- * walk as DESIGN.md says: until a page shorter than the limit arrives.
+ * walk as docs/control-plane.md says: until a page shorter than the limit arrives.
  */
 
 /** The response header (lower case, as Node and undici present header names). */
@@ -45,7 +45,7 @@ export interface PageVerdict {
   /** True when no further page is read. */
   last: boolean;
   /**
-   * What ended the walk: `short` (a page shorter than the limit: DESIGN.md's rule, applied
+   * What ended the walk: `short` (a page shorter than the limit: docs/control-plane.md's rule, applied
    * first) or `total` (a full page that reaches the header's total exactly).
    */
   endedBy?: 'short' | 'total';

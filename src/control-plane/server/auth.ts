@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { HttpError, parseOr422 } from './errors.ts';
 
 /**
- * `X-Api-Key` check (DESIGN.md). Both sides are hashed first so the comparison takes the same
+ * `X-Api-Key` check (docs/control-plane.md). Both sides are hashed first so the comparison takes the same
  * time whatever the length or content of the offered key.
  */
 export function makeAuthCheck(apiKey: string): (req: IncomingMessage) => void {

@@ -9,7 +9,7 @@ export interface ValidationItem {
 
 /**
  * An HTTP error the reference server answers with. `detail` is a string for 401/404/405/409/413/415
- * and a list of validation items for 422, exactly as DESIGN.md fixes the error shape.
+ * and a list of validation items for 422, exactly as docs/control-plane.md fixes the error shape.
  */
 export class HttpError extends Error {
   readonly status: number;

@@ -9,7 +9,7 @@ import type {
 } from '../../contract/index.ts';
 
 /**
- * The revision rules of the reference control plane (interface 3.2 and DESIGN.md), as pure
+ * The revision rules of the reference control plane (interface 3.2 and docs/control-plane.md), as pure
  * functions: what a PATCH changes, and whether it makes a new revision.
  */
 

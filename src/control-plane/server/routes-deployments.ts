@@ -5,7 +5,7 @@ import { NoQuery, parseQuery, uuidParam } from './params.ts';
 import type { Router } from './router.ts';
 import type { ControlStore } from './control-store.ts';
 
-/** Deployments (4.7, 4.8, create and delete per DESIGN.md) and revisions (4.9, 4.10). */
+/** Deployments (4.7, 4.8, create and delete per docs/control-plane.md) and revisions (4.9, 4.10). */
 export function deploymentRoutes(router: Router, store: ControlStore): void {
   router.on('GET', '/v2/deployments', (ctx) => {
     const query = parseQuery(DeploymentListQuery, ctx.query);

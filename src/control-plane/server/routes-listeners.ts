@@ -5,7 +5,7 @@ import { NoQuery, parseQuery, uuidParam } from './params.ts';
 import type { Router } from './router.ts';
 import type { ControlStore } from './control-store.ts';
 
-/** Listeners: list (4.6), patch (4.5), create (DESIGN.md). Listeners are not tenant-scoped. */
+/** Listeners: list (4.6), patch (4.5), create (docs/control-plane.md). Listeners are not tenant-scoped. */
 export function listenerRoutes(router: Router, store: ControlStore): void {
   router.on('GET', '/v2/listeners', (ctx) => {
     const { limit, offset } = parseQuery(ListenerListQuery, ctx.query);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
 import { migrate } from './migrations.ts';
 
-/** One page of a listing: `offset` is where the next page starts (DESIGN.md). */
+/** One page of a listing: `offset` is where the next page starts (docs/control-plane.md). */
 export interface Page<T> {
   resources: T[];
   offset: number;
