@@ -1,6 +1,7 @@
 /**
  * Which revision runs (docs/operator-guide.md, "How the agent works"): the latest, unless its
- * status says it must not (a failure, SKIPPED or INTERRUPTED); then the active one. An unknown status is not a refusal: it runs.
+ * status says it must not (a failure, SKIPPED or INTERRUPTED); then the active one. An unknown
+ * status is not a refusal: it runs.
  */
 import { NON_RUNNABLE_REVISION_STATUSES } from '../contract/index.ts';
 
