@@ -19,6 +19,7 @@ import {
   SAFE_SYSCTLS,
   RESTRICTED_VOLUME_TYPES,
 } from './pod-security-lists.ts';
+import { isObj, member } from './plain-object.ts';
 
 /**
  * The operator's exemptions, each switching off named controls and nothing else:
@@ -78,19 +79,9 @@ function capabilityNote(name: string): string | undefined {
     : `the runtime reads it as CAP_${canonical}`;
 }
 
-type Obj = Record<string, unknown>;
-
-function isObj(v: unknown): v is Obj {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
 /** Absent: undefined or null (the API server reads a JSON null as an unset field). */
 function absent(v: unknown): v is null | undefined {
   return v === undefined || v === null;
-}
-
-function member(o: unknown, key: string): unknown {
-  return isObj(o) ? o[key] : undefined;
 }
 
 /** The elements of a list field: [] when absent; undefined when it is not a list (a violation). */

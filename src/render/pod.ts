@@ -4,7 +4,8 @@ import { convertContainer, convertMounts, type KubeContainer, type KubeVolumeMou
 import { invalidSpec } from './errors.ts';
 import { ANNOTATIONS } from '../labels.ts';
 import { checkUserAnnotations, isDnsSubdomain, sortKeys } from './labels.ts';
-import { checkPodAnnotations, checkVolumes, type KubeVolume } from './policy.ts';
+import { checkPodAnnotations } from './policy.ts';
+import { checkVolumes, type KubeVolume } from './volume-policy.ts';
 import type { RenderSettings } from './settings.ts';
 import type { RenderContext } from './types.ts';
 

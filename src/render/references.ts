@@ -3,6 +3,7 @@ import { policyViolation, RenderError } from './errors.ts';
 import { objectNames } from './names.ts';
 import type { ReferenceSettings } from './reference-settings.ts';
 import type { KubeObject, RenderContext } from './types.ts';
+import { isObj } from './plain-object.ts';
 
 /**
  * What a deployment may refer to beyond its own objects. A deployment record may come from a
@@ -42,10 +43,6 @@ type Found =
 /** Keys whose object value (or list of them) names a Secret in `name`: secretRef, secretKeyRef, imagePullSecrets... */
 const SECRET_KEY = /secret/i;
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
 /**
  * Collects every Secret name and projected token under `node`. It walks every member rather than
  * the forms Kubernetes has today (env, envFrom, secret and projected volumes, CSI and other
@@ -56,10 +53,10 @@ function collect(node: unknown, path: string, volume: string | undefined, out: F
     for (let i = 0; i < node.length; i++) collect(node[i], `${path}[${i}]`, volume, out);
     return;
   }
-  if (!isObject(node)) return;
+  if (!isObj(node)) return;
   for (const [key, value] of Object.entries(node)) {
     const at = path === '' ? key : `${path}.${key}`;
-    if (key === 'serviceAccountToken' && isObject(value)) out.push({ kind: 'token', path: at, volume });
+    if (key === 'serviceAccountToken' && isObj(value)) out.push({ kind: 'token', path: at, volume });
     if (key === 'secretName' && typeof value === 'string')
       out.push({ kind: 'secret', name: value, path: at });
     else if (SECRET_KEY.test(key)) {
@@ -67,7 +64,7 @@ function collect(node: unknown, path: string, volume: string | undefined, out: F
         ? value.map((v, i) => [`${at}[${i}]`, v] as const)
         : [[at, value] as const];
       for (const [p, ref] of refs) {
-        if (isObject(ref) && typeof ref.name === 'string')
+        if (isObj(ref) && typeof ref.name === 'string')
           out.push({ kind: 'secret', name: ref.name, path: `${p}.name` });
       }
     }
@@ -80,7 +77,7 @@ function collectPod(parts: Record<string, unknown>, volumesKey: string, out: Fou
   for (const [key, value] of Object.entries(parts)) {
     if (key === volumesKey && Array.isArray(value)) {
       value.forEach((v, i) => {
-        const name = isObject(v) && typeof v.name === 'string' ? v.name : undefined;
+        const name = isObj(v) && typeof v.name === 'string' ? v.name : undefined;
         collect(v, `${key}[${i}]`, name, out);
       });
     } else collect({ [key]: value }, '', undefined, out);
@@ -184,7 +181,7 @@ export function checkReferences(
 export function checkRenderedReferences(objects: readonly KubeObject[], owner: ReferenceOwner): void {
   for (const o of objects) {
     const spec = (o as { spec?: { template?: { spec?: unknown } } }).spec?.template?.spec;
-    if (!isObject(spec)) continue;
+    if (!isObj(spec)) continue;
     const prefix = `${o.kind}/${o.metadata.name}:spec.template.spec`;
     const fail = (path: string, why: string) => new RenderError('MOORING_E_RENDER_POLICY', path, why);
     for (const key of ['serviceAccountName', 'serviceAccount']) {

@@ -15,10 +15,16 @@ vi.mock('../../src/render/policy.ts', async (importOriginal) => {
     containerSecurityContext: (_field: string, user: Record<string, unknown> | null | undefined) => ({
       ...user,
     }),
-    // Volumes as given, no checks.
-    checkVolumes: (volumes: { name: string }[] | null | undefined) => [...(volumes ?? [])],
     checkPodAnnotations: () => {},
     checkMountPropagation: () => {},
+  };
+});
+vi.mock('../../src/render/volume-policy.ts', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../src/render/volume-policy.ts')>();
+  return {
+    ...original,
+    // Volumes as given, no checks.
+    checkVolumes: (volumes: { name: string }[] | null | undefined) => [...(volumes ?? [])],
   };
 });
 
