@@ -4,7 +4,7 @@
  * failing deployment retried with backoff does not flood the namespace. Messages are built from
  * change-set summaries and coded error messages, which may quote the API server (a 403's or 409's
  * message): before an event leaves, its message is scrubbed by the agent's redactor (every known
- * secret value, `scrubber`) and of the secret values passed with it.
+ * secret value, `scrubber`).
  *
  * Recording never waits for the API: events are queued and written one at a time in the
  * background, in order, so a reconcile's slot is free as soon as its objects are applied (while
@@ -15,7 +15,7 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { silentLogger } from '../log.ts';
-import { MIN_REDACT_LENGTH, NO_SCRUB, REDACTED, type Scrubber } from '../redact.ts';
+import { NO_SCRUB, type Scrubber } from '../redact.ts';
 import { formatObjectId } from '../kube/object-id.ts';
 import type { KubeObject } from '../kube/types.ts';
 
@@ -35,8 +35,6 @@ export interface EventInput {
   reason: EventReason;
   type: 'Normal' | 'Warning';
   message: string;
-  /** Values that must not appear in the message (the deployment's secret values). */
-  secretValues?: readonly string[];
 }
 
 /** Where events go: the resource manager's `create` in the agent, an array in tests. */
@@ -65,17 +63,6 @@ export interface EventRecorderOptions {
 
 /** Kubernetes caps an event message at 1 KiB. */
 const MAX_MESSAGE = 1024;
-
-/**
- * Replaces every occurrence of the given values, longest first, ignoring those shorter than
- * `MIN_REDACT_LENGTH` (which would mangle text; see redact.ts).
- */
-export function scrubValues(text: string, values: readonly string[] = []): string {
-  let out = text;
-  const long = values.filter((v) => v.length >= MIN_REDACT_LENGTH).sort((a, b) => b.length - a.length);
-  for (const v of long) out = out.split(v).join(REDACTED);
-  return out;
-}
 
 export class EventRecorder {
   readonly #sink: EventSink;
@@ -123,10 +110,7 @@ export class EventRecorder {
     if (!this.#recording()) return false;
     const now = this.#clock();
     // Scrubbed before it is cut: a cut through a value would leave a part of it unrecognised.
-    const message = scrubValues(this.#scrubber.scrub(input.message), input.secretValues).slice(
-      0,
-      MAX_MESSAGE,
-    );
+    const message = this.#scrubber.scrub(input.message).slice(0, MAX_MESSAGE);
     const targetId = formatObjectId(input.target.kind, input.target.namespace, input.target.name);
     const key = createHash('sha1')
       .update(`${targetId}\u0000${input.reason}\u0000${message}`)

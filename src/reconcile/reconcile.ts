@@ -22,15 +22,7 @@ import { shortcut } from './converged.ts';
 import { reconcileDelete } from './delete-deployment.ts';
 import { assessObject, rollUp } from './health.ts';
 import { type ReconcileResult, resultOf } from './result.ts';
-import {
-  checkNamespace,
-  claimPrefixes,
-  eventTarget,
-  failureOf,
-  isClaimOf,
-  namespaceOf,
-  secretValues,
-} from './steps.ts';
+import { checkNamespace, claimPrefixes, eventTarget, failureOf, isClaimOf, namespaceOf } from './steps.ts';
 import type { ReconcileDeps, ReconcileInput } from './types.ts';
 
 export type { ReconcileDeps, ReconcileInput, ReconcileSettings, Resources } from './types.ts';
@@ -108,7 +100,6 @@ export async function reconcileDeployment(
     recreateStatefulSets: settings.recreateStatefulSets,
   });
   const target = eventTarget(namespace, rendered.baseName, observed);
-  const secrets = secretValues(deployment);
   if (changeSetErrors(applied).length > 0) {
     const failure = failureOf(deployment.id, applied);
     logger.error({ code: failure.code, changes: summarize(applied) }, failure.message);
@@ -118,7 +109,6 @@ export async function reconcileDeployment(
         reason: 'ApplyFailed',
         type: 'Warning',
         message: `${failure.code}: ${failure.message}`,
-        secretValues: secrets,
       });
     }
     throw failure;
@@ -132,7 +122,6 @@ export async function reconcileDeployment(
       reason: 'Applied',
       type: 'Normal',
       message: `${summarize(applied)}: ${changed.join(', ')}`,
-      secretValues: secrets,
     });
   }
 

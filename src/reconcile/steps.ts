@@ -25,7 +25,7 @@ export function checkNamespace(
   );
 }
 
-/** The deployment's secret values: scrubbed from event messages as a second guard. */
+/** The deployment's secret values: the agent's redactor scrubs them from all it emits. */
 export function secretValues(deployment: DeploymentRecord): string[] {
   return (deployment.secrets ?? []).map((s) => s.value).filter((v) => typeof v === 'string' && v !== '');
 }

@@ -70,14 +70,10 @@ describe('EventRecorder', () => {
   });
 
   it('never carries a known secret value, and never throws when the API refuses', async () => {
-    const { rec, sent } = recorder();
-    rec.record({
-      target,
-      reason: 'ApplyFailed',
-      type: 'Warning',
-      message: 'value s3cr3t-canary leaked',
-      secretValues: ['s3cr3t-canary'],
-    });
+    const redactor = new Redactor();
+    redactor.set('d1', ['s3cr3t-canary']);
+    const { rec, sent } = recorder({ scrubber: redactor });
+    rec.record({ target, reason: 'ApplyFailed', type: 'Warning', message: 'value s3cr3t-canary leaked' });
     await rec.flush();
     expect(sent[0]?.message).toBe('value [redacted] leaked');
     const log = capturedLogger();
@@ -95,7 +91,7 @@ describe('EventRecorder', () => {
     const { rec, sent } = recorder({ scrubber: redactor });
     // The value straddles the 1 KiB cut: cut first, a part of it would be left.
     const message = `${'m'.repeat(1000)} ${value} and a 409 quoting it`;
-    rec.record({ target, reason: 'ApplyFailed', type: 'Warning', message, secretValues: ['own-value'] });
+    rec.record({ target, reason: 'ApplyFailed', type: 'Warning', message });
     await rec.flush();
     expect(sent[0]?.message).toBe(`${'m'.repeat(1000)} ${REDACTED} and a 409 quoting it`.slice(0, 1024));
     expect(sent[0]?.message).not.toContain('another-deployments');
