@@ -14,6 +14,7 @@ import type { PodSecurityLevel } from './pod-security-lists.ts';
 import type { RenderPolicy } from './settings.ts';
 import type { KubeObject } from './types.ts';
 import { volumeRefusal } from './volume-policy.ts';
+import { podTemplates } from './pod-templates.ts';
 
 /**
  * The security policy (docs/configuration.md, "Policy"). Every rendered pod must satisfy the Pod
@@ -191,26 +192,6 @@ export function checkPodAnnotations(annotations: Record<string, string>, policy:
     const path = violation.path.replace(/^metadata\./, '');
     throw refusal({ ...violation, path });
   }
-}
-
-/** The pod templates of a rendered object, with their path in it. */
-function podTemplates(o: KubeObject): { path: string; spec: unknown; annotations: unknown }[] {
-  const spec = o.spec as Obj | undefined;
-  if (o.kind === 'Pod') return [{ path: '', spec, annotations: o.metadata?.annotations }];
-  const templates: { path: string; template: unknown }[] = [];
-  if (o.kind === 'CronJob') {
-    templates.push({
-      path: 'spec.jobTemplate.spec.template.',
-      template: member(member(spec?.jobTemplate, 'spec'), 'template'),
-    });
-  } else if (spec && 'template' in spec) {
-    templates.push({ path: 'spec.template.', template: spec.template });
-  }
-  return templates.map(({ path, template }) => ({
-    path,
-    spec: member(template, 'spec'),
-    annotations: member(member(template, 'metadata'), 'annotations'),
-  }));
 }
 
 /** Mooring's own rules on a whole pod spec: volumes, escalation, Bidirectional mounts. */

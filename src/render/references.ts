@@ -4,6 +4,7 @@ import { objectNames } from './names.ts';
 import type { ReferenceSettings } from './reference-settings.ts';
 import type { KubeObject, RenderContext } from './types.ts';
 import { isObj } from './plain-object.ts';
+import { podTemplates } from './pod-templates.ts';
 
 /**
  * What a deployment may refer to beyond its own objects. A deployment record may come from a
@@ -180,22 +181,27 @@ export function checkReferences(
  */
 export function checkRenderedReferences(objects: readonly KubeObject[], owner: ReferenceOwner): void {
   for (const o of objects) {
-    const spec = (o as { spec?: { template?: { spec?: unknown } } }).spec?.template?.spec;
-    if (!isObj(spec)) continue;
-    const prefix = `${o.kind}/${o.metadata.name}:spec.template.spec`;
-    const fail = (path: string, why: string) => new RenderError('MOORING_E_RENDER_POLICY', path, why);
-    for (const key of ['serviceAccountName', 'serviceAccount']) {
-      const name = spec[key];
-      if (typeof name !== 'string' || name === '') continue;
-      const why = accountRefusal(name, owner, `${prefix}.${key}`);
-      if (why) throw fail(`${prefix}.${key}`, why);
-    }
-    const found: Found[] = [];
-    collectPod(spec, 'volumes', found);
-    for (const f of found) {
-      const path = `${prefix}.${f.path}`;
-      const why = refusal(f, owner, path);
-      if (why) throw fail(path, why);
-    }
+    for (const t of podTemplates(o)) checkPodReferences(o, t, owner);
+  }
+}
+
+/** One pod template of `o` held to the reference rules; `details.field` names the object and path. */
+function checkPodReferences(o: KubeObject, t: { path: string; spec: unknown }, owner: ReferenceOwner): void {
+  const spec = t.spec;
+  if (!isObj(spec)) return;
+  const prefix = `${o.kind}/${o.metadata.name}:${t.path}spec`;
+  const fail = (path: string, why: string) => new RenderError('MOORING_E_RENDER_POLICY', path, why);
+  for (const key of ['serviceAccountName', 'serviceAccount']) {
+    const name = spec[key];
+    if (typeof name !== 'string' || name === '') continue;
+    const why = accountRefusal(name, owner, `${prefix}.${key}`);
+    if (why) throw fail(`${prefix}.${key}`, why);
+  }
+  const found: Found[] = [];
+  collectPod(spec, 'volumes', found);
+  for (const f of found) {
+    const path = `${prefix}.${f.path}`;
+    const why = refusal(f, owner, path);
+    if (why) throw fail(path, why);
   }
 }
