@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { chartDir } from '../../scripts/render-deploy.ts';
 import { checkPodSecurity } from '../../src/render/pod-security.ts';
 import type { PodSecurityLevel } from '../../src/render/pod-security-lists.ts';
 import { pssFailures } from '../render/pss-oracle.ts';
-import { ciValueSets, helm, type KubeObject, lint, RELEASE, template, templateRaw } from './helm.ts';
+import { installDryRun, ciValueSets, type KubeObject, lint, RELEASE, template, templateRaw } from './helm.ts';
 import { validateObject } from './models.ts';
 
 const base = ciValueSets().get('namespaces')!;
@@ -41,18 +40,7 @@ function labelsFor(policy: Policy): Record<string, string> {
 }
 
 function notes(values: Array<string | Record<string, unknown>>): string {
-  const res = helm(
-    [
-      'install',
-      RELEASE.name,
-      chartDir,
-      '--namespace',
-      RELEASE.namespace,
-      '--dry-run=client',
-      '--hide-secret',
-    ],
-    values,
-  );
+  const res = installDryRun(values);
   expect(res.status, res.stderr).toBe(0);
   return res.stdout.slice(res.stdout.indexOf('NOTES:'));
 }

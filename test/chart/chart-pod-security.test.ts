@@ -5,7 +5,7 @@ import { renderSettingsOf } from '../../src/agent/wiring.ts';
 import { parseAgentConfig } from '../../src/config.ts';
 import { EXTRA_VOLUME_TYPES } from '../../src/render/pod-security-lists.ts';
 import { chartDir } from '../../scripts/render-deploy.ts';
-import { ciValueSets, helm, type KubeObject, only, RELEASE, template, templateRaw } from './helm.ts';
+import { installDryRun, ciValueSets, type KubeObject, only, template, templateRaw } from './helm.ts';
 
 const base = ciValueSets().get('namespaces')!;
 
@@ -79,18 +79,7 @@ describe('chart: policy.podSecurity and policy.allowedVolumeTypes reach the agen
   });
 
   it('the NOTES print the namespace label command for each watched namespace, at the chosen level', () => {
-    const res = helm(
-      [
-        'install',
-        RELEASE.name,
-        chartDir,
-        '--namespace',
-        RELEASE.namespace,
-        '--dry-run=client',
-        '--hide-secret',
-      ],
-      [base, { policy: { podSecurity: 'restricted' } }],
-    );
+    const res = installDryRun([base, { policy: { podSecurity: 'restricted' } }]);
     expect(res.status, res.stderr).toBe(0);
     const notes = res.stdout.slice(res.stdout.indexOf('NOTES:'));
     for (const ns of ['team-a', 'team-b', 'team-c']) {
@@ -100,18 +89,7 @@ describe('chart: policy.podSecurity and policy.allowedVolumeTypes reach the agen
     }
     expect(notes).toContain('satisfies the "restricted" Pod Security Standard');
     expect(notes).not.toContain('warn/audit');
-    const exempt = helm(
-      [
-        'install',
-        RELEASE.name,
-        chartDir,
-        '--namespace',
-        RELEASE.namespace,
-        '--dry-run=client',
-        '--hide-secret',
-      ],
-      [base, { policy: { allowPrivileged: true } }],
-    );
+    const exempt = installDryRun([base, { policy: { allowPrivileged: true } }]);
     expect(exempt.stdout).toContain('less the exempted controls (allowPrivileged)');
     expect(exempt.stdout).toContain('warn/audit');
   });

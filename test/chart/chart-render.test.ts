@@ -3,7 +3,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { chartDir } from '../../scripts/render-deploy.ts';
-import { ciValueSets, helm, type KubeObject, lint, only, RELEASE, template } from './helm.ts';
+import { installDryRun, ciValueSets, type KubeObject, lint, only, template } from './helm.ts';
 import { serviceMonitorShape, validateObject } from './models.ts';
 
 const chart = parse(readFileSync(path.join(chartDir, 'Chart.yaml'), 'utf8')) as {
@@ -144,18 +144,7 @@ describe('the chart renders and validates for every value set', () => {
     });
 
     it('prints NOTES naming the listener, the namespaces and the key Secret, never the key', () => {
-      const res = helm(
-        [
-          'install',
-          RELEASE.name,
-          chartDir,
-          '--namespace',
-          RELEASE.namespace,
-          '--dry-run=client',
-          '--hide-secret',
-        ],
-        [file],
-      );
+      const res = installDryRun([file]);
       expect(res.status, res.stderr).toBe(0);
       const notes = res.stdout.slice(res.stdout.indexOf('NOTES:'));
       const env = agentEnv(objects);

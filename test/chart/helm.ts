@@ -76,6 +76,22 @@ export function template(values: Array<string | Record<string, unknown>>): KubeO
   return parseObjects(res.stdout);
 }
 
+/** A client-side dry run of `helm install` (the NOTES are at the end of its output); the Secret hidden. */
+export function installDryRun(values: Array<string | Record<string, unknown>>): HelmResult {
+  return helm(
+    [
+      'install',
+      RELEASE.name,
+      chartDir,
+      '--namespace',
+      RELEASE.namespace,
+      '--dry-run=client',
+      '--hide-secret',
+    ],
+    values,
+  );
+}
+
 export function templateRaw(values: Array<string | Record<string, unknown>>): HelmResult {
   return helm(['template', RELEASE.name, chartDir, '--namespace', RELEASE.namespace], values);
 }
