@@ -28,6 +28,19 @@ export interface Stack extends Servers {
   kubectl(args: string[]): Promise<string>;
 }
 
+/** The real kubectl against these servers' sandbox (a cache of its own); resolves to its stdout. */
+export function kubectlOf(servers: Servers): (args: string[]) => Promise<string> {
+  const cacheDir = path.join(servers.dir, 'kube-cache');
+  return async (args) => {
+    const { stdout } = await run(
+      toolPath('kubectl'),
+      ['--kubeconfig', servers.kubeconfigPath, '--cache-dir', cacheDir, ...args],
+      { timeout: 20_000 },
+    );
+    return stdout;
+  };
+}
+
 /** Starts control plane + Kubernetes API with one k8s listener for namespace `apps`. */
 export async function startStack(opts: { rolloutDelayMs?: number } = {}): Promise<Stack> {
   const servers = await startServers({
@@ -37,19 +50,11 @@ export async function startStack(opts: { rolloutDelayMs?: number } = {}): Promis
     rolloutDelayMs: opts.rolloutDelayMs ?? 300,
   });
   const client = new ControlPlaneClient({ baseUrl: servers.cp.url, apiKey: servers.apiKey, retries: 0 });
-  const cacheDir = path.join(servers.dir, 'kube-cache');
   return {
     ...servers,
     client,
     agentEnv: (extra = {}) => agentEnv(servers, extra),
-    kubectl: async (args) => {
-      const { stdout } = await run(
-        toolPath('kubectl'),
-        ['--kubeconfig', servers.kubeconfigPath, '--cache-dir', cacheDir, ...args],
-        { timeout: 20_000 },
-      );
-      return stdout;
-    },
+    kubectl: kubectlOf(servers),
     close: async () => {
       await client.close();
       await servers.close();

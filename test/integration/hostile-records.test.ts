@@ -10,11 +10,7 @@ import { ControlPlaneClient } from '../../src/control-plane/client.ts';
 import type { ResourceSpecRecord } from '../../src/contract/index.ts';
 import { type AgentProcess, spawnAgent } from '../support/agent-process.ts';
 import { agentEnv, type Servers, startServers } from '../support/stack.ts';
-import { deploymentState } from './harness.ts';
-import { toolPath } from '../../scripts/install-tools.ts';
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { promisify } from 'node:util';
+import { deploymentState, kubectlOf } from './harness.ts';
 import { waitFor } from '../support/wait.ts';
 
 const TENANT_A = '0d9e8f7a-6b5c-4d3e-8f2a-1b0c9d8e7f6a';
@@ -29,20 +25,7 @@ describe('hostile records (control plane + sandbox Kubernetes API + agent proces
   let agent: AgentProcess;
   const ids: Record<string, string> = {};
 
-  const kubectl = async (args: string[]) =>
-    (
-      await promisify(execFile)(
-        toolPath('kubectl'),
-        [
-          '--kubeconfig',
-          servers.kubeconfigPath,
-          '--cache-dir',
-          path.join(servers.dir, 'kube-cache'),
-          ...args,
-        ],
-        { timeout: 20_000 },
-      )
-    ).stdout;
+  const kubectl = (args: string[]) => kubectlOf(servers)(args);
   /** Names of what deployment `id` owns in `ns`. */
   const owned = async (ns: string, id: string) =>
     (

@@ -4,16 +4,15 @@
  * what it left in the old one is pruned, with a Pruned event there; the new namespace is untouched.
  */
 import { execFile } from 'node:child_process';
-import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toolPath } from '../../scripts/install-tools.ts';
 import { ControlPlaneClient } from '../../src/control-plane/client.ts';
 import { type AgentProcess, spawnAgent } from '../support/agent-process.ts';
 import { agentEnv, type Servers, startServers } from '../support/stack.ts';
 import { waitFor } from '../support/wait.ts';
+import { kubectlOf } from './harness.ts';
 
-const run = promisify(execFile);
+const _run = promisify(execFile);
 
 describe('namespace move (control plane + sandbox Kubernetes API + agent process + kubectl)', {
   timeout: 60_000,
@@ -22,20 +21,7 @@ describe('namespace move (control plane + sandbox Kubernetes API + agent process
   let client: ControlPlaneClient;
   let agent: AgentProcess;
 
-  const kubectl = async (args: string[]) =>
-    (
-      await run(
-        toolPath('kubectl'),
-        [
-          '--kubeconfig',
-          servers.kubeconfigPath,
-          '--cache-dir',
-          path.join(servers.dir, 'kube-cache'),
-          ...args,
-        ],
-        { timeout: 20_000 },
-      )
-    ).stdout;
+  const kubectl = (args: string[]) => kubectlOf(servers)(args);
   /** uid and id of the deployment's objects in `ns`, volumes aside. */
   const owned = async (ns: string, id: string) =>
     (
