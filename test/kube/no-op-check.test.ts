@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, desiredHash, liveHash, prepareForApply } from '../../src/kube/desired-hash.ts';
-import { findDrift, quantityValue } from '../../src/kube/live-compare.ts';
+import { findDrift } from '../../src/kube/live-compare.ts';
 import type { KubeObject } from '../../src/kube/types.ts';
 import { ANNOTATIONS } from '../../src/labels.ts';
 import { deployment, envSecret } from './fixtures.ts';
@@ -156,12 +156,28 @@ describe('live subset comparison', () => {
     expect(findDrift({ args: ['a', 'b'] }, { args: ['a', 'b'] })).toBeUndefined();
   });
 
-  it('parses quantities', () => {
-    expect(quantityValue('500m')).toBe(0.5);
-    expect(quantityValue('1Gi')).toBe(2 ** 30);
-    expect(quantityValue('1e3')).toBe(1000);
-    expect(quantityValue(2)).toBe(2);
-    expect(quantityValue('nginx:1.0')).toBeUndefined();
+  it('compares quantities by value only in quantity fields', () => {
+    const pod = (cpu: unknown, storage: unknown, limit: unknown) => ({
+      containers: [{ name: 'api', resources: { requests: { cpu }, limits: { memory: cpu } } }],
+      volumes: [{ name: 'v', emptyDir: { sizeLimit: limit } }],
+      volumeClaimTemplates: [{ spec: { resources: { requests: { storage } } } }],
+    });
+    expect(findDrift(pod('0.5', '1024Mi', '1.5Gi'), pod('500m', '1Gi', '1536Mi'))).toBeUndefined();
+    expect(findDrift(pod(1, '10Gi', '1Gi'), pod('1', '10Gi', '1Gi'))).toBeUndefined();
+    expect(findDrift(pod('0.5', '1Gi', '1Gi'), pod('501m', '1Gi', '1Gi'))).toBe(
+      '.containers[name=api].resources.requests.cpu',
+    );
+    const hpa = (averageValue: string) => ({ metrics: [{ resource: { target: { averageValue } } }] });
+    expect(findDrift(hpa('0.5'), hpa('500m'))).toBeUndefined();
+  });
+
+  it('sees an edit of a number-like env value, label or image as drift', () => {
+    const env = (value: string) => ({ env: [{ name: 'VERSION', value }] });
+    expect(findDrift(env('1.10'), env('1.1'))).toBe('.env[name=VERSION].value');
+    expect(findDrift(env('0.5'), env('500m'))).toBe('.env[name=VERSION].value');
+    const labels = (v: string) => ({ metadata: { labels: { 'x.resources.limits': v } } });
+    expect(findDrift(labels('1Gi'), labels('1024Mi'))).toBe('.metadata.labels.x.resources.limits');
     expect(findDrift({ image: 'app:1' }, { image: 'app:1.0' })).toBe('.image');
+    expect(findDrift({ replicas: 2 }, { replicas: '2' })).toBe('.replicas');
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { cpuQuantity, memoryQuantity, parseQuantity, storageQuantity } from '../../src/render/quantities.ts';
+import { parseQuantity } from '../../src/quantity.ts';
+import { cpuQuantity, memoryQuantity, storageQuantity } from '../../src/render/quantities.ts';
 
 // Expected strings are what a Kubernetes API server prints back for each input (resource.Quantity
 // canonical form), so that a live object compares equal to the rendered one.
