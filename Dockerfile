@@ -1,7 +1,8 @@
 # syntax=docker/dockerfile:1
 # The mooring agent image. No build step: the sources are TypeScript that Node 24 runs directly
-# (type stripping), so the image holds package.json, production dependencies, bin/, src/ and
-# examples/ (the sandbox demo's seed).
+# (type stripping), so the image holds package.json, production dependencies, bin/ and src/. The
+# sandbox Kubernetes API's packages are development dependencies: `mooring sandbox` and
+# `mooring kube-api` are for a clone, and from the image they say how to add them.
 #
 #   docker build -t mooring:dev --build-arg VERSION="$(node -p 'require("./package.json").version')" \
 #     --build-arg REVISION="$(git rev-parse HEAD)" .
@@ -36,8 +37,6 @@ COPY --from=deps /app/node_modules ./node_modules
 COPY package.json ./
 COPY bin ./bin
 COPY src ./src
-# The demo seed, so that `mooring sandbox` also works from the image.
-COPY examples ./examples
 # A compile cache made at build time: the agent starts without stripping types or compiling its
 # modules (faster, and the type stripper is never loaded: about 25 MiB less memory). Read-only at
 # run time, like the rest of /app.
@@ -56,7 +55,7 @@ ENV NODE_OPTIONS="--max-old-space-size-percentage=50 --max-semi-space-size=16"
 # arena are reused there, not left behind in several. Converging 1,000 deployments, the agent's
 # peak RSS falls from 213-246 MiB to 201-202 MiB with the same CPU time (three runs each, bench/).
 ENV MALLOC_ARENA_MAX=1
-RUN node --input-type=module -e "import m from 'node:module'; m.enableCompileCache(); for (const c of ['run', 'sandbox', 'render', 'diff', 'status', 'control-plane', 'kube-api']) await import('/app/src/cli/' + c + '.ts'); m.flushCompileCache();"
+RUN node --input-type=module -e "import m from 'node:module'; m.enableCompileCache(); for (const c of ['run', 'render', 'diff', 'status', 'control-plane']) await import('/app/src/cli/' + c + '.ts'); m.flushCompileCache();"
 # The same uid:gid the Helm chart's securityContext sets (runAsNonRoot needs a numeric user).
 USER 65532:65532
 EXPOSE 8080

@@ -24,6 +24,10 @@ export const ERROR_CODES = {
     summary: 'An input file or argument is missing or malformed.',
     retryable: false,
   },
+  MOORING_E_EMULATOR_MISSING: {
+    summary: "The sandbox Kubernetes API's development packages are not installed.",
+    retryable: false,
+  },
 
   // control plane (client side)
   MOORING_E_CP_UNREACHABLE: { summary: 'The control plane could not be reached.', retryable: true },

@@ -1,6 +1,6 @@
 import { createLogger } from '../log.ts';
-import { startKubeApi } from '../sandbox/server.ts';
 import { type CliContext, EXIT } from './context.ts';
+import { emulatorFor } from './emulator.ts';
 import { parseCommandFlags, parsePort, untilAborted } from './flags.ts';
 
 const HELP = `mooring kube-api: a sandbox Kubernetes API server (HTTPS, real semantics) for trying and testing mooring
@@ -48,8 +48,10 @@ export async function kubeApi(argv: string[], ctx: CliContext): Promise<number> 
     for (const p of problems) ctx.stderr.write(`mooring kube-api: ${p}\n`);
     return EXIT.usage;
   }
+  const emulator = await emulatorFor('kube-api', ctx);
+  if (!emulator) return EXIT.usage;
   const kubeconfigOut = typeof values['kubeconfig-out'] === 'string' ? values['kubeconfig-out'] : undefined;
-  const api = await startKubeApi({
+  const api = await emulator.startKubeApi({
     host: typeof values.host === 'string' ? values.host : '127.0.0.1',
     port,
     namespaces,

@@ -21,8 +21,8 @@ import { pino } from 'pino';
 import { createLogger } from '../log.ts';
 import { startOpsServer } from '../ops/server.ts';
 import { assessObject } from '../reconcile/health.ts';
-import { startKubeApi } from '../sandbox/server.ts';
 import { EXIT, type CliContext } from './context.ts';
+import { emulatorFor } from './emulator.ts';
 import { untilAborted } from './flags.ts';
 import { formatTable } from './status.ts';
 
@@ -122,6 +122,8 @@ export async function sandbox(argv: string[], ctx: CliContext): Promise<number> 
     );
     return EXIT.usage;
   }
+  const emulator = await emulatorFor('sandbox', ctx);
+  if (!emulator) return EXIT.usage;
   const port = (offset: number) => (portBase === 0 ? 0 : portBase + offset);
   const out = (line: string) => ctx.stdout.write(`${line}\n`);
   const dir = mkdtempSync(path.join(tmpdir(), 'mooring-sandbox-'));
@@ -150,7 +152,7 @@ export async function sandbox(argv: string[], ctx: CliContext): Promise<number> 
       `seed             ${seeded ? 'examples/seed.yaml' : 'one example deployment (no seed file)'}; listener ${listenerId}`,
     );
 
-    const kube = await startKubeApi({
+    const kube = await emulator.startKubeApi({
       port: port(1),
       kubeconfigOut: kubeconfigPath,
       namespaces,

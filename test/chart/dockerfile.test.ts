@@ -5,11 +5,13 @@ import { DockerfileParser, type Instruction } from 'dockerfile-ast';
 import { validate, ValidationSeverity } from 'dockerfile-utils';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../../scripts/render-deploy.ts';
+import { EMULATOR_PACKAGES } from '../../src/cli/emulator.ts';
 
 const text = readFileSync(path.join(repoRoot, 'Dockerfile'), 'utf8');
 const dockerfile = DockerfileParser.parse(text);
 const pkg = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as {
   dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
 };
 
 /** Instructions of the last stage (the image that ships). */
@@ -93,14 +95,7 @@ describe('Dockerfile', () => {
       .getCOPYs()
       .filter((c) => !c.getFlags().some((f) => f.getName() === 'from'))
       .flatMap((c) => args(c).slice(0, -1));
-    expect(copies.sort()).toEqual([
-      'bin',
-      'examples',
-      'package-lock.json',
-      'package.json',
-      'package.json',
-      'src',
-    ]);
+    expect(copies.sort()).toEqual(['bin', 'package-lock.json', 'package.json', 'package.json', 'src']);
     for (const source of copies) {
       expect(existsSync(path.join(repoRoot, source)), source).toBe(true);
       const allowed = statSync(path.join(repoRoot, source)).isDirectory() ? `!${source}/` : `!${source}`;
@@ -112,10 +107,11 @@ describe('Dockerfile', () => {
 });
 
 /** Bare package names imported by the files under `dir` (static and dynamic imports). */
-function importedPackages(dir: string): Set<string> {
+function importedPackages(dir: string, skip?: string): Set<string> {
   const found = new Set<string>();
   for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
     if (!entry.isFile() || !/\.(ts|js)$/.test(entry.name)) continue;
+    if (skip && path.join(entry.parentPath, entry.name).startsWith(skip + path.sep)) continue;
     const source = readFileSync(path.join(entry.parentPath, entry.name), 'utf8');
     const specs = [
       ...source.matchAll(/^\s*(?:import|export)\b[^;'"]*?\bfrom\s*['"]([^'"]+)['"]/gm),
@@ -133,9 +129,11 @@ function importedPackages(dir: string): Set<string> {
 }
 
 describe('the image runs without devDependencies', () => {
-  it('imports from bin/ and src/ only packages listed in dependencies', () => {
+  const sandboxDir = path.join(repoRoot, 'src', 'sandbox');
+
+  it('imports from bin/ and src/ (but the emulator) only packages listed in dependencies', () => {
     const used = new Set([
-      ...importedPackages(path.join(repoRoot, 'src')),
+      ...importedPackages(path.join(repoRoot, 'src'), sandboxDir),
       ...importedPackages(path.join(repoRoot, 'bin')),
     ]);
     expect(used.size).toBeGreaterThan(3);
@@ -143,5 +141,29 @@ describe('the image runs without devDependencies', () => {
     expect(missing, 'imported at run time but not in dependencies (npm ci --omit=dev drops them)').toEqual(
       [],
     );
+  });
+
+  it('keeps the emulator-only packages out of dependencies, and the list of them true', () => {
+    const emulatorOnly = [...importedPackages(sandboxDir)].filter((name) => !(name in pkg.dependencies));
+    expect(emulatorOnly.sort()).toEqual([...EMULATOR_PACKAGES].sort());
+    for (const name of EMULATOR_PACKAGES) {
+      expect(pkg.devDependencies, name).toHaveProperty([name]);
+      expect(pkg.dependencies, name).not.toHaveProperty([name]);
+    }
+  });
+
+  it('reaches the emulator only through the loader, by a dynamic import', () => {
+    const reach: string[] = [];
+    for (const dir of ['src', 'bin']) {
+      for (const entry of readdirSync(path.join(repoRoot, dir), { recursive: true, withFileTypes: true })) {
+        const file = path.join(entry.parentPath, entry.name);
+        if (!entry.isFile() || file.startsWith(sandboxDir + path.sep)) continue;
+        const source = readFileSync(file, 'utf8');
+        const value = /^\s*import\s+(?!type\b)[^;]*?from\s*['"][^'"]*\/sandbox\/[^'"]+['"]/m.test(source);
+        const dynamic = /\bimport\(\s*['"][^'"]*\/sandbox\/[^'"]+['"]\s*\)/.test(source);
+        if (value || dynamic) reach.push(`${path.relative(repoRoot, file)}${dynamic ? ' (dynamic)' : ''}`);
+      }
+    }
+    expect(reach).toEqual([path.join('src', 'cli', 'emulator.ts') + ' (dynamic)']);
   });
 });

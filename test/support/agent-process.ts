@@ -107,6 +107,8 @@ export interface SpawnAgentOptions {
   logs?: AgentLogs;
   /** Default of `stop()`'s grace before SIGKILL, ms; default 5000; 0 makes `stop()` a SIGKILL. */
   stopGraceMs?: number;
+  /** Another install of mooring to run (see `MooringRunOptions.root`); default this repository. */
+  root?: string;
 }
 
 /**
@@ -114,7 +116,7 @@ export interface SpawnAgentOptions {
  * from the agent's "ops endpoints listening" log line: its loopback URL, where /status answers).
  */
 export function spawnAgent(env: Record<string, string>, options: SpawnAgentOptions = {}): AgentProcess {
-  const run = spawnMooringRun({ env });
+  const run = spawnMooringRun({ env, ...(options.root ? { root: options.root } : {}) });
   const { child } = run;
   const { logs } = options;
   let out = '';
