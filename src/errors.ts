@@ -116,6 +116,8 @@ export const ERROR_CODES = {
     summary:
       'The HTTP proxy refused to open a tunnel (its answer to CONNECT was not 200); retried only when it answered 5xx.',
     retryable: false,
+    // The proxy's policy lies outside the desired state: try again once it may have changed.
+    untilResync: true,
   },
 
   // pruning, health, reconcile
