@@ -10,6 +10,7 @@ import { ControlPlaneClient, type ControlPlaneClientOptions } from '../../src/co
 import type { ControlPlaneServer } from '../../src/control-plane/server/index.ts';
 import { MooringError } from '../../src/errors.ts';
 import { createLogger } from '../../src/log.ts';
+import { createClientCertificate } from '../support/client-certificate.ts';
 import { type ConnectProxy, startConnectProxy } from '../support/connect-proxy.ts';
 import { startListenedControlPlane } from '../support/stack.ts';
 import { startTlsFront, type TlsFront } from '../support/tls-front.ts';
@@ -169,6 +170,37 @@ describe('control-plane client and a private CA', () => {
       expect(await listenerIds(c)).toContain(listenerId);
     } finally {
       await c.close();
+    }
+  });
+});
+
+describe('control-plane client and mutual TLS', () => {
+  it('presents the client certificate given, through the proxy; without it the control plane refuses', async () => {
+    const client_ = await createClientCertificate('mooring-agent');
+    const mtls = await startTlsFront(Number(new URL(cp.url).port), [HOST], { clientCa: client_.caPem });
+    const env = { HTTPS_PROXY: proxyWithCredentials };
+    const baseUrl = `https://${HOST}:${mtls.port}`;
+    try {
+      const without = client({ baseUrl, env, tls: { ca: mtls.caPem }, retries: 0 });
+      try {
+        // A TLS 1.3 server refuses after the handshake: the client sees its connection closed.
+        expect((await failure(without.listListeners())).code).toBe('MOORING_E_CP_UNREACHABLE');
+      } finally {
+        await without.close();
+      }
+      const withCert = client({
+        baseUrl,
+        env,
+        tls: { ca: mtls.caPem, cert: client_.certPem, key: client_.keyPem },
+      });
+      try {
+        expect(await listenerIds(withCert)).toContain(listenerId);
+      } finally {
+        await withCert.close();
+      }
+      expect(proxy.tunnels).toEqual([`${HOST}:${mtls.port}`, `${HOST}:${mtls.port}`]);
+    } finally {
+      await mtls.close();
     }
   });
 });
