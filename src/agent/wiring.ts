@@ -24,6 +24,7 @@ import { defaultRenderSettings, type RenderSettings } from '../render/index.ts';
 import { Agent, type AgentDeps } from './agent.ts';
 import { kubeLeaseClient } from './leader-election.ts';
 import { kubeNamespaceReader } from './registration.ts';
+import { proxyPasswords } from '../proxy/from-environment.ts';
 import { controlPlaneTls, describeRoutes } from './routes.ts';
 
 /** How long shutdown waits for queued Events to be written. */
@@ -140,6 +141,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
     inFlight: () => agent?.inFlight ?? 0,
   });
   const cpTls = controlPlaneTls(config);
+  redactor.set('proxy-credentials', proxyPasswords(o.env));
   // The User-Agent names the replica, so the API server's audit log tells replicas apart.
   const kube = createKubeClient(o.kubeconfig ?? kubeconfigSource(config, o.env), {
     env: o.env,

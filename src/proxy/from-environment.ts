@@ -54,3 +54,18 @@ export function describeProxy(proxy: string): string {
     return '(unparseable proxy URL)';
   }
 }
+
+/**
+ * The passwords in the environment's proxy URLs, decoded and as written, for the redactor: the
+ * agent never prints them, and should any library quote a proxy URL, the scrubber cuts them.
+ */
+export function proxyPasswords(env: Env): string[] {
+  const out: string[] = [];
+  for (const name of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy']) {
+    const raw = env[name]?.trim();
+    if (!raw || !URL.canParse(withScheme(raw))) continue;
+    const { password } = new URL(withScheme(raw));
+    if (password) out.push(password, decodeURIComponent(password));
+  }
+  return [...new Set(out)];
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeProxy, proxyForUrl } from '../../src/proxy/from-environment.ts';
+import { describeProxy, proxyForUrl, proxyPasswords } from '../../src/proxy/from-environment.ts';
 import { parseNoProxy } from '../../src/proxy/no-proxy.ts';
 
 // Go's own table (golang.org/x/net/http/httpproxy, TestUseProxy): every host on port 80 against
@@ -92,5 +92,18 @@ describe('proxyForUrl (Go ProxyFromEnvironment)', () => {
 
   it('describes a proxy without its credentials', () => {
     expect(describeProxy('http://user:pa%40ss@proxy.corp:3128/')).toBe('http://proxy.corp:3128');
+  });
+});
+
+describe('proxyPasswords (for the redactor)', () => {
+  it('finds each proxy password, as written and decoded', () => {
+    expect(
+      proxyPasswords({
+        HTTPS_PROXY: 'http://u:pa%40ss-word@p:1',
+        http_proxy: 'u2:second-secret@p:2',
+        NO_PROXY: 'x:y@z',
+      }),
+    ).toEqual(['pa%40ss-word', 'pa@ss-word', 'second-secret']);
+    expect(proxyPasswords({ HTTPS_PROXY: 'http://p:3128' })).toEqual([]);
   });
 });
