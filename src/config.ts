@@ -52,6 +52,10 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'controlPlaneUrl', flag: 'control-plane-url', env: 'MOORING_CONTROL_PLANE_URL', kind: 'url', defaultText: '(required)', description: 'base URL of the control plane' },
   { key: 'apiKey', flag: 'api-key', env: 'MOORING_API_KEY', kind: 'string', defaultText: '-', secret: true, description: 'API key (prefer --api-key-file)' },
   { key: 'apiKeyFile', flag: 'api-key-file', env: 'MOORING_API_KEY_FILE', kind: 'string', defaultText: '-', description: 'file holding the API key (a mounted Secret); one of the two is required' },
+  // Reaching the control plane: a private CA and a client certificate (HTTPS_PROXY/NO_PROXY come from the environment).
+  { key: 'controlPlaneCaFile', flag: 'control-plane-ca-file', env: 'MOORING_CONTROL_PLANE_CA_FILE', kind: 'string', defaultText: "Node's roots + $NODE_EXTRA_CA_CERTS", description: "PEM file of the CA(s) that sign the control plane's certificate (a private CA, a TLS-inspecting proxy's); replaces the default roots for the control plane" },
+  { key: 'controlPlaneClientCertFile', flag: 'control-plane-client-cert-file', env: 'MOORING_CONTROL_PLANE_CLIENT_CERT_FILE', kind: 'string', defaultText: '-', description: 'PEM client certificate for mutual TLS with the control plane (with --control-plane-client-key-file)' },
+  { key: 'controlPlaneClientKeyFile', flag: 'control-plane-client-key-file', env: 'MOORING_CONTROL_PLANE_CLIENT_KEY_FILE', kind: 'string', defaultText: '-', description: 'PEM private key of that certificate' },
   { key: 'tenantId', flag: 'tenant-id', env: 'MOORING_TENANT_ID', kind: 'uuid', defaultText: '-', description: 'forwarded as X-Tenant-Id' },
   { key: 'listenerId', flag: 'listener-id', env: 'MOORING_LISTENER_ID', kind: 'uuid', defaultText: '(required)', description: "this agent's listener (uuid)" },
   { key: 'namespaces', flag: 'namespaces', env: 'MOORING_NAMESPACES', kind: 'list', defaultText: '(required)', description: 'comma list of namespaces the agent may write' },
@@ -93,6 +97,11 @@ export interface AgentConfig {
   /** The API key (from --api-key or the file). Never log it. */
   apiKey: string;
   tenantId: string | undefined;
+  /** PEM file of the control plane's CA (`--control-plane-ca-file`); undefined: the default roots. */
+  controlPlaneCaFile?: string | undefined;
+  /** Client certificate and key files for mTLS with the control plane: both or neither. */
+  controlPlaneClientCertFile?: string | undefined;
+  controlPlaneClientKeyFile?: string | undefined;
   listenerId: string;
   namespaces: string[];
   /** Kubeconfig file; undefined = in-cluster, then $KUBECONFIG. */
@@ -344,6 +353,12 @@ export function parseAgentConfig(sources: ConfigSources): ConfigResult {
     problems.push('--api-key-file (MOORING_API_KEY_FILE) or --api-key (MOORING_API_KEY): one is required');
   }
 
+  if (raw.has('controlPlaneClientCertFile') !== raw.has('controlPlaneClientKeyFile')) {
+    problems.push(
+      `${label(setting('controlPlaneClientCertFile'))} and ${label(setting('controlPlaneClientKeyFile'))}: set both or neither`,
+    );
+  }
+
   if (problems.length > 0) return { ok: false, problems, help: false };
 
   const namespaces = values.namespaces as string[];
@@ -352,6 +367,9 @@ export function parseAgentConfig(sources: ConfigSources): ConfigResult {
     controlPlaneUrl: (values.controlPlaneUrl as string).replace(/\/+$/, ''),
     apiKey: apiKey!,
     tenantId: values.tenantId as string | undefined,
+    controlPlaneCaFile: values.controlPlaneCaFile as string | undefined,
+    controlPlaneClientCertFile: values.controlPlaneClientCertFile as string | undefined,
+    controlPlaneClientKeyFile: values.controlPlaneClientKeyFile as string | undefined,
     listenerId: values.listenerId as string,
     namespaces,
     kubeconfig: values.kubeconfig as string | undefined,

@@ -46,6 +46,11 @@ export const ERROR_CODES = {
     summary: 'The control plane sent a response that does not match the interface.',
     retryable: true,
   },
+  MOORING_E_CP_TLS_UNTRUSTED: {
+    summary:
+      "The control plane's TLS certificate is not trusted (give its CA with --control-plane-ca-file or NODE_EXTRA_CA_CERTS).",
+    retryable: false,
+  },
   MOORING_E_RECORD_INVALID: {
     summary: 'A record in a control-plane page is malformed; it is refused alone.',
     retryable: false,
@@ -107,6 +112,15 @@ export const ERROR_CODES = {
     summary:
       'An object of that name belongs to another deployment, another listener or another manager; nothing was written.',
     retryable: false,
+    untilResync: true,
+  },
+
+  // proxies (both clients)
+  MOORING_E_PROXY_REFUSED: {
+    summary:
+      'The HTTP proxy refused to open a tunnel (its answer to CONNECT was not 200); retried only when it answered 5xx.',
+    retryable: false,
+    // The proxy's policy lies outside the desired state: try again once it may have changed.
     untilResync: true,
   },
 

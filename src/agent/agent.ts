@@ -5,6 +5,7 @@
  * releases the lease and resolves. Kubernetes and control-plane access come in through `AgentDeps`
  * (see `wiring.ts` for the real ones), so this file holds the loop mechanics only.
  */
+import type { AgentRoutes } from './routes.ts';
 import type { AgentConfig } from '../config.ts';
 import type { DeploymentRecord, RevisionRecord } from '../contract/index.ts';
 import { errorCode, isRetryable, MooringError } from '../errors.ts';
@@ -67,6 +68,8 @@ export interface AgentDeps {
    * Default none (tests of the loop mechanics).
    */
   redactor?: Redactor;
+  /** How the control plane and the API server are reached, for `/status` (src/agent/routes.ts). */
+  routes?: AgentRoutes;
   clock?: Clock;
   random?: () => number;
 }
@@ -81,6 +84,8 @@ export interface AgentStatus {
   lastPollAt: string | null;
   /** Set while the orphan pass is refused (too many deletions due, or an incomplete listing). */
   pruneRefused: PruneRefusal | null;
+  /** Direct or through which proxy, and which CA bundle; never credentials. */
+  routes?: AgentRoutes;
   deployments: ReturnType<StatusStore['list']>;
 }
 
@@ -262,6 +267,7 @@ export class Agent {
       dryRun: config.dryRun,
       lastPollAt: this.#lastPollAtMs === undefined ? null : new Date(this.#lastPollAtMs).toISOString(),
       pruneRefused: this.#deployments.pruneRefusal,
+      ...(this.#d.routes ? { routes: this.#d.routes } : {}),
       deployments: this.status.list(),
     };
     return redactor ? redactor.scrubDeep(doc) : doc;

@@ -24,6 +24,8 @@ import { defaultRenderSettings, type RenderSettings } from '../render/index.ts';
 import { Agent, type AgentDeps } from './agent.ts';
 import { kubeLeaseClient } from './leader-election.ts';
 import { kubeNamespaceReader } from './registration.ts';
+import { proxyPasswords } from '../proxy/from-environment.ts';
+import { controlPlaneTls, describeRoutes } from './routes.ts';
 
 /** How long shutdown waits for queued Events to be written. */
 const EVENTS_FLUSH_MS = 2_000;
@@ -138,6 +140,8 @@ export function wireAgent(o: WireOptions): WiredAgent {
     queueDepth: () => agent?.queueDepth ?? 0,
     inFlight: () => agent?.inFlight ?? 0,
   });
+  const cpTls = controlPlaneTls(config);
+  redactor.set('proxy-credentials', proxyPasswords(o.env));
   // The User-Agent names the replica, so the API server's audit log tells replicas apart.
   const kube = createKubeClient(o.kubeconfig ?? kubeconfigSource(config, o.env), {
     env: o.env,
@@ -151,6 +155,8 @@ export function wireAgent(o: WireOptions): WiredAgent {
     baseUrl: config.controlPlaneUrl,
     apiKey: config.apiKey,
     ...(config.tenantId ? { tenantId: config.tenantId } : {}),
+    env: o.env,
+    tls: cpTls,
     logger,
     onRequest: (e) =>
       metrics.controlPlaneRequests.inc({
@@ -158,6 +164,12 @@ export function wireAgent(o: WireOptions): WiredAgent {
         result: e.status ? String(e.status) : 'error',
       }),
   });
+  const routes = describeRoutes(config, o.env, controlPlane.route.proxy, kube.route.proxy);
+  const via = (v: string) => (v === 'direct' ? 'directly' : `through the proxy ${v}`);
+  logger.info(
+    { routes },
+    `control plane reached ${via(routes.controlPlane.via)} (CA: ${routes.controlPlane.ca}); Kubernetes API ${via(routes.kubernetes.via)}`,
+  );
   const resources = new ResourceManager({ kube, fieldManager: 'mooring', dryRun: config.dryRun, logger });
   // One recorder for all reconciles (it rate-limits identical events); a standby records none
   // (Agent.recordsEvents). Events once queued are written even if leadership ends meanwhile: they
@@ -194,6 +206,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
     redactor,
     metrics,
     controlPlane,
+    routes,
     readNamespace: kubeNamespaceReader(kube),
     ...(config.leaderElection
       ? { leaseClient: kubeLeaseClient(kube, config.leaseNamespace, config.leaseName) }

@@ -38,13 +38,21 @@ function ago(iso: string | null, nowMs: number): string {
   return `${Math.round(s / 3600)}h ago`;
 }
 
+/** How the agent reaches the control plane and the API server: direct or which proxy, which CA. */
+function routesLine(r: NonNullable<AgentStatus['routes']>): string {
+  const via = (v: string) => (v === 'direct' ? 'direct' : `through ${v}`);
+  const tls = `CA ${r.controlPlane.ca}${r.controlPlane.clientCertificate ? ', client certificate' : ''}`;
+  return `control plane ${via(r.controlPlane.via)} (${tls}); Kubernetes API ${via(r.kubernetes.via)}\n\n`;
+}
+
 /** The table `mooring status` prints for a status document. */
 export function formatStatus(doc: AgentStatus, nowMs: number): string {
   const head = `listener ${doc.listenerId}  identity ${doc.identity}  version ${doc.version}  ${doc.leader ? 'leader' : 'standby'}${doc.dryRun ? '  dry-run' : ''}  last poll ${ago(doc.lastPollAt, nowMs)}\n\n`;
+  const routes = doc.routes ? routesLine(doc.routes) : '';
   const prune = doc.pruneRefused
     ? `pruning refused since ${doc.pruneRefused.at}: ${doc.pruneRefused.code}: ${doc.pruneRefused.message}\n\n`
     : '';
-  if (doc.deployments.length === 0) return `${head}${prune}no deployments\n`;
+  if (doc.deployments.length === 0) return `${head}${routes}${prune}no deployments\n`;
   const rows = doc.deployments.map((d) => [
     d.name,
     d.namespace ?? '-',
@@ -56,6 +64,7 @@ export function formatStatus(doc: AgentStatus, nowMs: number): string {
   ]);
   return (
     head +
+    routes +
     prune +
     formatTable(['NAME', 'NAMESPACE', 'STATUS', 'STATE', 'REVISION', 'APPLIED', 'REASON'], rows)
   );

@@ -1,4 +1,5 @@
 import { MooringError } from '../errors.ts';
+import { proxyRefused, tunnelRefusalStatus } from '../proxy/refusal.ts';
 
 /** Transport error codes (undici's and the socket layer's) that mean "the request may not have arrived". */
 const NETWORK_CODES = new Set([
@@ -17,6 +18,19 @@ const NETWORK_CODES = new Set([
   'ENOTFOUND',
   'EAI_AGAIN',
 ]);
+/** TLS verification failures: the certificate chain or name did not check out against the trusted CAs. */
+const UNTRUSTED_CODES = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_UNTRUSTED',
+  'CERT_SIGNATURE_FAILURE',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
 /** HTTP statuses worth another try: the request was not processed, or may succeed shortly. */
@@ -31,13 +45,31 @@ export interface RequestInfo {
 /**
  * Maps a transport failure to a coded error. Only the error's code and name are kept in the
  * message: undici messages never contain request headers, but nothing here relies on that.
+ * `proxy` is the proxy the request went through, already without credentials.
  */
-export function transportError(err: unknown, info: RequestInfo): MooringError {
+export function transportError(err: unknown, info: RequestInfo, proxy?: string): MooringError {
+  const refused = proxy === undefined ? undefined : tunnelRefusalStatus(err);
+  if (refused !== undefined && proxy !== undefined)
+    return proxyRefused(refused, proxy, `${info.method} ${info.route}`, { ...info });
   const e = err as { code?: unknown; name?: unknown; cause?: { code?: unknown } };
+  // undici wraps a certificate refused inside a proxy tunnel (UND_ERR_PRX_TLS): the cause says why.
   const code =
-    typeof e?.code === 'string' ? e.code : typeof e?.cause?.code === 'string' ? e.cause.code : undefined;
+    typeof e?.code === 'string' && e.code !== 'UND_ERR_PRX_TLS'
+      ? e.code
+      : typeof e?.cause?.code === 'string'
+        ? e.cause.code
+        : typeof e?.code === 'string'
+          ? e.code
+          : undefined;
   const name = typeof e?.name === 'string' ? e.name : 'Error';
-  const details = { ...info, cause: code ?? name };
+  const details = { ...info, cause: code ?? name, ...(proxy ? { proxy } : {}) };
+  if (code !== undefined && UNTRUSTED_CODES.has(code)) {
+    return new MooringError(
+      'MOORING_E_CP_TLS_UNTRUSTED',
+      `${info.method} ${info.route}: the control plane's certificate is not trusted (${code}); give its CA with --control-plane-ca-file or NODE_EXTRA_CA_CERTS`,
+      { cause: err, details },
+    );
+  }
   if (name === 'TimeoutError' || (code !== undefined && TIMEOUT_CODES.has(code))) {
     return new MooringError('MOORING_E_CP_TIMEOUT', `${info.method} ${info.route}: timed out`, {
       cause: err,
@@ -46,7 +78,7 @@ export function transportError(err: unknown, info: RequestInfo): MooringError {
   }
   return new MooringError(
     'MOORING_E_CP_UNREACHABLE',
-    `${info.method} ${info.route}: control plane unreachable (${code ?? name})`,
+    `${info.method} ${info.route}: control plane unreachable (${code ?? name})${proxy ? ` through the proxy ${proxy}` : ''}`,
     { cause: err, details },
   );
 }
@@ -60,6 +92,7 @@ export function isNetworkError(err: MooringError): boolean {
 /** True when the client should try again: network failures and 429/502/503/504. */
 export function shouldRetry(err: unknown): boolean {
   if (!(err instanceof MooringError)) return false;
+  if (err.code === 'MOORING_E_PROXY_REFUSED') return err.retryable;
   if (err.code === 'MOORING_E_CP_UNREACHABLE' || err.code === 'MOORING_E_CP_TIMEOUT')
     return isNetworkError(err);
   return err.code === 'MOORING_E_CP_UNAVAILABLE' && RETRY_STATUSES.has(Number(err.details.status));

@@ -1,9 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import pRetry from 'p-retry';
 import { exchange } from '../lean/exchange.ts';
-import { Pool } from '../lean/undici.ts';
+import type { ConnectionOptions } from 'node:tls';
+import type { Dispatcher } from 'undici';
+import { Pool, ProxyAgent } from '../lean/undici.ts';
 import { MooringError } from '../errors.ts';
 import { type Logger, silentLogger } from '../log.ts';
+import { describeProxy, proxyForUrl } from '../proxy/from-environment.ts';
 import { parseRetryAfter, shouldRetry, statusError, transportError } from './client-errors.ts';
 
 /**
@@ -42,6 +45,21 @@ export interface TransportOptions {
   connections?: number;
   logger?: Logger;
   onRequest?: (event: RequestEvent) => void;
+  /**
+   * The environment whose `HTTPS_PROXY` / `HTTP_PROXY` / `NO_PROXY` choose the route (Go's
+   * rules, src/proxy/). Default: none, a direct connection.
+   */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** TLS to the control plane: `ca` replaces the system roots; `cert` + `key` for mTLS. */
+  tls?: Pick<ConnectionOptions, 'ca' | 'cert' | 'key' | 'servername' | 'lookup'>;
+}
+
+/** How the control plane is reached, as `/status` and the start-up log say it. */
+export interface ControlPlaneRoute {
+  /** The proxy (scheme, host and port, never credentials); absent when direct. */
+  proxy?: string;
+  /** `custom`: the CA given (--control-plane-ca-file); `system`: Node's roots and NODE_EXTRA_CA_CERTS. */
+  ca: 'custom' | 'system';
 }
 
 /** A successful answer: the parsed JSON body (undefined for 204 or empty) and the headers. */
@@ -70,9 +88,14 @@ export interface Call {
  * ever placed in the request header.
  */
 export class Transport {
-  readonly #pool: Pool;
+  readonly #pool: Dispatcher;
+  readonly #origin: string;
+  /** How requests travel; never holds proxy credentials. */
+  readonly route: ControlPlaneRoute;
   readonly #headers: Record<string, string>;
-  readonly #options: Required<Omit<TransportOptions, 'apiKey' | 'tenantId' | 'logger' | 'onRequest'>>;
+  readonly #options: Required<
+    Omit<TransportOptions, 'apiKey' | 'tenantId' | 'logger' | 'onRequest' | 'env' | 'tls'>
+  >;
   readonly #logger: Logger;
   readonly #onRequest: ((event: RequestEvent) => void) | undefined;
   readonly #closing = new AbortController();
@@ -91,13 +114,21 @@ export class Transport {
       retryAfterCapMs: options.retryAfterCapMs ?? 30_000,
       connections: options.connections ?? CONTROL_PLANE_CONNECTIONS,
     };
-    this.#pool = new Pool(url.origin, {
+    this.#origin = url.origin;
+    const proxy = proxyForUrl(url, options.env ?? {});
+    const tls = options.tls ?? {};
+    this.route = { ...(proxy ? { proxy: describeProxy(proxy) } : {}), ca: tls.ca ? 'custom' : 'system' };
+    const pool = {
       connections: this.#options.connections,
       keepAliveTimeout: 4_000,
       headersTimeout: this.#options.timeoutMs,
       bodyTimeout: this.#options.timeoutMs,
-      connectTimeout: this.#options.timeoutMs,
-    });
+    };
+    // Through a proxy, one CONNECT tunnel per keep-alive connection; the TLS to the control plane
+    // runs inside it, so its CA and client certificate apply there, not to the proxy.
+    this.#pool = proxy
+      ? new ProxyAgent({ ...pool, uri: proxy, requestTls: { ...tls, timeout: this.#options.timeoutMs } })
+      : new Pool(url.origin, { ...pool, connect: { ...tls, timeout: this.#options.timeoutMs } });
     this.#headers = {
       accept: 'application/json',
       'x-api-key': options.apiKey,
@@ -155,6 +186,7 @@ export class Transport {
         const answer = await exchange(
           this.#pool,
           {
+            origin: this.#origin,
             method: call.method,
             path: this.#prefix + call.path + qs,
             headers: hasBody ? { ...this.#headers, 'content-type': 'application/json' } : this.#headers,
@@ -186,7 +218,7 @@ export class Transport {
         }
       } catch (err) {
         if (err instanceof MooringError) throw err;
-        throw transportError(err, info);
+        throw transportError(err, info, this.route.proxy);
       }
     } catch (err) {
       code = (err as MooringError).code;

@@ -22,11 +22,11 @@ import {
 } from '../contract/index.ts';
 import { MooringError } from '../errors.ts';
 import { type Logger, silentLogger } from '../log.ts';
-import { type Call, Transport, type TransportOptions } from './client-http.ts';
+import { type Call, type ControlPlaneRoute, Transport, type TransportOptions } from './client-http.ts';
 import { filterQuery } from './client-query.ts';
 import { pageVerdict, TOTAL_COUNT_HEADER } from './listing-total.ts';
 
-export type { RequestEvent } from './client-http.ts';
+export type { ControlPlaneRoute, RequestEvent } from './client-http.ts';
 
 export type TokenRecord = z.infer<typeof tolerant.Token>;
 export type ConnectionRecord = z.infer<typeof tolerant.Connection>;
@@ -57,6 +57,11 @@ export class ControlPlaneClient {
   constructor(options: ControlPlaneClientOptions) {
     this.#http = new Transport(options);
     this.#logger = options.logger ?? silentLogger();
+  }
+
+  /** How the control plane is reached (direct or which proxy, which CA), without credentials. */
+  get route(): ControlPlaneRoute {
+    return this.#http.route;
   }
 
   /**

@@ -191,6 +191,7 @@ export function isApiWide(err: MooringError): boolean {
     err.code === 'MOORING_E_KUBE_UNREACHABLE' ||
     err.code === 'MOORING_E_KUBE_SERVER' ||
     err.code === 'MOORING_E_KUBE_FORBIDDEN' ||
+    err.code === 'MOORING_E_PROXY_REFUSED' ||
     err.code === 'MOORING_E_INTERNAL'
   );
 }

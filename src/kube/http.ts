@@ -9,6 +9,8 @@ import { readFileSync } from 'node:fs';
 import type { Dispatcher } from 'undici';
 import { Agent, ProxyAgent } from '../lean/undici.ts';
 import { exchange } from '../lean/exchange.ts';
+import { describeProxy, proxyForUrl } from '../proxy/from-environment.ts';
+import { proxyRefused, tunnelRefusalStatus } from '../proxy/refusal.ts';
 import { ExecCredential } from './exec-credential.ts';
 import type { ClusterAccess } from './kubeconfig.ts';
 import { type KubeVerb, kubeVerb } from './verb.ts';
@@ -48,7 +50,10 @@ export interface KubeHttpOptions {
   userAgent?: string;
   /** No answer headers within this many milliseconds fails the request (default 30 s). */
   timeoutMs?: number;
-  /** Process environment for exec credential plugins. */
+  /**
+   * Process environment: for exec credential plugins, and its HTTPS_PROXY / NO_PROXY for a
+   * kubeconfig cluster without a proxy-url (never for the in-cluster API server).
+   */
   env?: Readonly<Record<string, string | undefined>>;
   /** Told of every request's verb and result (the HTTP status, or `error`): the request metrics. */
   onResult?: (verb: KubeVerb, result: string) => void;
@@ -58,6 +63,8 @@ const TOKEN_FILE_REREAD_MS = 60_000;
 
 export class KubeHttp {
   readonly server: string;
+  /** The proxy requests go through (scheme, host and port, never credentials); empty when direct. */
+  readonly route: { proxy?: string };
   /** The server's origin and its path prefix (a proxy in front of the API server may add one). */
   readonly #origin: string;
   readonly #prefix: string;
@@ -77,8 +84,11 @@ export class KubeHttp {
     this.#timeoutMs = opts.timeoutMs ?? 30_000;
     this.#onResult = opts.onResult;
     const connect = { ...access.tls };
-    this.#dispatcher = access.proxyUrl
-      ? new ProxyAgent({ uri: access.proxyUrl, requestTls: connect })
+    // A kubeconfig's proxy-url wins for its cluster, as in kubectl; else the environment's.
+    const proxy = access.proxyUrl ?? (access.inCluster ? undefined : proxyForUrl(url, opts.env ?? {}));
+    this.route = proxy ? { proxy: describeProxy(proxy) } : {};
+    this.#dispatcher = proxy
+      ? new ProxyAgent({ uri: proxy, requestTls: connect, keepAliveTimeout: 30_000 })
       : new Agent({ connect, keepAliveTimeout: 30_000 });
     const c = access.credentials;
     this.#exec = c.type === 'exec' ? new ExecCredential(c.exec, opts.env ?? {}) : undefined;
@@ -139,7 +149,11 @@ export class KubeHttp {
         bodyTimeout: this.#timeoutMs,
       },
       req.signal,
-    );
+    ).catch((err: unknown) => {
+      const refused = this.route.proxy === undefined ? undefined : tunnelRefusalStatus(err);
+      if (refused === undefined || this.route.proxy === undefined) throw err;
+      throw proxyRefused(refused, this.route.proxy, `${req.method} Kubernetes API`);
+    });
     let parsed: unknown;
     if (res.text !== '') {
       try {

@@ -45,6 +45,11 @@ export interface ClusterAccess {
   tls: TlsSettings;
   credentials: Credentials;
   proxyUrl?: string;
+  /**
+   * The pod's service account: the API server is reached directly whatever HTTPS_PROXY says (a
+   * corporate proxy cannot route to a cluster's service network); a kubeconfig can name a proxy.
+   */
+  inCluster?: boolean;
   /** The context's namespace, when it names one. */
   namespace?: string;
 }
@@ -238,7 +243,12 @@ export function inClusterAccess(
   const tls: TlsSettings = { rejectUnauthorized: true };
   if (existsSync(caFile)) tls.ca = readFileSync(caFile);
   const h = host.includes(':') ? `[${host}]` : host;
-  return { server: `https://${h}:${port}`, tls, credentials: { type: 'token-file', file: tokenFile } };
+  return {
+    server: `https://${h}:${port}`,
+    tls,
+    credentials: { type: 'token-file', file: tokenFile },
+    inCluster: true,
+  };
 }
 
 /**

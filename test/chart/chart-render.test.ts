@@ -50,6 +50,13 @@ const AGREED_ENV = new Set([
   'MOORING_NAMESPACE_TENANTS',
   'MOORING_ALLOWED_VOLUME_TYPES',
   'MOORING_LOG_LEVEL',
+  'MOORING_CONTROL_PLANE_CA_FILE',
+  'MOORING_CONTROL_PLANE_CLIENT_CERT_FILE',
+  'MOORING_CONTROL_PLANE_CLIENT_KEY_FILE',
+  // Read as Go's ProxyFromEnvironment reads them (docs/operator-guide.md, "Behind a proxy").
+  'HTTPS_PROXY',
+  'HTTP_PROXY',
+  'NO_PROXY',
 ]);
 
 interface EnvVar {
@@ -69,13 +76,14 @@ function agentEnv(objects: KubeObject[]): Map<string, EnvVar> {
 }
 
 describe('the chart renders and validates for every value set', () => {
-  it('has the 6 value sets of the acceptance list', () => {
+  it('has the 7 value sets of the acceptance list', () => {
     expect([...sets.keys()]).toEqual([
       'default',
       'existing-secret',
       'leader-election',
       'namespaces',
       'private-registry',
+      'proxy-network-policy',
       'service-monitor',
     ]);
   });

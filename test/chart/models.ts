@@ -6,6 +6,7 @@ import { Namespace, ServiceAccount, Secret, Service } from 'kubernetes-models/v1
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { Role, RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
+import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import { z } from 'zod';
 import type { KubeObject } from './helm.ts';
 
@@ -21,6 +22,7 @@ const MODELS: Record<string, Model> = {
   'rbac.authorization.k8s.io/v1/Role': Role,
   'rbac.authorization.k8s.io/v1/RoleBinding': RoleBinding,
   'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
+  'networking.k8s.io/v1/NetworkPolicy': NetworkPolicy,
 };
 
 const labelMap = z.record(z.string(), z.string());

@@ -53,4 +53,24 @@ describe('lean imports', () => {
       total: '7',
     });
   });
+
+  it('tunnel through a proxy in a process that never loads the packages’ indexes', () => {
+    // undici's ProxyAgent opens its tunnel with `Dispatcher#connect`, which only undici's index
+    // installs: without it a kubeconfig proxy-url or HTTPS_PROXY failed in the agent alone.
+    const url = (p: string) => JSON.stringify(new URL(p, import.meta.url).href);
+    const script = `
+      import http from 'node:http';
+      const { startConnectProxy } = await import(${url('../support/connect-proxy.ts')});
+      const { Transport } = await import(${url('../../src/control-plane/client-http.ts')});
+      const server = http.createServer((req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'));
+      await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const proxy = await startConnectProxy({ hosts: { 'cp.mooring.test': '127.0.0.1' } });
+      const transport = new Transport({ baseUrl: 'http://cp.mooring.test:' + server.address().port, apiKey: 'k', retries: 0, env: { HTTP_PROXY: proxy.url } });
+      const answer = await transport.exchange({ method: 'GET', route: '/v2/things', path: '/v2/things', ok: [200] }).catch((e) => ({ body: e.message }));
+      console.log(JSON.stringify({ body: answer.body, tunnels: proxy.tunnels.length }));
+      process.exit(0);
+    `;
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(JSON.parse(out.trim().split('\n').at(-1) ?? 'null')).toEqual({ body: { ok: true }, tunnels: 1 });
+  });
 });
