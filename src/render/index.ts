@@ -6,6 +6,7 @@ import { checkSecrets, renderEnvSecret } from './env-secret.ts';
 import { RenderError } from './errors.ts';
 import { checkLabelValue, checkUserLabels, isDnsLabel, isDnsSubdomain } from './labels.ts';
 import { baseNameOf, objectNames } from './names.ts';
+import { renderExposure } from './exposure.ts';
 import { renderNetworkPolicy } from './network-policy.ts';
 import { podParts } from './pod.ts';
 import { enforcePodPolicy } from './policy.ts';
@@ -27,6 +28,12 @@ export {
   type RenderSettings,
   RenderSettingsFile,
 } from './settings.ts';
+export {
+  type ExposureSettings,
+  ExposureSettingsFile,
+  EXPOSURE_KINDS,
+  type ExposureKind,
+} from './exposure-settings.ts';
 export { checkPodSecurity, type PodSecurityExemptions, type PodSecurityViolation } from './pod-security.ts';
 export { type PodSecurityLevel, POD_SECURITY_LEVELS } from './pod-security-lists.ts';
 export type { KubeObject, ObjectMeta } from './types.ts';
@@ -55,6 +62,8 @@ export const KIND_ORDER = [
   'HorizontalPodAutoscaler',
   'PodDisruptionBudget',
   'NetworkPolicy',
+  'Ingress',
+  'HTTPRoute',
 ] as const;
 
 const NAMESPACE_FIELD = 'source_config.listener_config.k8s_namespace';
@@ -138,6 +147,7 @@ function renderUnchecked({ deployment, revision, settings }: RenderInput): Rende
     ...renderApiServer(ctx, references),
     ...renderWorkers(ctx, references),
     renderNetworkPolicy(ctx),
+    ...renderExposure(ctx),
   ].filter((o): o is KubeObject => o !== undefined);
   checkRenderedReferences(objects, { baseName, namespace, references: settings.references });
   const result = inApplyOrder(objects).map(copyPlain);

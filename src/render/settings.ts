@@ -5,6 +5,12 @@ import {
   type ReferenceSettings,
   ReferenceSettingsFile,
 } from './reference-settings.ts';
+import {
+  defaultExposureSettings,
+  type ExposureSettings,
+  ExposureSettingsFile,
+  mergeExposureSettings,
+} from './exposure-settings.ts';
 import { extraVolumeTypeProblem, POD_SECURITY_LEVELS, type PodSecurityLevel } from './pod-security-lists.ts';
 
 /** The workloads one deployment may become, also the value of `app.kubernetes.io/component`. */
@@ -33,6 +39,8 @@ export interface RenderSettings {
   commands?: Partial<Record<Component, string[]>> | undefined;
   /** What a deployment may refer to: service accounts, tokens, its namespace's tenant (reference-settings.ts). */
   references: ReferenceSettings;
+  /** How a deployment with a `custom_url` is exposed (exposure-settings.ts); default none. */
+  exposure: ExposureSettings;
 }
 
 /**
@@ -73,6 +81,7 @@ export function defaultRenderSettings(listenerId: string): RenderSettings {
     clusterDomain: RENDER_SETTINGS_DEFAULTS.clusterDomain,
     policy: { ...RENDER_SETTINGS_DEFAULTS.policy, allowedVolumeTypes: [] },
     references: defaultReferenceSettings(),
+    exposure: defaultExposureSettings(),
   };
 }
 
@@ -96,6 +105,7 @@ export const RenderSettingsFile = z.strictObject({
     .optional(),
   commands: z.partialRecord(z.enum(COMPONENTS), z.array(z.string())).optional(),
   references: ReferenceSettingsFile.optional(),
+  exposure: ExposureSettingsFile.optional(),
 });
 export type RenderSettingsFile = z.infer<typeof RenderSettingsFile>;
 
@@ -122,6 +132,7 @@ export function mergeRenderSettings(listenerId: string, file: RenderSettingsFile
     policy: { ...base.policy, ...stripUndefined(file.policy ?? {}) },
     ...(file.commands ? { commands: file.commands } : {}),
     references: mergeReferenceSettings(file.references),
+    exposure: mergeExposureSettings(file.exposure),
   };
 }
 

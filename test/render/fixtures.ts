@@ -21,6 +21,7 @@ export function deployment(overrides: {
   secret_references?: { name: string; secret_name: string; secret_key: string }[];
   image?: string | null;
   namespace?: string | null;
+  custom_url?: string | null;
 }): DeploymentRecord {
   return {
     name: overrides.name ?? 'shop-api',
@@ -29,6 +30,7 @@ export function deployment(overrides: {
       listener_id: LISTENER_ID,
       listener_config: overrides.namespace === null ? null : { k8s_namespace: overrides.namespace ?? 'apps' },
       resource_spec: overrides.spec ?? null,
+      ...(overrides.custom_url === undefined ? {} : { custom_url: overrides.custom_url }),
     },
     source_revision_config: {
       image_uri: overrides.image === undefined ? 'registry.example.com/shop/api:1.4.2' : overrides.image,
@@ -222,6 +224,29 @@ export const GOLDEN_CASES: Record<
       },
     }),
     settings: settings({ policy: { ...settings().policy, podSecurity: 'restricted' } }),
+  }),
+  // exposure: an Ingress with a cert-manager issuer, its class, and the controller admitted.
+  ingress: () => ({
+    deployment: deployment({ name: 'storefront', custom_url: 'https://shop.example.com/store/' }),
+    settings: settings({
+      exposure: {
+        kind: 'ingress',
+        ingressClassName: 'nginx',
+        annotations: { 'nginx.ingress.kubernetes.io/proxy-body-size': '8m' },
+        tls: { clusterIssuer: 'letsencrypt' },
+      },
+    }),
+  }),
+  // exposure: a Gateway API HTTPRoute on a listener of a shared Gateway, `from` set.
+  httproute: () => ({
+    deployment: deployment({ name: 'checkout', custom_url: 'http://checkout.example.com' }),
+    settings: settings({
+      exposure: {
+        kind: 'httproute',
+        gateway: { name: 'public', namespace: 'gateways', sectionName: 'https' },
+        from: { matchLabels: { 'example.com/gateway': 'true' } },
+      },
+    }),
   }),
   'secrets-and-references': () => ({
     deployment: deployment({
