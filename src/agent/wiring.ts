@@ -22,6 +22,7 @@ import { type Resources, reconcileDeployment } from '../reconcile/reconcile.ts';
 import { Redactor } from '../redact.ts';
 import { defaultRenderSettings, type RenderSettings } from '../render/index.ts';
 import { Agent, type AgentDeps } from './agent.ts';
+import { checkExposureKind } from './exposure-check.ts';
 import { kubeLeaseClient } from './leader-election.ts';
 import { kubeNamespaceReader } from './registration.ts';
 
@@ -169,7 +170,8 @@ export function wireAgent(o: WireOptions): WiredAgent {
     instance: config.listenerId,
     scrubber: redactor,
   });
-  const settings = renderSettingsOf(config);
+  // Replaced once at start when the exposure kind turns out not to be served (exposure-check.ts).
+  let settings = renderSettingsOf(config);
   // The agent logs one line per reconcile itself (at debug when nothing moved); the reconcile's own summary line is for debugging.
   const reconcileLogger = ['debug', 'trace'].includes(config.logLevel)
     ? logger
@@ -195,6 +197,9 @@ export function wireAgent(o: WireOptions): WiredAgent {
     metrics,
     controlPlane,
     readNamespace: kubeNamespaceReader(kube),
+    checkCluster: async () => {
+      settings = await checkExposureKind({ kube, resources, logger }, settings);
+    },
     ...(config.leaderElection
       ? { leaseClient: kubeLeaseClient(kube, config.leaseNamespace, config.leaseName) }
       : {}),
