@@ -11,6 +11,9 @@ export const CUSTOM_URL_FIELD = 'source_config.custom_url';
 /** The cert-manager annotation that has its ingress-shim issue the Ingress's TLS Secret. */
 export const CLUSTER_ISSUER_ANNOTATION = 'cert-manager.io/cluster-issuer';
 
+/** A path prefix a controller takes literally: no encoded, reserved or configuration characters. */
+const PLAIN_PATH = /^\/[A-Za-z0-9._~/-]*$/;
+
 /** Host and path prefix of a deployment's `custom_url`. */
 export interface ExposedUrl {
   host: string;
@@ -20,7 +23,8 @@ export interface ExposedUrl {
 
 /**
  * Reads `custom_url`: an absolute http(s) URL whose host is a DNS name (an Ingress host or a route
- * hostname cannot be an IP address or carry a port), with no credentials, query or fragment.
+ * hostname cannot be an IP address or carry a port), with no credentials, query or fragment, and a
+ * path of plain characters.
  * Throws a RenderError naming the field; messages quote only the URL's host, never the whole value.
  */
 export function parseCustomUrl(raw: string): ExposedUrl {
@@ -40,7 +44,9 @@ export function parseCustomUrl(raw: string): ExposedUrl {
   if (url.username !== '' || url.password !== '') throw refuse('has credentials in it');
   if (url.search !== '' || url.hash !== '') throw refuse('has a query or fragment');
   let path = url.pathname;
-  if (/\/\/|%2f|%00/i.test(path)) throw refuse('has a path that is not a plain prefix');
+  // Only what ingress-nginx's strict path validation accepts: the path reaches controller configuration.
+  if (!PLAIN_PATH.test(path) || path.includes('//'))
+    throw refuse('has a path that is not a plain prefix (letters, digits, / . _ ~ - only)');
   if (path.length > 1) path = path.replace(/\/+$/, '');
   return { host, path: path || '/' };
 }

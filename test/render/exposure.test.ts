@@ -115,6 +115,10 @@ describe('exposure at custom_url', () => {
     ['credentials', 'https://admin:hunter2-secret@shop.example.com/', 'has credentials'],
     ['a query', 'https://shop.example.com/?a=1', 'has a query or fragment'],
     ['a doubled slash', 'https://shop.example.com//x', 'not a plain prefix'],
+    // ingress-nginx writes the path into its configuration: only characters it accepts as a plain path.
+    ['a semicolon in the path', 'https://shop.example.com/x;proxy_pass', 'not a plain prefix'],
+    ['a brace in the path', 'https://shop.example.com/x{y}', 'not a plain prefix'],
+    ['an encoded character in the path', 'https://shop.example.com/caf%C3%A9', 'not a plain prefix'],
   ])('custom_url with %s is refused with a coded error naming the field', (_, url, why) => {
     const err = errorOf(() => render(url));
     expect(err.code).toBe('MOORING_E_RENDER_INVALID');
