@@ -25,8 +25,9 @@ export {
   mergeRenderSettings,
   type RenderPolicy,
   type RenderSettings,
-  RenderSettingsFile,
+  RENDER_SETTINGS_DEFAULTS,
 } from './settings.ts';
+export { parseSettingsText, RenderSettingsFile } from './settings-file.ts';
 export { checkPodSecurity, type PodSecurityExemptions, type PodSecurityViolation } from './pod-security.ts';
 export { type PodSecurityLevel, POD_SECURITY_LEVELS } from './pod-security-lists.ts';
 export type { KubeObject, ObjectMeta } from './types.ts';
