@@ -20,7 +20,7 @@ import { orphanListing, runOrphanPass } from '../reconcile/orphan-pass.ts';
 import { OrphanCollector } from '../reconcile/orphans.ts';
 import { type Resources, reconcileDeployment } from '../reconcile/reconcile.ts';
 import { Redactor } from '../redact.ts';
-import { defaultRenderSettings, type RenderSettings } from '../render/index.ts';
+import { mergeRenderSettings, type RenderSettings } from '../render/index.ts';
 import { Agent, type AgentDeps } from './agent.ts';
 import { checkExposureKind } from './exposure-check.ts';
 import { kubeLeaseClient } from './leader-election.ts';
@@ -43,10 +43,13 @@ export function kubeconfigSource(
   return fromEnv ?? path.join(homedir(), '.kube', 'config');
 }
 
-/** The renderer's settings from the agent's. */
+/**
+ * The renderer's settings from the agent's: the settings file merged over the defaults (as
+ * `mooring render --settings` does), then the members the flags resolved (config.ts).
+ */
 export function renderSettingsOf(config: AgentConfig): RenderSettings {
   return {
-    ...defaultRenderSettings(config.listenerId),
+    ...mergeRenderSettings(config.listenerId, config.settingsFile),
     redisImage: config.redisImage,
     postgresImage: config.postgresImage,
     storageClassName: config.storageClass,

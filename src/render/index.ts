@@ -26,7 +26,7 @@ export {
   mergeRenderSettings,
   type RenderPolicy,
   type RenderSettings,
-  RenderSettingsFile,
+  RENDER_SETTINGS_DEFAULTS,
 } from './settings.ts';
 export {
   type ExposureSettings,
@@ -34,6 +34,7 @@ export {
   EXPOSURE_KINDS,
   type ExposureKind,
 } from './exposure-settings.ts';
+export { parseSettingsText, RenderSettingsFile } from './settings-file.ts';
 export { checkPodSecurity, type PodSecurityExemptions, type PodSecurityViolation } from './pod-security.ts';
 export { type PodSecurityLevel, POD_SECURITY_LEVELS } from './pod-security-lists.ts';
 export type { KubeObject, ObjectMeta } from './types.ts';

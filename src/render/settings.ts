@@ -1,25 +1,18 @@
-import { z } from 'zod';
 import {
   defaultReferenceSettings,
   mergeReferenceSettings,
   type ReferenceSettings,
-  ReferenceSettingsFile,
 } from './reference-settings.ts';
 import {
   defaultExposureSettings,
   type ExposureSettings,
-  ExposureSettingsFile,
   mergeExposureSettings,
 } from './exposure-settings.ts';
-import { extraVolumeTypeProblem, POD_SECURITY_LEVELS, type PodSecurityLevel } from './pod-security-lists.ts';
+import type { PodSecurityLevel } from './pod-security-lists.ts';
+import type { RenderSettingsFile } from './settings-file.ts';
 
-/** The workloads one deployment may become, also the value of `app.kubernetes.io/component`. */
-export const COMPONENTS = ['api-server', 'queue', 'orchestrator', 'executor', 'redis', 'postgres'] as const;
-export type Component = (typeof COMPONENTS)[number];
-
-/** App components: they run the deployment's image and receive the ResourceSpec customisation. */
-export const APP_COMPONENTS = ['api-server', 'queue', 'orchestrator', 'executor'] as const;
-export type AppComponent = (typeof APP_COMPONENTS)[number];
+export { APP_COMPONENTS, type AppComponent, COMPONENTS, type Component } from './components.ts';
+import type { Component } from './components.ts';
 
 /** What the operator decides about rendering (agent settings, or `mooring render --settings`). */
 export interface RenderSettings {
@@ -64,7 +57,10 @@ export interface RenderPolicy {
   allowedVolumeTypes: readonly string[];
 }
 
-/** Defaults of the render settings (documented in docs/configuration.md, "Rendering defaults"). */
+/**
+ * Defaults of the render settings, the one table `mooring render` and `mooring run` both start
+ * from (documented in docs/configuration.md, "Rendering defaults").
+ */
 export const RENDER_SETTINGS_DEFAULTS = {
   redisImage: 'docker.io/library/redis:7.4-alpine',
   postgresImage: 'docker.io/library/postgres:16-alpine',
@@ -83,41 +79,6 @@ export function defaultRenderSettings(listenerId: string): RenderSettings {
     references: defaultReferenceSettings(),
     exposure: defaultExposureSettings(),
   };
-}
-
-/**
- * A settings file (`mooring render --settings`): every member optional, merged over the defaults.
- * Closed: a misspelt member is an error, not silently ignored.
- */
-export const RenderSettingsFile = z.strictObject({
-  listenerId: z.string().min(1).optional(),
-  redisImage: z.string().min(1).optional(),
-  postgresImage: z.string().min(1).optional(),
-  storageClassName: z.string().min(1).optional(),
-  clusterDomain: z.string().min(1).optional(),
-  policy: z
-    .strictObject({
-      podSecurity: z.enum(POD_SECURITY_LEVELS, 'must be baseline or restricted').optional(),
-      allowHostPath: z.boolean().optional(),
-      allowPrivileged: z.boolean().optional(),
-      allowedVolumeTypes: z.array(volumeType()).optional(),
-    })
-    .optional(),
-  commands: z.partialRecord(z.enum(COMPONENTS), z.array(z.string())).optional(),
-  references: ReferenceSettingsFile.optional(),
-  exposure: ExposureSettingsFile.optional(),
-});
-export type RenderSettingsFile = z.infer<typeof RenderSettingsFile>;
-
-/**
- * One entry of `policy.allowedVolumeTypes`: a volume type Kubernetes knows, other than hostPath
- * (`allowHostPath`) and the types mooring refuses always.
- */
-export function volumeType() {
-  return z.string().superRefine((t, ctx) => {
-    const problem = extraVolumeTypeProblem(t, 'allowHostPath');
-    if (problem) ctx.addIssue({ code: 'custom', message: problem });
-  });
 }
 
 /** Merges a parsed settings file over the defaults. */

@@ -15,6 +15,7 @@ const sets = ciValueSets();
 /** The agent's settings as agreed with the agent (flag/env table): the chart may set only these. */
 const AGREED_ENV = new Set([
   'MOORING_CONTROL_PLANE_URL',
+  'MOORING_SETTINGS',
   'MOORING_API_KEY_FILE',
   'MOORING_TENANT_ID',
   'MOORING_LISTENER_ID',
