@@ -70,10 +70,11 @@ function agentEnv(objects: KubeObject[]): Map<string, EnvVar> {
 }
 
 describe('the chart renders and validates for every value set', () => {
-  it('has the 6 value sets of the acceptance list', () => {
+  it('has the 7 value sets of the acceptance list', () => {
     expect([...sets.keys()]).toEqual([
       'default',
       'existing-secret',
+      'exposure',
       'leader-election',
       'namespaces',
       'private-registry',
