@@ -6,6 +6,8 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chartRoles } from '../chart/chart-roles.ts';
+import { rolesAllow } from '../chart/rbac.ts';
 import type { AgentProcess } from '../support/agent-process.ts';
 import { waitFor } from '../support/wait.ts';
 import {
@@ -56,6 +58,12 @@ describe('exposure end to end (agent process + sandbox + kubectl)', { timeout: 6
       .requests({ write: true })
       .filter((r) => r.resource !== 'events' && r.resource !== 'leases')
       .map((r) => `${r.verb} ${r.resource}/${r.name ?? ''}`);
+  /** Every request before the last clear: the RBAC check below reads the whole run. */
+  const earlier: ReturnType<Stack['kube']['requests']> = [];
+  const clearRequests = () => {
+    earlier.push(...stack.kube.requests());
+    stack.kube.clearRequests();
+  };
   /** Resyncs of `web` that found it converged and rendered nothing (resync.test.ts). */
   const shortcuts = () =>
     agent
@@ -102,14 +110,14 @@ describe('exposure end to end (agent process + sandbox + kubectl)', { timeout: 6
   });
 
   it('idle cycles write nothing', async () => {
-    stack.kube.clearRequests();
+    clearRequests();
     const before = shortcuts();
     await waitFor('three idle resyncs', () => shortcuts() >= before + 3, 20_000);
     expect(writes()).toEqual([]);
   });
 
   it('a new URL rewrites only the Ingress', async () => {
-    stack.kube.clearRequests();
+    clearRequests();
     await stack.client.patchDeployment(id, { source_config: { custom_url: 'https://shop.example.com/v2' } });
     await waitFor(
       'Ingress host changed',
@@ -122,12 +130,32 @@ describe('exposure end to end (agent process + sandbox + kubectl)', { timeout: 6
   });
 
   it('removing custom_url prunes the Ingress and its NetworkPolicy, nothing else', async () => {
-    stack.kube.clearRequests();
+    clearRequests();
     await stack.client.patchDeployment(id, { source_config: { custom_url: null } });
     await waitFor('Ingress pruned', async () => (await ingress()) === undefined, 20_000);
     await new Promise((r) => setTimeout(r, 2_500));
     expect([...new Set(writes())].sort()).toEqual(['delete ingresses/web', 'delete networkpolicies/web']);
     const policies = await stack.kubectl(['get', 'networkpolicy', '-n', NAMESPACE, '-o', 'name']);
     expect(policies.trim().split('\n')).toEqual(['networkpolicy.networking.k8s.io/web-datastores']);
+  });
+
+  it('every request the agent made is allowed by the chart Roles with exposure on, and not without', async () => {
+    const agentRequests = [...earlier, ...stack.kube.requests()].filter(
+      (r) => !(r.userAgent ?? '').startsWith('kubectl'),
+    );
+    const asked = (r: (typeof agentRequests)[number]) => ({
+      verb: r.verb,
+      group: r.group,
+      resource: r.resource,
+      ...(r.namespace ? { namespace: r.namespace } : {}),
+      ...(r.name ? { name: r.name } : {}),
+    });
+    const withExposure = chartRoles({ namespaces: [NAMESPACE], exposure: { kind: 'ingress' } });
+    expect(agentRequests.filter((r) => !rolesAllow(withExposure, asked(r))).map((r) => r.path)).toEqual([]);
+    // Not vacuous: the default Roles refuse the agent's Ingress requests.
+    const ingressRequests = agentRequests.filter((r) => r.resource === 'ingresses');
+    expect(ingressRequests.length).toBeGreaterThan(0);
+    const without = chartRoles({ namespaces: [NAMESPACE] });
+    expect(ingressRequests.every((r) => !rolesAllow(without, asked(r)))).toBe(true);
   });
 });
