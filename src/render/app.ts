@@ -1,11 +1,4 @@
-import {
-  APP_CONTAINER_NAME,
-  APP_PORT,
-  POSTGRES_DEFAULTS,
-  POSTGRES_URI_CUSTOM,
-  REDIS_DEFAULTS,
-  REDIS_URI_CUSTOM,
-} from './defaults.ts';
+import { APP_CONTAINER_NAME, APP_PORT, POSTGRES_DEFAULTS, REDIS_DEFAULTS } from './defaults.ts';
 import { isEnvName } from './containers.ts';
 import { isSecretKey } from './env-secret.ts';
 import { RenderError } from './errors.ts';
@@ -79,14 +72,16 @@ export function appEnv(ctx: RenderContext, component: AppComponent, references: 
         value: `postgres://$(POSTGRES_USER):$(POSTGRES_PASSWORD)@${svc(names.postgres)}:${POSTGRES_DEFAULTS.port}/$(POSTGRES_DB)`,
       },
     );
-  } else {
-    env.push({ name: 'DATABASE_URI', valueFrom: secretRef(names.env, POSTGRES_URI_CUSTOM) });
+  } else if (ctx.custom.postgres) {
+    const { secretName, key } = ctx.custom.postgres;
+    env.push({ name: 'DATABASE_URI', valueFrom: secretRef(secretName, key) });
   }
-  env.push(
-    ctx.bundledRedis
-      ? { name: 'REDIS_URI', value: `redis://${svc(names.redis)}:${REDIS_DEFAULTS.port}` }
-      : { name: 'REDIS_URI', valueFrom: secretRef(names.env, REDIS_URI_CUSTOM) },
-  );
+  if (ctx.custom.redis) {
+    const { secretName, key } = ctx.custom.redis;
+    env.push({ name: 'REDIS_URI', valueFrom: secretRef(secretName, key) });
+  } else {
+    env.push({ name: 'REDIS_URI', value: `redis://${svc(names.redis)}:${REDIS_DEFAULTS.port}` });
+  }
   return [...env, ...references];
 }
 

@@ -195,6 +195,18 @@ export const GOLDEN_CASES: Record<
     }),
     settings: settings(),
   }),
+  // POSTGRES_URI_CUSTOM / REDIS_URI_CUSTOM by secret_references: nothing bundled, URIs from that Secret.
+  'bring-your-own-references': () => ({
+    deployment: deployment({
+      name: 'byo-refs',
+      secret_references: [
+        { name: 'POSTGRES_URI_CUSTOM', secret_name: 'shared-db', secret_key: 'uri' },
+        { name: 'REDIS_URI_CUSTOM', secret_name: 'shared-cache', secret_key: 'redis-url' },
+      ],
+      spec: { executor_cpu: 1, db_storage_gi: 100 },
+    }),
+    settings: settings(),
+  }),
   unused: () => ({
     deployment: deployment({
       name: 'paused',
