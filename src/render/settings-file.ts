@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { COMPONENTS } from './components.ts';
 import { extraVolumeTypeProblem, POD_SECURITY_LEVELS } from './pod-security-lists.ts';
 import { ReferenceSettingsFile } from './reference-settings.ts';
+import { WorkloadSettingsFile } from './settings-workloads.ts';
 
 /** The schema of a settings file (YAML or JSON). */
 export const RenderSettingsFile = z.strictObject({
@@ -26,6 +27,7 @@ export const RenderSettingsFile = z.strictObject({
     .optional(),
   commands: z.partialRecord(z.enum(COMPONENTS), z.array(z.string())).optional(),
   references: ReferenceSettingsFile.optional(),
+  ...WorkloadSettingsFile,
 });
 export type RenderSettingsFile = z.infer<typeof RenderSettingsFile>;
 
