@@ -26,7 +26,8 @@ Flags:
                       members: listenerId, redisImage, postgresImage, storageClassName,
                       clusterDomain, policy.podSecurity (baseline or restricted),
                       policy.allowHostPath, policy.allowPrivileged, policy.allowedVolumeTypes,
-                      commands, references.agentServiceAccount, references.agentNamespace,
+                      commands, args, probes, placement, datastoreImagePullSecrets,
+                      resources, service, references.agentServiceAccount, references.agentNamespace,
                       references.serviceAccounts, references.allowServiceAccountTokens,
                       references.namespaceTenants)
   --listener-id ID    value of the mooring.dev/listener-id label (default: the settings file's

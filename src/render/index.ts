@@ -1,7 +1,7 @@
 import type { DeploymentRecord, RevisionRecord } from '../contract/index.ts';
 import { renderApiServer } from './api-server.ts';
 import { checkSecretReferences } from './app.ts';
-import { POSTGRES_URI_CUSTOM, REDIS_URI_CUSTOM } from './defaults.ts';
+import { customDatastores } from './datastores.ts';
 import { checkSecrets, renderEnvSecret } from './env-secret.ts';
 import { RenderError } from './errors.ts';
 import { checkLabelValue, checkUserLabels, isDnsLabel, isDnsSubdomain } from './labels.ts';
@@ -119,12 +119,14 @@ function renderUnchecked({ deployment, revision, settings }: RenderInput): Rende
   const spec = deployment.source_config?.resource_spec ?? {};
   const baseName = baseNameOf(deployment.name);
   const secretNames = checkSecrets(deployment.secrets);
+  const names = objectNames(baseName);
+  const custom = customDatastores(deployment, secretNames, names.env);
   const ctx: RenderContext = {
     deployment,
     spec,
     settings,
     namespace,
-    names: objectNames(baseName),
+    names,
     labels: {
       listenerId: checkLabelValue('settings.listenerId', 'the listener id', settings.listenerId),
       deploymentId: checkLabelValue('id', 'the deployment id', deployment.id),
@@ -135,8 +137,9 @@ function renderUnchecked({ deployment, revision, settings }: RenderInput): Rende
     image,
     scaledToZero: deployment.status === 'UNUSED',
     pod: podParts(spec, image, settings, baseName),
-    bundledRedis: !secretNames.has(REDIS_URI_CUSTOM),
-    bundledPostgres: !secretNames.has(POSTGRES_URI_CUSTOM),
+    bundledRedis: custom.redis === undefined,
+    bundledPostgres: custom.postgres === undefined,
+    custom,
     secretNames,
   };
   const references = checkSecretReferences(ctx);

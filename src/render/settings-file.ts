@@ -9,6 +9,7 @@ import { COMPONENTS } from './components.ts';
 import { extraVolumeTypeProblem, POD_SECURITY_LEVELS } from './pod-security-lists.ts';
 import { ExposureSettingsFile } from './exposure-settings.ts';
 import { ReferenceSettingsFile } from './reference-settings.ts';
+import { WorkloadSettingsFile } from './settings-workloads.ts';
 
 /** The schema of a settings file (YAML or JSON). */
 export const RenderSettingsFile = z.strictObject({
@@ -28,6 +29,7 @@ export const RenderSettingsFile = z.strictObject({
   commands: z.partialRecord(z.enum(COMPONENTS), z.array(z.string())).optional(),
   references: ReferenceSettingsFile.optional(),
   exposure: ExposureSettingsFile.optional(),
+  ...WorkloadSettingsFile,
 });
 export type RenderSettingsFile = z.infer<typeof RenderSettingsFile>;
 

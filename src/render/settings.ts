@@ -10,12 +10,13 @@ import {
 } from './exposure-settings.ts';
 import type { PodSecurityLevel } from './pod-security-lists.ts';
 import type { RenderSettingsFile } from './settings-file.ts';
+import { mergeWorkloadSettings, PROBE_DEFAULTS, type WorkloadSettings } from './settings-workloads.ts';
 
 export { APP_COMPONENTS, type AppComponent, COMPONENTS, type Component } from './components.ts';
 import type { Component } from './components.ts';
 
 /** What the operator decides about rendering (agent settings, or `mooring render --settings`). */
-export interface RenderSettings {
+export interface RenderSettings extends WorkloadSettings {
   /** This agent's listener id: the value of the `mooring.dev/listener-id` label. */
   listenerId: string;
   /** Image of the bundled Redis (when the deployment brings no `REDIS_URI_CUSTOM`). */
@@ -78,6 +79,7 @@ export function defaultRenderSettings(listenerId: string): RenderSettings {
     policy: { ...RENDER_SETTINGS_DEFAULTS.policy, allowedVolumeTypes: [] },
     references: defaultReferenceSettings(),
     exposure: defaultExposureSettings(),
+    probes: structuredClone(PROBE_DEFAULTS),
   };
 }
 
@@ -94,6 +96,7 @@ export function mergeRenderSettings(listenerId: string, file: RenderSettingsFile
     ...(file.commands ? { commands: file.commands } : {}),
     references: mergeReferenceSettings(file.references),
     exposure: mergeExposureSettings(file.exposure),
+    ...mergeWorkloadSettings(file),
   };
 }
 
