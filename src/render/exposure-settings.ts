@@ -17,7 +17,16 @@ export interface NamespaceSelector {
   matchExpressions?: { key: string; operator: string; values?: string[] | undefined }[] | undefined;
 }
 
-export interface IngressExposure {
+/** What every exposure kind shares. */
+interface ExposureCommon {
+  /**
+   * Hosts a `custom_url` may use: `shop.example.com` exactly, `*.apps.example.com` any subdomain
+   * of it (not itself). Absent: any host.
+   */
+  allowedHosts?: string[] | undefined;
+}
+
+export interface IngressExposure extends ExposureCommon {
   kind: 'ingress';
   /** The IngressClass; absent: the cluster's default class. */
   ingressClassName?: string | undefined;
@@ -29,7 +38,7 @@ export interface IngressExposure {
   from?: NamespaceSelector | undefined;
 }
 
-export interface HttpRouteExposure {
+export interface HttpRouteExposure extends ExposureCommon {
   kind: 'httproute';
   /** The Gateway every route attaches to (a `parentRef`). */
   gateway: { name: string; namespace: string; sectionName?: string | undefined };
@@ -74,6 +83,16 @@ const NamespaceSelectorFile = z
     message: 'must set matchLabels or matchExpressions (an empty selector would admit every namespace)',
   });
 
+const HOST_PATTERN = /^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$/;
+const allowedHosts = () =>
+  z.array(z.string().max(253).regex(HOST_PATTERN, 'must be a host name, or *. and a domain')).optional();
+
+/** Whether `host` is one `allowedHosts` lets a custom_url use (absent: any). */
+export function hostAllowed(host: string, allowed: readonly string[] | undefined): boolean {
+  if (!allowed) return true;
+  return allowed.some((h) => (h.startsWith('*.') ? host.endsWith(h.slice(1)) : host === h));
+}
+
 /** The `exposure` member of a settings file: closed, one shape per kind. */
 export const ExposureSettingsFile = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('none') }),
@@ -88,6 +107,7 @@ export const ExposureSettingsFile = z.discriminatedUnion('kind', [
       ])
       .optional(),
     from: NamespaceSelectorFile.optional(),
+    allowedHosts: allowedHosts(),
   }),
   z.strictObject({
     kind: z.literal('httproute'),
@@ -97,6 +117,7 @@ export const ExposureSettingsFile = z.discriminatedUnion('kind', [
       sectionName: dnsSubdomain().optional(),
     }),
     from: NamespaceSelectorFile.optional(),
+    allowedHosts: allowedHosts(),
   }),
 ]);
 export type ExposureSettingsFile = z.infer<typeof ExposureSettingsFile>;

@@ -1,7 +1,12 @@
 import { LABELS } from '../labels.ts';
 import { APP_PORT } from './defaults.ts';
 import { RenderError } from './errors.ts';
-import { exposureFrom, type HttpRouteExposure, type IngressExposure } from './exposure-settings.ts';
+import {
+  exposureFrom,
+  hostAllowed,
+  type HttpRouteExposure,
+  type IngressExposure,
+} from './exposure-settings.ts';
 import { isDnsSubdomain, selectorLabels, sortKeys } from './labels.ts';
 import { type KubeObject, meta, type RenderContext } from './types.ts';
 
@@ -62,6 +67,14 @@ export function renderExposure(ctx: RenderContext): KubeObject[] {
   const raw = ctx.deployment.source_config?.custom_url;
   if (exposure.kind === 'none' || raw === undefined || raw === null || raw === '') return [];
   const url = parseCustomUrl(raw);
+  // A record names its own URL: on a shared controller it could claim any host, so the operator may list them.
+  if (!hostAllowed(url.host, exposure.allowedHosts)) {
+    throw new RenderError(
+      'MOORING_E_RENDER_POLICY',
+      CUSTOM_URL_FIELD,
+      `${CUSTOM_URL_FIELD} has host "${url.host}", which exposure.allowedHosts does not list`,
+    );
+  }
   const route = exposure.kind === 'ingress' ? ingress(ctx, exposure, url) : httpRoute(ctx, exposure, url);
   return [route, apiServerPolicy(ctx, exposure)];
 }

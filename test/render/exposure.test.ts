@@ -177,3 +177,44 @@ describe('exposure settings', () => {
     expect(merged.exposure).toEqual({ kind: 'ingress', annotations: { a: 'b' } });
   });
 });
+
+describe('exposure.allowedHosts', () => {
+  const limited = (allowedHosts: string[]): ExposureSettings => ({ ...INGRESS, allowedHosts });
+
+  it('lets a custom_url use a listed host or a subdomain of a *. entry', () => {
+    const hosts = ['shop.example.com', '*.apps.example.com'];
+    for (const url of [
+      'https://shop.example.com/',
+      'https://a.apps.example.com',
+      'https://x.y.apps.example.com/p',
+    ]) {
+      expect(find(render(url, limited(hosts)).objects, 'Ingress'), url).toBeDefined();
+    }
+  });
+
+  it.each([
+    ['another host', 'https://login.example.com/'],
+    ['the bare suffix of a *. entry', 'https://apps.example.com/'],
+    ['a look-alike suffix', 'https://evilapps.example.com/'],
+  ])('refuses %s with a policy error naming custom_url', (_, url) => {
+    const err = errorOf(() => render(url, limited(['shop.example.com', '*.apps.example.com'])));
+    expect(err.code).toBe('MOORING_E_RENDER_POLICY');
+    expect(err.field).toBe('source_config.custom_url');
+    expect(err.message).toContain('exposure.allowedHosts');
+  });
+
+  it('is checked for httproute too, and absent allows any host', () => {
+    const route: ExposureSettings = { ...ROUTE, allowedHosts: ['*.example.org'] };
+    expect(errorOf(() => render('https://shop.example.com', route)).code).toBe('MOORING_E_RENDER_POLICY');
+    expect(find(render('https://login.example.com').objects, 'Ingress')).toBeDefined();
+  });
+
+  it('the settings file takes exact hosts and *. wildcards, nothing else', () => {
+    const parse = (allowedHosts: unknown) =>
+      RenderSettingsFile.safeParse({ exposure: { kind: 'ingress', allowedHosts } }).success;
+    expect(parse(['shop.example.com', '*.apps.example.com'])).toBe(true);
+    for (const bad of [['*'], ['*.'], ['a.*.example.com'], ['Shop.example.com'], 'shop.example.com']) {
+      expect(parse(bad), JSON.stringify(bad)).toBe(false);
+    }
+  });
+});
