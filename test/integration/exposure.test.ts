@@ -32,6 +32,7 @@ const SETTINGS = 'exposure:\n  kind: ingress\n  ingressClassName: nginx\n';
 describe('exposure end to end (agent process + sandbox + kubectl)', { timeout: 60_000 }, () => {
   let stack: Stack;
   let agent: AgentProcess;
+  let settingsFile = '';
   let id = '';
   let badId = '';
 
@@ -73,7 +74,7 @@ describe('exposure end to end (agent process + sandbox + kubectl)', { timeout: 6
 
   beforeAll(async () => {
     stack = await startStack();
-    const settingsFile = path.join(stack.dir, 'settings.yaml');
+    settingsFile = path.join(stack.dir, 'settings.yaml');
     writeFileSync(settingsFile, SETTINGS);
     id = (await stack.client.createDeployment(withUrl('web', 'https://web.example.com/app/'))).id;
     badId = (await stack.client.createDeployment(withUrl('bad', 'ftp://web.example.com/'))).id;
@@ -113,6 +114,15 @@ describe('exposure end to end (agent process + sandbox + kubectl)', { timeout: 6
     clearRequests();
     const before = shortcuts();
     await waitFor('three idle resyncs', () => shortcuts() >= before + 3, 20_000);
+    expect(writes()).toEqual([]);
+  });
+
+  it('a restarted agent writes nothing: the Ingress it finds is the one it would apply', async () => {
+    await agent.stop();
+    clearRequests();
+    agent = spawnAgent(stack.agentEnv({ MOORING_SETTINGS: settingsFile }));
+    await waitForState(agent, id, 'Ready', 30_000);
+    await waitFor('two idle resyncs', () => shortcuts() >= 2, 20_000);
     expect(writes()).toEqual([]);
   });
 
