@@ -70,13 +70,14 @@ function agentEnv(objects: KubeObject[]): Map<string, EnvVar> {
 }
 
 describe('the chart renders and validates for every value set', () => {
-  it('has the 6 value sets of the acceptance list', () => {
+  it('has the value sets of the acceptance list', () => {
     expect([...sets.keys()]).toEqual([
       'default',
       'existing-secret',
       'leader-election',
       'namespaces',
       'private-registry',
+      'rendering',
       'service-monitor',
     ]);
   });
