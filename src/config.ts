@@ -14,7 +14,8 @@ import {
   type PodSecurityLevel,
 } from './render/pod-security-lists.ts';
 import { mergeRenderSettings, RENDER_SETTINGS_DEFAULTS as RD } from './render/settings.ts';
-import { parseSettingsText, type RenderSettingsFile } from './render/settings-file.ts';
+import type { RenderSettingsFile } from './render/settings-file.ts';
+import { readSettingsFile } from './settings-file.ts';
 
 /** How a raw string becomes a value. */
 type Kind =
@@ -350,7 +351,12 @@ export function parseAgentConfig(sources: ConfigSources): ConfigResult {
     problems.push('--api-key-file (MOORING_API_KEY_FILE) or --api-key (MOORING_API_KEY): one is required');
   }
 
-  const settingsFile = readSettings(values.settings as string | undefined, sources, problems);
+  const settingsFile = readSettingsFile(
+    values.settings as string | undefined,
+    label(SETTINGS.find((s) => s.key === 'settings')!),
+    sources.readFile ?? ((p) => readFileSync(p, 'utf8')),
+    problems,
+  );
 
   if (problems.length > 0) return { ok: false, problems, help: false };
 
@@ -412,27 +418,6 @@ export function parseAgentConfig(sources: ConfigSources): ConfigResult {
     },
   };
   return { ok: true, config, help: false };
-}
-
-/** Reads and parses `--settings`; problems name the flag and the member, never a value. */
-function readSettings(
-  path: string | undefined,
-  sources: ConfigSources,
-  problems: string[],
-): RenderSettingsFile {
-  if (path === undefined) return {};
-  const where = `${label(SETTINGS.find((s) => s.key === 'settings')!)}: "${path}"`;
-  let text: string;
-  try {
-    text = (sources.readFile ?? ((p) => readFileSync(p, 'utf8')))(path);
-  } catch (err) {
-    problems.push(`${where}: cannot be read (${(err as { code?: string }).code ?? 'unreadable'})`);
-    return {};
-  }
-  const parsed = parseSettingsText(text);
-  if (parsed.ok) return parsed.settings;
-  for (const p of parsed.problems) problems.push(`${where}: ${p}`);
-  return {};
 }
 
 /** The `--help` text of a command taking the agent settings, generated from `SETTINGS`. */

@@ -70,7 +70,7 @@ function agentEnv(objects: KubeObject[]): Map<string, EnvVar> {
 }
 
 describe('the chart renders and validates for every value set', () => {
-  it('has the 7 value sets of the acceptance list', () => {
+  it('has the value sets of the acceptance list', () => {
     expect([...sets.keys()]).toEqual([
       'default',
       'existing-secret',
@@ -78,6 +78,7 @@ describe('the chart renders and validates for every value set', () => {
       'leader-election',
       'namespaces',
       'private-registry',
+      'rendering',
       'service-monitor',
     ]);
   });

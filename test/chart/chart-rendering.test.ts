@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { renderSettingsOf } from '../../src/agent/wiring.ts';
 import { parseAgentConfig } from '../../src/config.ts';
 import { mergeRenderSettings, parseSettingsText } from '../../src/render/index.ts';
-import { type KubeObject, mountedFiles, only, template } from './helm.ts';
+import { ciValueSets, type KubeObject, mountedFiles, only, template } from './helm.ts';
 
 const REQUIRED = {
   controlPlane: { url: 'https://cp.example' },
@@ -69,5 +69,15 @@ describe('the chart value rendering: the settings file of mooring run', () => {
     expect(a).toMatch(/^[0-9a-f]{64}$/);
     expect(b).not.toBe(a);
     expect(checksum(template([REQUIRED, { rendering: RENDERING }]))).toBe(a);
+  });
+});
+
+describe('ci/rendering-values.yaml', () => {
+  it('gives the agent a settings file that parses, with its placement and probes', () => {
+    const file = ciValueSets().get('rendering')!;
+    const s = agentSettings(template([file]));
+    expect(s.placement?.datastores?.priorityClassName).toBe('data-critical');
+    expect(s.probes).toMatchObject({ enabled: true, path: '/healthz', startup: { failureThreshold: 120 } });
+    expect(s.service?.type).toBe('LoadBalancer');
   });
 });
