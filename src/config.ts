@@ -13,6 +13,9 @@ import {
   POD_SECURITY_LEVELS,
   type PodSecurityLevel,
 } from './render/pod-security-lists.ts';
+import { mergeRenderSettings, RENDER_SETTINGS_DEFAULTS as RD } from './render/settings.ts';
+import type { RenderSettingsFile } from './render/settings-file.ts';
+import { readSettingsFile } from './settings-file.ts';
 
 /** How a raw string becomes a value. */
 type Kind =
@@ -75,19 +78,21 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'dryRun', flag: 'dry-run', env: 'MOORING_DRY_RUN', kind: 'bool', value: 'false', defaultText: 'false', description: 'observe and report, write nothing' },
   { key: 'deleteVolumes', flag: 'delete-volumes', env: 'MOORING_DELETE_VOLUMES', kind: 'bool', value: 'false', defaultText: 'false', description: 'also delete PVCs when a deployment is deleted' },
   { key: 'recreateStatefulSets', flag: 'recreate-statefulsets', env: 'MOORING_RECREATE_STATEFULSETS', kind: 'bool', value: 'false', defaultText: 'false', description: 'allow recreating a StatefulSet on an immutable change (volumes kept)' },
-  { key: 'redisImage', flag: 'redis-image', env: 'MOORING_REDIS_IMAGE', kind: 'string', value: 'redis:7.4-alpine', defaultText: 'redis:7.4-alpine', description: 'image of the Redis component' },
-  { key: 'postgresImage', flag: 'postgres-image', env: 'MOORING_POSTGRES_IMAGE', kind: 'string', value: 'postgres:16-alpine', defaultText: 'postgres:16-alpine', description: 'image of the Postgres component' },
-  { key: 'storageClass', flag: 'storage-class', env: 'MOORING_STORAGE_CLASS', kind: 'string', defaultText: '(cluster default)', description: 'storageClassName of Postgres volumes' },
-  { key: 'clusterDomain', flag: 'cluster-domain', env: 'MOORING_CLUSTER_DOMAIN', kind: 'string', value: 'cluster.local', defaultText: 'cluster.local', description: 'DNS suffix in service URIs' },
+  // The render settings file; the flags below override its members (their defaults are its defaults).
+  { key: 'settings', flag: 'settings', env: 'MOORING_SETTINGS', kind: 'string', defaultText: '(none)', description: 'render settings file, YAML or JSON: the file `mooring render --settings` takes, merged over the same defaults' },
+  { key: 'redisImage', flag: 'redis-image', env: 'MOORING_REDIS_IMAGE', kind: 'string', defaultText: `settings redisImage, else ${RD.redisImage}`, description: 'image of the Redis component' },
+  { key: 'postgresImage', flag: 'postgres-image', env: 'MOORING_POSTGRES_IMAGE', kind: 'string', defaultText: `settings postgresImage, else ${RD.postgresImage}`, description: 'image of the Postgres component' },
+  { key: 'storageClass', flag: 'storage-class', env: 'MOORING_STORAGE_CLASS', kind: 'string', defaultText: 'settings storageClassName, else the cluster default', description: 'storageClassName of Postgres volumes' },
+  { key: 'clusterDomain', flag: 'cluster-domain', env: 'MOORING_CLUSTER_DOMAIN', kind: 'string', defaultText: `settings clusterDomain, else ${RD.clusterDomain}`, description: 'DNS suffix in service URIs' },
   // What deployments may refer to (render settings `references`).
   { key: 'serviceAccount', flag: 'service-account', env: 'MOORING_SERVICE_ACCOUNT', kind: 'string', defaultText: '-', description: "the agent's own ServiceAccount (the chart sets it): no deployment may run as it (in $MOORING_POD_NAMESPACE; in any namespace when that is unset)" },
   { key: 'deploymentServiceAccounts', flag: 'deployment-service-accounts', env: 'MOORING_DEPLOYMENT_SERVICE_ACCOUNTS', kind: 'names', defaultText: 'any but the agent\'s', description: 'comma list of the ServiceAccounts a deployment may run as' },
-  { key: 'allowServiceAccountTokens', flag: 'allow-service-account-tokens', env: 'MOORING_ALLOW_SERVICE_ACCOUNT_TOKENS', kind: 'bool', value: 'false', defaultText: 'false', description: 'allow projected serviceAccountToken volume sources' },
+  { key: 'allowServiceAccountTokens', flag: 'allow-service-account-tokens', env: 'MOORING_ALLOW_SERVICE_ACCOUNT_TOKENS', kind: 'bool', defaultText: 'settings references.allowServiceAccountTokens, else false', description: 'allow projected serviceAccountToken volume sources' },
   { key: 'namespaceTenants', flag: 'namespace-tenants', env: 'MOORING_NAMESPACE_TENANTS', kind: 'tenants', defaultText: 'none bound', description: 'comma list of namespace=tenant-uuid: a namespace takes only its tenant\'s deployments' },
-  { key: 'podSecurity', flag: 'pod-security', env: 'MOORING_POD_SECURITY', kind: 'podSecurity', value: 'baseline', defaultText: 'baseline', description: 'policy: the Pod Security Standard every rendered pod must satisfy: baseline or restricted' },
-  { key: 'allowHostPath', flag: 'allow-host-path', env: 'MOORING_ALLOW_HOST_PATH', kind: 'bool', value: 'false', defaultText: 'false', description: 'policy: allow hostPath volumes (exempts the HostPath Volumes control)' },
-  { key: 'allowPrivileged', flag: 'allow-privileged', env: 'MOORING_ALLOW_PRIVILEGED', kind: 'bool', value: 'false', defaultText: 'false', description: 'policy: allow privileged containers, privilege escalation and any capabilities (exempts the Privileged Containers, Privilege Escalation and Capabilities controls)' },
-  { key: 'allowedVolumeTypes', flag: 'allowed-volume-types', env: 'MOORING_ALLOWED_VOLUME_TYPES', kind: 'volumeTypes', defaultText: '(none)', description: 'policy: comma list of volume types allowed besides configMap, csi, downwardAPI, emptyDir, ephemeral, image, persistentVolumeClaim, projected and secret (e.g. nfs,iscsi)' },
+  { key: 'podSecurity', flag: 'pod-security', env: 'MOORING_POD_SECURITY', kind: 'podSecurity', defaultText: `settings policy.podSecurity, else ${RD.policy.podSecurity}`, description: 'policy: the Pod Security Standard every rendered pod must satisfy: baseline or restricted' },
+  { key: 'allowHostPath', flag: 'allow-host-path', env: 'MOORING_ALLOW_HOST_PATH', kind: 'bool', defaultText: 'settings policy.allowHostPath, else false', description: 'policy: allow hostPath volumes (exempts the HostPath Volumes control)' },
+  { key: 'allowPrivileged', flag: 'allow-privileged', env: 'MOORING_ALLOW_PRIVILEGED', kind: 'bool', defaultText: 'settings policy.allowPrivileged, else false', description: 'policy: allow privileged containers, privilege escalation and any capabilities (exempts the Privileged Containers, Privilege Escalation and Capabilities controls)' },
+  { key: 'allowedVolumeTypes', flag: 'allowed-volume-types', env: 'MOORING_ALLOWED_VOLUME_TYPES', kind: 'volumeTypes', defaultText: 'settings policy.allowedVolumeTypes, else none', description: 'policy: comma list of volume types allowed besides configMap, csi, downwardAPI, emptyDir, ephemeral, image, persistentVolumeClaim, projected and secret (e.g. nfs,iscsi)' },
   { key: 'logLevel', flag: 'log-level', env: 'MOORING_LOG_LEVEL', kind: 'level', value: 'info', defaultText: 'info', description: 'log level: fatal, error, warn, info, debug, trace, silent' },
 ];
 
@@ -132,6 +137,8 @@ export interface AgentConfig {
   /** Volume types allowed besides the default list; [] when unset. */
   allowedVolumeTypes: string[];
   logLevel: string;
+  /** The parsed `--settings` file ({} without one); the members above are already merged from it. */
+  settingsFile: RenderSettingsFile;
   /** What deployments may refer to (mapped onto the render settings' `references`). */
   references: {
     /** The agent's own ServiceAccount (`--service-account`). */
@@ -358,9 +365,17 @@ export function parseAgentConfig(sources: ConfigSources): ConfigResult {
       `${label(setting('controlPlaneClientCertFile'))} and ${label(setting('controlPlaneClientKeyFile'))}: set both or neither`,
     );
   }
+  const settingsFile = readSettingsFile(
+    values.settings as string | undefined,
+    label(SETTINGS.find((s) => s.key === 'settings')!),
+    sources.readFile ?? ((p) => readFileSync(p, 'utf8')),
+    problems,
+  );
 
   if (problems.length > 0) return { ok: false, problems, help: false };
 
+  // The file merged over the one table of defaults; a flag or variable set overrides its member.
+  const file = mergeRenderSettings(values.listenerId as string, settingsFile);
   const namespaces = values.namespaces as string[];
   const seconds = (key: string) => Math.round((values[key] as number) * 1000);
   const config: AgentConfig = {
@@ -395,21 +410,28 @@ export function parseAgentConfig(sources: ConfigSources): ConfigResult {
     dryRun: values.dryRun as boolean,
     deleteVolumes: values.deleteVolumes as boolean,
     recreateStatefulSets: values.recreateStatefulSets as boolean,
-    redisImage: values.redisImage as string,
-    postgresImage: values.postgresImage as string,
-    storageClass: values.storageClass as string | undefined,
-    clusterDomain: values.clusterDomain as string,
-    podSecurity: values.podSecurity as PodSecurityLevel,
-    allowHostPath: values.allowHostPath as boolean,
-    allowPrivileged: values.allowPrivileged as boolean,
-    allowedVolumeTypes: (values.allowedVolumeTypes as string[] | undefined) ?? [],
+    redisImage: (values.redisImage as string | undefined) ?? file.redisImage,
+    postgresImage: (values.postgresImage as string | undefined) ?? file.postgresImage,
+    storageClass: (values.storageClass as string | undefined) ?? file.storageClassName,
+    clusterDomain: (values.clusterDomain as string | undefined) ?? file.clusterDomain,
+    podSecurity: (values.podSecurity as PodSecurityLevel | undefined) ?? file.policy.podSecurity,
+    allowHostPath: (values.allowHostPath as boolean | undefined) ?? file.policy.allowHostPath,
+    allowPrivileged: (values.allowPrivileged as boolean | undefined) ?? file.policy.allowPrivileged,
+    allowedVolumeTypes: (values.allowedVolumeTypes as string[] | undefined) ?? [
+      ...file.policy.allowedVolumeTypes,
+    ],
     logLevel: values.logLevel as string,
+    settingsFile,
     references: {
-      serviceAccount: values.serviceAccount as string | undefined,
-      podNamespace: sources.env.MOORING_POD_NAMESPACE?.trim() || undefined,
-      deploymentServiceAccounts: values.deploymentServiceAccounts as string[] | undefined,
-      allowServiceAccountTokens: values.allowServiceAccountTokens as boolean,
-      namespaceTenants: { ...tenants },
+      serviceAccount: (values.serviceAccount as string | undefined) ?? file.references.agentServiceAccount,
+      podNamespace: sources.env.MOORING_POD_NAMESPACE?.trim() || file.references.agentNamespace,
+      deploymentServiceAccounts:
+        (values.deploymentServiceAccounts as string[] | undefined) ??
+        (file.references.serviceAccounts ? [...file.references.serviceAccounts] : undefined),
+      allowServiceAccountTokens:
+        (values.allowServiceAccountTokens as boolean | undefined) ??
+        file.references.allowServiceAccountTokens,
+      namespaceTenants: { ...(tenants ?? file.references.namespaceTenants) },
     },
   };
   return { ok: true, config, help: false };

@@ -89,6 +89,11 @@ export const ERROR_CODES = {
     summary: "The deployment's tenant is not the one its target namespace is bound to.",
     retryable: false,
   },
+  MOORING_E_EXPOSURE_UNAVAILABLE: {
+    summary:
+      'The cluster does not serve the exposure kind set (e.g. no Gateway API CRDs); nothing is exposed.',
+    retryable: false,
+  },
 
   // Kubernetes
   MOORING_E_KUBE_UNREACHABLE: { summary: 'The Kubernetes API could not be reached.', retryable: true },

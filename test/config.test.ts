@@ -59,8 +59,8 @@ describe('parseAgentConfig', () => {
       identity: 'host-1',
       shutdownGracePeriodMs: 20_000,
       dryRun: false,
-      redisImage: 'redis:7.4-alpine',
-      postgresImage: 'postgres:16-alpine',
+      redisImage: 'docker.io/library/redis:7.4-alpine',
+      postgresImage: 'docker.io/library/postgres:16-alpine',
       clusterDomain: 'cluster.local',
       logLevel: 'info',
     });

@@ -40,6 +40,8 @@ export interface AgentDeps {
   metrics: AgentMetrics;
   controlPlane: PollClient & ListenerClient;
   readNamespace: NamespaceReader;
+  /** Start-up checks of the cluster beyond the namespaces (the exposure kind); may only warn. */
+  checkCluster?: () => Promise<void>;
   /** Only with leader election. */
   leaseClient?: LeaseClient;
   /** Reconciles one deployment (render, apply, prune, health; or the resync's shortcut); throws coded errors. */
@@ -279,6 +281,7 @@ export class Agent {
     while (!signal.aborted) {
       try {
         await checkNamespaces(this.#d.readNamespace, config.namespaces);
+        await this.#d.checkCluster?.();
         if (opts.register !== false) {
           await registerListener({
             client: this.#d.controlPlane,

@@ -20,8 +20,9 @@ import { orphanListing, runOrphanPass } from '../reconcile/orphan-pass.ts';
 import { OrphanCollector } from '../reconcile/orphans.ts';
 import { type Resources, reconcileDeployment } from '../reconcile/reconcile.ts';
 import { Redactor } from '../redact.ts';
-import { defaultRenderSettings, type RenderSettings } from '../render/index.ts';
+import { mergeRenderSettings, type RenderSettings } from '../render/index.ts';
 import { Agent, type AgentDeps } from './agent.ts';
+import { checkExposureKind } from './exposure-check.ts';
 import { kubeLeaseClient } from './leader-election.ts';
 import { kubeNamespaceReader } from './registration.ts';
 import { proxyPasswords } from '../proxy/from-environment.ts';
@@ -44,10 +45,13 @@ export function kubeconfigSource(
   return fromEnv ?? path.join(homedir(), '.kube', 'config');
 }
 
-/** The renderer's settings from the agent's. */
+/**
+ * The renderer's settings from the agent's: the settings file merged over the defaults (as
+ * `mooring render --settings` does), then the members the flags resolved (config.ts).
+ */
 export function renderSettingsOf(config: AgentConfig): RenderSettings {
   return {
-    ...defaultRenderSettings(config.listenerId),
+    ...mergeRenderSettings(config.listenerId, config.settingsFile),
     redisImage: config.redisImage,
     postgresImage: config.postgresImage,
     storageClassName: config.storageClass,
@@ -181,7 +185,8 @@ export function wireAgent(o: WireOptions): WiredAgent {
     instance: config.listenerId,
     scrubber: redactor,
   });
-  const settings = renderSettingsOf(config);
+  // Replaced once at start when the exposure kind turns out not to be served (exposure-check.ts).
+  let settings = renderSettingsOf(config);
   // The agent logs one line per reconcile itself (at debug when nothing moved); the reconcile's own summary line is for debugging.
   const reconcileLogger = ['debug', 'trace'].includes(config.logLevel)
     ? logger
@@ -208,6 +213,9 @@ export function wireAgent(o: WireOptions): WiredAgent {
     controlPlane,
     routes,
     readNamespace: kubeNamespaceReader(kube),
+    checkCluster: async () => {
+      settings = await checkExposureKind({ kube, resources, logger }, settings);
+    },
     ...(config.leaderElection
       ? { leaseClient: kubeLeaseClient(kube, config.leaseNamespace, config.leaseName) }
       : {}),

@@ -4,7 +4,13 @@ import { parseArgs } from 'node:util';
 import YAML from 'yaml';
 import type { z } from 'zod';
 import { type DeploymentRecord, type RevisionRecord, tolerant } from '../contract/index.ts';
-import { mergeRenderSettings, RenderError, renderDeployment, RenderSettingsFile } from '../render/index.ts';
+import {
+  mergeRenderSettings,
+  parseSettingsText,
+  RenderError,
+  renderDeployment,
+  type RenderSettingsFile,
+} from '../render/index.ts';
 import { toJsonList, toYamlStream } from '../render/serialize.ts';
 import { type CliContext, EXIT } from './context.ts';
 
@@ -15,11 +21,13 @@ Prints the Kubernetes objects of one deployment, offline (like \`helm template\`
 Flags:
   --deployment FILE   a Deployment record, YAML or JSON (required)
   --revision FILE     the revision to run, YAML or JSON (default: the deployment's own image_uri)
-  --settings FILE     render settings, YAML or JSON, merged over the defaults (default: none;
+  --settings FILE     render settings, YAML or JSON, merged over the defaults; the same file
+                      \`mooring run --settings\` takes (default: none;
                       members: listenerId, redisImage, postgresImage, storageClassName,
                       clusterDomain, policy.podSecurity (baseline or restricted),
                       policy.allowHostPath, policy.allowPrivileged, policy.allowedVolumeTypes,
-                      commands, references.agentServiceAccount, references.agentNamespace,
+                      commands, args, probes, placement, datastoreImagePullSecrets,
+                      resources, service, references.agentServiceAccount, references.agentNamespace,
                       references.serviceAccounts, references.allowServiceAccountTokens,
                       references.namespaceTenants)
   --listener-id ID    value of the mooring.dev/listener-id label (default: the settings file's
@@ -51,9 +59,7 @@ export async function render(argv: string[], ctx: CliContext): Promise<number> {
   const revision = values.revision
     ? await readRecord(ctx, values.revision, tolerant.Revision, problems)
     : undefined;
-  const settingsFile = values.settings
-    ? await readRecord(ctx, values.settings, RenderSettingsFile, problems)
-    : {};
+  const settingsFile = values.settings ? await readSettings(ctx, values.settings, problems) : {};
   if (problems.length > 0 || !deployment || !settingsFile) return fail(ctx, problems);
 
   const listenerId = values['listener-id'] ?? settingsFile.listenerId ?? deployment.source_config.listener_id;
@@ -96,6 +102,25 @@ function parse(argv: string[]) {
 function fail(ctx: CliContext, problems: string[]): number {
   for (const p of problems) ctx.stderr.write(`mooring render: ${p}\n`);
   return EXIT.usage;
+}
+
+/** Reads the settings file with the parser `mooring run --settings` uses. */
+async function readSettings(
+  ctx: CliContext,
+  file: string,
+  problems: string[],
+): Promise<RenderSettingsFile | undefined> {
+  let text: string;
+  try {
+    text = await readFile(resolve(ctx.cwd, file), 'utf8');
+  } catch (err) {
+    problems.push(`${file}: cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    return undefined;
+  }
+  const parsed = parseSettingsText(text);
+  if (parsed.ok) return parsed.settings;
+  for (const p of parsed.problems) problems.push(`${file}: ${p}`);
+  return undefined;
 }
 
 /**

@@ -29,8 +29,9 @@ import { formatTable } from './status.ts';
 const HELP = `Usage: mooring sandbox [--once] [--port-base <port>] [--timeout <seconds>]
 
 Starts the reference control plane (in memory, seeded from examples/seed.yaml), the sandbox
-Kubernetes API and the agent together; shows the example deployment being reconciled; prints
-the objects created and how to point kubectl at the sandbox. Runs until Ctrl-C.
+Kubernetes API and the agent together (render settings examples/sandbox-settings.yaml: exposure
+through an Ingress); shows the example deployment being reconciled; prints the objects created and
+how to point kubectl at the sandbox. Runs until Ctrl-C.
 
 Flags:
   --once                 exit 0 after printing the objects
@@ -41,6 +42,9 @@ Flags:
 `;
 
 const SEED = fileURLToPath(new URL('../../examples/seed.yaml', import.meta.url));
+const SETTINGS = fileURLToPath(new URL('../../examples/sandbox-settings.yaml', import.meta.url));
+/** The render settings when examples/ is not there (an npm install): exposure on, through an Ingress. */
+const FALLBACK_SETTINGS = 'exposure:\n  kind: ingress\n  ingressClassName: nginx\n';
 const SETTLED = new Set(['Ready', 'Failed', 'Refused', 'Deleted']);
 
 /** A listener and one external_docker deployment, for when the seed file is missing. */
@@ -58,6 +62,7 @@ async function seedThroughClient(client: ControlPlaneClient): Promise<string> {
       deployment_type: 'dev',
       listener_id: listener.id,
       listener_config: { k8s_namespace: 'default' },
+      custom_url: 'https://hello.example.com/',
       resource_spec: { min_scale: 1, max_scale: 2, cpu: 0.25, memory_mb: 256 },
     },
     source_revision_config: { image_uri: 'ghcr.io/example/app:1.0.0' },
@@ -162,6 +167,11 @@ export async function sandbox(argv: string[], ctx: CliContext): Promise<number> 
     out(`Kubernetes API   ${kube.url}  (kubeconfig ${kubeconfigPath})`);
 
     // The agent's settings through the same parser `mooring run` uses: defaults live in one place.
+    let settingsPath = SETTINGS;
+    if (!existsSync(settingsPath)) {
+      settingsPath = path.join(dir, 'settings.yaml');
+      writeFileSync(settingsPath, FALLBACK_SETTINGS);
+    }
     const parsed = parseAgentConfig({
       argv: [],
       env: {
@@ -175,6 +185,7 @@ export async function sandbox(argv: string[], ctx: CliContext): Promise<number> 
         MOORING_OPS_PORT: String(port(2)),
         MOORING_POD_NAME: 'sandbox',
         MOORING_SHUTDOWN_GRACE_PERIOD: '5',
+        MOORING_SETTINGS: settingsPath,
       },
     });
     if (!parsed.ok || parsed.help) {
@@ -234,7 +245,8 @@ export async function sandbox(argv: string[], ctx: CliContext): Promise<number> 
     out(`\nobjects created by the agent (${rows.length}):`);
     out(formatTable(['KIND', 'NAMESPACE', 'NAME', 'READY'], rows).trimEnd());
     out(
-      `\nlook at them with kubectl:\n  kubectl --kubeconfig ${kubeconfigPath} get deploy,sts,svc,secret -n ${namespaces[0]}`,
+      `\nlook at them with kubectl:\n  kubectl --kubeconfig ${kubeconfigPath} get deploy,sts,svc,secret -n ${namespaces[0]}` +
+        `\n  kubectl --kubeconfig ${kubeconfigPath} get ingress -A`,
     );
     out(`status of the agent:\n  mooring status --url ${ops.url}`);
 

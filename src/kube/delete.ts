@@ -18,6 +18,8 @@ import type { KubeObject } from './types.ts';
 export const TERMINATING = 'terminating: finalizers pending';
 /** The note on an entry whose object was already marked for deletion before this call (no request made). */
 export const ALREADY_TERMINATING = 'already terminating';
+/** The note of a volume a prune left in place. */
+export const VOLUME_KEPT = 'volume kept (deleteVolumes is off)';
 
 export interface DeleteContext {
   client: ObjectClient;
@@ -49,7 +51,7 @@ export function refuseDelete(
     return 'not ours: another listener';
   }
   const volume = kindInfo(obj.kind)?.volume === true;
-  if (volume && !opts.deleteVolumes) return 'volume kept (deleteVolumes is off)';
+  if (volume && !opts.deleteVolumes) return VOLUME_KEPT;
   if (!volume && !isManagedBy(obj, fieldManager)) return `not ours: field manager ${fieldManager} absent`;
   return undefined;
 }

@@ -13,6 +13,11 @@ export interface KindInfo {
   recreatable: boolean;
   /** Holds data: kept on delete unless the operator opts in (`deleteVolumes`). */
   volume?: boolean;
+  /**
+   * Rendered only with exposure on, and perhaps not served at all (the Gateway API is a CRD):
+   * listed only when the agent enables it after discovery (`ResourceManager.listKinds`).
+   */
+  exposure?: boolean;
 }
 
 /** Apply order: policy and configuration first, then storage, services, workloads, then what targets workloads. */
@@ -57,7 +62,30 @@ export const KINDS: readonly KindInfo[] = [
     namespaced: true,
     recreatable: true,
   },
+  // Exposure last: it routes to the Service, and a route to pods not yet running only waits.
+  {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'Ingress',
+    plural: 'ingresses',
+    namespaced: true,
+    recreatable: true,
+    exposure: true,
+  },
+  {
+    apiVersion: 'gateway.networking.k8s.io/v1',
+    kind: 'HTTPRoute',
+    plural: 'httproutes',
+    namespaced: true,
+    recreatable: true,
+    exposure: true,
+  },
 ];
+
+/** The kinds every listing covers; the exposure kinds are added when exposure is on and served. */
+export const LISTED_KINDS: readonly KindInfo[] = KINDS.filter((k) => k.exposure !== true);
+
+/** The exposure kinds (Ingress, HTTPRoute). */
+export const EXPOSURE_KIND_INFOS: readonly KindInfo[] = KINDS.filter((k) => k.exposure === true);
 
 const byKind = new Map(KINDS.map((k, i) => [k.kind, { info: k, rank: i }]));
 

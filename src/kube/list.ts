@@ -8,7 +8,7 @@ import { MooringError } from '../errors.ts';
 import { type PreviousEntries, listSlim } from './slim-listing.ts';
 import { compactLive, ListingPool } from './compact-live.ts';
 import { kubeError } from './errors.ts';
-import { KINDS, type KindInfo } from './kinds.ts';
+import { type KindInfo, LISTED_KINDS } from './kinds.ts';
 import { LABELS } from '../labels.ts';
 import { FIELD_MANAGER, ownedSelector } from './labels.ts';
 import type { ObjectClient } from './object-client.ts';
@@ -20,7 +20,7 @@ export interface ListOwnedOptions {
   listenerId: string;
   /** Only this deployment's objects. */
   deploymentId?: string;
-  /** Kinds to list (default: every kind mooring manages). */
+  /** Kinds to list (default: `LISTED_KINDS`, every kind mooring manages but the exposure kinds). */
   kinds?: readonly KindInfo[];
   /**
    * List objects slim (`slim` in compact-live.ts): a cycle's listing of everything, held while the
@@ -117,7 +117,7 @@ export async function listOwned(
   const selector = ownedSelector(opts.listenerId, opts.deploymentId);
   const pool = new ListingPool();
   const calls = opts.namespaces.flatMap((namespace) =>
-    (opts.kinds ?? KINDS).map((kind) => ({ namespace, kind })),
+    (opts.kinds ?? LISTED_KINDS).map((kind) => ({ namespace, kind })),
   );
   const lists = await pMap(
     calls,

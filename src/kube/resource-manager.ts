@@ -13,6 +13,7 @@ import { type DeleteAllOptions, deleteAll } from './delete.ts';
 import { kubeError } from './errors.ts';
 import type { KubeHttp } from './http.ts';
 import { FIELD_MANAGER } from './labels.ts';
+import { LISTED_KINDS, type KindInfo } from './kinds.ts';
 import { type Inventory, type ListOwnedOptions, listOwned } from './list.ts';
 import { ObjectClient } from './object-client.ts';
 import { objectId } from './object-id.ts';
@@ -38,6 +39,8 @@ export class ResourceManager {
   readonly #verified = new Map<string, Verified>();
   /** What every apply shares (applyAll overrides dryRun per call on a copy). */
   readonly #context: ApplyContext;
+  /** What a listing covers unless told otherwise (`alsoList`). */
+  #listed: readonly KindInfo[] = LISTED_KINDS;
 
   constructor(opts: ResourceManagerOptions) {
     this.fieldManager = opts.fieldManager ?? FIELD_MANAGER;
@@ -72,7 +75,15 @@ export class ResourceManager {
 
   /** Every owned object in the namespaces (of one deployment when `deploymentId` is set). */
   listOwned(opts: ListOwnedOptions): Promise<Inventory> {
-    return listOwned(this.#client, opts, this.fieldManager);
+    return listOwned(this.#client, { ...opts, kinds: opts.kinds ?? this.#listed }, this.fieldManager);
+  }
+
+  /**
+   * Adds kinds to every later listing (the exposure kind, once discovery found it served), so
+   * that objects of that kind are pruned like the others. A kind not served would fail every listing.
+   */
+  alsoList(kinds: readonly KindInfo[]): void {
+    this.#listed = [...LISTED_KINDS, ...kinds.filter((k) => !LISTED_KINDS.includes(k))];
   }
 
   /** Deletes live objects in reverse kind order, refusing what is not provably ours. */

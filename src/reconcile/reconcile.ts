@@ -22,7 +22,15 @@ import { shortcut } from './converged.ts';
 import { reconcileDelete } from './delete-deployment.ts';
 import { assessObject, rollUp } from './health.ts';
 import { type ReconcileResult, resultOf } from './result.ts';
-import { checkNamespace, claimPrefixes, eventTarget, failureOf, isClaimOf, namespaceOf } from './steps.ts';
+import {
+  checkNamespace,
+  claimPrefixes,
+  eventTarget,
+  failureOf,
+  isClaimOf,
+  keptVolumesMessage,
+  namespaceOf,
+} from './steps.ts';
 import type { ReconcileDeps, ReconcileInput } from './types.ts';
 
 export type { ReconcileDeps, ReconcileInput, ReconcileSettings, Resources } from './types.ts';
@@ -147,6 +155,9 @@ export async function reconcileDeployment(
         message: `pruned ${gone.map((e) => e.id).join(', ')}`,
       });
     }
+    const kept = keptVolumesMessage(pruned);
+    if (kept && !settings.dryRun)
+      deps.events?.record({ target, reason: 'VolumeKept', type: 'Normal', message: kept });
   }
   const changeSet = mergeChangeSets(applied, pruned);
   if (changeSetErrors(pruned).length > 0) throw failureOf(deployment.id, changeSet);

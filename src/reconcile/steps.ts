@@ -2,6 +2,7 @@
 import type { DeploymentRecord } from '../contract/index.ts';
 import { MooringError, TerminalError } from '../errors.ts';
 import { type ChangeSet, changeSetErrors, changeSetView } from '../kube/change-set.ts';
+import { VOLUME_KEPT } from '../kube/delete.ts';
 import type { KubeObject } from '../kube/types.ts';
 import type { EventTarget } from './events.ts';
 import type { ReconcileDeps } from './types.ts';
@@ -85,4 +86,18 @@ export function isClaimOf(prefixes: readonly string[], o: KubeObject): boolean {
   if (o.kind !== 'PersistentVolumeClaim' || prefixes.length === 0) return false;
   const name = o.metadata.name ?? '';
   return prefixes.some((p) => name.startsWith(p) && /^\d+$/.test(name.slice(p.length)));
+}
+
+/**
+ * The Event message when a prune deleted a StatefulSet and kept its claims (a deployment that now
+ * brings its own database, or dropped a component): said once, in the pass that deleted it, since
+ * later passes find the claims kept already. Undefined when there is nothing to say.
+ */
+export function keptVolumesMessage(pruned: ChangeSet): string | undefined {
+  const statefulSetGone = pruned.entries.some((e) => e.kind === 'StatefulSet' && e.action === 'deleted');
+  const kept = pruned.entries
+    .filter((e) => e.action === 'skipped' && e.note === VOLUME_KEPT)
+    .map((e) => e.id);
+  if (!statefulSetGone || kept.length === 0) return undefined;
+  return `kept ${kept.join(', ')}: its StatefulSet is no longer rendered; the data stays until you delete the claim (or run with --delete-volumes)`;
 }

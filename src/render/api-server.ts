@@ -1,5 +1,6 @@
 import { renderAppWorkload, type checkSecretReferences } from './app.ts';
-import { APP_PORT, DEFAULT_RESOURCES } from './defaults.ts';
+import { APP_PORT } from './defaults.ts';
+import { resourceDefaults } from './operator-defaults.ts';
 import { selectorLabels } from './labels.ts';
 import { resolveResources, resolveScale, resourceFields } from './resources.ts';
 import { type KubeObject, meta, type RenderContext } from './types.ts';
@@ -10,15 +11,20 @@ export function renderApiServer(
   references: ReturnType<typeof checkSecretReferences>,
 ): KubeObject[] {
   const scale = resolveScale(ctx.spec, 'min_scale', 'max_scale');
-  const resources = resolveResources(ctx.spec, resourceFields(''), DEFAULT_RESOURCES['api-server']);
+  const resources = resolveResources(
+    ctx.spec,
+    resourceFields(''),
+    resourceDefaults(ctx.settings, 'api-server'),
+  );
   const service: KubeObject = {
     apiVersion: 'v1',
     kind: 'Service',
-    metadata: meta(ctx, ctx.names.apiServer, 'api-server'),
+    // Load balancers are told what to do by annotations on the Service (the operator's).
+    metadata: meta(ctx, ctx.names.apiServer, 'api-server', ctx.settings.service?.annotations),
     spec: {
       ports: [{ name: 'http', port: APP_PORT, protocol: 'TCP', targetPort: 'http' }],
       selector: selectorLabels(ctx.labels, 'api-server'),
-      type: 'ClusterIP',
+      type: ctx.settings.service?.type ?? 'ClusterIP',
     },
   };
   return [

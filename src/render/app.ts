@@ -1,11 +1,4 @@
-import {
-  APP_CONTAINER_NAME,
-  APP_PORT,
-  POSTGRES_DEFAULTS,
-  POSTGRES_URI_CUSTOM,
-  REDIS_DEFAULTS,
-  REDIS_URI_CUSTOM,
-} from './defaults.ts';
+import { APP_CONTAINER_NAME, APP_PORT, POSTGRES_DEFAULTS, REDIS_DEFAULTS } from './defaults.ts';
 import { isEnvName } from './containers.ts';
 import { isSecretKey } from './env-secret.ts';
 import { RenderError } from './errors.ts';
@@ -15,6 +8,7 @@ import { defaultContainerSecurityContext } from './policy.ts';
 import type { ResourceRequirements, Scale } from './resources.ts';
 import type { AppComponent } from './settings.ts';
 import { autoscaledObjects, replicasField } from './autoscaling.ts';
+import { apiServerProbes, commandAndArgs, placementOf } from './operator-defaults.ts';
 import { type KubeObject, meta, type RenderContext } from './types.ts';
 
 type EnvVar = { name: string; value?: string; valueFrom?: Record<string, unknown> };
@@ -79,14 +73,16 @@ export function appEnv(ctx: RenderContext, component: AppComponent, references: 
         value: `postgres://$(POSTGRES_USER):$(POSTGRES_PASSWORD)@${svc(names.postgres)}:${POSTGRES_DEFAULTS.port}/$(POSTGRES_DB)`,
       },
     );
-  } else {
-    env.push({ name: 'DATABASE_URI', valueFrom: secretRef(names.env, POSTGRES_URI_CUSTOM) });
+  } else if (ctx.custom.postgres) {
+    const { secretName, key } = ctx.custom.postgres;
+    env.push({ name: 'DATABASE_URI', valueFrom: secretRef(secretName, key) });
   }
-  env.push(
-    ctx.bundledRedis
-      ? { name: 'REDIS_URI', value: `redis://${svc(names.redis)}:${REDIS_DEFAULTS.port}` }
-      : { name: 'REDIS_URI', valueFrom: secretRef(names.env, REDIS_URI_CUSTOM) },
-  );
+  if (ctx.custom.redis) {
+    const { secretName, key } = ctx.custom.redis;
+    env.push({ name: 'REDIS_URI', valueFrom: secretRef(secretName, key) });
+  } else {
+    env.push({ name: 'REDIS_URI', value: `redis://${svc(names.redis)}:${REDIS_DEFAULTS.port}` });
+  }
   return [...env, ...references];
 }
 
@@ -99,12 +95,17 @@ export function renderAppWorkload(
   resources: ResourceRequirements,
   references: EnvVar[],
 ): KubeObject[] {
-  const main: Record<string, unknown> & { name: string } = { name: APP_CONTAINER_NAME, image: ctx.image };
-  const command = ctx.settings.commands?.[component];
-  if (command && command.length > 0) main.command = [...command];
+  const main: Record<string, unknown> & { name: string } = {
+    name: APP_CONTAINER_NAME,
+    image: ctx.image,
+    ...commandAndArgs(ctx.settings, component),
+  };
   main.env = appEnv(ctx, component, references);
   if (ctx.secretNames.size > 0) main.envFrom = [{ secretRef: { name: ctx.names.env } }];
-  if (component === 'api-server') main.ports = [{ containerPort: APP_PORT, name: 'http', protocol: 'TCP' }];
+  if (component === 'api-server') {
+    main.ports = [{ containerPort: APP_PORT, name: 'http', protocol: 'TCP' }];
+    Object.assign(main, apiServerProbes(ctx.settings));
+  }
   main.resources = resources;
   main.securityContext = defaultContainerSecurityContext(ctx.settings.policy.podSecurity);
   if (ctx.pod.mainMounts.length > 0) main.volumeMounts = ctx.pod.mainMounts;
@@ -118,7 +119,7 @@ export function renderAppWorkload(
       selector: { matchLabels: selectorLabels(ctx.labels, component) },
       template: {
         metadata: { ...(annotations ? { annotations } : {}), labels: objectLabels(ctx.labels, component) },
-        spec: appPodSpec(ctx.pod, main),
+        spec: { ...appPodSpec(ctx.pod, main), ...placementOf(ctx.settings, 'app') },
       },
     },
   };

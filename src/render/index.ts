@@ -1,11 +1,12 @@
 import type { DeploymentRecord, RevisionRecord } from '../contract/index.ts';
 import { renderApiServer } from './api-server.ts';
 import { checkSecretReferences } from './app.ts';
-import { POSTGRES_URI_CUSTOM, REDIS_URI_CUSTOM } from './defaults.ts';
+import { customDatastores } from './datastores.ts';
 import { checkSecrets, renderEnvSecret } from './env-secret.ts';
 import { RenderError } from './errors.ts';
 import { checkLabelValue, checkUserLabels, isDnsLabel, isDnsSubdomain } from './labels.ts';
 import { baseNameOf, objectNames } from './names.ts';
+import { renderExposure } from './exposure.ts';
 import { renderNetworkPolicy } from './network-policy.ts';
 import { podParts } from './pod.ts';
 import { enforcePodPolicy } from './policy.ts';
@@ -25,8 +26,15 @@ export {
   mergeRenderSettings,
   type RenderPolicy,
   type RenderSettings,
-  RenderSettingsFile,
+  RENDER_SETTINGS_DEFAULTS,
 } from './settings.ts';
+export {
+  type ExposureSettings,
+  ExposureSettingsFile,
+  EXPOSURE_KINDS,
+  type ExposureKind,
+} from './exposure-settings.ts';
+export { parseSettingsText, RenderSettingsFile } from './settings-file.ts';
 export { checkPodSecurity, type PodSecurityExemptions, type PodSecurityViolation } from './pod-security.ts';
 export { type PodSecurityLevel, POD_SECURITY_LEVELS } from './pod-security-lists.ts';
 export type { KubeObject, ObjectMeta } from './types.ts';
@@ -55,6 +63,8 @@ export const KIND_ORDER = [
   'HorizontalPodAutoscaler',
   'PodDisruptionBudget',
   'NetworkPolicy',
+  'Ingress',
+  'HTTPRoute',
 ] as const;
 
 const NAMESPACE_FIELD = 'source_config.listener_config.k8s_namespace';
@@ -109,12 +119,14 @@ function renderUnchecked({ deployment, revision, settings }: RenderInput): Rende
   const spec = deployment.source_config?.resource_spec ?? {};
   const baseName = baseNameOf(deployment.name);
   const secretNames = checkSecrets(deployment.secrets);
+  const names = objectNames(baseName);
+  const custom = customDatastores(deployment, secretNames, names.env);
   const ctx: RenderContext = {
     deployment,
     spec,
     settings,
     namespace,
-    names: objectNames(baseName),
+    names,
     labels: {
       listenerId: checkLabelValue('settings.listenerId', 'the listener id', settings.listenerId),
       deploymentId: checkLabelValue('id', 'the deployment id', deployment.id),
@@ -125,8 +137,9 @@ function renderUnchecked({ deployment, revision, settings }: RenderInput): Rende
     image,
     scaledToZero: deployment.status === 'UNUSED',
     pod: podParts(spec, image, settings, baseName),
-    bundledRedis: !secretNames.has(REDIS_URI_CUSTOM),
-    bundledPostgres: !secretNames.has(POSTGRES_URI_CUSTOM),
+    bundledRedis: custom.redis === undefined,
+    bundledPostgres: custom.postgres === undefined,
+    custom,
     secretNames,
   };
   const references = checkSecretReferences(ctx);
@@ -138,6 +151,7 @@ function renderUnchecked({ deployment, revision, settings }: RenderInput): Rende
     ...renderApiServer(ctx, references),
     ...renderWorkers(ctx, references),
     renderNetworkPolicy(ctx),
+    ...renderExposure(ctx),
   ].filter((o): o is KubeObject => o !== undefined);
   checkRenderedReferences(objects, { baseName, namespace, references: settings.references });
   const result = inApplyOrder(objects).map(copyPlain);

@@ -7,7 +7,7 @@ const RESERVED_PREFIX = 'mooring.dev/';
 const RESERVED_LABELS: ReadonlySet<string> = new Set(Object.values(LABELS));
 
 /** The value of `app.kubernetes.io/component` for objects that are not a workload. */
-export type ObjectComponent = Component | 'env' | 'network';
+export type ObjectComponent = Component | 'env' | 'network' | 'exposure';
 
 /** What every object of one deployment shares. */
 export interface LabelContext {

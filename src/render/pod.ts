@@ -6,6 +6,7 @@ import { ANNOTATIONS } from '../labels.ts';
 import { checkUserAnnotations, isDnsSubdomain, sortKeys } from './labels.ts';
 import { checkPodAnnotations } from './policy.ts';
 import { checkVolumes, type KubeVolume } from './volume-policy.ts';
+import { datastorePullSecrets, placementOf } from './operator-defaults.ts';
 import type { RenderSettings } from './settings.ts';
 import type { RenderContext } from './types.ts';
 
@@ -120,10 +121,11 @@ export function datastorePodSpec(
 ): Record<string, unknown> {
   const parts = ctx.pod;
   const spec: Record<string, unknown> = { containers: [main] };
-  if (parts.imagePullSecrets) spec.imagePullSecrets = parts.imagePullSecrets;
+  const pullSecrets = datastorePullSecrets(ctx.settings, parts.imagePullSecrets);
+  if (pullSecrets) spec.imagePullSecrets = pullSecrets;
   spec.securityContext = datastoreSecurityContext(ctx, user);
   if (volumes && volumes.length > 0) spec.volumes = volumes;
-  return spec;
+  return { ...spec, ...placementOf(ctx.settings, 'datastores') };
 }
 
 /** Pod template annotations: the user's, plus (app pods only) the revision, so a new revision rolls. */

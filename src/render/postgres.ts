@@ -1,4 +1,5 @@
-import { DATASTORE_USERS, DEFAULT_RESOURCES, LIMITS, POSTGRES_DEFAULTS } from './defaults.ts';
+import { DATASTORE_USERS, LIMITS, POSTGRES_DEFAULTS } from './defaults.ts';
+import { commandAndArgs, resourceDefaults } from './operator-defaults.ts';
 import { invalidSpec } from './errors.ts';
 import { ANNOTATIONS } from '../labels.ts';
 import { objectLabels, selectorLabels, stableLabels } from './labels.ts';
@@ -28,7 +29,11 @@ function maxConnections(ctx: RenderContext): number {
  */
 export function renderPostgres(ctx: RenderContext): KubeObject[] {
   if (!ctx.bundledPostgres) return [];
-  const resources = resolveResources(ctx.spec, resourceFields('db_'), DEFAULT_RESOURCES.postgres);
+  const resources = resolveResources(
+    ctx.spec,
+    resourceFields('db_'),
+    resourceDefaults(ctx.settings, 'postgres'),
+  );
   const storageGi = readNumber(ctx.spec, 'db_storage_gi', LIMITS.maxStorageGi) ?? POSTGRES_DEFAULTS.storageGi;
   const connections = maxConnections(ctx);
   const { postgres: name, postgresCredentials: credentials } = ctx.names;
@@ -60,10 +65,11 @@ export function renderPostgres(ctx: RenderContext): KubeObject[] {
     name: 'postgres',
     image: ctx.settings.postgresImage,
   };
-  const command = ctx.settings.commands?.postgres;
-  if (command && command.length > 0) container.command = [...command];
+  const { command, args } = commandAndArgs(ctx.settings, 'postgres');
+  if (command) container.command = command;
   Object.assign(container, {
-    args: ['-c', `max_connections=${connections}`],
+    // The settings' args come after mooring's, so they may set any other server option.
+    args: ['-c', `max_connections=${connections}`, ...(args ?? [])],
     env: [
       fromCredentials('POSTGRES_USER'),
       fromCredentials('POSTGRES_PASSWORD'),

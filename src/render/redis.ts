@@ -1,4 +1,5 @@
-import { DATASTORE_USERS, DEFAULT_RESOURCES, REDIS_DEFAULTS } from './defaults.ts';
+import { DATASTORE_USERS, REDIS_DEFAULTS } from './defaults.ts';
+import { commandAndArgs, resourceDefaults } from './operator-defaults.ts';
 import { objectLabels, selectorLabels } from './labels.ts';
 import { datastorePodSpec, podAnnotations } from './pod.ts';
 import { defaultContainerSecurityContext } from './policy.ts';
@@ -11,14 +12,17 @@ import { type KubeObject, meta, type RenderContext } from './types.ts';
  */
 export function renderRedis(ctx: RenderContext): KubeObject[] {
   if (!ctx.bundledRedis) return [];
-  const resources = resolveResources(ctx.spec, resourceFields('redis_'), DEFAULT_RESOURCES.redis);
+  const resources = resolveResources(
+    ctx.spec,
+    resourceFields('redis_'),
+    resourceDefaults(ctx.settings, 'redis'),
+  );
   const name = ctx.names.redis;
   const container: Record<string, unknown> & { name: string } = {
     name: 'redis',
     image: ctx.settings.redisImage,
+    ...commandAndArgs(ctx.settings, 'redis'),
   };
-  const command = ctx.settings.commands?.redis;
-  if (command && command.length > 0) container.command = [...command];
   Object.assign(container, {
     ports: [{ containerPort: REDIS_DEFAULTS.port, name: 'redis', protocol: 'TCP' }],
     readinessProbe: { tcpSocket: { port: 'redis' } },

@@ -1,22 +1,22 @@
-import { z } from 'zod';
 import {
   defaultReferenceSettings,
   mergeReferenceSettings,
   type ReferenceSettings,
-  ReferenceSettingsFile,
 } from './reference-settings.ts';
-import { extraVolumeTypeProblem, POD_SECURITY_LEVELS, type PodSecurityLevel } from './pod-security-lists.ts';
+import {
+  defaultExposureSettings,
+  type ExposureSettings,
+  mergeExposureSettings,
+} from './exposure-settings.ts';
+import type { PodSecurityLevel } from './pod-security-lists.ts';
+import type { RenderSettingsFile } from './settings-file.ts';
+import { mergeWorkloadSettings, PROBE_DEFAULTS, type WorkloadSettings } from './settings-workloads.ts';
 
-/** The workloads one deployment may become, also the value of `app.kubernetes.io/component`. */
-export const COMPONENTS = ['api-server', 'queue', 'orchestrator', 'executor', 'redis', 'postgres'] as const;
-export type Component = (typeof COMPONENTS)[number];
-
-/** App components: they run the deployment's image and receive the ResourceSpec customisation. */
-export const APP_COMPONENTS = ['api-server', 'queue', 'orchestrator', 'executor'] as const;
-export type AppComponent = (typeof APP_COMPONENTS)[number];
+export { APP_COMPONENTS, type AppComponent, COMPONENTS, type Component } from './components.ts';
+import type { Component } from './components.ts';
 
 /** What the operator decides about rendering (agent settings, or `mooring render --settings`). */
-export interface RenderSettings {
+export interface RenderSettings extends WorkloadSettings {
   /** This agent's listener id: the value of the `mooring.dev/listener-id` label. */
   listenerId: string;
   /** Image of the bundled Redis (when the deployment brings no `REDIS_URI_CUSTOM`). */
@@ -33,6 +33,8 @@ export interface RenderSettings {
   commands?: Partial<Record<Component, string[]>> | undefined;
   /** What a deployment may refer to: service accounts, tokens, its namespace's tenant (reference-settings.ts). */
   references: ReferenceSettings;
+  /** How a deployment with a `custom_url` is exposed (exposure-settings.ts); default none. */
+  exposure: ExposureSettings;
 }
 
 /**
@@ -56,7 +58,10 @@ export interface RenderPolicy {
   allowedVolumeTypes: readonly string[];
 }
 
-/** Defaults of the render settings (documented in docs/configuration.md, "Rendering defaults"). */
+/**
+ * Defaults of the render settings, the one table `mooring render` and `mooring run` both start
+ * from (documented in docs/configuration.md, "Rendering defaults").
+ */
 export const RENDER_SETTINGS_DEFAULTS = {
   redisImage: 'docker.io/library/redis:7.4-alpine',
   postgresImage: 'docker.io/library/postgres:16-alpine',
@@ -73,41 +78,9 @@ export function defaultRenderSettings(listenerId: string): RenderSettings {
     clusterDomain: RENDER_SETTINGS_DEFAULTS.clusterDomain,
     policy: { ...RENDER_SETTINGS_DEFAULTS.policy, allowedVolumeTypes: [] },
     references: defaultReferenceSettings(),
+    exposure: defaultExposureSettings(),
+    probes: structuredClone(PROBE_DEFAULTS),
   };
-}
-
-/**
- * A settings file (`mooring render --settings`): every member optional, merged over the defaults.
- * Closed: a misspelt member is an error, not silently ignored.
- */
-export const RenderSettingsFile = z.strictObject({
-  listenerId: z.string().min(1).optional(),
-  redisImage: z.string().min(1).optional(),
-  postgresImage: z.string().min(1).optional(),
-  storageClassName: z.string().min(1).optional(),
-  clusterDomain: z.string().min(1).optional(),
-  policy: z
-    .strictObject({
-      podSecurity: z.enum(POD_SECURITY_LEVELS, 'must be baseline or restricted').optional(),
-      allowHostPath: z.boolean().optional(),
-      allowPrivileged: z.boolean().optional(),
-      allowedVolumeTypes: z.array(volumeType()).optional(),
-    })
-    .optional(),
-  commands: z.partialRecord(z.enum(COMPONENTS), z.array(z.string())).optional(),
-  references: ReferenceSettingsFile.optional(),
-});
-export type RenderSettingsFile = z.infer<typeof RenderSettingsFile>;
-
-/**
- * One entry of `policy.allowedVolumeTypes`: a volume type Kubernetes knows, other than hostPath
- * (`allowHostPath`) and the types mooring refuses always.
- */
-export function volumeType() {
-  return z.string().superRefine((t, ctx) => {
-    const problem = extraVolumeTypeProblem(t, 'allowHostPath');
-    if (problem) ctx.addIssue({ code: 'custom', message: problem });
-  });
 }
 
 /** Merges a parsed settings file over the defaults. */
@@ -122,6 +95,8 @@ export function mergeRenderSettings(listenerId: string, file: RenderSettingsFile
     policy: { ...base.policy, ...stripUndefined(file.policy ?? {}) },
     ...(file.commands ? { commands: file.commands } : {}),
     references: mergeReferenceSettings(file.references),
+    exposure: mergeExposureSettings(file.exposure),
+    ...mergeWorkloadSettings(file),
   };
 }
 

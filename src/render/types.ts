@@ -1,6 +1,7 @@
 import type { DeploymentRecord, ResourceSpecRecord } from '../contract/index.ts';
 import { ANNOTATIONS } from '../labels.ts';
 import { type LabelContext, type ObjectComponent, objectLabels, sortKeys } from './labels.ts';
+import type { CustomDatastores } from './datastores.ts';
 import type { ObjectNames } from './names.ts';
 import type { PodParts } from './pod.ts';
 import type { RenderSettings } from './settings.ts';
@@ -37,6 +38,8 @@ export interface RenderContext {
   /** Whether the bundled Redis / Postgres are rendered (no *_URI_CUSTOM secret). */
   bundledRedis: boolean;
   bundledPostgres: boolean;
+  /** Where the URIs of the datastores the deployment brings itself are read from. */
+  custom: CustomDatastores;
   /** Names of the deployment's secrets (never their values). */
   secretNames: ReadonlySet<string>;
 }

@@ -1,6 +1,7 @@
 import type { ResourceSpecRecord } from '../contract/index.ts';
 import { renderAppWorkload, type checkSecretReferences } from './app.ts';
-import { DEFAULT_MIN_SCALE, DEFAULT_RESOURCES } from './defaults.ts';
+import { DEFAULT_MIN_SCALE } from './defaults.ts';
+import { resourceDefaults } from './operator-defaults.ts';
 import { resolveResources, resolveScale, resourceFields, type Scale } from './resources.ts';
 import type { KubeObject, RenderContext } from './types.ts';
 
@@ -40,7 +41,11 @@ export function renderWorkers(
     const scale: Scale = w.scale
       ? resolveScale(ctx.spec, w.scale[0], w.scale[1])
       : { min: DEFAULT_MIN_SCALE, max: DEFAULT_MIN_SCALE };
-    const resources = resolveResources(ctx.spec, resourceFields(w.prefix), DEFAULT_RESOURCES[w.component]);
+    const resources = resolveResources(
+      ctx.spec,
+      resourceFields(w.prefix),
+      resourceDefaults(ctx.settings, w.component),
+    );
     out.push(...renderAppWorkload(ctx, w.component, ctx.names[w.component], scale, resources, references));
   }
   return out;

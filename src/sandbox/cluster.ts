@@ -13,6 +13,8 @@ export interface ClusterOptions {
   /** Returns the current time; injected so tests can pin it. */
   now?: () => Date;
   historyPerType?: number;
+  /** CustomResourceDefinitions installed: their types are served (`ResourceType.crd`). */
+  crds?: readonly string[];
 }
 
 const NAMESPACES = findByResource('', 'v1', 'namespaces') as ResourceType;
@@ -25,6 +27,7 @@ export function kubeTime(date: Date): string {
 export class Cluster implements DefaultingContext {
   readonly store: Store;
   private readonly clock: () => Date;
+  private readonly crds: ReadonlySet<string>;
   private nextIp = 10;
   private lastSecond = Number.NaN;
   private lastTime = '';
@@ -38,6 +41,12 @@ export class Cluster implements DefaultingContext {
   constructor(options: ClusterOptions = {}) {
     this.store = new Store({ historyPerType: options.historyPerType });
     this.clock = options.now ?? (() => new Date());
+    this.crds = new Set(options.crds ?? []);
+  }
+
+  /** Whether this server serves `type`: built-in types always, a CRD's only once installed. */
+  serves(type: ResourceType): boolean {
+    return type.crd === undefined || this.crds.has(type.crd);
   }
 
   now(): string {

@@ -1,5 +1,5 @@
 /** Discovery documents: /version, /api, /api/v1, /apis, /apis/<group>, /apis/<group>/<version>. */
-import { apiVersionOf, groupVersions, type ResourceType, verbsOf } from './resources.ts';
+import { apiVersionOf, groupVersions, type ResourceType, type Served, verbsOf } from './resources.ts';
 
 /** The Kubernetes version the sandbox presents (what the agent and kubectl see at /version). */
 export const KUBE_VERSION = { major: '1', minor: '34', gitVersion: 'v1.34.0' };
@@ -33,18 +33,18 @@ function groupEntry(group: string, version: string): Record<string, unknown> {
   return { name: group, versions: [gv], preferredVersion: gv };
 }
 
-export function groupList(): Record<string, unknown> {
+export function groupList(served?: Served): Record<string, unknown> {
   return {
     kind: 'APIGroupList',
     apiVersion: 'v1',
-    groups: groupVersions()
+    groups: groupVersions(served)
       .filter((gv) => gv.group !== '')
       .map((gv) => groupEntry(gv.group, gv.version)),
   };
 }
 
-export function group(name: string): Record<string, unknown> | undefined {
-  const gv = groupVersions().find((g) => g.group === name && name !== '');
+export function group(name: string, served?: Served): Record<string, unknown> | undefined {
+  const gv = groupVersions(served).find((g) => g.group === name && name !== '');
   return gv ? { kind: 'APIGroup', apiVersion: 'v1', ...groupEntry(gv.group, gv.version) } : undefined;
 }
 
@@ -84,8 +84,12 @@ function resourceEntries(type: ResourceType): Record<string, unknown>[] {
 }
 
 /** APIResourceList of one group version, or undefined when it is not served. */
-export function resourceList(group: string, version: string): Record<string, unknown> | undefined {
-  const gv = groupVersions().find((g) => g.group === group && g.version === version);
+export function resourceList(
+  group: string,
+  version: string,
+  served?: Served,
+): Record<string, unknown> | undefined {
+  const gv = groupVersions(served).find((g) => g.group === group && g.version === version);
   if (!gv) return undefined;
   const list: Record<string, unknown> = {
     kind: 'APIResourceList',
@@ -126,8 +130,8 @@ function discoveryResource(type: ResourceType): Record<string, unknown> {
 }
 
 /** APIGroupDiscoveryList for `/api` (core) or `/apis` (named groups). */
-export function aggregatedDiscovery(core: boolean): Record<string, unknown> {
-  const groups = groupVersions().filter((gv) => (gv.group === '') === core);
+export function aggregatedDiscovery(core: boolean, served?: Served): Record<string, unknown> {
+  const groups = groupVersions(served).filter((gv) => (gv.group === '') === core);
   return {
     kind: 'APIGroupDiscoveryList',
     apiVersion: 'apidiscovery.k8s.io/v2',

@@ -192,7 +192,7 @@ export function createHandler(deps: HandlerDeps): (req: IncomingMessage, res: Se
         if (method === 'GET' && discovery(deps, req, res, path)) return;
         throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
       }
-      if (routed.kind === 'unknown-resource') {
+      if (routed.kind === 'unknown-resource' || !deps.cluster.serves(routed.request.type)) {
         throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
       }
       const r = routed.request;

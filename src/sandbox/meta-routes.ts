@@ -12,6 +12,7 @@ import {
 } from './discovery.ts';
 import { type FaultRule, FaultRulesSchema } from './faults.ts';
 import type { HandlerDeps } from './handler.ts';
+import type { ResourceType } from './resources.ts';
 import { parseJsonBody, readBody, send } from './http-body.ts';
 import { openApiDocument, openApiIndex } from './openapi.ts';
 import { badRequest, methodNotAllowed } from './status.ts';
@@ -53,13 +54,14 @@ export async function sandboxEndpoint(
 
 /** Discovery, openapi and health documents; false when `path` is none of them. */
 export function discovery(
-  deps: Pick<HandlerDeps, 'serverAddress'>,
+  deps: Pick<HandlerDeps, 'serverAddress' | 'cluster'>,
   req: IncomingMessage,
   res: ServerResponse,
   path: string,
 ): boolean {
+  const served = (type: ResourceType) => deps.cluster.serves(type);
   if ((path === '/api' || path === '/apis') && wantsAggregated(req.headers.accept)) {
-    send(res, 200, aggregatedDiscovery(path === '/api'), { 'Content-Type': AGGREGATED });
+    send(res, 200, aggregatedDiscovery(path === '/api', served), { 'Content-Type': AGGREGATED });
     return true;
   }
   if (path === '/healthz' || path === '/livez' || path === '/readyz') {
@@ -70,7 +72,7 @@ export function discovery(
   const fixed: Record<string, () => unknown> = {
     '/version': versionInfo,
     '/api': () => coreVersions(deps.serverAddress()),
-    '/apis': groupList,
+    '/apis': () => groupList(served),
     '/openapi/v3': openApiIndex,
   };
   const document = fixed[path];
@@ -86,19 +88,19 @@ export function discovery(
   }
   const parts = path.split('/').filter((p) => p !== '') as string[] & { 1: string; 2: string };
   if (parts[0] === 'api' && parts.length === 2) {
-    const list = resourceList('', parts[1]);
+    const list = resourceList('', parts[1], served);
     if (!list) return false;
     send(res, 200, list);
     return true;
   }
   if (parts[0] === 'apis' && parts.length === 2) {
-    const g = group(parts[1]);
+    const g = group(parts[1], served);
     if (!g) return false;
     send(res, 200, g);
     return true;
   }
   if (parts[0] === 'apis' && parts.length === 3) {
-    const list = resourceList(parts[1], parts[2]);
+    const list = resourceList(parts[1], parts[2], served);
     if (!list) return false;
     send(res, 200, list);
     return true;

@@ -14,8 +14,13 @@ export interface ResourceType {
   categories?: string[];
   /** Subresources served: `status` and/or `scale`. */
   subresources: ('status' | 'scale')[];
-  /** The client-node model class name of the kind (for schemas), e.g. `V1Deployment`. */
+  /** The client-node model class name of the kind (for schemas), e.g. `V1Deployment`; '' for none. */
   model: string;
+  /**
+   * Served only when this CustomResourceDefinition is installed (`KubeApiOptions.crds`), as a
+   * real cluster serves the Gateway API only once its CRDs are applied.
+   */
+  crd?: string;
 }
 
 const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
@@ -46,6 +51,9 @@ function t(
     ...extra,
   };
 }
+
+/** The Gateway API HTTPRoute CRD's name (`KubeApiOptions.crds`). */
+export const HTTPROUTE_CRD = 'httproutes.gateway.networking.k8s.io';
 
 /** The served types, in discovery order. */
 export const RESOURCE_TYPES: readonly ResourceType[] = [
@@ -108,6 +116,16 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
   t('networking.k8s.io', 'v1', 'NetworkPolicy', 'networkpolicies', true, 'V1NetworkPolicy', {
     shortNames: ['netpol'],
   }),
+  t('networking.k8s.io', 'v1', 'Ingress', 'ingresses', true, 'V1Ingress', {
+    shortNames: ['ing'],
+    subresources: ['status'],
+  }),
+  // A CRD: no client-node model, so its fields are not checked (as a lax CRD schema would).
+  t('gateway.networking.k8s.io', 'v1', 'HTTPRoute', 'httproutes', true, '', {
+    categories: ['gateway-api'],
+    subresources: ['status'],
+    crd: HTTPROUTE_CRD,
+  }),
   t('coordination.k8s.io', 'v1', 'Lease', 'leases', true, 'V1Lease'),
   t('rbac.authorization.k8s.io', 'v1', 'Role', 'roles', true, 'V1Role'),
   t('rbac.authorization.k8s.io', 'v1', 'RoleBinding', 'rolebindings', true, 'V1RoleBinding'),
@@ -140,10 +158,18 @@ export function findByKind(apiVersion: string, kind: string): ResourceType | und
   return byKind.get(`${apiVersion}/${kind}`);
 }
 
+/** Which types a server serves: all but the CRDs it has not installed. */
+export type Served = (type: ResourceType) => boolean;
+
+const ALL: Served = () => true;
+
 /** The served group versions: `[{group, version, types}]`, core first. */
-export function groupVersions(): { group: string; version: string; types: ResourceType[] }[] {
+export function groupVersions(
+  served: Served = ALL,
+): { group: string; version: string; types: ResourceType[] }[] {
   const out: { group: string; version: string; types: ResourceType[] }[] = [];
   for (const type of RESOURCE_TYPES) {
+    if (!served(type)) continue;
     let gv = out.find((g) => g.group === type.group && g.version === type.version);
     if (!gv) {
       gv = { group: type.group, version: type.version, types: [] };

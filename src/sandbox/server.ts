@@ -38,6 +38,8 @@ export interface KubeApiOptions {
   watchBookmarkIntervalMs?: number;
   /** Requests `requests()` returns at most, the newest (default 100,000). */
   requestLogCapacity?: number;
+  /** CustomResourceDefinitions to serve as installed, e.g. `HTTPROUTE_CRD` (default none). */
+  crds?: string[];
 }
 
 export interface KubeApi {
@@ -79,7 +81,7 @@ const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-l
 export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeApi> {
   const host = options.host ?? '127.0.0.1';
   const cert = await createServingCertificate([host]);
-  const cluster = new Cluster({ historyPerType: options.watchHistory ?? 1000 });
+  const cluster = new Cluster({ historyPerType: options.watchHistory ?? 1000, crds: options.crds ?? [] });
   const controller = new WorkloadController(cluster, { rolloutDelayMs: options.rolloutDelayMs ?? 0 });
   const log = new RequestLog(options.requestLogCapacity ? { capacity: options.requestLogCapacity } : {});
   const faults = new Faults();

@@ -91,6 +91,20 @@ const COLUMNS: Record<string, Column[]> = {
   ],
   Namespace: [NAME, col('Status', (o) => status(o).phase), AGE],
   PersistentVolumeClaim: [NAME, col('Status', (o) => status(o).phase), AGE],
+  // As the Ingress printer: `*` for a rule without host, ports 80 (and 443 with TLS).
+  Ingress: [
+    NAME,
+    col('Class', (o) => spec(o).ingressClassName ?? '<none>'),
+    col('Hosts', (o) => ((spec(o).rules ?? []) as Obj[]).map((r) => r.host ?? '*').join(',') || '*'),
+    col('Address', (o) => {
+      const lb = ((status(o).loadBalancer as Obj | undefined)?.ingress ?? []) as Obj[];
+      return lb.map((i) => i.ip ?? i.hostname).join(',');
+    }),
+    col('Ports', (o) => (((spec(o).tls ?? []) as Obj[]).length > 0 ? '80, 443' : '80')),
+    AGE,
+  ],
+  // The Gateway API CRD's additionalPrinterColumns.
+  HTTPRoute: [NAME, col('Hostnames', (o) => JSON.stringify(spec(o).hostnames ?? [])), AGE],
 };
 
 /** A Table of `objects` with the kind's columns; `resourceVersion`/`continue` copied from the list. */

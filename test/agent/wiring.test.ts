@@ -49,7 +49,7 @@ describe('renderSettingsOf', () => {
     expect(s).toMatchObject({
       listenerId: '11111111-1111-4111-8111-111111111111',
       redisImage: 'r:1',
-      postgresImage: 'postgres:16-alpine',
+      postgresImage: 'docker.io/library/postgres:16-alpine',
       storageClassName: 'fast',
       clusterDomain: 'c.example',
       policy: {

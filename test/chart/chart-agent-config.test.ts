@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { parseAgentConfig } from '../../src/config.ts';
-import { ciValueSets, type KubeObject, only, RELEASE, template } from './helm.ts';
+import { ciValueSets, type KubeObject, mountedFiles, only, RELEASE, template } from './helm.ts';
 
 interface EnvVar {
   name: string;
@@ -35,18 +35,20 @@ describe.each([...ciValueSets().entries()])(
     const objects = template([file]);
     const env = containerEnv(objects);
 
-    it('parses with no problem, reading the key from the mounted file', () => {
+    it('parses with no problem, reading the key and the render settings from the mounted files', () => {
       const read: string[] = [];
+      const settings = mountedFiles(objects);
       const result = parseAgentConfig({
         argv: [],
         env,
         readFile: (p: string) => {
           read.push(p);
-          return 'key-from-the-mounted-secret\n';
+          return settings.get(p) ?? 'key-from-the-mounted-secret\n';
         },
       });
       expect(result).toMatchObject({ ok: true });
-      expect(read).toEqual([env.MOORING_API_KEY_FILE]);
+      expect(read).toEqual([env.MOORING_API_KEY_FILE, env.MOORING_SETTINGS]);
+      expect(settings.has(env.MOORING_SETTINGS!)).toBe(true);
       if (!result.ok || result.help) return;
       expect(result.config.apiKey).toBe('key-from-the-mounted-secret');
       expect(result.config.namespaces.join(',')).toBe(env.MOORING_NAMESPACES);
@@ -59,7 +61,8 @@ describe.each([...ciValueSets().entries()])(
     });
 
     it("tells the agent its own ServiceAccount and namespace, and the values' references", () => {
-      const result = parseAgentConfig({ argv: [], env, readFile: () => 'key' });
+      const files = mountedFiles(objects);
+      const result = parseAgentConfig({ argv: [], env, readFile: (p) => files.get(p) ?? 'key' });
       if (!result.ok || result.help) throw new Error(`does not parse: ${JSON.stringify(result)}`);
       const deployment = only(objects, 'Deployment') as unknown as {
         spec: { template: { spec: { serviceAccountName: string } } };

@@ -5,7 +5,15 @@ import { renderSettingsOf } from '../../src/agent/wiring.ts';
 import { parseAgentConfig } from '../../src/config.ts';
 import { EXTRA_VOLUME_TYPES } from '../../src/render/pod-security-lists.ts';
 import { chartDir } from '../../scripts/render-deploy.ts';
-import { installDryRun, ciValueSets, type KubeObject, only, template, templateRaw } from './helm.ts';
+import {
+  installDryRun,
+  ciValueSets,
+  type KubeObject,
+  mountedFiles,
+  only,
+  template,
+  templateRaw,
+} from './helm.ts';
 
 const base = ciValueSets().get('namespaces')!;
 
@@ -24,7 +32,8 @@ function env(objects: KubeObject[]): Record<string, string> {
 
 /** The render policy the agent would use with the chart's environment. */
 function policyOf(objects: KubeObject[]) {
-  const result = parseAgentConfig({ argv: [], env: env(objects), readFile: () => 'key' });
+  const files = mountedFiles(objects);
+  const result = parseAgentConfig({ argv: [], env: env(objects), readFile: (p) => files.get(p) ?? 'key' });
   if (!result.ok || result.help) throw new Error(JSON.stringify(result));
   return renderSettingsOf(result.config).policy;
 }

@@ -1,10 +1,14 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { parseSettingsText } from '../../src/render/index.ts';
 import { chartRoles } from './chart-roles.ts';
 import { ciValueSets, type KubeObject, RELEASE, template } from './helm.ts';
 import {
   type AccessRequest,
   boundRoles,
   documentedRoles,
+  EXPOSURE_PERMISSIONS,
   type RoleLike,
   rolesAllow,
   WATCHED_NAMESPACE_PERMISSIONS,
@@ -111,6 +115,7 @@ function universe(namespaces: string[], leaseName: string): AccessRequest[] {
   const verbs = ['get', 'list', 'watch', 'create', 'update', 'patch', 'apply', 'delete', 'deletecollection'];
   const resources: Array<[string, string]> = [
     ...WATCHED_NAMESPACE_PERMISSIONS.map((p): [string, string] => [p.group, p.resource]),
+    ...Object.values(EXPOSURE_PERMISSIONS).map((p): [string, string] => [p.group, p.resource]),
     ['coordination.k8s.io', 'leases'],
     ['', 'configmaps'],
     ['', 'pods'],
@@ -155,11 +160,14 @@ describe.each([...ciValueSets().entries()])(
     const namespaces = (env.get('MOORING_NAMESPACES') ?? '').split(',');
     const leaderElection = env.get('MOORING_LEADER_ELECTION') === 'true';
     const leaseName = env.get('MOORING_LEASE_NAME') ?? 'mooring-leader';
+    const values = parse(readFileSync(file, 'utf8')) as { rendering?: { exposure?: { kind?: string } } };
+    const exposure = values.rendering?.exposure?.kind;
     const documented = documentedRoles({
       namespaces,
       releaseNamespace: RELEASE.namespace,
       leaderElection,
       leaseName,
+      ...(exposure ? { exposure } : {}),
     });
 
     it('binds every Role it renders to the agent ServiceAccount', () => {
@@ -236,6 +244,54 @@ describe.each([...ciValueSets().entries()])(
     });
   },
 );
+
+describe('exposure RBAC', () => {
+  const exposureRules = (roles: RoleLike[]) =>
+    roles
+      .flatMap((r) => r.rules ?? [])
+      .filter((rule) => /ingresses|httproutes/.test((rule.resources ?? []).join()));
+
+  it("the exposure value set's settings file is one the agent accepts, with exposure on", () => {
+    const objects = template([ciValueSets().get('exposure')!]);
+    const configMap = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'mooring-rendering');
+    const parsed = parseSettingsText(
+      (configMap as unknown as { data: Record<string, string> }).data['settings.yaml']!,
+    );
+    if (!parsed.ok) throw new Error(parsed.problems.join('; '));
+    expect(parsed.settings.exposure).toMatchObject({
+      kind: 'ingress',
+      tls: { clusterIssuer: 'letsencrypt' },
+    });
+  });
+
+  it('a values file asking for httproute without a gateway fails the chart schema', () => {
+    const base = ciValueSets().get('default')!;
+    expect(() => template([base, { rendering: { exposure: { kind: 'httproute' } } }])).toThrow(/gateway/);
+  });
+
+  it('appears only in the value sets that turn exposure on', () => {
+    const withExposure = [...ciValueSets().entries()].filter(
+      ([, file]) => exposureRules(boundRoles(template([file]), SERVICE_ACCOUNT)).length > 0,
+    );
+    expect(withExposure.map(([name]) => name)).toEqual(['exposure']);
+  });
+
+  it('grants the verbs of the kind chosen, and only that kind', () => {
+    const base = ciValueSets().get('default')!;
+    const kinds = { ingress: 'ingresses', httproute: 'httproutes' } as const;
+    for (const [kind, resource] of Object.entries(kinds)) {
+      const exposure =
+        kind === 'ingress' ? { kind } : { kind, gateway: { name: 'public', namespace: 'gateways' } };
+      const roles = boundRoles(template([base, { rendering: { exposure } }]), SERVICE_ACCOUNT);
+      expect(exposureRules(roles).map((r) => r.resources)).toEqual([[resource]]);
+    }
+    expect(
+      exposureRules(
+        boundRoles(template([base, { rendering: { exposure: { kind: 'none' } } }]), SERVICE_ACCOUNT),
+      ),
+    ).toEqual([]);
+  });
+});
 
 describe('chartRoles', () => {
   it('returns the Roles bound to the agent for the namespaces and options asked', () => {

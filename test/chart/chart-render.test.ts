@@ -15,6 +15,7 @@ const sets = ciValueSets();
 /** The agent's settings as agreed with the agent (flag/env table): the chart may set only these. */
 const AGREED_ENV = new Set([
   'MOORING_CONTROL_PLANE_URL',
+  'MOORING_SETTINGS',
   'MOORING_API_KEY_FILE',
   'MOORING_TENANT_ID',
   'MOORING_LISTENER_ID',
@@ -76,14 +77,16 @@ function agentEnv(objects: KubeObject[]): Map<string, EnvVar> {
 }
 
 describe('the chart renders and validates for every value set', () => {
-  it('has the 7 value sets of the acceptance list', () => {
+  it('has the value sets of the acceptance list', () => {
     expect([...sets.keys()]).toEqual([
       'default',
       'existing-secret',
+      'exposure',
       'leader-election',
       'namespaces',
       'private-registry',
       'proxy-network-policy',
+      'rendering',
       'service-monitor',
     ]);
   });

@@ -14,6 +14,8 @@ export interface ChartRolesOptions {
   leaderElection?: boolean;
   /** The chart's `leaderElection.leaseName`; default the chart's (`mooring-leader`). */
   leaseName?: string;
+  /** The chart's `rendering.exposure`; default none. */
+  exposure?: Record<string, unknown>;
 }
 
 /**
@@ -29,6 +31,7 @@ export function chartRoles(options: ChartRolesOptions = {}): RoleLike[] {
         enabled: options.leaderElection ?? false,
         ...(options.leaseName ? { leaseName: options.leaseName } : {}),
       },
+      ...(options.exposure ? { rendering: { exposure: options.exposure } } : {}),
     },
   ]);
   return boundRoles(objects, { name: 'mooring', namespace: RELEASE.namespace });

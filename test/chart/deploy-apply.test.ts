@@ -72,6 +72,7 @@ describe('kubectl apply --server-side of the plain manifests against the sandbox
     expect(res.status).toBe(0);
     const applied = res.stdout.trim().split('\n').sort();
     expect(applied).toEqual([
+      'configmap/mooring-rendering serverside-applied',
       'deployment.apps/mooring serverside-applied',
       'role.rbac.authorization.k8s.io/mooring serverside-applied',
       'role.rbac.authorization.k8s.io/mooring-self serverside-applied',
@@ -87,7 +88,7 @@ describe('kubectl apply --server-side of the plain manifests against the sandbox
     expect(before.status, before.stderr).toBe(0);
     const items = (JSON.parse(before.stdout) as { items: Array<{ metadata: { resourceVersion: string } }> })
       .items;
-    expect(items).toHaveLength(7);
+    expect(items).toHaveLength(8);
     const again = await kubectl([
       'apply',
       '--server-side',

@@ -27,6 +27,7 @@ describe('deploy/ is the chart rendered with its default values', () => {
   it('contains valid objects and no Secret value', () => {
     const objects = parseObjects(readFileSync(path.join(deployDir, 'mooring.yaml'), 'utf8'));
     expect(objects.map((o) => o.kind).sort()).toEqual([
+      'ConfigMap',
       'Deployment',
       'Role',
       'Role',

@@ -114,3 +114,21 @@ export function only(objects: KubeObject[], kind: string, name?: string): KubeOb
     throw new Error(`expected one ${kind}${name ? `/${name}` : ''}, found ${found.length}`);
   return found[0]!;
 }
+
+/** The files the pod's ConfigMap volumes put in the agent container: mount path → content. */
+export function mountedFiles(objects: KubeObject[]): Map<string, string> {
+  // biome-ignore lint/suspicious/noExplicitAny: reading a rendered manifest
+  const pod = (only(objects, 'Deployment').spec as any).template.spec;
+  const files = new Map<string, string>();
+  for (const mount of pod.containers[0].volumeMounts as { name: string; mountPath: string }[]) {
+    const volume = (pod.volumes as { name: string; configMap?: { name: string } }[]).find(
+      (v) => v.name === mount.name,
+    );
+    if (!volume?.configMap) continue;
+    const cm = only(objects, 'ConfigMap', volume.configMap.name) as unknown as {
+      data: Record<string, string>;
+    };
+    for (const [key, text] of Object.entries(cm.data)) files.set(`${mount.mountPath}/${key}`, text);
+  }
+  return files;
+}

@@ -2,7 +2,7 @@
  * Validates rendered objects: built-in kinds against the official schemas (kubernetes-models),
  * the ServiceMonitor (a CRD the models do not know) against the shape Prometheus Operator reads.
  */
-import { Namespace, ServiceAccount, Secret, Service } from 'kubernetes-models/v1';
+import { ConfigMap, Namespace, ServiceAccount, Secret, Service } from 'kubernetes-models/v1';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { Role, RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
@@ -14,6 +14,7 @@ type Model = new (data: never) => { validate(): void };
 
 /** Every kind the chart may render, by `apiVersion/kind`. */
 const MODELS: Record<string, Model> = {
+  'v1/ConfigMap': ConfigMap,
   'v1/Namespace': Namespace,
   'v1/ServiceAccount': ServiceAccount,
   'v1/Secret': Secret,

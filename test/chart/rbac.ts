@@ -184,6 +184,22 @@ export const WATCHED_NAMESPACE_PERMISSIONS: readonly Permission[] = [
   },
 ];
 
+/** What the agent does in a watched namespace with exposure on, by `rendering.exposure.kind`. */
+export const EXPOSURE_PERMISSIONS: Readonly<Record<'ingress' | 'httproute', Permission>> = {
+  ingress: {
+    group: 'networking.k8s.io',
+    resource: 'ingresses',
+    verbs: OBJECT_VERBS,
+    why: 'exposure at custom_url (only with `rendering.exposure.kind: ingress`)',
+  },
+  httproute: {
+    group: 'gateway.networking.k8s.io',
+    resource: 'httproutes',
+    verbs: OBJECT_VERBS,
+    why: 'exposure at custom_url (only with `rendering.exposure.kind: httproute`)',
+  },
+};
+
 /** What the agent does in its own (release) namespace. */
 export function releaseNamespacePermissions(options: {
   leaderElection: boolean;
@@ -213,7 +229,11 @@ export function documentedRoles(options: {
   releaseNamespace: string;
   leaderElection: boolean;
   leaseName: string;
+  /** `rendering.exposure.kind`; default none. */
+  exposure?: string;
 }): RoleLike[] {
+  const exposure = EXPOSURE_PERMISSIONS[options.exposure as keyof typeof EXPOSURE_PERMISSIONS];
+  const watched = exposure ? [...WATCHED_NAMESPACE_PERMISSIONS, exposure] : WATCHED_NAMESPACE_PERMISSIONS;
   const toRules = (permissions: readonly Permission[], namespace: string): PolicyRule[] =>
     permissions.map((p) => ({
       apiGroups: [p.group],
@@ -225,7 +245,7 @@ export function documentedRoles(options: {
     ...options.namespaces.map((ns) => ({
       kind: 'Role',
       metadata: { namespace: ns },
-      rules: toRules(WATCHED_NAMESPACE_PERMISSIONS, ns),
+      rules: toRules(watched, ns),
     })),
     {
       kind: 'Role',

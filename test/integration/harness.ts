@@ -42,12 +42,13 @@ export function kubectlOf(servers: Servers): (args: string[]) => Promise<string>
 }
 
 /** Starts control plane + Kubernetes API with one k8s listener for namespace `apps`. */
-export async function startStack(opts: { rolloutDelayMs?: number } = {}): Promise<Stack> {
+export async function startStack(opts: { rolloutDelayMs?: number; crds?: string[] } = {}): Promise<Stack> {
   const servers = await startServers({
     namespaces: [NAMESPACE],
     listenerId: LISTENER_ID,
     tmpPrefix: 'mooring-it-',
     rolloutDelayMs: opts.rolloutDelayMs ?? 300,
+    crds: opts.crds ?? [],
   });
   const client = new ControlPlaneClient({ baseUrl: servers.cp.url, apiKey: servers.apiKey, retries: 0 });
   return {

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { slim } from '../../src/kube/compact-live.ts';
-import { KINDS } from '../../src/kube/kinds.ts';
+import { LISTED_KINDS } from '../../src/kube/kinds.ts';
 import { FIELD_MANAGER, ownedSelector } from '../../src/kube/labels.ts';
 import { ObjectClient } from '../../src/kube/object-client.ts';
 import { objectVersion } from '../../src/kube/object-version.ts';
@@ -48,7 +48,7 @@ describe('slim listing', () => {
     expect(asked.get('statefulsets')).toBe('application/json');
     const client = new ObjectClient(kubeOf(api));
     const whole = [];
-    for (const k of KINDS) {
+    for (const k of LISTED_KINDS) {
       whole.push(
         ...(await client.list(k.apiVersion, k.kind, NS, ownedSelector(LISTENER), (o) =>
           slim(o, FIELD_MANAGER),

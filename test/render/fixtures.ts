@@ -21,6 +21,7 @@ export function deployment(overrides: {
   secret_references?: { name: string; secret_name: string; secret_key: string }[];
   image?: string | null;
   namespace?: string | null;
+  custom_url?: string | null;
 }): DeploymentRecord {
   return {
     name: overrides.name ?? 'shop-api',
@@ -29,6 +30,7 @@ export function deployment(overrides: {
       listener_id: LISTENER_ID,
       listener_config: overrides.namespace === null ? null : { k8s_namespace: overrides.namespace ?? 'apps' },
       resource_spec: overrides.spec ?? null,
+      ...(overrides.custom_url === undefined ? {} : { custom_url: overrides.custom_url }),
     },
     source_revision_config: {
       image_uri: overrides.image === undefined ? 'registry.example.com/shop/api:1.4.2' : overrides.image,
@@ -195,6 +197,70 @@ export const GOLDEN_CASES: Record<
     }),
     settings: settings(),
   }),
+  // POSTGRES_URI_CUSTOM / REDIS_URI_CUSTOM by secret_references: nothing bundled, URIs from that Secret.
+  'bring-your-own-references': () => ({
+    deployment: deployment({
+      name: 'byo-refs',
+      secret_references: [
+        { name: 'POSTGRES_URI_CUSTOM', secret_name: 'shared-db', secret_key: 'uri' },
+        { name: 'REDIS_URI_CUSTOM', secret_name: 'shared-cache', secret_key: 'redis-url' },
+      ],
+      spec: { executor_cpu: 1, db_storage_gi: 100 },
+    }),
+    settings: settings(),
+  }),
+  // Probes as HTTP GETs with set timings; each worker its own command and args.
+  'probes-and-commands': () => ({
+    deployment: deployment({
+      name: 'workers',
+      spec: { queue_cpu: 0.5, orchestrator_min_scale: 1, executor_memory_mb: 2048 },
+    }),
+    settings: settings({
+      probes: {
+        enabled: true,
+        path: '/healthz',
+        readiness: { initialDelaySeconds: 0, periodSeconds: 5, timeoutSeconds: 2, failureThreshold: 2 },
+        liveness: { initialDelaySeconds: 10, periodSeconds: 30, timeoutSeconds: 5, failureThreshold: 4 },
+        startup: { initialDelaySeconds: 0, periodSeconds: 2, timeoutSeconds: 2, failureThreshold: 90 },
+      },
+      commands: { queue: ['celery'], orchestrator: ['python', '-m', 'orchestrator'], executor: ['executor'] },
+      args: { queue: ['-A', 'app', 'worker', '--concurrency', '4'], 'api-server': ['--workers', '2'] },
+    }),
+  }),
+  // Operator-wide pod defaults: placement, datastore pull secrets, resources, Service type.
+  'placement-defaults': () => ({
+    deployment: deployment({ name: 'placed', spec: { image_pull_secrets: [{ name: 'app-registry' }] } }),
+    settings: settings({
+      placement: {
+        app: {
+          nodeSelector: { 'node.example.com/pool': 'apps' },
+          topologySpreadConstraints: [
+            { maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'ScheduleAnyway' },
+          ],
+          priorityClassName: 'apps-standard',
+        },
+        datastores: {
+          tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'data', effect: 'NoSchedule' }],
+          affinity: {
+            nodeAffinity: {
+              requiredDuringSchedulingIgnoredDuringExecution: {
+                nodeSelectorTerms: [
+                  { matchExpressions: [{ key: 'node.example.com/pool', operator: 'In', values: ['data'] }] },
+                ],
+              },
+            },
+          },
+          priorityClassName: 'data-critical',
+        },
+      },
+      datastoreImagePullSecrets: ['mirror-creds'],
+      resources: { 'api-server': { cpu: 2, memoryMb: 2048 }, postgres: { memoryMb: 4096 } },
+      service: {
+        type: 'LoadBalancer',
+        annotations: { 'service.beta.kubernetes.io/aws-load-balancer-internal': 'true' },
+      },
+    }),
+  }),
   unused: () => ({
     deployment: deployment({
       name: 'paused',
@@ -222,6 +288,29 @@ export const GOLDEN_CASES: Record<
       },
     }),
     settings: settings({ policy: { ...settings().policy, podSecurity: 'restricted' } }),
+  }),
+  // exposure: an Ingress with a cert-manager issuer, its class, and the controller admitted.
+  ingress: () => ({
+    deployment: deployment({ name: 'storefront', custom_url: 'https://shop.example.com/store/' }),
+    settings: settings({
+      exposure: {
+        kind: 'ingress',
+        ingressClassName: 'nginx',
+        annotations: { 'nginx.ingress.kubernetes.io/proxy-body-size': '8m' },
+        tls: { clusterIssuer: 'letsencrypt' },
+      },
+    }),
+  }),
+  // exposure: a Gateway API HTTPRoute on a listener of a shared Gateway, `from` set.
+  httproute: () => ({
+    deployment: deployment({ name: 'checkout', custom_url: 'http://checkout.example.com' }),
+    settings: settings({
+      exposure: {
+        kind: 'httproute',
+        gateway: { name: 'public', namespace: 'gateways', sectionName: 'https' },
+        from: { matchLabels: { 'example.com/gateway': 'true' } },
+      },
+    }),
   }),
   'secrets-and-references': () => ({
     deployment: deployment({

@@ -32,6 +32,8 @@ export interface ServersOptions {
   kubeconfigName?: string;
   /** Where the sandbox API logs (its internal errors); default nowhere. */
   sandboxLogger?: Logger;
+  /** CRDs the sandbox serves as installed (e.g. the Gateway API's HTTPRoute); default none. */
+  crds?: string[];
 }
 
 /** The running programs and the files an agent needs to reach them. */
@@ -84,6 +86,7 @@ export async function startServers(options: ServersOptions): Promise<Servers> {
     kubeconfigOut: kubeconfigPath,
     rolloutDelayMs: options.rolloutDelayMs ?? 0,
     logger: options.sandboxLogger,
+    crds: options.crds ?? [],
   });
   return {
     cp,

@@ -1,0 +1,43 @@
+/**
+ * The start-up check of the exposure kind: the kind set in the render settings must be served by
+ * the cluster (HTTPRoute needs the Gateway API CRDs). Served: it joins every inventory listing,
+ * so its objects are pruned like the others. Not served: one warning line, and the agent renders
+ * without exposure rather than failing the apply of every deployment with a `custom_url`.
+ */
+import { MooringError } from '../errors.ts';
+import { servesKind } from '../kube/exposure-discovery.ts';
+import type { KubeHttp } from '../kube/http.ts';
+import { kindInfo } from '../kube/kinds.ts';
+import type { Logger } from '../log.ts';
+import type { RenderSettings } from '../render/index.ts';
+
+const KIND_OF = { ingress: 'Ingress', httproute: 'HTTPRoute' } as const;
+
+/** What the check needs: discovery, and the resource manager's listing to extend. */
+export interface ExposureCheckDeps {
+  kube: KubeHttp;
+  resources: { alsoList(kinds: NonNullable<ReturnType<typeof kindInfo>>[]): void };
+  logger: Logger;
+}
+
+/** Returns the settings to render with: `settings`, or the same with exposure off when the kind is absent. */
+export async function checkExposureKind(
+  deps: ExposureCheckDeps,
+  settings: RenderSettings,
+): Promise<RenderSettings> {
+  const { exposure } = settings;
+  if (exposure.kind === 'none') return settings;
+  const info = kindInfo(KIND_OF[exposure.kind]);
+  if (!info) throw new MooringError('MOORING_E_INTERNAL', `no kind table row for exposure ${exposure.kind}`);
+  if (await servesKind(deps.kube, info)) {
+    deps.resources.alsoList([info]);
+    return settings;
+  }
+  const code = 'MOORING_E_EXPOSURE_UNAVAILABLE';
+  deps.logger.warn(
+    { code, kind: info.kind, apiVersion: info.apiVersion },
+    `exposure.kind is ${exposure.kind} but the cluster does not serve ${info.apiVersion} ${info.kind}: ` +
+      'no deployment is exposed until it is installed and the agent restarted',
+  );
+  return { ...settings, exposure: { kind: 'none' } };
+}
