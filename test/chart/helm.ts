@@ -125,7 +125,10 @@ export function mountedFiles(objects: KubeObject[]): Map<string, string> {
       (v) => v.name === mount.name,
     );
     if (!volume?.configMap) continue;
-    const cm = only(objects, 'ConfigMap', volume.configMap.name) as unknown as {
+    // A ConfigMap the release does not render (the operator's CA bundle) is not the chart's to read.
+    const name = volume.configMap.name;
+    if (!objects.some((o) => o.kind === 'ConfigMap' && o.metadata?.name === name)) continue;
+    const cm = only(objects, 'ConfigMap', name) as unknown as {
       data: Record<string, string>;
     };
     for (const [key, text] of Object.entries(cm.data)) files.set(`${mount.mountPath}/${key}`, text);
