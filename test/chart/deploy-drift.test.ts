@@ -29,8 +29,6 @@ describe('deploy/ is the chart rendered with its default values', () => {
     expect(objects.map((o) => o.kind).sort()).toEqual([
       'Deployment',
       'Role',
-      'Role',
-      'RoleBinding',
       'RoleBinding',
       'Service',
       'ServiceAccount',
