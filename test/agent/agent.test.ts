@@ -212,6 +212,41 @@ describe('Agent', () => {
     await running;
   });
 
+  it('a failed inventory listing is a prune refusal: counted from 0 and shown in /status', async () => {
+    let listingFails = true;
+    const metrics = createMetrics({ version: '1.0.0' });
+    // Both documented codes have a sample before the first refusal, so increase() sees the first.
+    const before = await metrics.registry.metrics();
+    expect(before).toContain('mooring_prune_refusals_total{code="MOORING_E_PRUNE_LISTING_INCOMPLETE"} 0');
+    expect(before).toContain('mooring_prune_refusals_total{code="MOORING_E_PRUNE_CAP_EXCEEDED"} 0');
+    const { agent, clock, pending } = setup([dep('d1', 'alpha')], {
+      metrics,
+      collectOrphans: async () => {
+        if (listingFails) {
+          throw new MooringError('MOORING_E_PRUNE_LISTING_INCOMPLETE', 'listing apps/Deployment failed: 503');
+        }
+        return {};
+      },
+    });
+    const controller = new AbortController();
+    const running = agent.run(controller.signal);
+    await flush();
+    expect(agent.statusDocument().pruneRefused).toMatchObject({
+      code: 'MOORING_E_PRUNE_LISTING_INCOMPLETE',
+      message: 'listing apps/Deployment failed: 503',
+    });
+    expect(await metrics.registry.metrics()).toContain(
+      'mooring_prune_refusals_total{code="MOORING_E_PRUNE_LISTING_INCOMPLETE"} 1',
+    );
+    listingFails = false;
+    pending[0]!.resolve(READY);
+    await clock.advance(10_000);
+    expect(agent.statusDocument().pruneRefused).toBeNull();
+    pending[1]?.resolve(READY);
+    controller.abort();
+    await running;
+  });
+
   it('a failed listing acts on nothing and leaves the status as it was', async () => {
     const { agent, clock, state, calls, pending, orphanPasses } = setup([dep('d1', 'alpha')]);
     const controller = new AbortController();
