@@ -126,6 +126,12 @@ export const ERROR_CODES = {
     summary: 'The agent lost its leader lease; it stopped writing.',
     retryable: true,
   },
+  // command line
+  MOORING_E_STATUS_UNAVAILABLE: {
+    summary: "The agent's /status could not be read (unreachable, refused, or not a status document).",
+    retryable: true,
+  },
+
   MOORING_E_INTERNAL: { summary: 'An unexpected internal error (a bug: please report it).', retryable: true },
 } as const satisfies Record<string, ErrorSpec>;
 
