@@ -60,7 +60,7 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
     });
   } catch (err) {
     stderr(
-      `mooring run: cannot serve ops endpoints on ${config.opsHost}:${config.opsPort}: ${(err as Error).message}\n`,
+      `mooring run: MOORING_E_CONFIG_INVALID: cannot serve ops endpoints on ${config.opsHost}:${config.opsPort}: ${(err as Error).message}\n`,
     );
     await wired.close();
     return EXIT.failure;
