@@ -392,3 +392,49 @@ describe('Agent with leader election', () => {
     await running;
   });
 });
+
+describe('probes and the start-up schedule, as documented', () => {
+  it('/healthz turns unhealthy when one poll cycle hangs past max(300 s, 5 poll intervals)', async () => {
+    const { agent, clock, controlPlane } = setup([dep('d1', 'alpha')]);
+    let hang = false;
+    const listAll = controlPlane.listAllDeployments.bind(controlPlane);
+    controlPlane.listAllDeployments = (...args) => (hang ? new Promise(() => {}) : listAll(...args));
+    const controller = new AbortController();
+    const running = agent.run(controller.signal);
+    await flush();
+    hang = true;
+    // The next poll starts and never returns.
+    await clock.advance(10_000);
+    expect(agent.health().ok).toBe(true);
+    await clock.advance(290_000);
+    expect(agent.health().ok).toBe(true);
+    await clock.advance(11_000);
+    const health = agent.health();
+    expect(health.ok).toBe(false);
+    expect(health.checks.pollLoop?.detail).toMatch(/^one poll cycle has been running for 30\d s$/);
+    controller.abort();
+    await clock.advance(10_000);
+    void running;
+  });
+
+  it('start-up checks that fail retryably are retried after 1, 2, 4, 8, 16, 30, 30 s', async () => {
+    let failures = 7;
+    const attempts: number[] = [];
+    const { agent, clock } = setup([], {
+      readNamespace: async () => {
+        attempts.push(clock.now());
+        if (failures-- > 0) throw new MooringError('MOORING_E_KUBE_UNREACHABLE', 'connect ECONNREFUSED');
+      },
+    });
+    const controller = new AbortController();
+    const running = agent.run(controller.signal);
+    await clock.advance(100_000);
+    expect(attempts.slice(1).map((t, i) => t - attempts[i]!)).toEqual([
+      1000, 2000, 4000, 8000, 16_000, 30_000, 30_000,
+    ]);
+    expect(agent.ready().checks.registered?.ok).toBe(true);
+    controller.abort();
+    await clock.advance(10_000);
+    await running;
+  });
+});
