@@ -438,3 +438,31 @@ describe('probes and the start-up schedule, as documented', () => {
     await running;
   });
 });
+
+describe('--resync-interval and pruning', () => {
+  it('an orphan pass runs only at a resync, so a deployment absent from two listings goes within about twice the interval', async () => {
+    const passes: number[] = [];
+    const { agent, clock } = setup([], {
+      config: config(['--resync-interval', '60']),
+      collectOrphans: async () => {
+        passes.push(clock.now());
+        return {};
+      },
+    });
+    const controller = new AbortController();
+    const running = agent.run(controller.signal);
+    await clock.advance(250_000);
+    const gaps = passes.slice(1).map((t, i) => t - passes[i]!);
+    expect(gaps.length).toBeGreaterThanOrEqual(3);
+    // A resync starts at the first poll once the interval has passed (polls come up to 10%
+    // sooner), at most one poll interval (10 s) later. Two of them: a vanished deployment goes
+    // within about 2 x 60 s.
+    for (const gap of gaps) {
+      expect(gap).toBeGreaterThanOrEqual(54_000);
+      expect(gap).toBeLessThanOrEqual(70_000);
+    }
+    controller.abort();
+    await clock.advance(10_000);
+    await running;
+  });
+});
