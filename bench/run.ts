@@ -26,6 +26,8 @@ import { runKubectlBaseline } from './lib/kubectl-baseline.ts';
 import { runAgentPhases, runConvergenceOnly } from './lib/agent-phases.ts';
 import { summarizeDir } from './lib/profile-summary.ts';
 import { updateReadme } from './lib/readme.ts';
+import { measuredCommit } from './lib/commit.ts';
+import { updateSizing } from './lib/sizing.ts';
 import { imageNodeFlags, imageRuntimeEnv } from './lib/image-runtime.ts';
 import { chartMemoryLimitMib, createMemoryCgroup } from './lib/memory-limit.ts';
 import { type Stack, startStack } from './lib/stack.ts';
@@ -47,6 +49,8 @@ const USAGE = `usage: npm run bench -- --deployments N [flags]
   --label TEXT           what is measured (e.g. a commit), kept in the figures
   --readme               replace the "Benchmarks" section at the end of README.md with this run
   --readme-from FILE     only rewrite that README section from a JSON result of an earlier run
+  --sizing-from FILE     only rewrite the operator guide's sizing table from JSON results of earlier
+                         runs (repeatable: one row per result)
   --skip-kubectl         skip the kubectl baseline
   --skip-warmup          skip the harness's warm-up (a throwaway convergence before anything is measured)
   --kubectl-only         run only the kubectl baseline (skip the agent phases)
@@ -77,6 +81,7 @@ function parse(argv: string[]) {
       label: { type: 'string' },
       readme: { type: 'boolean', default: false },
       'readme-from': { type: 'string' },
+      'sizing-from': { type: 'string', multiple: true },
       'skip-kubectl': { type: 'boolean', default: false },
       'skip-warmup': { type: 'boolean', default: false },
       'kubectl-only': { type: 'boolean', default: false },
@@ -105,7 +110,11 @@ function parse(argv: string[]) {
     help: values.help,
     resyncIntervalS,
     readmeFrom: values['readme-from'],
-    deployments: values.help || values['readme-from'] ? 0 : int('deployments', values.deployments, 1),
+    sizingFrom: values['sizing-from'] ?? [],
+    deployments:
+      values.help || values['readme-from'] || values['sizing-from']
+        ? 0
+        : int('deployments', values.deployments, 1),
     namespaces: int('namespaces', values.namespaces, 1),
     pollIntervalS,
     idleCycles: int('idle-cycles', values['idle-cycles'], 1),
@@ -233,6 +242,12 @@ async function main(): Promise<number> {
     writeFileSync(readme, updateReadme(readFileSync(readme, 'utf8'), saved));
     return 0;
   }
+  if (o.sizingFrom.length > 0) {
+    const saved = o.sizingFrom.map((file) => JSON.parse(readFileSync(file, 'utf8')) as BenchResult);
+    const guide = path.join(ROOT, 'docs', 'operator-guide.md');
+    writeFileSync(guide, updateSizing(readFileSync(guide, 'utf8'), saved));
+    return 0;
+  }
   const runDir = path.join(ROOT, 'bench', 'results', `run-${new Date().toISOString().replace(/[:.]/g, '-')}`);
   mkdirSync(runDir, { recursive: true });
   const namespaces = Array.from({ length: o.namespaces }, (_, i) => `bench-${i}`);
@@ -243,6 +258,7 @@ async function main(): Promise<number> {
     result.notes.push(line);
   };
   result.label = o.label;
+  result.commit = measuredCommit(ROOT);
   for (const flag of o.agentNodeOptions) note(`agent node option: ${flag}`);
   for (const arg of o.agentArgs) note(`agent argument: ${arg}`);
   for (const [k, v] of Object.entries(o.agentEnv)) note(`agent environment: ${k}=${v}`);

@@ -15,18 +15,29 @@ export interface ErrorSpec {
    * same name that someone else owns, removed by its owner or an operator).
    */
   readonly untilResync?: boolean;
+  /**
+   * How the code is handled where retryability alone does not say it (docs/errors.md's "retried"
+   * column): codes that stop a command or the agent's start-up, or that a later poll retries.
+   */
+  readonly handling?: string;
 }
 
 export const ERROR_CODES = {
   // configuration and input
-  MOORING_E_CONFIG_INVALID: { summary: 'The agent settings are invalid.', retryable: false },
+  MOORING_E_CONFIG_INVALID: {
+    summary: 'The agent settings are invalid.',
+    retryable: false,
+    handling: 'no: the command stops (`mooring run` exits 2); fix the settings',
+  },
   MOORING_E_INPUT_INVALID: {
     summary: 'An input file or argument is missing or malformed.',
     retryable: false,
+    handling: 'no: the command stops (exit 2); fix the file or argument',
   },
   MOORING_E_EMULATOR_MISSING: {
     summary: "The sandbox Kubernetes API's development packages are not installed.",
     retryable: false,
+    handling: 'no: the command stops (exit 2)',
   },
 
   // control plane (client side)
@@ -39,9 +50,21 @@ export const ERROR_CODES = {
   MOORING_E_CP_UNAUTHORIZED: {
     summary: 'The control plane refused the API key (401/403).',
     retryable: false,
+    handling:
+      'at start-up no: the agent exits 1; while running, each poll and heartbeat tries again, with backoff',
   },
-  MOORING_E_CP_NOT_FOUND: { summary: 'The control plane has no such resource (404).', retryable: false },
-  MOORING_E_CP_REJECTED: { summary: 'The control plane rejected the request (4xx).', retryable: false },
+  MOORING_E_CP_NOT_FOUND: {
+    summary: 'The control plane has no such resource (404).',
+    retryable: false,
+    handling:
+      'while running, each poll and heartbeat tries again, with backoff (at start-up a missing listener is `MOORING_E_LISTENER_NOT_FOUND`)',
+  },
+  MOORING_E_CP_REJECTED: {
+    summary: 'The control plane rejected the request (4xx).',
+    retryable: false,
+    handling:
+      'at start-up no: the agent exits 1; while running, each poll and heartbeat tries again, with backoff',
+  },
   MOORING_E_CP_BAD_RESPONSE: {
     summary: 'The control plane sent a response that does not match the interface.',
     retryable: true,
@@ -61,10 +84,15 @@ export const ERROR_CODES = {
   },
 
   // listener registration
-  MOORING_E_LISTENER_NOT_FOUND: { summary: 'The configured listener does not exist.', retryable: false },
+  MOORING_E_LISTENER_NOT_FOUND: {
+    summary: 'The configured listener does not exist.',
+    retryable: false,
+    handling: 'no: checked at start-up, the agent exits 1',
+  },
   MOORING_E_LISTENER_NOT_K8S: {
     summary: "The configured listener's compute_type is not k8s.",
     retryable: false,
+    handling: 'no: checked at start-up, the agent exits 1',
   },
 
   // rendering and policy
@@ -110,8 +138,18 @@ export const ERROR_CODES = {
     summary: 'A change touches an immutable field and the object may not be recreated.',
     retryable: false,
   },
-  MOORING_E_KUBE_FORBIDDEN: { summary: 'The Kubernetes API refused the agent (401/403).', retryable: false },
-  MOORING_E_KUBE_NOT_FOUND: { summary: 'A Kubernetes object or namespace does not exist.', retryable: false },
+  MOORING_E_KUBE_FORBIDDEN: {
+    summary: 'The Kubernetes API refused the agent (401/403).',
+    retryable: false,
+    handling:
+      'at start-up (a watched namespace cannot be read) no: the agent exits 1; in a reconcile: parked until the desired state changes',
+  },
+  MOORING_E_KUBE_NOT_FOUND: {
+    summary: 'A Kubernetes object or namespace does not exist.',
+    retryable: false,
+    handling:
+      'at start-up (a watched namespace is missing) no: the agent exits 1; in a reconcile: parked until the desired state changes',
+  },
   MOORING_E_KUBE_REQUEST: { summary: 'The Kubernetes API rejected a request (other 4xx).', retryable: false },
   MOORING_E_KUBE_OWNERSHIP: {
     summary:
@@ -149,6 +187,13 @@ export const ERROR_CODES = {
     summary: 'The agent lost its leader lease; it stopped writing.',
     retryable: true,
   },
+  // command line
+  MOORING_E_STATUS_UNAVAILABLE: {
+    summary: "The agent's /status could not be read (unreachable, refused, or not a status document).",
+    retryable: true,
+    handling: 'no: `mooring status` exits 1; run it again',
+  },
+
   MOORING_E_INTERNAL: { summary: 'An unexpected internal error (a bug: please report it).', retryable: true },
 } as const satisfies Record<string, ErrorSpec>;
 

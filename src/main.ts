@@ -17,7 +17,7 @@ export async function main(argv: string[]): Promise<void> {
   }
   const entry = COMMANDS[name];
   if (!entry) {
-    process.stderr.write(`mooring: unknown command "${name}"\n\n${usage(VERSION)}`);
+    process.stderr.write(`mooring: MOORING_E_INPUT_INVALID: unknown command "${name}"\n\n${usage(VERSION)}`);
     process.exit(EXIT.usage);
   }
 
@@ -48,7 +48,10 @@ export async function main(argv: string[]): Promise<void> {
     code = await command(rest, ctx);
   } catch (err) {
     const e = err as { code?: string; message?: string };
-    process.stderr.write(`mooring ${name}: ${e.code ? `${e.code}: ` : ''}${e.message ?? String(err)}\n`);
+    // Every CLI error line carries a code; one thrown without a mooring code is a bug.
+    const errorCode =
+      typeof e.code === 'string' && e.code.startsWith('MOORING_E_') ? e.code : 'MOORING_E_INTERNAL';
+    process.stderr.write(`mooring ${name}: ${errorCode}: ${e.message ?? String(err)}\n`);
     code = EXIT.failure;
   }
   // Let buffered stdout drain before exiting.

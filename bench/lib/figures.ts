@@ -18,6 +18,8 @@ export interface BenchResult {
   started_at: string;
   /** What was measured, as given by `--label` (e.g. a commit); null without one. */
   label: string | null;
+  /** The commit measured (`git rev-parse --short HEAD`, `+dirty` with uncommitted changes); absent in older results. */
+  commit?: string | null;
   deployments: number;
   namespaces: number;
   /** Objects the renderer makes for the N deployments (what convergence waits for). */
@@ -315,6 +317,7 @@ export function emptyResult(deployments: number, namespaces: number, pollInterva
   return {
     started_at: new Date().toISOString(),
     label: null,
+    commit: null,
     deployments,
     namespaces,
     objects: 0,

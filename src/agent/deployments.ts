@@ -354,13 +354,7 @@ export class Deployments {
     const { logger } = this.#d;
     try {
       const result = await this.#d.collectOrphans(snapshot, signal);
-      // A refusal is an alert, not a log line only: counted, and shown in /status until a pass runs.
-      if (result.refused) {
-        this.#d.metrics.pruneRefusals.inc({ code: result.refused.code });
-        this.#pruneRefusal = { ...result.refused, at: new Date(this.#d.clock.now()).toISOString() };
-      } else {
-        this.#pruneRefusal = null;
-      }
+      this.#pruneRefused(result.refused ?? null);
       if (result.changeSet && result.changeSet.entries.length > 0) {
         logger.info(
           { changes: summarize(result.changeSet), dryRun: result.changeSet.dryRun },
@@ -368,10 +362,22 @@ export class Deployments {
         );
       }
     } catch (err) {
-      logger.warn(
-        { err: safeErr(err), code: errorCode(err) },
-        'orphan pass failed; nothing pruned this cycle',
-      );
+      const code = errorCode(err);
+      logger.warn({ err: safeErr(err), code }, 'orphan pass failed; nothing pruned this cycle');
+      // A failed inventory listing refuses the pass as surely as an unparsable record does.
+      if (code === 'MOORING_E_PRUNE_LISTING_INCOMPLETE') {
+        this.#pruneRefused({ code, message: err instanceof Error ? err.message : String(err) });
+      }
+    }
+  }
+
+  /** A refusal is an alert, not a log line only: counted, and shown in /status until a pass runs. */
+  #pruneRefused(refused: { code: string; message: string } | null): void {
+    if (refused) {
+      this.#d.metrics.pruneRefusals.inc({ code: refused.code });
+      this.#pruneRefusal = { ...refused, at: new Date(this.#d.clock.now()).toISOString() };
+    } else {
+      this.#pruneRefusal = null;
     }
   }
 

@@ -1,3 +1,4 @@
+import { writeCliError } from './cli-error.ts';
 import { resolve } from 'node:path';
 import { startControlPlane } from '../control-plane/server/index.ts';
 import { MooringError } from '../errors.ts';
@@ -47,7 +48,7 @@ export async function controlPlane(argv: string[], ctx: CliContext): Promise<num
   const db = typeof values.db === 'string' ? values.db : ':memory:';
   if (db === '') problems.push('--db must be a file path or :memory:');
   if (problems.length > 0) {
-    for (const p of problems) ctx.stderr.write(`mooring control-plane: ${p}\n`);
+    for (const p of problems) writeCliError(ctx, 'control-plane', 'MOORING_E_INPUT_INVALID', p);
     return EXIT.usage;
   }
 

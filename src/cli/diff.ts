@@ -3,6 +3,7 @@
  * `dryRun=All`, so the API server validates it and persists nothing), then the change set of each
  * deployment. Takes the same settings as `mooring run`; never registers, heartbeats or elects.
  */
+import { writeCliError } from './cli-error.ts';
 import type { Agent } from '../agent/agent.ts';
 import { describeError } from '../agent/safe-error.ts';
 import { agentRedactor, wireAgent } from '../agent/wiring.ts';
@@ -62,7 +63,7 @@ export async function diff(argv: string[], ctx: CliContext): Promise<number> {
     return EXIT.ok;
   }
   if (!parsed.ok) {
-    for (const p of parsed.problems) ctx.stderr.write(`mooring diff: ${p}\n`);
+    for (const p of parsed.problems) writeCliError(ctx, 'diff', 'MOORING_E_CONFIG_INVALID', p);
     return EXIT.usage;
   }
   const config = { ...parsed.config, dryRun: true, leaderElection: false };

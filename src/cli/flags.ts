@@ -1,3 +1,4 @@
+import { writeCliError } from './cli-error.ts';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import type { CliContext } from './context.ts';
 
@@ -22,7 +23,7 @@ export function parseCommandFlags(
       strict: true,
     }).values;
   } catch (error) {
-    ctx.stderr.write(`mooring ${command}: ${(error as Error).message}\n`);
+    writeCliError(ctx, command, 'MOORING_E_INPUT_INVALID', (error as Error).message);
     return 'usage';
   }
   if (values.help) {

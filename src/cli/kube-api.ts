@@ -1,3 +1,4 @@
+import { writeCliError } from './cli-error.ts';
 import { createLogger } from '../log.ts';
 import { type CliContext, EXIT } from './context.ts';
 import { emulatorFor } from './emulator.ts';
@@ -45,7 +46,7 @@ export async function kubeApi(argv: string[], ctx: CliContext): Promise<number> 
       problems.push(`--namespaces: "${ns}" is not a valid namespace name`);
   }
   if (problems.length > 0) {
-    for (const p of problems) ctx.stderr.write(`mooring kube-api: ${p}\n`);
+    for (const p of problems) writeCliError(ctx, 'kube-api', 'MOORING_E_INPUT_INVALID', p);
     return EXIT.usage;
   }
   const emulator = await emulatorFor('kube-api', ctx);

@@ -1,3 +1,4 @@
+import { writeCliError } from './cli-error.ts';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -42,7 +43,7 @@ export async function render(argv: string[], ctx: CliContext): Promise<number> {
   try {
     values = parse(argv).values;
   } catch (err) {
-    ctx.stderr.write(`mooring render: ${(err as Error).message}\n`);
+    writeCliError(ctx, 'render', 'MOORING_E_INPUT_INVALID', (err as Error).message);
     return EXIT.usage;
   }
   if (values.help) {
@@ -100,7 +101,7 @@ function parse(argv: string[]) {
 }
 
 function fail(ctx: CliContext, problems: string[]): number {
-  for (const p of problems) ctx.stderr.write(`mooring render: ${p}\n`);
+  for (const p of problems) writeCliError(ctx, 'render', 'MOORING_E_INPUT_INVALID', p);
   return EXIT.usage;
 }
 

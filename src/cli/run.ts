@@ -2,6 +2,7 @@
  * `mooring run`: the agent. Settings from flags and `MOORING_*` variables (`--help` lists them);
  * logs are pino JSON on stdout; SIGTERM/SIGINT shut it down gracefully (exit 0).
  */
+import { writeCliError } from './cli-error.ts';
 import { configHelp, parseAgentConfig } from '../config.ts';
 import { agentRedactor, wireAgent } from '../agent/wiring.ts';
 import { errorCode } from '../errors.ts';
@@ -23,7 +24,8 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
     return EXIT.ok;
   }
   if (!parsed.ok) {
-    for (const p of parsed.problems) ctx.stderr.write(`mooring run: ${p}\n`);
+    for (const p of parsed.problems) writeCliError(ctx, 'run', 'MOORING_E_CONFIG_INVALID', p);
+    // A hint, not an error: the one line without a code.
     ctx.stderr.write('mooring run: see mooring run --help\n');
     return EXIT.usage;
   }
@@ -58,7 +60,7 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
     });
   } catch (err) {
     stderr(
-      `mooring run: cannot serve ops endpoints on ${config.opsHost}:${config.opsPort}: ${(err as Error).message}\n`,
+      `mooring run: MOORING_E_CONFIG_INVALID: cannot serve ops endpoints on ${config.opsHost}:${config.opsPort}: ${(err as Error).message}\n`,
     );
     await wired.close();
     return EXIT.failure;

@@ -5,6 +5,7 @@
  * created and how to look at them with kubectl. Runs until Ctrl-C, or exits after printing with
  * `--once`.
  */
+import { writeCliError } from './cli-error.ts';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -108,7 +109,7 @@ export async function sandbox(argv: string[], ctx: CliContext): Promise<number> 
       allowPositionals: false,
     }).values;
   } catch (err) {
-    ctx.stderr.write(`mooring sandbox: ${(err as Error).message.split('\n')[0]}\n`);
+    writeCliError(ctx, 'sandbox', 'MOORING_E_INPUT_INVALID', (err as Error).message.split('\n')[0] ?? '');
     return EXIT.usage;
   }
   if (flags.help) {
@@ -117,13 +118,21 @@ export async function sandbox(argv: string[], ctx: CliContext): Promise<number> 
   }
   const portBase = Number(flags['port-base'] ?? '0');
   if (!Number.isInteger(portBase) || portBase < 0 || portBase > 65533) {
-    ctx.stderr.write(`mooring sandbox: --port-base: must be a port number (got "${flags['port-base']}")\n`);
+    writeCliError(
+      ctx,
+      'sandbox',
+      'MOORING_E_INPUT_INVALID',
+      `--port-base: must be a port number (got "${flags['port-base']}")`,
+    );
     return EXIT.usage;
   }
   const timeoutS = Number(flags.timeout ?? '60');
   if (!(timeoutS > 0)) {
-    ctx.stderr.write(
-      `mooring sandbox: --timeout: must be a positive number of seconds (got "${flags.timeout}")\n`,
+    writeCliError(
+      ctx,
+      'sandbox',
+      'MOORING_E_INPUT_INVALID',
+      `--timeout: must be a positive number of seconds (got "${flags.timeout}")`,
     );
     return EXIT.usage;
   }

@@ -1,6 +1,7 @@
 /**
  * `mooring status [--url]`: reads a running agent's `/status` and prints one row per deployment.
  */
+import { writeCliError } from './cli-error.ts';
 import { parseArgs } from 'node:util';
 import type { AgentStatus } from '../agent/agent.ts';
 import { EXIT, type CliContext } from './context.ts';
@@ -85,7 +86,7 @@ export async function status(argv: string[], ctx: CliContext): Promise<number> {
       allowPositionals: false,
     }).values;
   } catch (err) {
-    ctx.stderr.write(`mooring status: ${(err as Error).message.split('\n')[0]}\n`);
+    writeCliError(ctx, 'status', 'MOORING_E_INPUT_INVALID', (err as Error).message.split('\n')[0] ?? '');
     return EXIT.usage;
   }
   if (values.help) {
@@ -94,13 +95,16 @@ export async function status(argv: string[], ctx: CliContext): Promise<number> {
   }
   const base = (values.url ?? ctx.env.MOORING_STATUS_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
   if (!URL.canParse(base) || !/^https?:/.test(base)) {
-    ctx.stderr.write(`mooring status: --url: must be an http(s) URL (got "${base}")\n`);
+    writeCliError(ctx, 'status', 'MOORING_E_INPUT_INVALID', `--url: must be an http(s) URL (got "${base}")`);
     return EXIT.usage;
   }
   const timeoutS = Number(values.timeout ?? '5');
   if (!(timeoutS > 0)) {
-    ctx.stderr.write(
-      `mooring status: --timeout: must be a positive number of seconds (got "${values.timeout}")\n`,
+    writeCliError(
+      ctx,
+      'status',
+      'MOORING_E_INPUT_INVALID',
+      `--timeout: must be a positive number of seconds (got "${values.timeout}")`,
     );
     return EXIT.usage;
   }
@@ -118,18 +122,33 @@ export async function status(argv: string[], ctx: CliContext): Promise<number> {
           return typeof d === 'string' ? `: ${d}` : '';
         })
         .catch(() => '');
-      ctx.stderr.write(`mooring status: ${base}/status answered ${res.status}${detail}\n`);
+      writeCliError(
+        ctx,
+        'status',
+        'MOORING_E_STATUS_UNAVAILABLE',
+        `${base}/status answered ${res.status}${detail}`,
+      );
       return EXIT.failure;
     }
     doc = (await res.json()) as AgentStatus;
   } catch (err) {
     const e = err as { name?: string; cause?: { code?: string } };
-    ctx.stderr.write(`mooring status: cannot reach ${base}/status (${e.cause?.code ?? e.name ?? 'error'})\n`);
+    writeCliError(
+      ctx,
+      'status',
+      'MOORING_E_STATUS_UNAVAILABLE',
+      `cannot reach ${base}/status (${e.cause?.code ?? e.name ?? 'error'})`,
+    );
     return EXIT.failure;
   }
   if (values.json) ctx.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
   else if (!Array.isArray(doc?.deployments)) {
-    ctx.stderr.write(`mooring status: ${base}/status is not a mooring status document\n`);
+    writeCliError(
+      ctx,
+      'status',
+      'MOORING_E_STATUS_UNAVAILABLE',
+      `${base}/status is not a mooring status document`,
+    );
     return EXIT.failure;
   } else ctx.stdout.write(formatStatus(doc, Date.now()));
   return EXIT.ok;

@@ -40,6 +40,12 @@ export interface MetricsSources {
   inFlight?: () => number;
 }
 
+/** The codes `mooring_prune_refusals_total` counts, each with a sample (0) from the start. */
+export const PRUNE_REFUSAL_CODES = [
+  'MOORING_E_PRUNE_CAP_EXCEEDED',
+  'MOORING_E_PRUNE_LISTING_INCOMPLETE',
+] as const;
+
 const DURATION_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 const RESYNC_BUCKETS = [0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
 
@@ -150,5 +156,7 @@ export function createMetrics(sources: MetricsSources): AgentMetrics {
   };
   metrics.buildInfo.set({ version: sources.version, node_version: process.versions.node }, 1);
   metrics.leader.set(0);
+  // A series without a sample before its first increment hides that increment from increase().
+  for (const code of PRUNE_REFUSAL_CODES) metrics.pruneRefusals.inc({ code }, 0);
   return metrics;
 }

@@ -212,6 +212,41 @@ describe('Agent', () => {
     await running;
   });
 
+  it('a failed inventory listing is a prune refusal: counted from 0 and shown in /status', async () => {
+    let listingFails = true;
+    const metrics = createMetrics({ version: '1.0.0' });
+    // Both documented codes have a sample before the first refusal, so increase() sees the first.
+    const before = await metrics.registry.metrics();
+    expect(before).toContain('mooring_prune_refusals_total{code="MOORING_E_PRUNE_LISTING_INCOMPLETE"} 0');
+    expect(before).toContain('mooring_prune_refusals_total{code="MOORING_E_PRUNE_CAP_EXCEEDED"} 0');
+    const { agent, clock, pending } = setup([dep('d1', 'alpha')], {
+      metrics,
+      collectOrphans: async () => {
+        if (listingFails) {
+          throw new MooringError('MOORING_E_PRUNE_LISTING_INCOMPLETE', 'listing apps/Deployment failed: 503');
+        }
+        return {};
+      },
+    });
+    const controller = new AbortController();
+    const running = agent.run(controller.signal);
+    await flush();
+    expect(agent.statusDocument().pruneRefused).toMatchObject({
+      code: 'MOORING_E_PRUNE_LISTING_INCOMPLETE',
+      message: 'listing apps/Deployment failed: 503',
+    });
+    expect(await metrics.registry.metrics()).toContain(
+      'mooring_prune_refusals_total{code="MOORING_E_PRUNE_LISTING_INCOMPLETE"} 1',
+    );
+    listingFails = false;
+    pending[0]!.resolve(READY);
+    await clock.advance(10_000);
+    expect(agent.statusDocument().pruneRefused).toBeNull();
+    pending[1]?.resolve(READY);
+    controller.abort();
+    await running;
+  });
+
   it('a failed listing acts on nothing and leaves the status as it was', async () => {
     const { agent, clock, state, calls, pending, orphanPasses } = setup([dep('d1', 'alpha')]);
     const controller = new AbortController();
@@ -354,6 +389,80 @@ describe('Agent with leader election', () => {
     pending[1]!.resolve(READY);
     controller.abort();
     await clock.advance(1000);
+    await running;
+  });
+});
+
+describe('probes and the start-up schedule, as documented', () => {
+  it('/healthz turns unhealthy when one poll cycle hangs past max(300 s, 5 poll intervals)', async () => {
+    const { agent, clock, controlPlane } = setup([dep('d1', 'alpha')]);
+    let hang = false;
+    const listAll = controlPlane.listAllDeployments.bind(controlPlane);
+    controlPlane.listAllDeployments = (...args) => (hang ? new Promise(() => {}) : listAll(...args));
+    const controller = new AbortController();
+    const running = agent.run(controller.signal);
+    await flush();
+    hang = true;
+    // The next poll starts and never returns.
+    await clock.advance(10_000);
+    expect(agent.health().ok).toBe(true);
+    await clock.advance(290_000);
+    expect(agent.health().ok).toBe(true);
+    await clock.advance(11_000);
+    const health = agent.health();
+    expect(health.ok).toBe(false);
+    expect(health.checks.pollLoop?.detail).toMatch(/^one poll cycle has been running for 30\d s$/);
+    controller.abort();
+    await clock.advance(10_000);
+    void running;
+  });
+
+  it('start-up checks that fail retryably are retried after 1, 2, 4, 8, 16, 30, 30 s', async () => {
+    let failures = 7;
+    const attempts: number[] = [];
+    const { agent, clock } = setup([], {
+      readNamespace: async () => {
+        attempts.push(clock.now());
+        if (failures-- > 0) throw new MooringError('MOORING_E_KUBE_UNREACHABLE', 'connect ECONNREFUSED');
+      },
+    });
+    const controller = new AbortController();
+    const running = agent.run(controller.signal);
+    await clock.advance(100_000);
+    expect(attempts.slice(1).map((t, i) => t - attempts[i]!)).toEqual([
+      1000, 2000, 4000, 8000, 16_000, 30_000, 30_000,
+    ]);
+    expect(agent.ready().checks.registered?.ok).toBe(true);
+    controller.abort();
+    await clock.advance(10_000);
+    await running;
+  });
+});
+
+describe('--resync-interval and pruning', () => {
+  it('an orphan pass runs only at a resync, so a deployment absent from two listings goes within about twice the interval', async () => {
+    const passes: number[] = [];
+    const { agent, clock } = setup([], {
+      config: config(['--resync-interval', '60']),
+      collectOrphans: async () => {
+        passes.push(clock.now());
+        return {};
+      },
+    });
+    const controller = new AbortController();
+    const running = agent.run(controller.signal);
+    await clock.advance(250_000);
+    const gaps = passes.slice(1).map((t, i) => t - passes[i]!);
+    expect(gaps.length).toBeGreaterThanOrEqual(3);
+    // A resync starts at the first poll once the interval has passed (polls come up to 10%
+    // sooner), at most one poll interval (10 s) later. Two of them: a vanished deployment goes
+    // within about 2 x 60 s.
+    for (const gap of gaps) {
+      expect(gap).toBeGreaterThanOrEqual(54_000);
+      expect(gap).toBeLessThanOrEqual(70_000);
+    }
+    controller.abort();
+    await clock.advance(10_000);
     await running;
   });
 });

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { chartDir } from '../../scripts/render-deploy.ts';
+import { SETTINGS } from '../../src/config.ts';
 import { EXPOSURE_PERMISSIONS, WATCHED_NAMESPACE_PERMISSIONS } from './rbac.ts';
 
 const readme = readFileSync(path.join(chartDir, 'README.md'), 'utf8');
@@ -97,5 +98,51 @@ describe('the chart README documents what the chart does', () => {
         why: p.why,
       })),
     );
+  });
+});
+
+/** The value at a dotted key of values.yaml. */
+function valueAt(key: string): unknown {
+  let node: unknown = values;
+  for (const part of key.split('.')) node = (node as Record<string, unknown> | undefined)?.[part];
+  return node;
+}
+
+/** How the README's default column writes a value: `15`, `false`, `""`, `[]`, `{}`, `text`. */
+function asDefaultCell(value: unknown): string {
+  if (typeof value === 'string') return value === '' ? '`""`' : `\`${value}\``;
+  return `\`${JSON.stringify(value)}\``;
+}
+
+describe("the chart README's default column is values.yaml", () => {
+  const rows = tableAfter('## Values');
+
+  it.each(
+    rows.filter(([, cell]) => cell !== '(required)').map(([key, cell]) => [key!.replaceAll('`', ''), cell!]),
+  )('%s', (key, cell) => {
+    if (key === 'resources') {
+      const r = valueAt('resources') as { requests: Record<string, string>; limits: Record<string, string> };
+      expect(cell).toBe(
+        `requests \`${r.requests.cpu}\`/\`${r.requests.memory}\`, limits \`${r.limits.cpu}\`/\`${r.limits.memory}\``,
+      );
+      return;
+    }
+    expect(cell).toBe(asDefaultCell(valueAt(key)));
+  });
+});
+
+describe('the chart says what the agent does with the poll interval', () => {
+  // The agent's own description of its poll jitter (sooner only: a change is never seen later).
+  const setting = SETTINGS.find((s) => s.key === 'pollInterval')!;
+  const jitter = /\(jittered ([^)]*)\)/.exec(setting.description)?.[1];
+
+  it('in the README and in values.yaml', () => {
+    expect(jitter).toBe('up to 10% sooner');
+    const row = tableAfter('## Values').find(([key]) => key === '`pollIntervalSeconds`');
+    expect(row?.[2]).toContain(`jittered ${jitter}`);
+    const comment = readFileSync(path.join(chartDir, 'values.yaml'), 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('# -- Seconds between polls'));
+    expect(comment).toContain(`jittered ${jitter}`);
   });
 });

@@ -162,18 +162,21 @@ describe.each([...ciValueSets().entries()])(
     const leaseName = env.get('MOORING_LEASE_NAME') ?? 'mooring-leader';
     const values = parse(readFileSync(file, 'utf8')) as { rendering?: { exposure?: { kind?: string } } };
     const exposure = values.rendering?.exposure?.kind;
+    const deleteVolumes = env.get('MOORING_DELETE_VOLUMES') === 'true';
     const documented = documentedRoles({
       namespaces,
       releaseNamespace: RELEASE.namespace,
       leaderElection,
       leaseName,
       ...(exposure ? { exposure } : {}),
+      deleteVolumes,
     });
 
     it('binds every Role it renders to the agent ServiceAccount', () => {
       expect(roles.length).toBe(objects.filter((o) => o.kind === 'Role').length);
+      // The release namespace has a Role only for the leader Lease.
       expect(roles.map((r) => r.metadata.namespace).sort()).toEqual(
-        [...namespaces, RELEASE.namespace].sort(),
+        [...namespaces, ...(leaderElection ? [RELEASE.namespace] : [])].sort(),
       );
     });
 
@@ -213,16 +216,29 @@ describe.each([...ciValueSets().entries()])(
           namespace: ns,
           name: 'd',
         }),
-      ).toBe(true);
+      ).toBe(deleteVolumes);
       expect(
         rolesAllow(roles, { verb: 'create', group: '', resource: 'persistentvolumeclaims', namespace: ns }),
       ).toBe(false);
       expect(
         rolesAllow(roles, { verb: 'get', group: '', resource: 'configmaps', namespace: ns, name: 'c' }),
       ).toBe(false);
+      expect(rolesAllow(roles, { verb: 'create', group: '', resource: 'events', namespace: ns })).toBe(true);
       expect(
         rolesAllow(roles, { verb: 'create', group: '', resource: 'events', namespace: RELEASE.namespace }),
-      ).toBe(true);
+      ).toBe(false);
+      expect(
+        rolesAllow(roles, { verb: 'watch', group: 'apps', resource: 'deployments', namespace: ns }),
+      ).toBe(false);
+      expect(
+        rolesAllow(roles, {
+          verb: 'update',
+          group: 'apps',
+          resource: 'deployments',
+          namespace: ns,
+          name: 'web',
+        }),
+      ).toBe(false);
       expect(
         rolesAllow(roles, {
           verb: 'get',
@@ -297,6 +313,7 @@ describe('chartRoles', () => {
   it('returns the Roles bound to the agent for the namespaces and options asked', () => {
     const roles = chartRoles({ namespaces: ['one', 'two'], leaderElection: true, leaseName: 'my-lease' });
     expect(roles.map((r) => r.metadata.namespace).sort()).toEqual(['mooring', 'one', 'two']);
+    expect(chartRoles({ namespaces: ['one'] }).map((r) => r.metadata.namespace)).toEqual(['one']);
     const lease = { verb: 'update', group: 'coordination.k8s.io', resource: 'leases', namespace: 'mooring' };
     expect(rolesAllow(roles, { ...lease, name: 'my-lease' })).toBe(true);
     expect(rolesAllow(chartRoles(), { ...lease, name: 'mooring-leader' })).toBe(false);

@@ -30,8 +30,6 @@ describe('deploy/ is the chart rendered with its default values', () => {
       'ConfigMap',
       'Deployment',
       'Role',
-      'Role',
-      'RoleBinding',
       'RoleBinding',
       'Service',
       'ServiceAccount',

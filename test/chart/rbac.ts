@@ -152,9 +152,19 @@ export interface Permission {
   why: string;
 }
 
-const OBJECT_VERBS = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] as const;
+/** Read, list, server-side apply (a patch; a create when new) and delete: never watch or PUT. */
+const OBJECT_VERBS = ['get', 'list', 'create', 'patch', 'delete'] as const;
 
 /** What the agent does in every watched namespace (the documented set; see the chart README). */
+export function watchedNamespacePermissions(options: { deleteVolumes: boolean }): Permission[] {
+  return WATCHED_NAMESPACE_PERMISSIONS.map((p) =>
+    p.resource === 'persistentvolumeclaims' && options.deleteVolumes
+      ? { ...p, verbs: ['list', 'delete'] }
+      : p,
+  );
+}
+
+/** The watched-namespace set with `deleteVolumes` off (the chart's default). */
 export const WATCHED_NAMESPACE_PERMISSIONS: readonly Permission[] = [
   { group: 'apps', resource: 'deployments', verbs: OBJECT_VERBS, why: 'API server and worker Deployments' },
   { group: 'apps', resource: 'statefulsets', verbs: OBJECT_VERBS, why: 'Postgres StatefulSet' },
@@ -163,8 +173,8 @@ export const WATCHED_NAMESPACE_PERMISSIONS: readonly Permission[] = [
   {
     group: '',
     resource: 'persistentvolumeclaims',
-    verbs: ['list', 'delete'],
-    why: 'find and (with deleteVolumes) remove Postgres volumes',
+    verbs: ['list'],
+    why: 'find (and, with deleteVolumes, remove) Postgres volumes',
   },
   { group: 'autoscaling', resource: 'horizontalpodautoscalers', verbs: OBJECT_VERBS, why: 'autoscalers' },
   { group: 'policy', resource: 'poddisruptionbudgets', verbs: OBJECT_VERBS, why: 'PDBs of scaled services' },
@@ -174,7 +184,7 @@ export const WATCHED_NAMESPACE_PERMISSIONS: readonly Permission[] = [
     verbs: OBJECT_VERBS,
     why: 'Redis/Postgres isolation',
   },
-  { group: '', resource: 'events', verbs: ['create', 'patch'], why: 'per-deployment outcome Events' },
+  { group: '', resource: 'events', verbs: ['create'], why: 'per-deployment outcome Events' },
   {
     group: '',
     resource: 'namespaces',
@@ -200,21 +210,19 @@ export const EXPOSURE_PERMISSIONS: Readonly<Record<'ingress' | 'httproute', Perm
   },
 };
 
-/** What the agent does in its own (release) namespace. */
+/** What the agent does in its own (release) namespace: only the leader Lease. */
 export function releaseNamespacePermissions(options: {
   leaderElection: boolean;
   leaseName: string;
 }): Permission[] {
-  const permissions: Permission[] = [
-    { group: '', resource: 'events', verbs: ['create', 'patch'], why: 'Events about the agent itself' },
-  ];
+  const permissions: Permission[] = [];
   if (options.leaderElection) {
     permissions.push(
       { group: 'coordination.k8s.io', resource: 'leases', verbs: ['create'], why: 'create the leader Lease' },
       {
         group: 'coordination.k8s.io',
         resource: 'leases',
-        verbs: ['get', 'update', 'patch'],
+        verbs: ['get', 'update'],
         names: [options.leaseName],
         why: 'acquire and renew the leader Lease',
       },
@@ -229,11 +237,14 @@ export function documentedRoles(options: {
   releaseNamespace: string;
   leaderElection: boolean;
   leaseName: string;
+  deleteVolumes?: boolean;
   /** `rendering.exposure.kind`; default none. */
   exposure?: string;
 }): RoleLike[] {
   const exposure = EXPOSURE_PERMISSIONS[options.exposure as keyof typeof EXPOSURE_PERMISSIONS];
-  const watched = exposure ? [...WATCHED_NAMESPACE_PERMISSIONS, exposure] : WATCHED_NAMESPACE_PERMISSIONS;
+  const base = watchedNamespacePermissions({ deleteVolumes: options.deleteVolumes ?? false });
+  const watched = exposure ? [...base, exposure] : base;
+  const release = releaseNamespacePermissions(options);
   const toRules = (permissions: readonly Permission[], namespace: string): PolicyRule[] =>
     permissions.map((p) => ({
       apiGroups: [p.group],
@@ -247,10 +258,15 @@ export function documentedRoles(options: {
       metadata: { namespace: ns },
       rules: toRules(watched, ns),
     })),
-    {
-      kind: 'Role',
-      metadata: { namespace: options.releaseNamespace },
-      rules: toRules(releaseNamespacePermissions(options), options.releaseNamespace),
-    },
+    // No Role at all in the release namespace when there is nothing to grant there.
+    ...(release.length === 0
+      ? []
+      : [
+          {
+            kind: 'Role',
+            metadata: { namespace: options.releaseNamespace },
+            rules: toRules(release, options.releaseNamespace),
+          },
+        ]),
   ];
 }

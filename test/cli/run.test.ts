@@ -17,11 +17,11 @@ describe('mooring run', () => {
     expect(await run([], c.ctx)).toBe(2);
     const lines = c.stderr().trim().split('\n');
     expect(lines).toEqual([
-      'mooring run: --poll-interval (MOORING_POLL_INTERVAL): must be a positive number of seconds (got "often")',
-      'mooring run: --control-plane-url (MOORING_CONTROL_PLANE_URL): is required',
-      'mooring run: --listener-id (MOORING_LISTENER_ID): is required',
-      'mooring run: --namespaces (MOORING_NAMESPACES): is required',
-      'mooring run: --api-key-file (MOORING_API_KEY_FILE) or --api-key (MOORING_API_KEY): one is required',
+      'mooring run: MOORING_E_CONFIG_INVALID: --poll-interval (MOORING_POLL_INTERVAL): must be a positive number of seconds (got "often")',
+      'mooring run: MOORING_E_CONFIG_INVALID: --control-plane-url (MOORING_CONTROL_PLANE_URL): is required',
+      'mooring run: MOORING_E_CONFIG_INVALID: --listener-id (MOORING_LISTENER_ID): is required',
+      'mooring run: MOORING_E_CONFIG_INVALID: --namespaces (MOORING_NAMESPACES): is required',
+      'mooring run: MOORING_E_CONFIG_INVALID: --api-key-file (MOORING_API_KEY_FILE) or --api-key (MOORING_API_KEY): one is required',
       'mooring run: see mooring run --help',
     ]);
   });
@@ -44,7 +44,7 @@ describe('mooring diff', () => {
     const c = captureContext({});
     expect(await diff(['--concurrency', 'x'], c.ctx)).toBe(2);
     expect(c.stderr()).toContain(
-      'mooring diff: --concurrency (MOORING_CONCURRENCY): must be a whole number (got "x")',
+      'mooring diff: MOORING_E_CONFIG_INVALID: --concurrency (MOORING_CONCURRENCY): must be a whole number (got "x")',
     );
   });
 });

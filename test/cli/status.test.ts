@@ -108,7 +108,9 @@ describe('mooring status', () => {
     await new Promise((r) => closed.close(r));
     const c = captureContext();
     expect(await status(['--url', `http://127.0.0.1:${port}`], c.ctx)).toBe(1);
-    expect(c.stderr()).toBe(`mooring status: cannot reach http://127.0.0.1:${port}/status (ECONNREFUSED)\n`);
+    expect(c.stderr()).toBe(
+      `mooring status: MOORING_E_STATUS_UNAVAILABLE: cannot reach http://127.0.0.1:${port}/status (ECONNREFUSED)\n`,
+    );
   });
 
   it('refuses a bad --url with exit 2', async () => {
@@ -149,6 +151,8 @@ describe.skipIf(podIp === undefined)('mooring status against an agent bound to t
   it('says why when asked from elsewhere (the 403 and its detail)', async () => {
     const c = captureContext();
     expect(await status(['--url', ops.url], c.ctx)).toBe(1);
-    expect(c.stderr()).toBe(`mooring status: ${ops.url}/status answered 403: ${STATUS_LOOPBACK_ONLY}\n`);
+    expect(c.stderr()).toBe(
+      `mooring status: MOORING_E_STATUS_UNAVAILABLE: ${ops.url}/status answered 403: ${STATUS_LOOPBACK_ONLY}\n`,
+    );
   });
 });

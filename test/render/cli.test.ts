@@ -130,15 +130,15 @@ describe('mooring render', () => {
     expect(a.stderr().trim().split('\n')).toHaveLength(1);
     const b = fakeContext(dir);
     expect(await render([], b.ctx)).toBe(2);
-    expect(b.stderr()).toBe('mooring render: --deployment FILE is required\n');
+    expect(b.stderr()).toBe('mooring render: MOORING_E_INPUT_INVALID: --deployment FILE is required\n');
   });
 
   it('a bad output format and an unreadable file are each reported on their own line', async () => {
     const f = fakeContext(dir);
     expect(await render(['--deployment', 'missing.json', '-o', 'xml'], f.ctx)).toBe(2);
     expect(f.stderr().trim().split('\n')).toEqual([
-      'mooring render: --output "xml" must be yaml or json',
-      'mooring render: missing.json: cannot be read (ENOENT)',
+      'mooring render: MOORING_E_INPUT_INVALID: --output "xml" must be yaml or json',
+      'mooring render: MOORING_E_INPUT_INVALID: missing.json: cannot be read (ENOENT)',
     ]);
   });
 
@@ -146,7 +146,7 @@ describe('mooring render', () => {
     const f = fakeContext(dir);
     expect(await render(['--deployment', 'broken.yaml'], f.ctx)).toBe(2);
     expect(f.stderr()).toMatch(
-      /^mooring render: broken\.yaml: not valid YAML or JSON \(line \d+, column \d+\)\n$/,
+      /^mooring render: MOORING_E_INPUT_INVALID: broken\.yaml: not valid YAML or JSON \(line \d+, column \d+\)\n$/,
     );
   });
 
@@ -155,9 +155,13 @@ describe('mooring render', () => {
     expect(await render(['--deployment', 'bad.json'], f.ctx)).toBe(2);
     const lines = f.stderr().trim().split('\n');
     expect(lines.length).toBeGreaterThanOrEqual(2);
-    expect(lines.some((l) => l.startsWith('mooring render: bad.json: id:'))).toBe(true);
+    expect(lines.some((l) => l.startsWith('mooring render: MOORING_E_INPUT_INVALID: bad.json: id:'))).toBe(
+      true,
+    );
     expect(
-      lines.some((l) => l.startsWith('mooring render: bad.json: source_config.resource_spec.cpu:')),
+      lines.some((l) =>
+        l.startsWith('mooring render: MOORING_E_INPUT_INVALID: bad.json: source_config.resource_spec.cpu:'),
+      ),
     ).toBe(true);
     expect(f.stderr()).not.toContain(CANARY);
   });

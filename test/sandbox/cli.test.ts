@@ -41,8 +41,8 @@ describe('mooring kube-api', () => {
     const c = context(new AbortController().signal);
     expect(await kubeApi(['--port', '99999', '--namespaces', 'ok,Not_OK'], c.ctx)).toBe(2);
     expect(c.err().trim().split('\n')).toEqual([
-      'mooring kube-api: --port must be an integer 0..65535, got "99999"',
-      'mooring kube-api: --namespaces: "Not_OK" is not a valid namespace name',
+      'mooring kube-api: MOORING_E_INPUT_INVALID: --port must be an integer 0..65535, got "99999"',
+      'mooring kube-api: MOORING_E_INPUT_INVALID: --namespaces: "Not_OK" is not a valid namespace name',
     ]);
     const unknown = context(new AbortController().signal);
     expect(await kubeApi(['--bogus'], unknown.ctx)).toBe(2);

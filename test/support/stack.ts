@@ -10,6 +10,7 @@ import path from 'node:path';
 import { type ControlPlaneServer, startControlPlane } from '../../src/control-plane/server/index.ts';
 import type { Logger } from '../../src/log.ts';
 import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';
+import { recordAgentAccesses } from './access-record.ts';
 
 export interface ServersOptions {
   /** The listener's namespaces (also the sandbox's). */
@@ -98,6 +99,8 @@ export async function startServers(options: ServersOptions): Promise<Servers> {
     apiKeyFile,
     kubeconfigPath,
     close: async () => {
+      // What the agent asked of the API server, for the run's RBAC check.
+      recordAgentAccesses(kube, options.namespaces);
       await cp.close();
       await kube.close();
       if (options.dir === undefined) rmSync(dir, { recursive: true, force: true });

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { emptyResult } from '../../bench/lib/figures.ts';
+import { SIZING_END, SIZING_START, sizingBlock, updateSizing } from '../../bench/lib/sizing.ts';
+
+function result(deployments: number, limit: number | null, extra: Record<string, unknown> = {}) {
+  return {
+    ...emptyResult(deployments, 4, 5),
+    started_at: '2026-11-26T10:00:00.000Z',
+    objects: deployments * 12,
+    memory_limit_mib: limit,
+    convergence_s: 11.52,
+    cgroup_peak_mib: 154.1,
+    peak_rss_mib: 202.5,
+    commit: 'abc1234',
+    ...extra,
+  };
+}
+
+describe("the operator guide's sizing table", () => {
+  const doc = `# Guide\n\n## Footprint\n\n${SIZING_START}\nstale 999 MiB\n${SIZING_END}\n\n- advice\n`;
+
+  it('replaces only what lies between the markers, one row per result, smallest first', () => {
+    const out = updateSizing(doc, [result(10_000, 512), result(1000, 256), result(1000, 128)]);
+    expect(out).not.toContain('stale');
+    expect(out.startsWith('# Guide\n\n## Footprint\n\n')).toBe(true);
+    expect(out.endsWith(`${SIZING_END}\n\n- advice\n`)).toBe(true);
+    const rows = out.split('\n').filter((l) => /^\| \d/.test(l));
+    expect(rows.map((r) => r.split(' | ').slice(0, 2).join(' | '))).toEqual([
+      '| 1,000 (12,000) | 128Mi',
+      '| 1,000 (12,000) | 256Mi',
+      '| 10,000 (120,000) | 512Mi',
+    ]);
+    expect(rows[0]).toContain('202.5 / 154.1');
+    expect(updateSizing(out, [result(1000, 256)])).toBe(updateSizing(doc, [result(1000, 256)]));
+  });
+
+  it('names the commit each row measured, else its label, and any experiment', () => {
+    expect(sizingBlock([result(1000, 256)])).toContain('`abc1234`, 2026-11-26');
+    expect(sizingBlock([result(1000, 256, { commit: undefined, label: 'main@c35ba88' })])).toContain(
+      '`main@c35ba88`, 2026-11-26',
+    );
+    expect(
+      sizingBlock([
+        result(1000, 256, { notes: ['agent --resync-interval 60: polls in between resync nothing'] }),
+      ]),
+    ).toContain('agent --resync-interval 60');
+  });
+
+  it('refuses a document without the markers', () => {
+    expect(() => updateSizing('# Guide\n', [result(1000, 256)])).toThrow(/markers/);
+  });
+});
