@@ -121,6 +121,7 @@ export const ERROR_CODES = {
     summary:
       'The cluster does not serve the exposure kind set (e.g. no Gateway API CRDs); nothing is exposed.',
     retryable: false,
+    handling: 'checked once at start: restart the agent after installing the kind',
   },
 
   // Kubernetes

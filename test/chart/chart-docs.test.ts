@@ -127,7 +127,13 @@ describe("the chart README's default column is values.yaml", () => {
       );
       return;
     }
-    expect(cell).toBe(asDefaultCell(valueAt(key)));
+    if (!cell.includes('`')) {
+      // A structured default described in words ("kube-dns in kube-system"): each name it gives is in it.
+      const names = cell.split(/\s+/).filter((w) => !['in', 'and', 'of', 'the'].includes(w));
+      for (const name of names) expect(JSON.stringify(valueAt(key))).toContain(name);
+      return;
+    }
+    expect(cell.replaceAll(', ', ',')).toBe(asDefaultCell(valueAt(key)));
   });
 });
 
