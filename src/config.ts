@@ -371,6 +371,13 @@ export function parseAgentConfig(sources: ConfigSources): ConfigResult {
     sources.readFile ?? ((p) => readFileSync(p, 'utf8')),
     problems,
   );
+  // The file's bindings are checked as the flag's are, unless the flag replaces them.
+  for (const ns of Object.keys(tenants ? {} : (settingsFile.references?.namespaceTenants ?? {}))) {
+    if (namespaceList && !namespaceList.includes(ns))
+      problems.push(
+        `${label(setting('settings'))}: "${values.settings}": references.namespaceTenants: namespace "${ns}" is not one of --namespaces`,
+      );
+  }
 
   if (problems.length > 0) return { ok: false, problems, help: false };
 

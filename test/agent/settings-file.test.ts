@@ -104,6 +104,16 @@ describe('one settings file for mooring render and mooring run', () => {
     expect(bad.problems.join('\n')).not.toContain('secret-looking-value');
   });
 
+  it("refuses the file's tenant binding of a namespace the agent does not write, as it does the flag's", () => {
+    const r = parse(['--settings', '/s.yaml'], ENV, {
+      '/s.yaml': `references: { namespaceTenants: { apsp: ${TENANT} } }`,
+    });
+    if (r.ok) throw new Error('expected problems');
+    expect(r.problems).toEqual([
+      '--settings (MOORING_SETTINGS): "/s.yaml": references.namespaceTenants: namespace "apsp" is not one of --namespaces',
+    ]);
+  });
+
   it('--help documents the flag and that the file is the defaults of the flags it overlaps', () => {
     const help = configHelp('run', '');
     expect(help).toContain('--settings <value>');

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { diff } from '../../src/cli/diff.ts';
 import { run } from '../../src/cli/run.ts';
@@ -24,6 +27,31 @@ describe('mooring run', () => {
       'mooring run: MOORING_E_CONFIG_INVALID: --api-key-file (MOORING_API_KEY_FILE) or --api-key (MOORING_API_KEY): one is required',
       'mooring run: see mooring run --help',
     ]);
+  });
+
+  it('a bad settings file stops it at start: exit 2, one line per problem naming the member, no value', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'mooring-run-settings-'));
+    const file = path.join(dir, 'settings.yaml');
+    writeFileSync(file, 'redisImage: ""\nprobes: { path: hunter2-not-a-path }\n');
+    const c = captureContext({
+      MOORING_CONTROL_PLANE_URL: 'http://127.0.0.1:9',
+      MOORING_API_KEY: 'k',
+      MOORING_LISTENER_ID: '11111111-1111-4111-8111-111111111111',
+      MOORING_NAMESPACES: 'default',
+      MOORING_SETTINGS: file,
+    });
+    try {
+      expect(await run([], c.ctx)).toBe(2);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    const lines = c.stderr().trim().split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatch(
+      /^mooring run: --settings \(MOORING_SETTINGS\): ".*settings\.yaml": redisImage: /,
+    );
+    expect(lines[1]).toMatch(/: probes\.path: must be an absolute path/);
+    expect(c.stderr()).not.toContain('hunter2');
   });
 
   it('an unreadable kubeconfig is a configuration error (exit 2)', async () => {

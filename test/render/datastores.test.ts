@@ -78,4 +78,24 @@ describe('bring-your-own datastores', () => {
     expect(err.field).toBe('secret_references[0].name');
     expect(err.message).not.toContain('hunter2');
   });
+
+  it("a POSTGRES_URI_CUSTOM reference may not read another deployment's credentials Secret", () => {
+    const err = errorOf(() =>
+      renderDeployment({
+        deployment: deployment({
+          name: 'thief',
+          secret_references: [
+            {
+              name: 'POSTGRES_URI_CUSTOM',
+              secret_name: 'billing-postgres-credentials',
+              secret_key: 'POSTGRES_PASSWORD',
+            },
+          ],
+        }),
+        settings: settings(),
+      }),
+    );
+    expect(err.code).toBe('MOORING_E_RENDER_POLICY');
+    expect(err.field).toMatch(/^secret_references\[0\]/);
+  });
 });

@@ -36,7 +36,6 @@ const TRICKY_LABEL_VALUES = [
   '1_000',
   '2001-12-14',
   '123',
-  '-1',
   '1.5e-3',
   '190',
   '08',
@@ -46,6 +45,7 @@ const TRICKY_LABEL_VALUES = [
 const TRICKY_VALUES = [
   ...TRICKY_LABEL_VALUES,
   '0.',
+  '-1',
   '~',
   '',
   '=',
@@ -86,6 +86,8 @@ const labelValue = fc.oneof(
   fc.constantFrom(...TRICKY_LABEL_VALUES),
   fc.stringMatching(/^[a-zA-Z0-9]([-a-zA-Z0-9_.]{0,10}[a-zA-Z0-9])?$/),
 );
+/** Label keys a YAML 1.1 reader would take for a bool or null (a key must stay a string too). */
+const labelKey = fc.constantFrom('on', 'yes', 'n', 'off', 'true', 'null', 'y', 'example.com/on');
 const anyValue = fc.oneof(fc.constantFrom(...TRICKY_VALUES), fc.string({ maxLength: 12 }));
 
 /** kubectl prints one JSON document per object, back to back. */
@@ -111,7 +113,7 @@ type Live = {
   metadata: { labels?: Record<string, string>; annotations?: Record<string, string>; name: string };
 };
 
-describe('render -o yaml through real kubectl: every string comes back the same', {
+describe('render -o yaml through real kubectl: every string comes back the same, keys included', {
   timeout: 120_000,
 }, () => {
   let sb: Sandbox;
@@ -122,14 +124,14 @@ describe('render -o yaml through real kubectl: every string comes back the same'
     await sb?.close();
   });
 
-  it('labels, annotations and env values', async () => {
+  it('label keys and values, annotations and env values', async () => {
     await fc.assert(
-      fc.asyncProperty(labelValue, anyValue, anyValue, async (label, annotation, env) => {
+      fc.asyncProperty(labelKey, labelValue, anyValue, anyValue, async (key, label, annotation, env) => {
         const { objects } = renderDeployment({
           deployment: deployment({
             name: 'quoted',
             spec: {
-              labels: { team: label },
+              labels: { team: label, [key]: 'k' },
               annotations: { 'example.com/note': annotation },
               sidecars: [{ name: 'side', image: 'busybox:1.36', env: [{ name: 'VALUE', value: env }] }],
             },
@@ -151,6 +153,7 @@ describe('render -o yaml through real kubectl: every string comes back the same'
           };
         };
         expect(api.metadata.labels?.team).toBe(label);
+        expect(api.metadata.labels?.[key]).toBe('k');
         expect(api.spec.template.metadata.annotations?.['example.com/note']).toBe(annotation);
         const side = api.spec.template.spec.containers[1]!;
         expect(side.env?.[0]?.value ?? '').toBe(env);
