@@ -145,6 +145,11 @@ export class Agent {
     return this.#term?.runner.inFlight ?? 0;
   }
 
+  /** A deployment's desired state, or a promise of it while a poll resolves it (ADR 0008). */
+  desiredOf(id: string): ReturnType<Deployments['desiredOf']> {
+    return this.#deployments.desiredOf(id);
+  }
+
   /** Called by the Kubernetes request instrumentation: network failures make the agent unready. */
   observeKubeResult(result: string): void {
     if (result === 'error') this.#kubeUnreachableSinceMs ??= this.#d.clock.now();
@@ -359,6 +364,7 @@ export class Agent {
       onPoll: (result, ms) => {
         metrics.polls.inc({ result });
         metrics.pollDuration.observe({ result }, ms / 1000);
+        if (result === 'failure' && this.#term === term) this.#deployments.pollFailed();
         if (result === 'success') {
           this.#lastPollAtMs = clock.now();
           metrics.lastPollSuccess.set(clock.now() / 1000);

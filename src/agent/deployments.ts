@@ -13,6 +13,7 @@ import type { ReconcileResult } from '../reconcile/result.ts';
 import { secretValues } from '../reconcile/steps.ts';
 import type { Redactor } from '../redact.ts';
 import type { Clock } from './clock.ts';
+import { DesiredWaiters } from './desired-waiters.ts';
 import { type DesiredDeployment, POLL_JITTER, type Snapshot } from './poller.ts';
 import type { RunReport, Runner } from './runner.ts';
 import { describeError, safeErr } from './safe-error.ts';
@@ -112,6 +113,7 @@ export class Deployments {
   #lastDrained: { atMs: number; tookMs: number } | undefined;
   /** The poll in progress (`beginPoll`): whether it is a resync, and what it queued early. */
   #poll: { plan: PollPlan; early: Set<string> } | undefined;
+  readonly #waiters = new DesiredWaiters<DesiredDeployment>();
 
   constructor(deps: DeploymentsDeps) {
     this.#d = deps;
@@ -187,6 +189,7 @@ export class Deployments {
         runner.enqueue(deployment.id, d.hash);
       }
     }
+    this.#waiters.settleAll((id) => this.#desired.get(id));
     for (const id of [...this.#desired.keys()]) {
       if (seen.has(id)) continue;
       this.#desired.delete(id);
@@ -246,12 +249,27 @@ export class Deployments {
     this.#d.beginCycle?.();
   }
 
+  /**
+   * `id`'s desired state as taken, or (while a poll is resolving its deployments) a promise of it,
+   * settled once the poll takes it or ends; undefined when there is none (a cold start's listing).
+   */
+  desiredOf(id: string): DesiredDeployment | Promise<DesiredDeployment | undefined> | undefined {
+    return this.#desired.get(id) ?? (this.#poll ? this.#waiters.wait(id) : undefined);
+  }
+
+  /** The poll under way failed: nothing more of it will be taken. */
+  pollFailed(): void {
+    this.#poll = undefined;
+    this.#waiters.settleAll(() => undefined);
+  }
+
   /** Records `d` as its deployment's desired state and shows it in the status. */
   #take(d: DesiredDeployment): void {
     const { deployment } = d;
     // Before anything of it runs or is logged: the redactor knows its values from here on.
     this.#d.redactor?.set(deployment.id, secretValuesOf(d));
     this.#desired.set(deployment.id, d);
+    this.#waiters.settle(deployment.id, d);
     this.#d.status.observe({
       id: deployment.id,
       name: deployment.name,

@@ -20,8 +20,10 @@ import { orphanListing, runOrphanPass } from '../reconcile/orphan-pass.ts';
 import { OrphanCollector } from '../reconcile/orphans.ts';
 import { type Resources, reconcileDeployment } from '../reconcile/reconcile.ts';
 import { Redactor } from '../redact.ts';
-import { defaultRenderSettings, type RenderSettings } from '../render/index.ts';
+import { defaultRenderSettings, type RenderSettings, renderDeployment } from '../render/index.ts';
+import type { KubeObject } from '../kube/types.ts';
 import { Agent, type AgentDeps } from './agent.ts';
+import { coldStartJudge } from './cold-start.ts';
 import { kubeLeaseClient } from './leader-election.ts';
 import { kubeNamespaceReader } from './registration.ts';
 
@@ -183,7 +185,21 @@ export function wireAgent(o: WireOptions): WiredAgent {
     dryRun: config.dryRun,
   };
   // One inventory listing per poll cycle, shared by that cycle's reconciles and its orphan pass.
-  const inventoryCache = new InventoryCache({ namespaces: config.namespaces, listenerId: config.listenerId });
+  // A cold start's listing comes whole and is compared page by page (ADR 0008): no object is read
+  // again. Not in dry run, which keeps no memo.
+  const coldJudge = () =>
+    coldStartJudge({
+      desiredOf: (id) => agent?.desiredOf(id),
+      render: (d) =>
+        renderDeployment({ deployment: d.deployment, revision: d.revision, settings })
+          .objects as unknown as KubeObject[],
+      verify: (live, desired, key) => resources.verifyListed(live, desired, key),
+    });
+  const inventoryCache = new InventoryCache({
+    namespaces: config.namespaces,
+    listenerId: config.listenerId,
+    ...(config.dryRun ? {} : { coldJudge }),
+  });
   const cachedResources = inventoryCache.wrap(resources);
   const directResources = inventoryCache.wrap(resources, { listDirectly: true });
   const deps: AgentDeps = {

@@ -14,7 +14,7 @@ import { type ChangeSet, hasChanges } from './change-set.ts';
 import type { DeleteAllOptions } from './delete.ts';
 import { type Inventory, inventoryOf, type ListOwnedOptions } from './list.ts';
 import { LABELS } from '../labels.ts';
-import { type PreviousEntries, previousEntries } from './slim-listing.ts';
+import { type PageJudge, type PreviousEntries, previousEntries } from './slim-listing.ts';
 import type { KubeObject } from './types.ts';
 
 /** The resource calls the cache wraps (the ResourceManager has them). */
@@ -34,6 +34,11 @@ interface Listing {
 export interface InventoryCacheOptions {
   namespaces: readonly string[];
   listenerId: string;
+  /**
+   * Makes the judge of a cold listing (the first, or any while none has succeeded yet): that
+   * listing comes whole and is compared page by page (ADR 0008). One judge per listing.
+   */
+  coldJudge?: (() => PageJudge) | undefined;
 }
 
 export class InventoryCache {
@@ -77,6 +82,7 @@ export class InventoryCache {
       slim: true,
       previous: this.#previous,
     };
+    if (this.#previous === undefined && this.#opts.coldJudge) opts.judge = this.#opts.coldJudge();
     const result = list(opts).then(
       (inventory) => {
         // Writes before the listing began are in it: forget them.
