@@ -148,6 +148,8 @@ export function wireAgent(o: WireOptions): WiredAgent {
       metrics.kubeRequests.inc({ verb, result });
       agent?.observeKubeResult(result);
     },
+    rateLimit: { qps: config.kubeQps, burst: config.kubeBurst },
+    onWait: (reason, seconds) => metrics.kubeWaitSeconds.inc({ reason }, seconds),
   });
   const controlPlane = new ControlPlaneClient({
     baseUrl: config.controlPlaneUrl,
