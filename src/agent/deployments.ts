@@ -13,6 +13,7 @@ import type { ReconcileResult } from '../reconcile/result.ts';
 import { secretValues } from '../reconcile/steps.ts';
 import type { Redactor } from '../redact.ts';
 import type { Clock } from './clock.ts';
+import { deleteHold } from './delete-cap.ts';
 import { DesiredWaiters } from './desired-waiters.ts';
 import { type DesiredDeployment, POLL_JITTER, type Snapshot } from './poller.ts';
 import type { RunReport, Runner } from './runner.ts';
@@ -137,7 +138,8 @@ export class Deployments {
    */
   takeEarly(d: DesiredDeployment, runner: Runner): void {
     const poll = this.#poll;
-    if (!poll || d.refused || this.#reconciled(d)) return;
+    // A deletion waits for the snapshot: only the whole of it tells whether the cap holds it.
+    if (!poll || d.refused || this.#reconciled(d) || d.deployment.status === 'AWAITING_DELETE') return;
     this.#begin(poll.plan, runner);
     this.#take(d);
     runner.enqueue(d.deployment.id, d.hash);
@@ -170,6 +172,8 @@ export class Deployments {
     this.#begin(plan, runner);
     const { busy, atMs, first } = plan;
     const seen = new Set<string>();
+    const hold = deleteHold(snapshot.deployments, (id) => status.get(id)?.state === 'Deleted');
+    if (hold) this.#holdDeletes(hold);
     // Changed deployments first: the runner's free slots go to them, not to the resync of the rest.
     const ordered = [
       ...snapshot.deployments.filter((d) => this.#changed(d)),
@@ -183,6 +187,9 @@ export class Deployments {
       if (d.refused) {
         runner.forget(deployment.id);
         this.#setState(deployment.id, 'Refused', `${d.refused.code}: ${d.refused.message}`);
+      } else if (hold?.due.has(deployment.id)) {
+        runner.forget(deployment.id);
+        this.#setState(deployment.id, 'Refused', `MOORING_E_DELETE_CAP_EXCEEDED: ${hold.message}`);
       } else if (!busy || !this.#reconciled(d)) {
         // AWAITING_DELETE goes through the runner too: its deletion is a reconcile like any other,
         // so it never races an apply of the same deployment.
@@ -211,6 +218,15 @@ export class Deployments {
       logger.debug({ durationMs: ms, deployments: snapshot.deployments.length }, 'resync drained');
     });
     await this.#orphanPass(snapshot, signal);
+  }
+
+  /** The deletions of this snapshot are over the cap (delete-cap.ts): said loudly, none made. */
+  #holdDeletes(hold: NonNullable<ReturnType<typeof deleteHold>>): void {
+    this.#d.metrics.deleteCapRefusals.inc();
+    this.#d.logger.error(
+      { code: 'MOORING_E_DELETE_CAP_EXCEEDED', due: hold.due.size, cap: hold.cap },
+      hold.message,
+    );
   }
 
   /** Whether this poll is a resync (see `applySnapshot`). */
