@@ -17,7 +17,7 @@ import type { ReconcileResult } from '../reconcile/result.ts';
 import type { Redactor } from '../redact.ts';
 import { type Clock, sleep, systemClock } from './clock.ts';
 import { LeaderElector, type LeaseClient } from './leader-election.ts';
-import { Poller, type PollClient, type Snapshot } from './poller.ts';
+import { type DesiredDeployment, Poller, type PollClient, type Snapshot } from './poller.ts';
 import {
   checkNamespaces,
   type ListenerClient,
@@ -59,6 +59,8 @@ export interface AgentDeps {
   collectOrphans(snapshot: Snapshot, signal: AbortSignal): Promise<OrphanPassResult>;
   /** Called when a complete snapshot arrives, before its deployments are queued. */
   beginCycle?: () => void;
+  /** Told once when the poller refuses a deployment (or its reason changes). */
+  onRefused?: (d: DesiredDeployment) => void;
   /** Observes each successful reconcile's result (`mooring diff` prints the change sets). */
   onReconciled?: (deploymentId: string, result: ReconcileResult) => void;
   /**
@@ -121,6 +123,7 @@ export class Agent {
       collectOrphans: (snapshot, signal) => this.#d.collectOrphans(snapshot, signal),
       beginCycle: this.#d.beginCycle,
       onReconciled: this.#d.onReconciled,
+      onRefused: this.#d.onRefused,
     });
   }
 

@@ -80,6 +80,8 @@ export interface DeploymentsDeps {
   /** Called when a complete snapshot arrives, before its deployments are queued (starts the cycle's inventory listing). */
   beginCycle?: (() => void) | undefined;
   onReconciled?: ((deploymentId: string, result: ReconcileResult) => void) | undefined;
+  /** Told once when a deployment becomes refused by the poller (or its reason changes): the Event. */
+  onRefused?: ((d: DesiredDeployment) => void) | undefined;
 }
 
 /** What a poll decided when its listing completed: whether it is a resync, and when it began. */
@@ -186,7 +188,10 @@ export class Deployments {
       this.#take(d);
       if (d.refused) {
         runner.forget(deployment.id);
-        this.#setState(deployment.id, 'Refused', `${d.refused.code}: ${d.refused.message}`);
+        const reason = `${d.refused.code}: ${d.refused.message}`;
+        const told = status.get(deployment.id)?.reason === reason;
+        this.#setState(deployment.id, 'Refused', reason);
+        if (!told) this.#d.onRefused?.(d);
       } else if (hold?.due.has(deployment.id)) {
         runner.forget(deployment.id);
         this.#setState(deployment.id, 'Refused', `MOORING_E_DELETE_CAP_EXCEEDED: ${hold.message}`);

@@ -312,6 +312,16 @@ export class Poller {
     if (deployment.status === 'AWAITING_DELETE') {
       return { deployment, revision: undefined, hash: desiredStateHash(deployment, undefined) };
     }
+    // The interface does not promise secret values; without them nothing of it can be rendered.
+    const valueless = (deployment.secrets ?? [])
+      .filter((s) => typeof s.value !== 'string')
+      .map((s) => s.name);
+    if (valueless.length > 0) {
+      return refuse(
+        'MOORING_E_RECORD_INVALID',
+        `deployment ${deployment.id}: secret${valueless.length > 1 ? 's' : ''} ${valueless.join(', ')} carr${valueless.length > 1 ? 'y' : 'ies'} no value; nothing of it is applied or pruned until the record carries every value`,
+      );
+    }
     try {
       const latestId = deployment.latest_revision_id;
       const latest = latestId ? await this.#revision(deployment.id, latestId) : undefined;

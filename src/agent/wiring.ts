@@ -19,6 +19,7 @@ import { safeErr } from './safe-error.ts';
 import { orphanListing, runOrphanPass } from '../reconcile/orphan-pass.ts';
 import { OrphanCollector } from '../reconcile/orphans.ts';
 import { type Resources, reconcileDeployment } from '../reconcile/reconcile.ts';
+import { eventTarget, namespaceOf } from '../reconcile/steps.ts';
 import { Redactor } from '../redact.ts';
 import { defaultRenderSettings, type RenderSettings, renderDeployment } from '../render/index.ts';
 import type { KubeObject } from '../kube/types.ts';
@@ -237,6 +238,18 @@ export function wireAgent(o: WireOptions): WiredAgent {
           converged: input.converged,
         },
       ),
+    // A record the agent cannot use refuses its deployment alone: said in an Event there too.
+    onRefused: (d) => {
+      const namespace = namespaceOf(d.deployment);
+      if (!d.refused?.code.startsWith('MOORING_E_RECORD_') || !namespace) return;
+      if (!config.namespaces.includes(namespace)) return;
+      events.record({
+        target: eventTarget(namespace, undefined, new Map()),
+        reason: 'Refused',
+        type: 'Warning',
+        message: `deployment ${d.deployment.id}: ${d.refused.code}: ${d.refused.message}`,
+      });
+    },
     beginCycle: () => {
       void inventoryCache.refresh(
         (opts) => resources.listOwned(opts),
@@ -257,7 +270,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
       const { plan, changeSet } = await runOrphanPass(
         { resources: cachedResources, collector, logger, events },
         {
-          listing: orphanListing(snapshot.deployments, snapshot.rejected.length),
+          listing: orphanListing(snapshot.deployments, snapshot.rejected, config.listenerId),
           inventory,
           listenerId: config.listenerId,
           deleteVolumes: config.deleteVolumes,
