@@ -15,9 +15,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pRetry from 'p-retry';
 import { parseRetryAfter } from '../control-plane/client-errors.ts';
 
-/** Requests a second and burst when unset (docs/operator-guide.md, "API server manners"). */
-export const DEFAULT_KUBE_QPS = 50;
-export const DEFAULT_KUBE_BURST = 100;
 /** Retries of one request the server turned away (client-go's maxRetries). */
 export const KUBE_RETRIES = 10;
 /** The longest a server's Retry-After is waited out; a longer one is cut to this. */
