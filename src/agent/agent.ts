@@ -59,6 +59,8 @@ export interface AgentDeps {
   collectOrphans(snapshot: Snapshot, signal: AbortSignal): Promise<OrphanPassResult>;
   /** Called when a complete snapshot arrives, before its deployments are queued. */
   beginCycle?: () => void;
+  /** Whether a deployment still owns objects by the latest complete listing (the delete cap). */
+  ownsObjects?: (deploymentId: string) => boolean | undefined;
   /** Told once when the poller refuses a deployment (or its reason changes). */
   onRefused?: (d: DesiredDeployment) => void;
   /** Observes each successful reconcile's result (`mooring diff` prints the change sets). */
@@ -124,6 +126,7 @@ export class Agent {
       beginCycle: this.#d.beginCycle,
       onReconciled: this.#d.onReconciled,
       onRefused: this.#d.onRefused,
+      ownsObjects: this.#d.ownsObjects,
     });
   }
 

@@ -28,7 +28,8 @@ export interface DeleteHold {
 
 /**
  * The hold on this snapshot's deletions, or undefined when they are within the cap. A deployment
- * whose objects are already gone (`deleted`) is not due.
+ * whose objects are already gone (`deleted`: reconciled as Deleted, or owning nothing by the latest
+ * complete listing) is not due: records lingering in the control plane never hold the cap.
  */
 export function deleteHold(
   deployments: readonly DesiredDeployment[],

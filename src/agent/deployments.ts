@@ -80,6 +80,12 @@ export interface DeploymentsDeps {
   /** Called when a complete snapshot arrives, before its deployments are queued (starts the cycle's inventory listing). */
   beginCycle?: (() => void) | undefined;
   onReconciled?: ((deploymentId: string, result: ReconcileResult) => void) | undefined;
+  /**
+   * Whether a deployment still owns objects (kept volumes aside) by the latest complete listing;
+   * undefined when there is none yet. An AWAITING_DELETE record whose objects are gone is not due
+   * for deletion, so records lingering in the control plane never hold the cap (delete-cap.ts).
+   */
+  ownsObjects?: ((deploymentId: string) => boolean | undefined) | undefined;
   /** Told once when a deployment becomes refused by the poller (or its reason changes): the Event. */
   onRefused?: ((d: DesiredDeployment) => void) | undefined;
 }
@@ -174,7 +180,10 @@ export class Deployments {
     this.#begin(plan, runner);
     const { busy, atMs, first } = plan;
     const seen = new Set<string>();
-    const hold = deleteHold(snapshot.deployments, (id) => status.get(id)?.state === 'Deleted');
+    const hold = deleteHold(
+      snapshot.deployments,
+      (id) => status.get(id)?.state === 'Deleted' || this.#d.ownsObjects?.(id) === false,
+    );
     if (hold) this.#holdDeletes(hold);
     // Changed deployments first: the runner's free slots go to them, not to the resync of the rest.
     const ordered = [

@@ -238,6 +238,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
           converged: input.converged,
         },
       ),
+    ownsObjects: (id) => inventoryCache.ownsObjects(id),
     // A record the agent cannot use refuses its deployment alone: said in an Event there too.
     onRefused: (d) => {
       const namespace = namespaceOf(d.deployment);

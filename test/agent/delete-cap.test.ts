@@ -110,3 +110,35 @@ describe('AWAITING_DELETE past the per-cycle cap', () => {
     expect(queued.sort()).toEqual(['live0', 'live1', 'live2', 'live3']);
   });
 });
+
+describe('AWAITING_DELETE records whose objects are gone', () => {
+  it('do not count toward the cap, so lingering records never hold real deletions back (a restarted agent knows them from its listing)', async () => {
+    const queued: string[] = [];
+    const runner = {
+      depth: 0,
+      enqueue: (key: string) => queued.push(key),
+      forget: () => {},
+      resync: () => {},
+      isRunning: () => false,
+      whenIdle: () => Promise.resolve(),
+    } as unknown as Runner;
+    const lingering = Array.from({ length: 10 }, (_, i) => desired(`old${i}`, 'AWAITING_DELETE'));
+    const due = desired('due', 'AWAITING_DELETE');
+    const deployments = new Deployments({
+      status: new StatusStore(),
+      logger: createLogger({ level: 'silent' }),
+      metrics: createMetrics({ version: 'test' }),
+      clock: new FakeClock(),
+      reconcile: async () =>
+        ({
+          changeSet: { entries: [], dryRun: false },
+          health: { state: 'Ready', reason: 'ready' },
+        }) as unknown as ReconcileResult,
+      collectOrphans: async () => ({}),
+      // The latest complete listing: only `due` still owns objects.
+      ownsObjects: (id) => id === 'due',
+    });
+    await deployments.applySnapshot(snapshot([...lingering, due]), runner, new AbortController().signal);
+    expect(queued).toContain('due');
+  });
+});
