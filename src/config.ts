@@ -25,6 +25,7 @@ type Kind =
   | 'list'
   | 'seconds'
   | 'int'
+  | 'rate'
   | 'port'
   | 'bool'
   | 'level'
@@ -67,6 +68,8 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'resyncInterval', flag: 'resync-interval', env: 'MOORING_RESYNC_INTERVAL', kind: 'seconds', defaultText: 'every poll', unit: 'seconds', description: 'time between full resyncs (every owned object listed, drift repaired, orphans pruned); polls in between reconcile changed deployments only. A resync that takes longer than the poll interval is followed by a rest as long as it took' },
   { key: 'heartbeatInterval', flag: 'heartbeat-interval', env: 'MOORING_HEARTBEAT_INTERVAL', kind: 'seconds', value: '60', defaultText: '60', unit: 'seconds', description: 'time between listener PATCHes' },
   { key: 'concurrency', flag: 'concurrency', env: 'MOORING_CONCURRENCY', kind: 'int', value: '8', defaultText: '8', unit: 'reconciles', description: 'reconciles at once' },
+  { key: 'kubeQps', flag: 'kube-qps', env: 'MOORING_KUBE_QPS', kind: 'rate', value: '50', defaultText: '50', unit: 'requests/s', description: 'Kubernetes API requests a second on average, client side (0 = no limit)' },
+  { key: 'kubeBurst', flag: 'kube-burst', env: 'MOORING_KUBE_BURST', kind: 'int', value: '100', defaultText: '100', unit: 'requests', description: 'Kubernetes API requests sent at once before --kube-qps applies' },
   { key: 'reconcileTimeout', flag: 'reconcile-timeout', env: 'MOORING_RECONCILE_TIMEOUT', kind: 'seconds', value: '120', defaultText: '120', unit: 'seconds', description: 'time one reconcile may take' },
   { key: 'opsHost', flag: 'ops-host', env: 'MOORING_OPS_HOST', kind: 'string', defaultText: '$MOORING_POD_IP, else 127.0.0.1', description: 'address of /healthz /readyz /metrics /status; bound to another address than loopback, the agent also listens on 127.0.0.1 (same port). /status answers loopback clients only' },
   { key: 'opsPort', flag: 'ops-port', env: 'MOORING_OPS_PORT', kind: 'port', value: '8080', defaultText: '8080', unit: 'port', description: 'port of the same (0 = any free port)' },
@@ -116,6 +119,9 @@ export interface AgentConfig {
   resyncIntervalMs: number;
   heartbeatIntervalMs: number;
   concurrency: number;
+  /** Client-side rate limit of Kubernetes requests (0 = none). */
+  kubeQps: number;
+  kubeBurst: number;
   reconcileTimeoutMs: number;
   opsHost: string;
   opsPort: number;
@@ -215,6 +221,12 @@ const KIND_SCHEMAS: Record<Kind, z.ZodType> = {
     .regex(/^\d+$/, 'must be a whole number')
     .transform(Number)
     .pipe(z.number().int().min(1, 'must be at least 1').max(1000, 'must be at most 1000')),
+  rate: z
+    .string()
+    .trim()
+    .regex(/^\d+(\.\d+)?$/, 'must be a number of requests a second (0 = no limit)')
+    .transform(Number)
+    .pipe(z.number().max(100_000, 'must be at most 100000')),
   port: z
     .string()
     .trim()
@@ -399,6 +411,8 @@ export function parseAgentConfig(sources: ConfigSources): ConfigResult {
     resyncIntervalMs: values.resyncInterval === undefined ? 0 : seconds('resyncInterval'),
     heartbeatIntervalMs: seconds('heartbeatInterval'),
     concurrency: values.concurrency as number,
+    kubeQps: values.kubeQps as number,
+    kubeBurst: values.kubeBurst as number,
     reconcileTimeoutMs: seconds('reconcileTimeout'),
     // The pod's own address (the chart passes status.podIP), never every interface by default.
     opsHost:

@@ -177,6 +177,10 @@ export const ERROR_CODES = {
     summary: 'More deletions were due than the per-cycle cap allows; none were made.',
     retryable: false,
   },
+  MOORING_E_DELETE_CAP_EXCEEDED: {
+    summary: 'More deployments were AWAITING_DELETE than the per-cycle cap allows; none were deleted.',
+    retryable: false,
+  },
   MOORING_E_ROLLOUT_FAILED: {
     summary: 'A workload failed to roll out (progress deadline exceeded).',
     retryable: false,

@@ -70,6 +70,36 @@ export async function scrapeCounters(opsUrl: string): Promise<AgentCounters | un
   }
 }
 
+/** How the agent paced its Kubernetes requests (src/kube/rate-limit.ts), from its own counters. */
+export interface KubeManners {
+  /** Seconds requests waited for the client-side rate limit (`--kube-qps`, `--kube-burst`). */
+  rate_limiter_wait_s: number;
+  /** Seconds requests waited out a server's Retry-After (after a 429, or a 503 with one). */
+  retry_after_wait_s: number;
+  /** Answers 429 (Too Many Requests) the agent was given. */
+  status_429: number;
+}
+
+/** Reads `KubeManners` from `/metrics` text; a counter the agent has not exported yet counts 0. */
+export function parseManners(text: string): KubeManners {
+  const or0 = (n: number) => (Number.isFinite(n) ? Math.round(n * 1000) / 1000 : 0);
+  return {
+    rate_limiter_wait_s: or0(sumSamples(text, 'mooring_kube_wait_seconds_total', { reason: 'rate_limiter' })),
+    retry_after_wait_s: or0(sumSamples(text, 'mooring_kube_wait_seconds_total', { reason: 'retry_after' })),
+    status_429: or0(sumSamples(text, 'mooring_kube_requests_total', { result: '429' })),
+  };
+}
+
+/** Scrapes `KubeManners`; undefined while the ops server does not answer. */
+export async function scrapeManners(opsUrl: string): Promise<KubeManners | undefined> {
+  try {
+    const res = await fetch(`${opsUrl}/metrics`, { signal: AbortSignal.timeout(5_000) });
+    return res.ok ? parseManners(await res.text()) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**

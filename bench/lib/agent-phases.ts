@@ -5,7 +5,7 @@
  */
 import type { EventLoopUtilization } from 'node:perf_hooks';
 import path from 'node:path';
-import { allReconciled, waitForCounters } from './agent-metrics.ts';
+import { allReconciled, scrapeManners, waitForCounters } from './agent-metrics.ts';
 import type { AgentProcess } from './agent-process.ts';
 import { refOf, waitForObjects } from './convergence.ts';
 import { type BenchResult, round, roundOrNull } from './figures.ts';
@@ -70,6 +70,7 @@ export async function runAgentPhases(input: AgentPhasesInput): Promise<void> {
     if (!alive(input, first, 'during propagation')) return;
     await waitQuiet(first.opsUrl, quietMs);
   } finally {
+    result.kube_manners = (await scrapeManners(first.opsUrl)) ?? null;
     first.agent.sample();
     result.peak_rss_mib = roundOrNull(first.agent.peakRssMib, 1);
     result.agent_cpu_s = roundOrNull(first.agent.cpuSeconds());
@@ -97,6 +98,8 @@ export async function runAgentPhases(input: AgentPhasesInput): Promise<void> {
     const restart = countKube(stack.kubeApi);
     result.restart_kube_writes = restart.writes;
     result.restart_kube_reads = restart.reads;
+    result.restart_kube_reads_by_verb = restart.readsByVerb;
+    result.restart_kube_manners = (await scrapeManners(restarted.opsUrl)) ?? null;
     result.restart_controlplane_requests = (await stack.controlPlane.stats()).requests;
     if (restart.writes > 0) note(`restart writes: ${JSON.stringify(restart.writesByTarget)}`);
     say(`restart: ${restart.writes} writes, ${restart.reads} reads`);

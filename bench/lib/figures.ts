@@ -3,6 +3,7 @@
  * figure is judged against, percentiles, and the table printed on stdout. Pure: no I/O.
  */
 import os from 'node:os';
+import type { KubeManners } from './agent-metrics.ts';
 
 /** The machine the figures were measured on. */
 export interface Machine {
@@ -87,8 +88,14 @@ export interface BenchResult {
   agent_oom_kills: number | null;
   /** CPU seconds of the first agent process over its whole life (convergence, idle, propagation). */
   agent_cpu_s: number | null;
+  /** How the first agent (convergence, idle, propagation) paced its Kubernetes requests. */
+  kube_manners: KubeManners | null;
   restart_kube_writes: number | null;
   restart_kube_reads: number | null;
+  /** The restart's Kubernetes reads by verb (get, list): a restart should read by listing. */
+  restart_kube_reads_by_verb: Record<string, number> | null;
+  /** How the restarted agent paced its Kubernetes requests until it settled. */
+  restart_kube_manners: KubeManners | null;
   restart_controlplane_requests: number | null;
   /** Seconds from the restarted agent's start until it had checked every deployment. */
   restart_settled_s: number | null;
@@ -281,12 +288,24 @@ export function tableRows(r: BenchResult): string[][] {
     row('  cgroup peak (MiB)', 'cgroup_peak_mib'),
     row('  OOM kills', 'agent_oom_kills'),
     row('agent CPU, whole first run (s)', 'agent_cpu_s'),
+    ['kube rate-limiter / Retry-After wait (s), 429s', mannersText(r.kube_manners), '', ''],
     row('restart kube writes', 'restart_kube_writes'),
     row('restart kube reads', 'restart_kube_reads'),
+    [
+      '  by verb',
+      r.restart_kube_reads_by_verb === null ? 'n/a' : JSON.stringify(r.restart_kube_reads_by_verb),
+      '',
+      '',
+    ],
+    ['restart rate-limiter / Retry-After wait (s), 429s', mannersText(r.restart_kube_manners), '', ''],
     row('restart control-plane requests', 'restart_controlplane_requests'),
     row('restart settled (s)', 'restart_settled_s'),
     row('restart peak RSS (MiB)', 'restart_peak_rss_mib'),
   ];
+}
+
+function mannersText(m: KubeManners | null): string {
+  return m === null ? 'n/a' : `${m.rate_limiter_wait_s} / ${m.retry_after_wait_s}, ${m.status_429}`;
 }
 
 /** The figures as a Markdown table (stdout and the README section use the same one). */
@@ -357,8 +376,11 @@ export function emptyResult(deployments: number, namespaces: number, pollInterva
     cgroup_peak_mib: null,
     agent_oom_kills: null,
     agent_cpu_s: null,
+    kube_manners: null,
     restart_kube_writes: null,
     restart_kube_reads: null,
+    restart_kube_reads_by_verb: null,
+    restart_kube_manners: null,
     restart_controlplane_requests: null,
     restart_settled_s: null,
     restart_peak_rss_mib: null,

@@ -18,7 +18,7 @@ import type { ReconcileResult } from '../reconcile/result.ts';
 import type { Redactor } from '../redact.ts';
 import { type Clock, sleep, systemClock } from './clock.ts';
 import { LeaderElector, type LeaseClient } from './leader-election.ts';
-import { Poller, type PollClient, type Snapshot } from './poller.ts';
+import { type DesiredDeployment, Poller, type PollClient, type Snapshot } from './poller.ts';
 import {
   checkNamespaces,
   type ListenerClient,
@@ -62,6 +62,10 @@ export interface AgentDeps {
   collectOrphans(snapshot: Snapshot, signal: AbortSignal): Promise<OrphanPassResult>;
   /** Called when a complete snapshot arrives, before its deployments are queued. */
   beginCycle?: () => void;
+  /** Whether a deployment still owns objects by the latest complete listing (the delete cap). */
+  ownsObjects?: (deploymentId: string) => boolean | undefined;
+  /** Told once when the poller refuses a deployment (or its reason changes). */
+  onRefused?: (d: DesiredDeployment) => void;
   /** Observes each successful reconcile's result (`mooring diff` prints the change sets). */
   onReconciled?: (deploymentId: string, result: ReconcileResult) => void;
   /**
@@ -128,6 +132,8 @@ export class Agent {
       collectOrphans: (snapshot, signal) => this.#d.collectOrphans(snapshot, signal),
       beginCycle: this.#d.beginCycle,
       onReconciled: this.#d.onReconciled,
+      onRefused: this.#d.onRefused,
+      ownsObjects: this.#d.ownsObjects,
     });
   }
 
@@ -150,6 +156,11 @@ export class Agent {
 
   get inFlight(): number {
     return this.#term?.runner.inFlight ?? 0;
+  }
+
+  /** A deployment's desired state, or a promise of it while a poll resolves it (ADR 0008). */
+  desiredOf(id: string): ReturnType<Deployments['desiredOf']> {
+    return this.#deployments.desiredOf(id);
   }
 
   /** Called by the Kubernetes request instrumentation: network failures make the agent unready. */
@@ -368,6 +379,7 @@ export class Agent {
       onPoll: (result, ms) => {
         metrics.polls.inc({ result });
         metrics.pollDuration.observe({ result }, ms / 1000);
+        if (result === 'failure' && this.#term === term) this.#deployments.pollFailed();
         if (result === 'success') {
           this.#lastPollAtMs = clock.now();
           metrics.lastPollSuccess.set(clock.now() / 1000);

@@ -13,6 +13,8 @@ import type { ReconcileResult } from '../reconcile/result.ts';
 import { secretValues } from '../reconcile/steps.ts';
 import type { Redactor } from '../redact.ts';
 import type { Clock } from './clock.ts';
+import { deleteHold } from './delete-cap.ts';
+import { DesiredWaiters } from './desired-waiters.ts';
 import { type DesiredDeployment, POLL_JITTER, type Snapshot } from './poller.ts';
 import type { RunReport, Runner } from './runner.ts';
 import { describeError, safeErr } from './safe-error.ts';
@@ -78,6 +80,14 @@ export interface DeploymentsDeps {
   /** Called when a complete snapshot arrives, before its deployments are queued (starts the cycle's inventory listing). */
   beginCycle?: (() => void) | undefined;
   onReconciled?: ((deploymentId: string, result: ReconcileResult) => void) | undefined;
+  /**
+   * Whether a deployment still owns objects (kept volumes aside) by the latest complete listing;
+   * undefined when there is none yet. An AWAITING_DELETE record whose objects are gone is not due
+   * for deletion, so records lingering in the control plane never hold the cap (delete-cap.ts).
+   */
+  ownsObjects?: ((deploymentId: string) => boolean | undefined) | undefined;
+  /** Told once when a deployment becomes refused by the poller (or its reason changes): the Event. */
+  onRefused?: ((d: DesiredDeployment) => void) | undefined;
 }
 
 /** What a poll decided when its listing completed: whether it is a resync, and when it began. */
@@ -112,6 +122,7 @@ export class Deployments {
   #lastDrained: { atMs: number; tookMs: number } | undefined;
   /** The poll in progress (`beginPoll`): whether it is a resync, and what it queued early. */
   #poll: { plan: PollPlan; early: Set<string> } | undefined;
+  readonly #waiters = new DesiredWaiters<DesiredDeployment>();
 
   constructor(deps: DeploymentsDeps) {
     this.#d = deps;
@@ -135,7 +146,8 @@ export class Deployments {
    */
   takeEarly(d: DesiredDeployment, runner: Runner): void {
     const poll = this.#poll;
-    if (!poll || d.refused || this.#reconciled(d)) return;
+    // A deletion waits for the snapshot: only the whole of it tells whether the cap holds it.
+    if (!poll || d.refused || this.#reconciled(d) || d.deployment.status === 'AWAITING_DELETE') return;
     this.#begin(poll.plan, runner);
     this.#take(d);
     runner.enqueue(d.deployment.id, d.hash);
@@ -168,6 +180,11 @@ export class Deployments {
     this.#begin(plan, runner);
     const { busy, atMs, first } = plan;
     const seen = new Set<string>();
+    const hold = deleteHold(
+      snapshot.deployments,
+      (id) => status.get(id)?.state === 'Deleted' || this.#d.ownsObjects?.(id) === false,
+    );
+    if (hold) this.#holdDeletes(hold);
     // Changed deployments first: the runner's free slots go to them, not to the resync of the rest.
     const ordered = [
       ...snapshot.deployments.filter((d) => this.#changed(d)),
@@ -180,13 +197,20 @@ export class Deployments {
       this.#take(d);
       if (d.refused) {
         runner.forget(deployment.id);
-        this.#setState(deployment.id, 'Refused', `${d.refused.code}: ${d.refused.message}`);
+        const reason = `${d.refused.code}: ${d.refused.message}`;
+        const told = status.get(deployment.id)?.reason === reason;
+        this.#setState(deployment.id, 'Refused', reason);
+        if (!told) this.#d.onRefused?.(d);
+      } else if (hold?.due.has(deployment.id)) {
+        runner.forget(deployment.id);
+        this.#setState(deployment.id, 'Refused', `MOORING_E_DELETE_CAP_EXCEEDED: ${hold.message}`);
       } else if (!busy || !this.#reconciled(d)) {
         // AWAITING_DELETE goes through the runner too: its deletion is a reconcile like any other,
         // so it never races an apply of the same deployment.
         runner.enqueue(deployment.id, d.hash);
       }
     }
+    this.#waiters.settleAll((id) => this.#desired.get(id));
     for (const id of [...this.#desired.keys()]) {
       if (seen.has(id)) continue;
       this.#desired.delete(id);
@@ -208,6 +232,15 @@ export class Deployments {
       logger.debug({ durationMs: ms, deployments: snapshot.deployments.length }, 'resync drained');
     });
     await this.#orphanPass(snapshot, signal);
+  }
+
+  /** The deletions of this snapshot are over the cap (delete-cap.ts): said loudly, none made. */
+  #holdDeletes(hold: NonNullable<ReturnType<typeof deleteHold>>): void {
+    this.#d.metrics.deleteCapRefusals.inc();
+    this.#d.logger.error(
+      { code: 'MOORING_E_DELETE_CAP_EXCEEDED', due: hold.due.size, cap: hold.cap },
+      hold.message,
+    );
   }
 
   /** Whether this poll is a resync (see `applySnapshot`). */
@@ -246,12 +279,27 @@ export class Deployments {
     this.#d.beginCycle?.();
   }
 
+  /**
+   * `id`'s desired state as taken, or (while a poll is resolving its deployments) a promise of it,
+   * settled once the poll takes it or ends; undefined when there is none (a cold start's listing).
+   */
+  desiredOf(id: string): DesiredDeployment | Promise<DesiredDeployment | undefined> | undefined {
+    return this.#desired.get(id) ?? (this.#poll ? this.#waiters.wait(id) : undefined);
+  }
+
+  /** The poll under way failed: nothing more of it will be taken. */
+  pollFailed(): void {
+    this.#poll = undefined;
+    this.#waiters.settleAll(() => undefined);
+  }
+
   /** Records `d` as its deployment's desired state and shows it in the status. */
   #take(d: DesiredDeployment): void {
     const { deployment } = d;
     // Before anything of it runs or is logged: the redactor knows its values from here on.
     this.#d.redactor?.set(deployment.id, secretValuesOf(d));
     this.#desired.set(deployment.id, d);
+    this.#waiters.settle(deployment.id, d);
     this.#d.status.observe({
       id: deployment.id,
       name: deployment.name,

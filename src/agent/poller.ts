@@ -1,7 +1,7 @@
 /**
  * The poller: every interval (jittered up to 10% sooner) it lists every page of the remote-reconciled
  * deployments, keeps the ones assigned to this listener, picks the revision each should run
- * (fetched once per revision id, then cached), and hands a complete snapshot to the agent. Once
+ * (fetched once per revision id once its status is final, else at every poll), and hands a complete snapshot to the agent. Once
  * the listing is complete, each deployment is also handed on as soon as its revision is in
  * (`onDesired`), so that a cold start's applies do not wait for every revision read. A failed
  * listing produces no snapshot and hands nothing on: nothing downstream acts on a partial view,
@@ -15,7 +15,12 @@ import equal from 'fast-deep-equal';
 import pMap from 'p-map';
 import { CONTROL_PLANE_CONNECTIONS } from '../control-plane/client-http.ts';
 import type { ControlPlaneClient } from '../control-plane/client.ts';
-import type { DeploymentRecord, RejectedRecord, RevisionRecord } from '../contract/index.ts';
+import {
+  type DeploymentRecord,
+  FINAL_REVISION_STATUSES,
+  type RejectedRecord,
+  type RevisionRecord,
+} from '../contract/index.ts';
 import { type ErrorCode, errorCode, MooringError } from '../errors.ts';
 import { canonicalJson } from '../kube/desired-hash.ts';
 import type { Logger } from '../log.ts';
@@ -307,6 +312,16 @@ export class Poller {
     if (deployment.status === 'AWAITING_DELETE') {
       return { deployment, revision: undefined, hash: desiredStateHash(deployment, undefined) };
     }
+    // The interface does not promise secret values; without them nothing of it can be rendered.
+    const valueless = (deployment.secrets ?? [])
+      .filter((s) => typeof s.value !== 'string')
+      .map((s) => s.name);
+    if (valueless.length > 0) {
+      return refuse(
+        'MOORING_E_RECORD_INVALID',
+        `deployment ${deployment.id}: secret${valueless.length > 1 ? 's' : ''} ${valueless.join(', ')} carr${valueless.length > 1 ? 'y' : 'ies'} no value; nothing of it is applied or pruned until the record carries every value`,
+      );
+    }
     try {
       const latestId = deployment.latest_revision_id;
       const latest = latestId ? await this.#revision(deployment.id, latestId) : undefined;
@@ -344,7 +359,9 @@ export class Poller {
     const cached = this.#revisions.get(revisionId);
     if (cached) return cached;
     const revision = await this.#o.client.getRevision(deploymentId, revisionId);
-    this.#revisions.set(revisionId, revision);
+    // Kept only once its status is final: one still moving is read again at the next poll, so
+    // that a latest revision turning DEPLOY_FAILED falls back to the active one.
+    if (FINAL_REVISION_STATUSES.has(String(revision.status))) this.#revisions.set(revisionId, revision);
     return revision;
   }
 

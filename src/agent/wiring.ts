@@ -19,9 +19,12 @@ import { safeErr } from './safe-error.ts';
 import { orphanListing, runOrphanPass } from '../reconcile/orphan-pass.ts';
 import { OrphanCollector } from '../reconcile/orphans.ts';
 import { type Resources, reconcileDeployment } from '../reconcile/reconcile.ts';
+import { eventTarget, namespaceOf } from '../reconcile/steps.ts';
 import { Redactor } from '../redact.ts';
-import { mergeRenderSettings, type RenderSettings } from '../render/index.ts';
+import { mergeRenderSettings, type RenderSettings, renderDeployment } from '../render/index.ts';
+import type { KubeObject } from '../kube/types.ts';
 import { Agent, type AgentDeps } from './agent.ts';
+import { coldStartJudge } from './cold-start.ts';
 import { checkExposureKind } from './exposure-check.ts';
 import { kubeLeaseClient } from './leader-election.ts';
 import { kubeNamespaceReader } from './registration.ts';
@@ -154,6 +157,8 @@ export function wireAgent(o: WireOptions): WiredAgent {
       metrics.kubeRequests.inc({ verb, result });
       agent?.observeKubeResult(result);
     },
+    rateLimit: { qps: config.kubeQps, burst: config.kubeBurst },
+    onWait: (reason, seconds) => metrics.kubeWaitSeconds.inc({ reason }, seconds),
   });
   const controlPlane = new ControlPlaneClient({
     baseUrl: config.controlPlaneUrl,
@@ -200,7 +205,21 @@ export function wireAgent(o: WireOptions): WiredAgent {
     dryRun: config.dryRun,
   };
   // One inventory listing per poll cycle, shared by that cycle's reconciles and its orphan pass.
-  const inventoryCache = new InventoryCache({ namespaces: config.namespaces, listenerId: config.listenerId });
+  // A cold start's listing comes whole and is compared page by page (ADR 0008): no object is read
+  // again. Not in dry run, which keeps no memo.
+  const coldJudge = () =>
+    coldStartJudge({
+      desiredOf: (id) => agent?.desiredOf(id),
+      render: (d) =>
+        renderDeployment({ deployment: d.deployment, revision: d.revision, settings })
+          .objects as unknown as KubeObject[],
+      verify: (live, desired, key) => resources.verifyListed(live, desired, key),
+    });
+  const inventoryCache = new InventoryCache({
+    namespaces: config.namespaces,
+    listenerId: config.listenerId,
+    ...(config.dryRun ? {} : { coldJudge }),
+  });
   const cachedResources = inventoryCache.wrap(resources);
   const directResources = inventoryCache.wrap(resources, { listDirectly: true });
   const deps: AgentDeps = {
@@ -240,6 +259,19 @@ export function wireAgent(o: WireOptions): WiredAgent {
           converged: input.converged,
         },
       ),
+    ownsObjects: (id) => inventoryCache.ownsObjects(id),
+    // A record the agent cannot use refuses its deployment alone: said in an Event there too.
+    onRefused: (d) => {
+      const namespace = namespaceOf(d.deployment);
+      if (!d.refused?.code.startsWith('MOORING_E_RECORD_') || !namespace) return;
+      if (!config.namespaces.includes(namespace)) return;
+      events.record({
+        target: eventTarget(namespace, undefined, new Map()),
+        reason: 'Refused',
+        type: 'Warning',
+        message: `deployment ${d.deployment.id}: ${d.refused.code}: ${d.refused.message}`,
+      });
+    },
     beginCycle: () => {
       void inventoryCache.refresh(
         (opts) => resources.listOwned(opts),
@@ -260,7 +292,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
       const { plan, changeSet } = await runOrphanPass(
         { resources: cachedResources, collector, logger, events },
         {
-          listing: orphanListing(snapshot.deployments, snapshot.rejected.length),
+          listing: orphanListing(snapshot.deployments, snapshot.rejected, config.listenerId),
           inventory,
           listenerId: config.listenerId,
           deleteVolumes: config.deleteVolumes,

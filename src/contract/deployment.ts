@@ -14,6 +14,12 @@ export function deploymentSchemas(b: Builders) {
   const spec = resourceSpecSchemas(b);
 
   const Secret = b.obj({ name: z.string().min(1), value: z.string() });
+  /**
+   * A secret as a deployment record carries it: the interface does not promise that values are
+   * returned, so a record whose secrets lack them still parses; the agent refuses that one
+   * deployment (it cannot render it), not the listing.
+   */
+  const RecordSecret = b.obj({ name: z.string().min(1), value: z.string().optional() });
   const SecretReference = b.obj({
     name: z.string().min(1),
     secret_name: z.string().min(1),
@@ -49,7 +55,7 @@ export function deploymentSchemas(b: Builders) {
     source: b.en(SOURCES),
     source_config: SourceConfig,
     source_revision_config: SourceRevisionConfig,
-    secrets: z.array(Secret),
+    secrets: z.array(RecordSecret),
     id: b.uuid(),
     tenant_id: b.uuid(),
     created_at: b.dateTime(),

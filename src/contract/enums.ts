@@ -51,5 +51,15 @@ export const NON_RUNNABLE_REVISION_STATUSES: ReadonlySet<string> = new Set([
   'INTERRUPTED',
 ]);
 
+/**
+ * Revision statuses that do not change any more: deployed, or one of the non-runnable ones. A
+ * revision in any other status (building, deploying, unknown) may still turn into a failure, so
+ * the agent reads it again at every poll.
+ */
+export const FINAL_REVISION_STATUSES: ReadonlySet<string> = new Set([
+  'DEPLOYED',
+  ...NON_RUNNABLE_REVISION_STATUSES,
+]);
+
 export const COMPUTE_TYPES = ['k8s'] as const;
 export type ComputeType = (typeof COMPUTE_TYPES)[number];

@@ -12,6 +12,8 @@ export interface RejectedRecord {
   index: number;
   /** The record's `id` when it had a readable one. */
   id?: string;
+  /** A deployment record's `source_config.listener_id`, when readable: whose record it is. */
+  listenerId?: string;
   code: 'MOORING_E_RECORD_INVALID';
   /** Which fields are wrong and how; never the values (they may be secrets). */
   reason: string;
@@ -50,6 +52,12 @@ export function describeIssues(error: z.ZodError, limit = 5): string {
   return parts.join('; ') + more;
 }
 
+function readListenerId(item: unknown): string | undefined {
+  const config = (item as { source_config?: unknown } | null)?.source_config;
+  const id = (config as { listener_id?: unknown } | null | undefined)?.listener_id;
+  return typeof id === 'string' && id.length > 0 && id.length <= 128 ? id : undefined;
+}
+
 function readId(item: unknown): string | undefined {
   if (item && typeof item === 'object' && 'id' in item) {
     const id = (item as { id: unknown }).id;
@@ -84,9 +92,11 @@ export function parsePage<S extends z.ZodType>(
     const parsed = held === undefined ? item.safeParse(raw) : { success: true as const, data: held };
     const id = readId(raw);
     if (!parsed.success) {
+      const listenerId = readListenerId(raw);
       page.rejected.push({
         index,
         ...(id ? { id } : {}),
+        ...(listenerId ? { listenerId } : {}),
         code: 'MOORING_E_RECORD_INVALID',
         reason: describeIssues(parsed.error),
       });

@@ -17,9 +17,9 @@ import { httpStatusOf, immutableFields, isApiWide, kubeError } from './errors.ts
 import { takenFields } from './field-owners.ts';
 import { sortForApply } from './kinds.ts';
 import { findDrift } from './live-compare.ts';
+import { isVerified, remember } from './memo.ts';
 import { objectId } from './object-id.ts';
 import type { Applied } from './object-client.ts';
-import { objectVersion } from './object-version.ts';
 import { checkOwnership } from './ownership.ts';
 import { recreate } from './recreate.ts';
 import { HANDOVER_MANAGER, handOverReplicas } from './replicas-handover.ts';
@@ -28,6 +28,7 @@ import type { KubeObject } from './types.ts';
 export type { ApplyContext, ApplyOptions } from './apply-context.ts';
 export { HANDOVER_MANAGER } from './replicas-handover.ts';
 export { RECREATE_WAIT_MS } from './recreate.ts';
+export { isVerified } from './memo.ts';
 
 async function createOnce(
   ctx: ApplyContext,
@@ -75,25 +76,6 @@ function foundCreateOnly(
   // Nothing of it is compared; remembered so that a resync can tell it is still there unchanged.
   remember(ctx, entry.id, opts.inputKey, live);
   return entry;
-}
-
-/** Whether `live` is still the version found converged (or applied) for `key`; see ApplyContext.verified. */
-export function isVerified(
-  ctx: ApplyContext,
-  id: string,
-  key: string | undefined,
-  live: KubeObject,
-): boolean {
-  if (key === undefined || ctx.dryRun) return false;
-  const memo = ctx.verified?.get(id);
-  // The memo first: the version of a whole object costs a digest of its labels and annotations.
-  return memo !== undefined && memo.key === key && memo.version === objectVersion(live);
-}
-
-/** Records that `obj` (live, or the apply's answer) holds what `key` stands for. */
-function remember(ctx: ApplyContext, id: string, key: string | undefined, obj: KubeObject): void {
-  const version = objectVersion(obj);
-  if (key !== undefined && version !== undefined && !ctx.dryRun) ctx.verified?.set(id, { key, version });
 }
 
 /**

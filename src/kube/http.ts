@@ -13,17 +13,26 @@ import { describeProxy, proxyForUrl } from '../proxy/from-environment.ts';
 import { proxyRefused, tunnelRefusalStatus } from '../proxy/refusal.ts';
 import { ExecCredential } from './exec-credential.ts';
 import type { ClusterAccess } from './kubeconfig.ts';
+import { polite, TokenBucket, type WaitReason } from './rate-limit.ts';
 import { type KubeVerb, kubeVerb } from './verb.ts';
 
 /** A non-2xx answer. `code` and `body` are what `httpStatusOf`/`kubeError` read. */
 export class KubeApiError extends Error {
   readonly code: number;
   readonly body: unknown;
-  constructor(code: number, body: unknown, method: string) {
+  /** The answer's headers (`Retry-After` is read from them). */
+  readonly headers: Record<string, string | string[] | undefined>;
+  constructor(
+    code: number,
+    body: unknown,
+    method: string,
+    headers: Record<string, string | string[] | undefined> = {},
+  ) {
     super(`Kubernetes API answered ${code} to ${method}`);
     this.name = 'KubeApiError';
     this.code = code;
     this.body = body;
+    this.headers = headers;
   }
 }
 
@@ -57,6 +66,13 @@ export interface KubeHttpOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** Told of every request's verb and result (the HTTP status, or `error`): the request metrics. */
   onResult?: (verb: KubeVerb, result: string) => void;
+  /**
+   * Client-side rate limit (`--kube-qps`, `--kube-burst`; rate-limit.ts). Unset: no limit (tests
+   * and tools); the agent always sets it.
+   */
+  rateLimit?: { qps: number; burst: number };
+  /** Told of every wait before a request was sent, in seconds: the wait metrics. */
+  onWait?: (reason: WaitReason, seconds: number) => void;
 }
 
 const TOKEN_FILE_REREAD_MS = 60_000;
@@ -74,6 +90,8 @@ export class KubeHttp {
   readonly #auth: () => Promise<string | undefined>;
   readonly #exec: ExecCredential | undefined;
   readonly #onResult: ((verb: KubeVerb, result: string) => void) | undefined;
+  readonly #bucket: TokenBucket | undefined;
+  readonly #onWait: ((reason: WaitReason, seconds: number) => void) | undefined;
 
   constructor(access: ClusterAccess, opts: KubeHttpOptions = {}) {
     this.server = access.server;
@@ -83,6 +101,8 @@ export class KubeHttp {
     this.#userAgent = opts.userAgent ?? 'mooring';
     this.#timeoutMs = opts.timeoutMs ?? 30_000;
     this.#onResult = opts.onResult;
+    this.#bucket = opts.rateLimit ? new TokenBucket(opts.rateLimit) : undefined;
+    this.#onWait = opts.onWait;
     const connect = { ...access.tls };
     // A kubeconfig's proxy-url wins for its cluster, as in kubectl; else the environment's.
     const proxy = access.proxyUrl ?? (access.inCluster ? undefined : proxyForUrl(url, opts.env ?? {}));
@@ -110,8 +130,20 @@ export class KubeHttp {
     } else this.#auth = async () => undefined;
   }
 
-  /** Sends one request; resolves with the parsed JSON body of a 2xx answer, rejects otherwise. */
-  async request<T>(req: KubeRequest): Promise<KubeResponse<T>> {
+  /**
+   * Sends one request; resolves with the parsed JSON body of a 2xx answer, rejects otherwise. Each
+   * attempt waits its turn at the rate limiter; one the server turned away (429, or 503 with
+   * `Retry-After`) is sent again after the server's wait (rate-limit.ts).
+   */
+  request<T>(req: KubeRequest): Promise<KubeResponse<T>> {
+    return polite(() => this.#attempt<T>(req), {
+      bucket: this.#bucket,
+      onWait: this.#onWait,
+      signal: req.signal,
+    });
+  }
+
+  async #attempt<T>(req: KubeRequest): Promise<KubeResponse<T>> {
     let result = 'error';
     try {
       const res = await this.#send<T>(req);
@@ -164,7 +196,7 @@ export class KubeHttp {
     }
     if (res.status < 200 || res.status >= 300) {
       if (res.status === 401) this.#exec?.invalidate();
-      throw new KubeApiError(res.status, parsed ?? {}, req.method);
+      throw new KubeApiError(res.status, parsed ?? {}, req.method, res.headers);
     }
     return { status: res.status, body: parsed as T };
   }

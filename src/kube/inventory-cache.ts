@@ -12,9 +12,10 @@
 import type { ApplyOptions } from './apply.ts';
 import { type ChangeSet, hasChanges } from './change-set.ts';
 import type { DeleteAllOptions } from './delete.ts';
+import { kindInfo } from './kinds.ts';
 import { type Inventory, inventoryOf, type ListOwnedOptions } from './list.ts';
 import { LABELS } from '../labels.ts';
-import { type PreviousEntries, previousEntries } from './slim-listing.ts';
+import { type PageJudge, type PreviousEntries, previousEntries } from './slim-listing.ts';
 import type { KubeObject } from './types.ts';
 
 /** The resource calls the cache wraps (the ResourceManager has them). */
@@ -34,6 +35,20 @@ interface Listing {
 export interface InventoryCacheOptions {
   namespaces: readonly string[];
   listenerId: string;
+  /**
+   * Makes the judge of a cold listing (the first, or any while none has succeeded yet): that
+   * listing comes whole and is compared page by page (ADR 0008). One judge per listing.
+   */
+  coldJudge?: (() => PageJudge) | undefined;
+}
+
+/** Deployments with objects other than volumes (kept on purpose) in `inventory`. */
+function ownersOf(inventory: Inventory): Set<string> {
+  const out = new Set<string>();
+  for (const [id, objects] of inventory.byDeployment) {
+    if (objects.some((o) => kindInfo(o.kind)?.volume !== true)) out.add(id);
+  }
+  return out;
 }
 
 export class InventoryCache {
@@ -54,6 +69,8 @@ export class InventoryCache {
   readonly #served = new Set<string>();
   #hits = 0;
   #misses = 0;
+  /** Deployments owning objects other than volumes, by the latest listing that succeeded. */
+  #owners: ReadonlySet<string> | undefined;
 
   constructor(opts: InventoryCacheOptions) {
     this.#opts = opts;
@@ -77,11 +94,13 @@ export class InventoryCache {
       slim: true,
       previous: this.#previous,
     };
+    if (this.#previous === undefined && this.#opts.coldJudge) opts.judge = this.#opts.coldJudge();
     const result = list(opts).then(
       (inventory) => {
         // Writes before the listing began are in it: forget them.
         for (const [id, seq] of this.#writes) if (seq < startSeq) this.#writes.delete(id);
         this.#previous = previousEntries(inventory);
+        this.#owners = ownersOf(inventory);
         return inventory;
       },
       (err: unknown) => {
@@ -97,6 +116,14 @@ export class InventoryCache {
   /** The latest listing when it succeeded, for the orphan pass. */
   async latest(): Promise<Inventory | undefined> {
     return this.#listing?.result;
+  }
+
+  /**
+   * Whether a deployment owns objects (volumes aside) by the latest listing that succeeded;
+   * undefined before one has.
+   */
+  ownsObjects(deploymentId: string): boolean | undefined {
+    return this.#owners?.has(deploymentId);
   }
 
   /** Cache hits and misses of per-deployment listings so far (for tests and benchmarks). */

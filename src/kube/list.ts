@@ -5,7 +5,7 @@
  */
 import pMap from 'p-map';
 import { MooringError } from '../errors.ts';
-import { type PreviousEntries, listSlim } from './slim-listing.ts';
+import { type PageJudge, type PreviousEntries, listSlim } from './slim-listing.ts';
 import { compactLive, ListingPool } from './compact-live.ts';
 import { kubeError } from './errors.ts';
 import { type KindInfo, LISTED_KINDS } from './kinds.ts';
@@ -33,6 +33,11 @@ export interface ListOwnedOptions {
    * StatefulSets are listed as metadata only too (slim-listing.ts).
    */
   previous?: PreviousEntries;
+  /**
+   * With `slim`: a cold start's judge (ADR 0008). Kinds without previous entries are then listed
+   * whole, and each page is compared before it is slimmed (slim-listing.ts).
+   */
+  judge?: PageJudge;
 }
 
 /** A complete listing of owned objects. */
@@ -66,6 +71,7 @@ async function listKind(
   pool: ListingPool,
   slimmed: boolean,
   previous: PreviousEntries | undefined,
+  judge: PageJudge | undefined,
 ): Promise<KubeObject[]> {
   const where = formatObjectId(k.kind, namespace, '*');
   const check = (item: KubeObject): void => {
@@ -79,7 +85,17 @@ async function listKind(
   };
   try {
     if (slimmed) {
-      return await listSlim({ client, kind: k, namespace, selector, fieldManager, pool, previous, check });
+      return await listSlim({
+        client,
+        kind: k,
+        namespace,
+        selector,
+        fieldManager,
+        pool,
+        previous,
+        judge,
+        check,
+      });
     }
     return await client.list(k.apiVersion, k.kind, namespace, selector, (item) => {
       check(item);
@@ -122,7 +138,17 @@ export async function listOwned(
   const lists = await pMap(
     calls,
     ({ namespace, kind }) =>
-      listKind(client, kind, namespace, selector, fieldManager, pool, opts.slim ?? false, opts.previous),
+      listKind(
+        client,
+        kind,
+        namespace,
+        selector,
+        fieldManager,
+        pool,
+        opts.slim ?? false,
+        opts.previous,
+        opts.judge,
+      ),
     { concurrency: LIST_CONCURRENCY },
   );
   return inventoryOf(lists.flat());

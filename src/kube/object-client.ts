@@ -52,7 +52,12 @@ const METADATA_LIST = metadataOnly('PartialObjectMetadataList');
  * 25-40 MiB (bench/README.md). A workload's metadata is about half its object (its managedFields
  * cover its spec and status): 200 of them make a page of that size (slim-listing.ts).
  */
-export const LIST_PAGE_SIZE = { wholeObjects: 100, metadataOnly: 500, workloadMetadata: 200 } as const;
+export const LIST_PAGE_SIZE = {
+  wholeObjects: 100,
+  metadataOnly: 500,
+  workloadMetadata: 200,
+  coldStart: 250,
+} as const;
 
 /** Kinds outside the managed set that the agent also writes or reads. */
 const EXTRA_PLURALS: Record<string, string> = {
@@ -145,6 +150,7 @@ export class ObjectClient {
    * every item as its page arrives (a page's raw JSON is garbage before the next one is asked for).
    * With `metadataOnly`, items carry only their metadata where the server can list so
    * (PartialObjectMetadataList; otherwise whole objects come). `pageSize` overrides LIST_PAGE_SIZE.
+   * `onPage` sees each page's items, as they came, before `each` maps them (and may wait).
    */
   async list(
     apiVersion: string,
@@ -152,7 +158,11 @@ export class ObjectClient {
     namespace: string,
     labelSelector: string,
     each: (item: KubeObject) => KubeObject = (item) => item,
-    opts: { metadataOnly?: boolean; pageSize?: number } = {},
+    opts: {
+      metadataOnly?: boolean;
+      pageSize?: number;
+      onPage?: (items: KubeObject[]) => Promise<void> | void;
+    } = {},
   ): Promise<KubeObject[]> {
     const out: KubeObject[] = [];
     const path = resourcePath(apiVersion, kind, namespace);
@@ -165,11 +175,13 @@ export class ObjectClient {
         ...(opts.metadataOnly ? { accept: METADATA_LIST } : {}),
       });
       // List items come without apiVersion/kind; put them back so ids and later calls work.
-      for (const item of res.body?.items ?? []) {
+      const items = res.body?.items ?? [];
+      for (const item of items) {
         item.apiVersion = apiVersion;
         item.kind = kind;
-        out.push(each(item));
       }
+      if (opts.onPage && items.length > 0) await opts.onPage(items);
+      for (const item of items) out.push(each(item));
       token = res.body?.metadata?.continue || undefined;
     } while (token);
     return out;

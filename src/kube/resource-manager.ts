@@ -18,6 +18,7 @@ import { type Inventory, type ListOwnedOptions, listOwned } from './list.ts';
 import { ObjectClient } from './object-client.ts';
 import { objectId } from './object-id.ts';
 import type { KubeObject } from './types.ts';
+import { verifyListed } from './verify-listed.ts';
 
 export interface ResourceManagerOptions {
   /** The connection to the API server (`createKubeClient`). */
@@ -71,6 +72,14 @@ export class ResourceManager {
    */
   isVerified(obj: KubeObject, key: string): boolean {
     return isVerified(this.#context, objectId(obj), key, obj);
+  }
+
+  /**
+   * Whether `live`, a whole listed object, holds what `desired` (its rendered object) applies for
+   * input key `key`; when it does, it enters the memo (a cold start's listing, ADR 0008).
+   */
+  verifyListed(live: KubeObject, desired: KubeObject, key: string): boolean {
+    return verifyListed(this.#context, desired, live, key);
   }
 
   /** Every owned object in the namespaces (of one deployment when `deploymentId` is set). */

@@ -15,6 +15,10 @@
  * are read again whole; when more than CARRY_READ_LIMIT changed, listing the kind whole costs less
  * than reading each, and that is done instead. Where the previous listing had none (the first
  * listing, or a cold start's, made before anything was applied) it is listed whole at once.
+ *
+ * A cold start's listing with a judge (ADR 0008) lists every kind whole, in pages, and hands each
+ * page to the judge before its items are slimmed: the judge compares them with what their
+ * deployments render and fills the apply memo, so that no object has to be read again.
  */
 import pMap from 'p-map';
 import { type ListingPool, slim, slimKeepsMoreThanMetadata } from './compact-live.ts';
@@ -45,6 +49,12 @@ export function previousEntries(inventory: Inventory): PreviousEntries {
   return out;
 }
 
+/**
+ * Sees each page of whole objects of a cold start's listing before it is slimmed (ADR 0008); may
+ * wait (for the desired states of the page's deployments).
+ */
+export type PageJudge = (items: readonly KubeObject[]) => Promise<void> | void;
+
 /** Changed workloads of one (namespace, kind) read one by one; past this the kind is listed whole. */
 export const CARRY_READ_LIMIT = 20;
 
@@ -60,6 +70,8 @@ export interface SlimListing {
   pool: ListingPool;
   /** The previous complete slim listing of the same namespaces, when there is one. */
   previous: PreviousEntries | undefined;
+  /** With no previous entries for this kind and namespace: list whole and judge each page. */
+  judge?: PageJudge | undefined;
   /** Refuses an item the listing cannot use (list.ts: one without a name); throws. */
   check: (item: KubeObject) => void;
 }
@@ -85,7 +97,14 @@ export async function listSlim(l: SlimListing): Promise<KubeObject[]> {
   };
   const workload = slimKeepsMoreThanMetadata(kind.kind);
   const before = l.previous?.get(scopeOf(kind.kind, namespace));
-  if (workload && (before === undefined || before.size === 0)) {
+  const cold = before === undefined || before.size === 0;
+  if (cold && l.judge) {
+    return client.list(kind.apiVersion, kind.kind, namespace, selector, whole, {
+      pageSize: LIST_PAGE_SIZE.coldStart,
+      onPage: l.judge,
+    });
+  }
+  if (workload && cold) {
     return client.list(kind.apiVersion, kind.kind, namespace, selector, whole);
   }
   // Changed workloads, as placeholders naming the object (the listed item itself is let go); past

@@ -19,6 +19,10 @@ export interface AgentMetrics {
   controlPlaneRequests: Counter<'route' | 'result'>;
   /** Kubernetes API requests by verb and result (HTTP status or "error"). */
   kubeRequests: Counter<'verb' | 'result'>;
+  /** Time Kubernetes requests waited before being sent, by reason: rate_limiter, retry_after. */
+  kubeWaitSeconds: Counter<'reason'>;
+  /** AWAITING_DELETE deletions held back by the per-cycle cap. */
+  deleteCapRefusals: Counter;
   /** Deployments by state, filled at scrape time. */
   deployments: Gauge<'state'>;
   queueDepth: Gauge;
@@ -97,6 +101,17 @@ export function createMetrics(sources: MetricsSources): AgentMetrics {
       name: 'mooring_kube_requests_total',
       help: 'Requests to the Kubernetes API, by verb and result (HTTP status or "error").',
       labelNames: ['verb', 'result'],
+      registers,
+    }),
+    kubeWaitSeconds: new Counter({
+      name: 'mooring_kube_wait_seconds_total',
+      help: 'Seconds Kubernetes requests waited before being sent, by reason: rate_limiter (--kube-qps/--kube-burst) or retry_after (a 429 or 503 answer, sent again after its Retry-After).',
+      labelNames: ['reason'],
+      registers,
+    }),
+    deleteCapRefusals: new Counter({
+      name: 'mooring_delete_cap_refusals_total',
+      help: 'AWAITING_DELETE deployments whose deletion was held back to a later cycle by the per-cycle cap.',
       registers,
     }),
     deployments: new Gauge({

@@ -19,7 +19,7 @@ import { NO_SCRUB, type Scrubber } from '../redact.ts';
 import { formatObjectId } from '../kube/object-id.ts';
 import type { KubeObject } from '../kube/types.ts';
 
-export type EventReason = 'Applied' | 'ApplyFailed' | 'Pruned' | 'VolumeKept';
+export type EventReason = 'Applied' | 'ApplyFailed' | 'Pruned' | 'Refused' | 'VolumeKept';
 
 /** What the event is about. */
 export interface EventTarget {

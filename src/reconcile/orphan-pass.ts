@@ -6,7 +6,7 @@
  * and `/status`. A refusal deletes nothing; the collector has already logged it.
  */
 import type { Logger } from 'pino';
-import type { DeploymentRecord } from '../contract/index.ts';
+import type { DeploymentRecord, RejectedRecord } from '../contract/index.ts';
 import { type ChangeSet, summarize } from '../kube/change-set.ts';
 import { ALREADY_TERMINATING } from '../kube/delete.ts';
 import type { Inventory } from '../kube/list.ts';
@@ -57,18 +57,32 @@ export interface PolledDeployment {
  */
 export function orphanListing(
   deployments: readonly PolledDeployment[],
-  rejectedCount: number,
+  rejected: readonly Pick<RejectedRecord, 'id' | 'listenerId'>[],
+  listenerId: string,
 ): DeploymentListing {
+  // An unparsable record of another listener says nothing about ours. One of ours (or of no
+  // readable listener) whose id is a deployment id (a uuid) is a deployment that exists: its
+  // objects count as present everywhere, and only those are kept. One without such an id could be
+  // any deployment's: the listing then proves nobody's absence.
+  const mayBeOurs = rejected.filter((r) => r.listenerId === undefined || r.listenerId === listenerId);
+  const identified = (r: (typeof rejected)[number]) => r.id !== undefined && DEPLOYMENT_ID.test(r.id);
+  const unknown = mayBeOurs.filter((r) => !identified(r)).length;
+  const present = mayBeOurs.flatMap((r) => (identified(r) ? [{ id: r.id as string }] : []));
   return {
     complete: true,
-    rejectedCount,
-    deployments: deployments.map(({ deployment, refused }) => {
-      const namespace = namespaceOf(deployment);
-      const acted = refused === undefined && deployment.status !== 'AWAITING_DELETE';
-      return acted && namespace ? { id: deployment.id, namespace } : { id: deployment.id };
-    }),
+    rejectedCount: unknown,
+    deployments: [
+      ...deployments.map(({ deployment, refused }) => {
+        const namespace = namespaceOf(deployment);
+        const acted = refused === undefined && deployment.status !== 'AWAITING_DELETE';
+        return acted && namespace ? { id: deployment.id, namespace } : { id: deployment.id };
+      }),
+      ...present,
+    ],
   };
 }
+
+const DEPLOYMENT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Runs one orphan pass; see the module comment. Throws only when a delete call itself throws. */
 export async function runOrphanPass(

@@ -31,7 +31,7 @@ export type DeploymentListing =
        * behind by a move. Without it the deployment's objects count as present in every namespace.
        */
       deployments: ReadonlyArray<{ id: string; status?: string | null; namespace?: string | null }>;
-      /** Records refused as malformed: their ids are unknown, so the listing cannot prove absence. */
+      /** Records of (possibly) ours refused as malformed without a readable id: the listing then cannot prove absence. */
       rejectedCount?: number;
     }
   | { complete: false; error?: unknown };

@@ -28,7 +28,9 @@ export function checkNamespace(
 
 /** The deployment's secret values: the agent's redactor scrubs them from all it emits. */
 export function secretValues(deployment: DeploymentRecord): string[] {
-  return (deployment.secrets ?? []).map((s) => s.value).filter((v) => typeof v === 'string' && v !== '');
+  return (deployment.secrets ?? [])
+    .map((s) => s.value)
+    .filter((v): v is string => typeof v === 'string' && v !== '');
 }
 
 /** The object events are about: the API server Deployment when rendered, else the namespace. */

@@ -35,7 +35,17 @@ export function renderEnvSecret(ctx: RenderContext): KubeObject | undefined {
   const secrets = ctx.deployment.secrets ?? [];
   if (secrets.length === 0) return undefined;
   const data: Record<string, string> = {};
-  for (const s of secrets) data[s.name] = s.value;
+  for (const [i, s] of secrets.entries()) {
+    // The poller refuses a record without values before it is rendered; this is the backstop.
+    if (s.value === undefined) {
+      throw new RenderError(
+        'MOORING_E_RENDER_INVALID',
+        `secrets.${i}.value`,
+        `secret "${s.name}" carries no value`,
+      );
+    }
+    data[s.name] = s.value;
+  }
   return {
     apiVersion: 'v1',
     kind: 'Secret',

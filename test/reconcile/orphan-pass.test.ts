@@ -117,7 +117,7 @@ describe('a deployment that moved to another of the agent namespaces (regression
       { deployment: record(A, { name: 'shop-a' }) },
       { deployment: record(B, { namespace: 'other' }) },
     ];
-    const listing = orphanListing([{ deployment: moved }, ...others], 0);
+    const listing = orphanListing([{ deployment: moved }, ...others], [], LISTENER_ID);
     const objectsIn = async (ns: string) =>
       (await deps.resources.listOwned({ namespaces: [ns], listenerId: LISTENER_ID, deploymentId: M }))
         .objects;
@@ -186,7 +186,8 @@ describe('orphanListing', () => {
         { deployment: record(B, { namespace: 'other' }), refused: { code: 'X', message: 'refused' } },
         { deployment: record(M, { namespace: 'other', status: 'AWAITING_DELETE' }) },
       ],
-      1,
+      [{}],
+      LISTENER_ID,
     );
     expect(listing).toEqual({
       complete: true,

@@ -94,8 +94,9 @@ export function applyPatch(
   const revisionConfigChanged =
     normalizeRevisionConfig(mergedRevisionConfig) !== normalizeRevisionConfig(current.source_revision_config);
 
-  const secrets = patch.secrets ?? current.secrets;
-  const secretsChanged = normalizeSecrets(secrets) !== normalizeSecrets(current.secrets);
+  // The reference control plane stores every value it was given (a value is required on input).
+  const secrets = patch.secrets ?? (current.secrets as Secret[]);
+  const secretsChanged = normalizeSecrets(secrets) !== normalizeSecrets(current.secrets as Secret[]);
 
   // `revision_source` overrides the source of this revision only; omitted, the deployment's applies.
   const requestedSource = patch.revision_source ?? undefined;

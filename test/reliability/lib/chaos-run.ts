@@ -271,7 +271,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
     for (const b of bodies)
       for (const x of b.secrets ?? []) if (x.name !== 'FEATURE_FLAGS') secretValues.add(x.value);
     for (const r of records)
-      for (const x of r.secrets ?? []) if (x.name !== 'FEATURE_FLAGS') secretValues.add(x.value);
+      for (const x of r.secrets ?? []) if (x.name !== 'FEATURE_FLAGS' && x.value) secretValues.add(x.value);
     const output = logs.all();
     const leakedSecrets = [...secretValues].filter(
       (v) => output.includes(v) || output.includes(Buffer.from(v).toString('base64')),

@@ -84,7 +84,9 @@ export function changeOf(d: DeploymentRecord, kind: ChangeKind, n: number): Depl
     // New values only: the names stay, so the Secret's keys stay the same set.
     return {
       secrets: (d.secrets ?? []).map((s) =>
-        s.name === 'API_TOKEN' ? { name: s.name, value: `${s.value}-rotated-${n}` } : s,
+        s.name === 'API_TOKEN'
+          ? { name: s.name, value: `${s.value}-rotated-${n}` }
+          : { name: s.name, value: s.value ?? '' },
       ),
     };
   }

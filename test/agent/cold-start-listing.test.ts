@@ -1,0 +1,139 @@
+/**
+ * A restart reads its cluster from list calls (ADR 0008): a new agent (its apply memo empty) over
+ * a converged cluster makes no write and no per-object GET; the cycle's listing, taken whole at a
+ * cold start and compared page by page, is all it reads. What it cannot judge from a listing (a
+ * hand edit) is still repaired.
+ */
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type WiredAgent, agentRedactor, wireAgent } from '../../src/agent/wiring.ts';
+import { parseAgentConfig } from '../../src/config.ts';
+import { ControlPlaneClient } from '../../src/control-plane/client.ts';
+import { type ControlPlaneServer, startControlPlane } from '../../src/control-plane/server/index.ts';
+import { createKubeClient } from '../../src/kube/clients.ts';
+import { KINDS } from '../../src/kube/kinds.ts';
+import { silentLogger } from '../../src/log.ts';
+import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';
+
+const LISTENER = '7d2e1b3c-4e5f-4a6b-9c7d-8e9f0a1b2c3d';
+const NAMESPACE = 'apps';
+
+let kube: KubeApi;
+let cp: ControlPlaneServer;
+let client: ControlPlaneClient;
+let apiKey: string;
+
+function wire(): WiredAgent {
+  const parsed = parseAgentConfig({
+    argv: [],
+    env: {
+      MOORING_CONTROL_PLANE_URL: cp.url,
+      MOORING_API_KEY: apiKey,
+      MOORING_LISTENER_ID: LISTENER,
+      MOORING_NAMESPACES: NAMESPACE,
+    },
+    hostname: () => 'test',
+  });
+  if (!parsed.ok || parsed.help) throw new Error('bad test config');
+  const wired = wireAgent({
+    config: parsed.config,
+    env: {},
+    version: '0.0.0-test',
+    logger: silentLogger(),
+    redactor: agentRedactor(parsed.config),
+    kubeconfig: kube.kubeconfig,
+  });
+  return wired;
+}
+
+/** One cycle of a new agent (its memo empty: a restart), its Events written before it returns. */
+async function restart(): Promise<void> {
+  const wired = wire();
+  try {
+    await wired.agent.runOnce(AbortSignal.timeout(20_000));
+  } finally {
+    await wired.close();
+  }
+}
+
+const verbs = () => {
+  const n: Record<string, number> = {};
+  for (const r of kube.requests()) n[r.verb] = (n[r.verb] ?? 0) + 1;
+  return n;
+};
+
+beforeAll(async () => {
+  apiKey = randomBytes(16).toString('hex');
+  kube = await startKubeApi({ namespaces: [NAMESPACE] });
+  cp = await startControlPlane({
+    apiKey,
+    seed: {
+      listeners: [
+        {
+          id: LISTENER,
+          compute_type: 'k8s',
+          compute_id: `cold-start-${randomBytes(4).toString('hex')}`,
+          compute_config: { k8s_namespaces: [NAMESPACE] },
+        },
+      ],
+    },
+  });
+  client = new ControlPlaneClient({ baseUrl: cp.url, apiKey, retries: 0 });
+  for (const name of ['alpha', 'beta', 'gamma']) {
+    await client.createDeployment({
+      name,
+      source: 'external_docker',
+      source_config: {
+        listener_id: LISTENER,
+        listener_config: { k8s_namespace: NAMESPACE },
+        resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.25, memory_mb: 128 },
+      },
+      source_revision_config: { image_uri: `registry.example/${name}:1.0.0` },
+      secrets: [{ name: 'TOKEN', value: `value-of-${name}` }],
+    });
+  }
+  await restart();
+}, 30_000);
+
+afterAll(async () => {
+  await client?.close();
+  await cp?.close();
+  await kube?.close();
+});
+
+describe('a restart from list calls (ADR 0008)', () => {
+  it('a new agent over a converged cluster makes 0 writes and no per-object GET (regression: one GET per object)', async () => {
+    kube.clearRequests();
+    await restart();
+    const counts = verbs();
+    expect(kube.requests({ write: true }).map((r) => `${r.verb} ${r.path}`)).toEqual([]);
+    // The start-up check of the namespace aside, no object is read on its own.
+    const gets = kube.requests({ verb: 'get' }).filter((r) => r.resource !== 'namespaces');
+    expect(gets.map((r) => r.path)).toEqual([]);
+    // The cycle's listing only: one list call per kind (every kind fits one page here).
+    expect(counts.list).toBe(KINDS.length);
+  }, 30_000);
+
+  it('a hand edit made while no agent ran is repaired by the next agent at its first cycle', async () => {
+    const before = kube.getObject('apps/v1', 'Deployment', NAMESPACE, 'beta') as {
+      spec: { replicas: number };
+    };
+    expect(before.spec.replicas).toBe(1);
+    const http = createKubeClient(kube.kubeconfig);
+    await http.request({
+      method: 'PATCH',
+      path: `/apis/apps/v1/namespaces/${NAMESPACE}/deployments/beta?fieldManager=kubectl-edit`,
+      body: { spec: { replicas: 7 } },
+      contentType: 'application/merge-patch+json',
+    });
+    await http.close();
+    kube.clearRequests();
+    await restart();
+    const after = kube.getObject('apps/v1', 'Deployment', NAMESPACE, 'beta') as {
+      spec: { replicas: number };
+    };
+    expect(after.spec.replicas).toBe(1);
+    // Only the edited object is written again.
+    expect(kube.requests({ write: true }).filter((r) => r.resource !== 'events').length).toBe(1);
+  }, 30_000);
+});
