@@ -78,6 +78,19 @@ describe('parseAgentConfig', () => {
     expect(configHelp('run', '')).toContain('env MOORING_OPS_HOST; default: $MOORING_POD_IP, else 127.0.0.1');
   });
 
+  it('paces Kubernetes requests by the server by default (auto), or by a number the operator sets', () => {
+    const qps = (argv: string[]) => {
+      const r = parse(argv);
+      return r.ok && !r.help ? r.config.kubeQps : r.ok ? 'help' : r.problems;
+    };
+    expect(qps([])).toBe('auto');
+    expect(qps(['--kube-qps', '25.5'])).toBe(25.5);
+    expect(qps(['--kube-qps', '0'])).toBe(0);
+    expect(qps(['--kube-qps', 'fast'])).toEqual([
+      '--kube-qps (MOORING_KUBE_QPS): must be auto or a number of requests a second (0 = no limit) (got "fast")',
+    ]);
+  });
+
   it('lets flags win over the environment', () => {
     const c = ok(
       parse(['--poll-interval', '1.5', '--namespaces', 'x', '--dry-run', '--no-leader-election'], {

@@ -6,7 +6,7 @@
  */
 import { homedir } from 'node:os';
 import path from 'node:path';
-import type { AgentConfig } from '../config.ts';
+import { AUTO_KUBE_QPS, type AgentConfig } from '../config.ts';
 import { ControlPlaneClient } from '../control-plane/client.ts';
 import { createKubeClient } from '../kube/clients.ts';
 import { InventoryCache } from '../kube/inventory-cache.ts';
@@ -157,7 +157,10 @@ export function wireAgent(o: WireOptions): WiredAgent {
       metrics.kubeRequests.inc({ verb, result });
       agent?.observeKubeResult(result);
     },
-    rateLimit: { qps: config.kubeQps, burst: config.kubeBurst },
+    rateLimit:
+      config.kubeQps === 'auto'
+        ? { qps: AUTO_KUBE_QPS, burst: config.kubeBurst, untilServerFlowControl: true }
+        : { qps: config.kubeQps, burst: config.kubeBurst },
     onWait: (reason, seconds) => metrics.kubeWaitSeconds.inc({ reason }, seconds),
   });
   const controlPlane = new ControlPlaneClient({

@@ -70,7 +70,7 @@ export interface KubeHttpOptions {
    * Client-side rate limit (`--kube-qps`, `--kube-burst`; rate-limit.ts). Unset: no limit (tests
    * and tools); the agent always sets it.
    */
-  rateLimit?: { qps: number; burst: number };
+  rateLimit?: { qps: number; burst: number; untilServerFlowControl?: boolean };
   /** Told of every wait before a request was sent, in seconds: the wait metrics. */
   onWait?: (reason: WaitReason, seconds: number) => void;
 }
@@ -186,6 +186,7 @@ export class KubeHttp {
       if (refused === undefined || this.route.proxy === undefined) throw err;
       throw proxyRefused(refused, this.route.proxy, `${req.method} Kubernetes API`);
     });
+    this.#bucket?.observe(res.headers);
     let parsed: unknown;
     if (res.text !== '') {
       try {

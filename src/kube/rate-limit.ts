@@ -6,6 +6,11 @@
  *   retries included) takes one, waiting its turn when none is left. Reservations go into debt in
  *   order, so waiters are served first come, first served, never more than `qps` a second on
  *   average. `qps` 0 turns the limit off.
+ * - With `untilServerFlowControl` (the default, `--kube-qps auto`), the bucket stands down once an
+ *   answer shows that the server runs API Priority and Fairness (its `X-Kubernetes-PF-*`
+ *   headers): the server then shares itself out fairly among clients and says 429 when this one
+ *   must wait, which is controller-runtime's default and SIG API Machinery's advice. A limit the
+ *   operator sets is kept whatever the server does.
  * - 429 Too Many Requests, and 503 with a `Retry-After`, mean the server did not act on the
  *   request (priority and fairness, an overloaded server): it is sent again after the time the
  *   server named (1 s when a 429 names none, as APF's answers say), up to KUBE_RETRIES times
@@ -30,11 +35,22 @@ export interface RateLimitOptions {
   burst: number;
   /** Monotonic milliseconds (default performance.now). */
   now?: () => number;
+  /** Stand down once the server shows it runs API Priority and Fairness (see the module comment). */
+  untilServerFlowControl?: boolean;
+}
+
+/** The answer headers by which kube-apiserver shows that API Priority and Fairness admitted a request. */
+export const FLOW_CONTROL_HEADERS = ['x-kubernetes-pf-flowschema-uid', 'x-kubernetes-pf-prioritylevel-uid'];
+
+/** Whether answer headers (names in lower case) come from a server running API Priority and Fairness. */
+export function showsFlowControl(headers: Readonly<Record<string, unknown>> | undefined): boolean {
+  return headers !== undefined && FLOW_CONTROL_HEADERS.some((h) => headers[h] !== undefined);
 }
 
 /** The token bucket; `reserve` is all there is to it. */
 export class TokenBucket {
-  readonly #qps: number;
+  #qps: number;
+  readonly #untilServerFlowControl: boolean;
   readonly #burst: number;
   readonly #now: () => number;
   #tokens: number;
@@ -42,10 +58,21 @@ export class TokenBucket {
 
   constructor(opts: RateLimitOptions) {
     this.#qps = opts.qps;
+    this.#untilServerFlowControl = opts.untilServerFlowControl ?? false;
     this.#burst = Math.max(1, Math.floor(opts.burst));
     this.#now = opts.now ?? (() => performance.now());
     this.#tokens = this.#burst;
     this.#last = this.#now();
+  }
+
+  /** Whether the bucket limits requests now. */
+  get limiting(): boolean {
+    return this.#qps > 0;
+  }
+
+  /** Told of an answer's headers: a bucket waiting for the server's flow control stands down. */
+  observe(headers: Readonly<Record<string, unknown>> | undefined): void {
+    if (this.#untilServerFlowControl && this.#qps > 0 && showsFlowControl(headers)) this.#qps = 0;
   }
 
   /** Takes a token; resolves to how long (ms) the caller must wait before sending. */

@@ -19,6 +19,10 @@ import { serveWatch } from './watch.ts';
 import { parseWriteOptions } from './write-options.ts';
 import { apply, create, patch, update } from './writes.ts';
 
+/** The UIDs the sandbox's (fixed) flow schema and priority level answer with. */
+const APF_FLOW_SCHEMA_UID = 'f1a2c3d4-0000-4000-8000-00000000a9f0';
+const APF_PRIORITY_LEVEL_UID = 'f1a2c3d4-0000-4000-8000-00000000a9f1';
+
 export interface HandlerDeps {
   cluster: Cluster;
   log: RequestLog;
@@ -175,6 +179,10 @@ export function createHandler(deps: HandlerDeps): (req: IncomingMessage, res: Se
   }
 
   return (req, res) => {
+    // Like kube-apiserver with API Priority and Fairness (on by default since 1.20): every answer
+    // names the flow schema and priority level that admitted it.
+    res.setHeader('X-Kubernetes-PF-FlowSchema-UID', APF_FLOW_SCHEMA_UID);
+    res.setHeader('X-Kubernetes-PF-PriorityLevel-UID', APF_PRIORITY_LEVEL_UID);
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);

@@ -23,6 +23,24 @@ describe('TokenBucket', () => {
     expect(bucket.reserve()).toBeCloseTo(100);
   });
 
+  it('with untilServerFlowControl, stands down at the first answer of a server running APF', () => {
+    const bucket = new TokenBucket({ qps: 1, burst: 1, now: () => 0, untilServerFlowControl: true });
+    expect(bucket.reserve()).toBe(0);
+    expect(bucket.reserve()).toBeCloseTo(1000);
+    bucket.observe({ 'content-type': 'application/json' });
+    expect(bucket.limiting).toBe(true);
+    bucket.observe({ 'x-kubernetes-pf-flowschema-uid': 'u' });
+    expect(bucket.limiting).toBe(false);
+    for (let i = 0; i < 100; i++) expect(bucket.reserve()).toBe(0);
+  });
+
+  it('a limit the operator set is kept whatever the server shows', () => {
+    const bucket = new TokenBucket({ qps: 1, burst: 1, now: () => 0 });
+    bucket.observe({ 'x-kubernetes-pf-prioritylevel-uid': 'u' });
+    expect(bucket.limiting).toBe(true);
+    expect([bucket.reserve(), bucket.reserve()]).toEqual([0, 1000]);
+  });
+
   it('qps 0 is no limit', () => {
     const bucket = new TokenBucket({ qps: 0, burst: 1, now: () => 0 });
     for (let i = 0; i < 100; i++) expect(bucket.reserve()).toBe(0);
@@ -49,7 +67,7 @@ describe('KubeHttp against the sandbox: 429 and 503 with Retry-After, and the ra
   let http: KubeHttp | undefined;
   const results: string[] = [];
   const waits: { reason: string; seconds: number }[] = [];
-  const client = (rateLimit?: { qps: number; burst: number }) => {
+  const client = (rateLimit?: { qps: number; burst: number; untilServerFlowControl?: boolean }) => {
     http = createKubeClient(api.kubeconfig, {
       onResult: (_verb, result) => results.push(result),
       onWait: (reason, seconds) => waits.push({ reason, seconds }),
@@ -109,5 +127,15 @@ describe('KubeHttp against the sandbox: 429 and 503 with Retry-After, and the ra
     const limited = waits.filter((w) => w.reason === 'rate_limiter');
     expect(limited.length).toBe(4);
     expect(limited.reduce((s, w) => s + w.seconds, 0)).toBeCloseTo(0.05 + 0.1 + 0.15 + 0.2, 2);
+  });
+
+  it('auto: the limit stands down after the first answer, which shows APF as kube-apiserver does', async () => {
+    const c = client({ qps: 1, burst: 1, untilServerFlowControl: true });
+    await c.request({ method: 'GET', path });
+    const started = performance.now();
+    await Promise.all(Array.from({ length: 6 }, () => c.request({ method: 'GET', path })));
+    // The first answer showed APF: the 1-a-second limit stood down, nothing waited for it.
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(waits.filter((w) => w.reason === 'rate_limiter')).toEqual([]);
   });
 });
