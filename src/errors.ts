@@ -180,6 +180,7 @@ export const ERROR_CODES = {
   MOORING_E_DELETE_CAP_EXCEEDED: {
     summary: 'More deployments were AWAITING_DELETE than the per-cycle cap allows; none were deleted.',
     retryable: false,
+    handling: 'at the next snapshot within the cap (checked every poll)',
   },
   MOORING_E_ROLLOUT_FAILED: {
     summary: 'A workload failed to roll out (progress deadline exceeded).',

@@ -48,7 +48,7 @@ describe('mooring run', () => {
     const lines = c.stderr().trim().split('\n');
     expect(lines).toHaveLength(3);
     expect(lines[0]).toMatch(
-      /^mooring run: --settings \(MOORING_SETTINGS\): ".*settings\.yaml": redisImage: /,
+      /^mooring run: MOORING_E_CONFIG_INVALID: --settings \(MOORING_SETTINGS\): ".*settings\.yaml": redisImage: /,
     );
     expect(lines[1]).toMatch(/: probes\.path: must be an absolute path/);
     expect(c.stderr()).not.toContain('hunter2');
