@@ -38,22 +38,21 @@ COPY package.json ./
 COPY bin ./bin
 COPY src ./src
 # A compile cache made at build time: the agent starts without stripping types or compiling its
-# modules (faster, and the type stripper is never loaded: about 25 MiB less memory). Read-only at
-# run time, like the rest of /app.
+# modules (faster, and the type stripper is never loaded). Read-only at run time, like the rest
+# of /app.
 ENV NODE_COMPILE_CACHE=/app/.compile-cache
 # The heap follows the container's memory limit: half of it, the other half being Node's own
-# (its code, buffers, the executable's pages). Under a limit Node's default heap ceiling is about
-# 259 MiB whatever the limit: above the chart's 256Mi (the kernel kills the pod before V8 collects
-# hard), and too low at 512Mi for 10,000 deployments. A heap sized by a small limit also gets
-# V8's smallest young generation (1 MiB semi-spaces): about 1,700 scavenges while converging
-# 1,000 deployments, and a third of the agent's CPU spent in GC. 16 MiB is V8's own size for
-# large heaps. Override with NODE_OPTIONS in the chart's extraEnv. Node 24 and 22.21 know
-# --max-old-space-size-percentage; a NODE_IMAGE whose Node does not refuses to start.
+# (its code, buffers, the executable's pages). Under a limit Node's default heap ceiling does not
+# follow the limit: above the chart's 256Mi (the kernel kills the pod before V8 collects hard) and
+# too low for a large listener. A heap sized by a small limit also gets V8's smallest young
+# generation, and the agent then spends much of its CPU in GC while converging; 16 MiB semi-spaces
+# are V8's own size for large heaps (bench/README.md, "Measured decisions"). Override with
+# NODE_OPTIONS in the chart's extraEnv. Node 24 and 22.21 know --max-old-space-size-percentage; a
+# NODE_IMAGE whose Node does not refuses to start.
 ENV NODE_OPTIONS="--max-old-space-size-percentage=50 --max-semi-space-size=16"
 # One glibc malloc arena for all of Node's threads instead of one per thread that allocates
 # (V8's compiler and GC helpers, libuv's pool): the buffers of thousands of requests freed in one
-# arena are reused there, not left behind in several. Converging 1,000 deployments, the agent's
-# peak RSS falls from 213-246 MiB to 201-202 MiB with the same CPU time (three runs each, bench/).
+# arena are reused there, not left behind in several (bench/README.md, "Measured decisions").
 ENV MALLOC_ARENA_MAX=1
 RUN node --input-type=module -e "import m from 'node:module'; m.enableCompileCache(); for (const c of ['run', 'render', 'diff', 'status', 'control-plane']) await import('/app/src/cli/' + c + '.ts'); m.flushCompileCache();"
 # The same uid:gid the Helm chart's securityContext sets (runAsNonRoot needs a numeric user).

@@ -15,9 +15,9 @@ process.on('warning', (w) => {
   process.stderr.write(`${w.name}: ${w.message}\n`);
 });
 // Node's on-disk compile cache ($NODE_COMPILE_CACHE, else a directory under the OS temp dir): a
-// start with a warm cache skips type stripping and compilation (about half the start-up time, and
-// 25 MiB less memory, because the type stripper is never loaded). Best effort: an unwritable
-// directory only means no cache.
+// start with a warm cache skips type stripping and compilation, and never loads the type stripper
+// (bench/README.md, "Measured decisions"). Best effort: an unwritable directory only means no
+// cache.
 const { default: module } = await import('node:module');
 module.enableCompileCache?.();
 const { main } = await import('../src/main.ts');

@@ -152,7 +152,7 @@ export class Poller {
   /**
    * This listener's records of the last complete listing, by id. A record listed again unchanged
    * is the one kept, and the raw copy is neither parsed nor kept (`#known`): otherwise every poll
-   * holds two copies of every record until the listing is complete (at 10,000 deployments, 38 MiB).
+   * holds two copies of every record until the listing is complete (bench/README.md, "Measured decisions").
    */
   #held = new Map<string, DeploymentRecord>();
   #failures = 0;

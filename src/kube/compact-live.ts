@@ -33,7 +33,8 @@ const SHARED_MAX_LENGTH = 64;
 /**
  * What the entries of one listing share: short strings, and (slim entries) frozen values that
  * repeat from object to object, such as the ownership labels every object of a deployment carries
- * and the conditions of healthy workloads. At 121,000 objects those were 30 MiB of the heap.
+ * and the conditions of healthy workloads: at 10,000 deployments, a large part of the heap
+ * (bench/README.md, "Measured decisions").
  */
 export class ListingPool {
   readonly strings = new Map<string, string>();

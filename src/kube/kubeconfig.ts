@@ -1,7 +1,7 @@
 /**
  * Where the Kubernetes API is and how to authenticate to it: a kubeconfig (YAML text or a file)
  * or the pod's service account. See docs/adr/0004-thin-kubernetes-client.md for why this is ours
- * and not client-node's KubeConfig (importing that loads the whole generated API: 86 MiB).
+ * and not client-node's KubeConfig (importing that loads the whole generated API).
  *
  * Supported, as kubectl supports them today: the current context's cluster (`server`,
  * `certificate-authority[-data]`, `insecure-skip-tls-verify`, `tls-server-name`, `proxy-url` over
@@ -150,8 +150,8 @@ function credentialsOf(user: z.infer<typeof User> | null | undefined, baseDir: s
 const require = createRequire(import.meta.url);
 
 /**
- * The YAML parser, loaded on first use: an agent in its cluster reads no kubeconfig, and the
- * parser's 72 modules would cost it 2 MiB of resident memory and 10 ms of start-up.
+ * The YAML parser, loaded on first use: an agent in its cluster reads no kubeconfig, and would
+ * otherwise pay the parser's memory and start-up time for nothing.
  */
 function parseYaml(text: string): unknown {
   return (require('yaml') as typeof import('yaml')).parse(text);

@@ -121,9 +121,8 @@ export const LIST_CONCURRENCY = 4;
  * Lists owned objects; throws MOORING_E_PRUNE_LISTING_INCOMPLETE when any list call fails. At
  * most LIST_CONCURRENCY list calls at a time over every (namespace, kind), each page held only
  * until `each` has reduced it (object-client.ts sizes the pages). Listing every kind of a
- * namespace at once held all their answers together: at 1,000 deployments the agent's peak RSS
- * was about 20 MiB higher. One call at a time made a 10,000-deployment cycle wait on 800 round
- * trips in turn: a poll every 30 s instead of 18 (bench/README.md).
+ * namespace at once held all their answers together and raised peak memory; one call at a time
+ * made a large cycle wait on every round trip in turn (bench/README.md, "Measured decisions").
  */
 export async function listOwned(
   client: ObjectClient,

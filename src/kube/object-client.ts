@@ -46,11 +46,10 @@ const METADATA_LIST = metadataOnly('PartialObjectMetadataList');
 
 /**
  * Items per page of a list call. A page of whole objects is held in full (the answer's text, then
- * its parse) until `each` has reduced it, so its size bounds the agent's memory: 100 Deployments
- * are about 700 KB of JSON, as are 500 metadata-only items (about 1.5 KB each with their
- * managedFields). At 1,000 deployments pages of 500 whole objects raised the agent's peak RSS by
- * 25-40 MiB (bench/README.md). A workload's metadata is about half its object (its managedFields
- * cover its spec and status): 200 of them make a page of that size (slim-listing.ts).
+ * its parse) until `each` has reduced it, so its size bounds the agent's memory; the sizes make
+ * pages of about the same number of bytes whatever they hold (a workload's metadata is about half
+ * its object, its managedFields covering spec and status; slim-listing.ts). Larger pages of whole
+ * objects raised the agent's peak RSS (bench/README.md, "Measured decisions").
  */
 export const LIST_PAGE_SIZE = {
   wholeObjects: 100,

@@ -8,8 +8,8 @@
  *
  * Most kinds' slim entries are metadata only, so they are always listed as metadata only. The
  * workloads health reads (Deployment, StatefulSet) keep replica counts and conditions, which a
- * metadata-only listing lacks; they used to be listed whole at every cycle (at 1,000 deployments
- * about 5,000 objects of 7 KB, most of an idle cycle's parsing). Now, where the previous listing
+ * metadata-only listing lacks; they used to be listed whole at every cycle (most of an idle
+ * cycle's parsing). Now, where the previous listing
  * had some of a workload kind in a namespace, that kind is listed as metadata only too (about half
  * the bytes: managedFields stay), unchanged objects keep their entries, and the few that changed
  * are read again whole; when more than CARRY_READ_LIMIT changed, listing the kind whole costs less

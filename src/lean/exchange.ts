@@ -4,8 +4,8 @@
  * control plane) use it; it needs none of the request API that undici's index adds to its
  * dispatchers, which src/lean/undici.ts does not load. The agent sends thousands of small JSON
  * requests while it converges; undici's `request()` wraps each answer in a readable stream and an
- * abort signal, which costs about a third more CPU per request than collecting the chunks here
- * (measured with 10,000 PATCHes over TLS answered with 3 KB of JSON).
+ * abort signal, which costs markedly more CPU per request than collecting the chunks here
+ * (bench/README.md, "Measured decisions").
  */
 import type { Dispatcher } from 'undici';
 

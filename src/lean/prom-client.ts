@@ -1,8 +1,8 @@
 /**
  * prom-client's metric classes, loaded without prom-client's index, which also evaluates the
  * cluster aggregator (Node's `cluster` module), the Pushgateway, default metrics and
- * OpenTelemetry's API for exemplars: measured on Node 24, 16 MiB more resident memory and 30 ms
- * more start-up than these four modules. The agent keeps its metrics in a registry of its own and
+ * OpenTelemetry's API for exemplars, which cost resident memory and start-up time (bench/README.md,
+ * "Measured decisions"). The agent keeps its metrics in a registry of its own and
  * uses none of those. Each binding is the very class the index exports (checked by
  * test/lean/lean-imports.test.ts).
  */

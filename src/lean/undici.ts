@@ -1,8 +1,7 @@
 /**
  * undici's dispatchers, loaded without undici's index. `import 'undici'` evaluates all of undici
- * (fetch, WebSocket, EventSource, caches, mocks: 110 files) where the agent needs three classes:
- * measured on Node 24, the index costs 15 MiB more resident memory and 45 ms more start-up than
- * these three modules. Each binding below is the very class the index exports, typed by undici's
+ * (fetch, WebSocket, EventSource, caches, mocks) where the agent needs three classes, at a cost in
+ * resident memory and start-up time (bench/README.md, "Measured decisions"). Each binding below is the very class the index exports, typed by undici's
  * own declarations; test/lean/lean-imports.test.ts checks that identity, so an undici upgrade that
  * moves a file fails there and not in a cluster.
  */
