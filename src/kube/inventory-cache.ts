@@ -57,8 +57,8 @@ export class InventoryCache {
   /**
    * The entries of the latest listing that succeeded, for the next one (slim-listing.ts). An index
    * of their own, not that inventory: looking entries up in its `byId` (an id string made per
-   * listed object) and holding the whole inventory through the next listing took 13.8 and 15.2 s
-   * of agent CPU per idle cycle at 10,000 deployments against 11.3 and 11.6 s with this index.
+   * listed object) and holding the whole inventory through the next listing cost more CPU per
+   * idle cycle (bench/README.md, "Measured decisions").
    */
   #previous: PreviousEntries | undefined;
   #seq = 0;
