@@ -1,6 +1,7 @@
 /**
  * A throwaway certificate authority and serving certificate, made at start, so clients verify TLS
- * against the sandbox exactly as they would against a cluster (client-node 2 refuses plain http).
+ * against the sandbox exactly as they would against a cluster (client-node 2 refuses plain http);
+ * and the same for the client certificates of mutual-TLS tests.
  */
 // @peculiar/x509 resolves its ASN.1 providers through tsyringe, which needs the Reflect metadata API.
 import 'reflect-metadata';
@@ -8,7 +9,8 @@ import { webcrypto } from 'node:crypto';
 import { isIP } from 'node:net';
 import * as x509 from '@peculiar/x509';
 
-export interface ServingCertificate {
+/** A CA and the leaf certificate it signed, with the leaf's private key, as PEM. */
+export interface IssuedCertificate {
   caPem: string;
   certPem: string;
   keyPem: string;
@@ -29,18 +31,32 @@ function serial(): string {
     .replace(/^[89a-f]/, '1');
 }
 
-/** Creates a CA and a certificate for `hosts` (IPs or DNS names) signed by it, valid for a year. */
-export async function createServingCertificate(hosts: string[]): Promise<ServingCertificate> {
+/** What `createCertificate` makes: a CA and one leaf certificate it signed. */
+export interface CertificateRequest {
+  /** Common name of the CA. */
+  caName: string;
+  /** Common name of the leaf certificate. */
+  commonName: string;
+  /** `server` (serverAuth, with `hosts` as subject alternative names) or `client` (clientAuth). */
+  usage: 'server' | 'client';
+  /** IPs or DNS names of a server certificate. */
+  hosts?: readonly string[];
+  /** Days the certificates are valid. */
+  days: number;
+}
+
+/** Creates a CA and a leaf certificate it signed (ECDSA P-256), as PEM. */
+export async function createCertificate(r: CertificateRequest): Promise<IssuedCertificate> {
   x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
   const notBefore = new Date(Date.now() - 60_000);
-  const notAfter = new Date(Date.now() + 365 * 24 * 3600 * 1000);
+  const notAfter = new Date(Date.now() + r.days * 24 * 3600 * 1000);
   const caKeys = (await webcrypto.subtle.generateKey(ALG, true, [
     'sign',
     'verify',
   ])) as webcrypto.CryptoKeyPair;
   const ca = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: serial(),
-    name: 'CN=mooring-sandbox-ca',
+    name: `CN=${r.caName}`,
     notBefore,
     notAfter,
     keys: caKeys,
@@ -52,12 +68,28 @@ export async function createServingCertificate(hosts: string[]): Promise<Serving
     ],
   });
   const keys = (await webcrypto.subtle.generateKey(ALG, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
-  const names = [...new Set(['127.0.0.1', '::1', 'localhost', ...hosts])].map((h) =>
-    isIP(h) ? { type: 'ip' as const, value: h } : { type: 'dns' as const, value: h },
-  );
+  const usage =
+    r.usage === 'server'
+      ? [
+          new x509.KeyUsagesExtension(
+            x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment,
+            true,
+          ),
+          new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth], false),
+          new x509.SubjectAlternativeNameExtension(
+            (r.hosts ?? []).map((h) =>
+              isIP(h) ? { type: 'ip' as const, value: h } : { type: 'dns' as const, value: h },
+            ),
+            false,
+          ),
+        ]
+      : [
+          new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+          new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.clientAuth], false),
+        ];
   const cert = await x509.X509CertificateGenerator.create({
     serialNumber: serial(),
-    subject: 'CN=mooring-sandbox-apiserver',
+    subject: `CN=${r.commonName}`,
     issuer: ca.subject,
     notBefore,
     notAfter,
@@ -66,15 +98,21 @@ export async function createServingCertificate(hosts: string[]): Promise<Serving
     signingAlgorithm: ALG,
     extensions: [
       new x509.BasicConstraintsExtension(false, undefined, true),
-      new x509.KeyUsagesExtension(
-        x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment,
-        true,
-      ),
-      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth], false),
-      new x509.SubjectAlternativeNameExtension(names, false),
+      ...usage,
       await x509.AuthorityKeyIdentifierExtension.create(ca, false),
     ],
   });
   const pkcs8 = await webcrypto.subtle.exportKey('pkcs8', keys.privateKey);
   return { caPem: ca.toString('pem'), certPem: cert.toString('pem'), keyPem: pem('PRIVATE KEY', pkcs8) };
+}
+
+/** Creates a CA and a certificate for `hosts` (IPs or DNS names) signed by it, valid for a year. */
+export function createServingCertificate(hosts: string[]): Promise<IssuedCertificate> {
+  return createCertificate({
+    caName: 'mooring-sandbox-ca',
+    commonName: 'mooring-sandbox-apiserver',
+    usage: 'server',
+    hosts: [...new Set(['127.0.0.1', '::1', 'localhost', ...hosts])],
+    days: 365,
+  });
 }
