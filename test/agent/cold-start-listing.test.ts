@@ -6,14 +6,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type WiredAgent, agentRedactor, wireAgent } from '../../src/agent/wiring.ts';
-import { parseAgentConfig } from '../../src/config.ts';
+import type { WiredAgent } from '../../src/agent/wiring.ts';
 import { ControlPlaneClient } from '../../src/control-plane/client.ts';
 import { type ControlPlaneServer, startControlPlane } from '../../src/control-plane/server/index.ts';
 import { createKubeClient } from '../../src/kube/clients.ts';
 import { LISTED_KINDS } from '../../src/kube/kinds.ts';
-import { silentLogger } from '../../src/log.ts';
 import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';
+import { wireTestAgent } from '../support/wired-agent.ts';
 
 const LISTENER = '7d2e1b3c-4e5f-4a6b-9c7d-8e9f0a1b2c3d';
 const NAMESPACE = 'apps';
@@ -24,26 +23,13 @@ let client: ControlPlaneClient;
 let apiKey: string;
 
 function wire(): WiredAgent {
-  const parsed = parseAgentConfig({
-    argv: [],
-    env: {
-      MOORING_CONTROL_PLANE_URL: cp.url,
-      MOORING_API_KEY: apiKey,
-      MOORING_LISTENER_ID: LISTENER,
-      MOORING_NAMESPACES: NAMESPACE,
-    },
-    hostname: () => 'test',
-  });
-  if (!parsed.ok || parsed.help) throw new Error('bad test config');
-  const wired = wireAgent({
-    config: parsed.config,
-    env: {},
-    version: '0.0.0-test',
-    logger: silentLogger(),
-    redactor: agentRedactor(parsed.config),
+  return wireTestAgent({
+    controlPlaneUrl: cp.url,
+    apiKey,
+    listenerId: LISTENER,
+    namespaces: [NAMESPACE],
     kubeconfig: kube.kubeconfig,
   });
-  return wired;
 }
 
 /** One cycle of a new agent (its memo empty: a restart), its Events written before it returns. */

@@ -5,13 +5,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type WiredAgent, agentRedactor, wireAgent } from '../../src/agent/wiring.ts';
-import { parseAgentConfig } from '../../src/config.ts';
+import type { WiredAgent } from '../../src/agent/wiring.ts';
 import { ControlPlaneClient } from '../../src/control-plane/client.ts';
 import { type ControlPlaneServer, startControlPlane } from '../../src/control-plane/server/index.ts';
 import { LISTED_KINDS } from '../../src/kube/kinds.ts';
-import { silentLogger } from '../../src/log.ts';
 import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';
+import { wireTestAgent } from '../support/wired-agent.ts';
 
 const LISTENER = '6c1f0a2b-3d4e-4f5a-8b6c-7d8e9f0a1b2c';
 const NAMESPACES = ['apps', 'other'];
@@ -38,23 +37,11 @@ beforeAll(async () => {
     },
   });
   client = new ControlPlaneClient({ baseUrl: cp.url, apiKey, retries: 0 });
-  const parsed = parseAgentConfig({
-    argv: [],
-    env: {
-      MOORING_CONTROL_PLANE_URL: cp.url,
-      MOORING_API_KEY: apiKey,
-      MOORING_LISTENER_ID: LISTENER,
-      MOORING_NAMESPACES: NAMESPACES.join(','),
-    },
-    hostname: () => 'test',
-  });
-  if (!parsed.ok || parsed.help) throw new Error('bad test config');
-  wired = wireAgent({
-    config: parsed.config,
-    env: {},
-    version: '0.0.0-test',
-    logger: silentLogger(),
-    redactor: agentRedactor(parsed.config),
+  wired = wireTestAgent({
+    controlPlaneUrl: cp.url,
+    apiKey,
+    listenerId: LISTENER,
+    namespaces: NAMESPACES,
     kubeconfig: kube.kubeconfig,
   });
 }, 30_000);

@@ -7,16 +7,15 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type WiredAgent, agentRedactor, wireAgent } from '../../src/agent/wiring.ts';
-import { parseAgentConfig } from '../../src/config.ts';
+import type { WiredAgent } from '../../src/agent/wiring.ts';
 import { ControlPlaneClient } from '../../src/control-plane/client.ts';
 import { type ControlPlaneServer, startControlPlane } from '../../src/control-plane/server/index.ts';
 import { orphanListing } from '../../src/reconcile/orphan-pass.ts';
 import { OrphanCollector } from '../../src/reconcile/orphans.ts';
 import { createKubeClient } from '../../src/kube/clients.ts';
 import { inventoryOf } from '../../src/kube/list.ts';
-import { silentLogger } from '../../src/log.ts';
 import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';
+import { wireTestAgent } from '../support/wired-agent.ts';
 import type { DeploymentRecord } from '../../src/contract/index.ts';
 import { type ListingProxy, startListingProxy } from '../reliability/lib/listing-proxy.ts';
 
@@ -48,23 +47,11 @@ beforeAll(async () => {
   });
   client = new ControlPlaneClient({ baseUrl: cp.url, apiKey, retries: 0 });
   proxy = await startListingProxy(cp.url);
-  const parsed = parseAgentConfig({
-    argv: [],
-    env: {
-      MOORING_CONTROL_PLANE_URL: proxy.url,
-      MOORING_API_KEY: apiKey,
-      MOORING_LISTENER_ID: LISTENER,
-      MOORING_NAMESPACES: NS,
-    },
-    hostname: () => 'test',
-  });
-  if (!parsed.ok || parsed.help) throw new Error('bad test config');
-  wired = wireAgent({
-    config: parsed.config,
-    env: {},
-    version: '0.0.0-test',
-    logger: silentLogger(),
-    redactor: agentRedactor(parsed.config),
+  wired = wireTestAgent({
+    controlPlaneUrl: proxy.url,
+    apiKey,
+    listenerId: LISTENER,
+    namespaces: [NS],
     kubeconfig: kube.kubeconfig,
   });
 }, 30_000);
