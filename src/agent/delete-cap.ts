@@ -6,6 +6,7 @@
  * deployment's status (MOORING_E_DELETE_CAP_EXCEEDED). Deletions resume by themselves once fewer
  * are due (the control plane corrected, or records removed), or delete by hand.
  */
+import { pruneCap } from '../reconcile/orphans.ts';
 import type { DesiredDeployment } from './poller.ts';
 
 /** The cap is at least this many deployments per cycle. */
@@ -15,7 +16,7 @@ export const DELETE_CAP_FRACTION = 0.25;
 
 /** The most AWAITING_DELETE deletions one cycle may start, for a listener of `size` deployments. */
 export function deleteCap(size: number): number {
-  return Math.max(DELETE_CAP_MIN_DEPLOYMENTS, Math.floor(size * DELETE_CAP_FRACTION));
+  return pruneCap(size, DELETE_CAP_MIN_DEPLOYMENTS, DELETE_CAP_FRACTION);
 }
 
 /** The deletions a snapshot holds back, when it is over the cap. */

@@ -7,7 +7,8 @@ import { Pool, ProxyAgent } from '../lean/undici.ts';
 import { MooringError } from '../errors.ts';
 import { type Logger, silentLogger } from '../log.ts';
 import { describeProxy, proxyForUrl } from '../proxy/from-environment.ts';
-import { parseRetryAfter, shouldRetry, statusError, transportError } from './client-errors.ts';
+import { parseRetryAfter } from '../lean/retry-after.ts';
+import { shouldRetry, statusError, transportError } from './client-errors.ts';
 
 /**
  * Requests in flight to the control plane at most (one per keep-alive connection; undici queues

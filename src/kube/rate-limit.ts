@@ -18,7 +18,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import pRetry from 'p-retry';
-import { parseRetryAfter } from '../control-plane/client-errors.ts';
+import { parseRetryAfter } from '../lean/retry-after.ts';
 
 /** Retries of one request the server turned away (client-go's maxRetries). */
 export const KUBE_RETRIES = 10;

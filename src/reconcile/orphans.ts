@@ -71,7 +71,10 @@ function runsIn(objects: readonly KubeObject[]): boolean {
   return workload && rollUp(live.map(assessObject)).state === 'Ready';
 }
 
-/** The per-cycle deletion cap for an inventory of `size` objects. */
+/**
+ * A per-cycle deletion cap: the larger of `minObjects` and `fraction` of `size` (objects of the
+ * inventory for pruning; deployments of the listener for AWAITING_DELETE, agent/delete-cap.ts).
+ */
 export function pruneCap(size: number, minObjects = 50, fraction = 0.25): number {
   return Math.max(minObjects, Math.floor(size * fraction));
 }

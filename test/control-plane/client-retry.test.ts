@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { inspect } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { parseRetryAfter } from '../../src/control-plane/client-errors.ts';
+import { parseRetryAfter } from '../../src/lean/retry-after.ts';
 import { ControlPlaneClient, type RequestEvent } from '../../src/control-plane/client.ts';
 import { CONTROL_PLANE_CONNECTIONS } from '../../src/control-plane/client-http.ts';
 import { MooringError } from '../../src/errors.ts';
