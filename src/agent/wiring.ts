@@ -24,7 +24,7 @@ import { Redactor } from '../redact.ts';
 import { mergeRenderSettings, type RenderSettings, renderDeployment } from '../render/index.ts';
 import type { KubeObject } from '../kube/types.ts';
 import { Agent, type AgentDeps } from './agent.ts';
-import { coldStartJudge } from './cold-start.ts';
+import { ColdPasses, coldStartJudge } from './cold-start.ts';
 import { checkExposureKind } from './exposure-check.ts';
 import { kubeLeaseClient } from './leader-election.ts';
 import { kubeNamespaceReader } from './registration.ts';
@@ -210,14 +210,18 @@ export function wireAgent(o: WireOptions): WiredAgent {
   // One inventory listing per poll cycle, shared by that cycle's reconciles and its orphan pass.
   // A cold start's listing comes whole and is compared page by page (ADR 0008): no object is read
   // again. Not in dry run, which keeps no memo.
-  const coldJudge = () =>
-    coldStartJudge({
+  const coldPasses = new ColdPasses();
+  const coldJudge = () => {
+    coldPasses.clear();
+    return coldStartJudge({
       desiredOf: (id) => agent?.desiredOf(id),
       render: (d) =>
         renderDeployment({ deployment: d.deployment, revision: d.revision, settings })
           .objects as unknown as KubeObject[],
       verify: (live, desired, key) => resources.verifyListed(live, desired, key),
+      onConverged: (id, pass) => coldPasses.set(id, pass),
     });
+  };
   const inventoryCache = new InventoryCache({
     namespaces: config.namespaces,
     listenerId: config.listenerId,
@@ -253,6 +257,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
           logger: reconcileLogger,
           settings: reconcileSettings,
           verified: (obj, key) => resources.isVerified(obj, key),
+          coldPass: (id, key, namespace) => coldPasses.take(id, key, namespace),
         },
         {
           deployment: input.deployment,

@@ -65,10 +65,12 @@ export async function reconcileDeployment(
 
   // 5. A resync of what the previous pass found converged: when every object is still the version
   //    it verified, there is nothing to render or compare (converged.ts).
-  const previous = input.converged;
-  if (previous && previous.key === input.inputKey && deps.verified && !settings.dryRun) {
-    owned = await listOwned();
-    const result = shortcut(previous, owned.objects, deps.verified);
+  const key = input.inputKey;
+  if (key !== undefined && deps.verified && !settings.dryRun) {
+    const previous = input.converged?.key === key ? input.converged : undefined;
+    if (previous || deps.coldPass) owned = await listOwned();
+    const pass = previous ?? deps.coldPass?.(deployment.id, key, namespace);
+    const result = pass && owned && shortcut(pass, owned.objects, deps.verified);
     if (result) {
       logger.debug(
         { health: result.health.state, durationMs: clock() - startedMs },

@@ -41,6 +41,12 @@ export interface ReconcileDeps {
    * ResourceManager's apply memo). Without it every pass renders (converged.ts).
    */
   verified?: (obj: KubeObject, key: string) => boolean;
+  /**
+   * A converged pass a cold start's listing found for this deployment (ADR 0008), consulted once
+   * the listing is in when the input carries none: the first reconcile after a restart then takes
+   * the shortcut too.
+   */
+  coldPass?: (deploymentId: string, key: string, namespace: string) => ConvergedPass | undefined;
   /** The renderer (injected in tests); renderDeployment by default. */
   render?: (input: {
     deployment: DeploymentRecord;

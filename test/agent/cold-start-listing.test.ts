@@ -5,6 +5,7 @@
  * hand edit) is still repaired.
  */
 import { randomBytes } from 'node:crypto';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WiredAgent } from '../../src/agent/wiring.ts';
 import { ControlPlaneClient } from '../../src/control-plane/client.ts';
@@ -22,19 +23,31 @@ let cp: ControlPlaneServer;
 let client: ControlPlaneClient;
 let apiKey: string;
 
-function wire(): WiredAgent {
+function wire(messages?: string[]): WiredAgent {
   return wireTestAgent({
     controlPlaneUrl: cp.url,
     apiKey,
     listenerId: LISTENER,
     namespaces: [NAMESPACE],
     kubeconfig: kube.kubeconfig,
+    ...(messages
+      ? {
+          logLevel: 'debug',
+          logger: pino(
+            { level: 'debug' },
+            { write: (line: string) => messages.push(String(JSON.parse(line).msg)) },
+          ),
+        }
+      : {}),
   });
 }
 
-/** One cycle of a new agent (its memo empty: a restart), its Events written before it returns. */
-async function restart(): Promise<void> {
-  const wired = wire();
+/**
+ * One cycle of a new agent (its memo empty: a restart), its Events written before it returns;
+ * its log messages go to `messages` when given.
+ */
+async function restart(messages?: string[]): Promise<void> {
+  const wired = wire(messages);
   try {
     await wired.agent.runOnce(AbortSignal.timeout(20_000));
   } finally {
@@ -98,6 +111,13 @@ describe('a restart from list calls (ADR 0008)', () => {
     expect(gets.map((r) => r.path)).toEqual([]);
     // The cycle's listing only: one list call per kind (every kind fits one page here).
     expect(counts.list).toBe(LISTED_KINDS.length);
+  }, 30_000);
+
+  it('the first reconcile after a restart renders nothing the listing found converged', async () => {
+    const messages: string[] = [];
+    await restart(messages);
+    // One shortcut per deployment: what the listing compared is not rendered and compared again.
+    expect(messages.filter((m) => m === 'converged: not rendered').length).toBe(3);
   }, 30_000);
 
   it('a hand edit made while no agent ran is repaired by the next agent at its first cycle', async () => {

@@ -5,6 +5,7 @@
  */
 import { type WiredAgent, agentRedactor, wireAgent } from '../../src/agent/wiring.ts';
 import { parseAgentConfig } from '../../src/config.ts';
+import type { Logger } from 'pino';
 import { silentLogger } from '../../src/log.ts';
 
 export interface WiredAgentOptions {
@@ -14,6 +15,9 @@ export interface WiredAgentOptions {
   namespaces: readonly string[];
   /** The sandbox's kubeconfig (YAML text). */
   kubeconfig: string;
+  /** Where the agent logs (silent by default), at `logLevel` (the agent's default when unset). */
+  logger?: Logger;
+  logLevel?: string;
 }
 
 /** A wired agent with the given settings and every other one at its default. */
@@ -25,6 +29,7 @@ export function wireTestAgent(o: WiredAgentOptions): WiredAgent {
       MOORING_API_KEY: o.apiKey,
       MOORING_LISTENER_ID: o.listenerId,
       MOORING_NAMESPACES: o.namespaces.join(','),
+      ...(o.logLevel ? { MOORING_LOG_LEVEL: o.logLevel } : {}),
     },
     hostname: () => 'test',
   });
@@ -33,7 +38,7 @@ export function wireTestAgent(o: WiredAgentOptions): WiredAgent {
     config: parsed.config,
     env: {},
     version: '0.0.0-test',
-    logger: silentLogger(),
+    logger: o.logger ?? silentLogger(),
     redactor: agentRedactor(parsed.config),
     kubeconfig: o.kubeconfig,
   });
