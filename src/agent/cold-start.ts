@@ -9,7 +9,7 @@
  */
 import { LABELS } from '../labels.ts';
 import { objectId } from '../kube/object-id.ts';
-import type { PageJudge } from '../kube/slim-listing.ts';
+import type { PageJudge } from '../kube/observed-state.ts';
 import type { KubeObject } from '../kube/types.ts';
 import type { ConvergedPass } from '../reconcile/converged.ts';
 import { claimPrefixes } from '../reconcile/steps.ts';

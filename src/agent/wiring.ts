@@ -9,7 +9,7 @@ import path from 'node:path';
 import { AUTO_KUBE_QPS, type AgentConfig } from '../config.ts';
 import { ControlPlaneClient } from '../control-plane/client.ts';
 import { createKubeClient } from '../kube/clients.ts';
-import { InventoryCache } from '../kube/inventory-cache.ts';
+import { ObservedState, type PageJudge } from '../kube/observed-state.ts';
 import { ResourceManager } from '../kube/resource-manager.ts';
 import type { Logger } from '../log.ts';
 import { createMetrics, type AgentMetrics } from '../ops/metrics.ts';
@@ -182,7 +182,20 @@ export function wireAgent(o: WireOptions): WiredAgent {
     { routes },
     `control plane reached ${via(routes.controlPlane.via)} (CA: ${routes.controlPlane.ca}); Kubernetes API ${via(routes.kubernetes.via)}`,
   );
-  const resources = new ResourceManager({ kube, fieldManager: 'mooring', dryRun: config.dryRun, logger });
+  // What the agent knows of the cluster between calls, with its rules (observed-state.ts). The
+  // cold judge is made per cold listing, below.
+  const observed = new ObservedState({
+    namespaces: config.namespaces,
+    listenerId: config.listenerId,
+    ...(config.dryRun ? {} : { coldJudge: (): PageJudge => coldJudge() }),
+  });
+  const resources = new ResourceManager({
+    kube,
+    fieldManager: 'mooring',
+    dryRun: config.dryRun,
+    logger,
+    memo: observed.memo,
+  });
   // One recorder for all reconciles (it rate-limits identical events); a standby records none
   // (Agent.recordsEvents). Events once queued are written even if leadership ends meanwhile: they
   // tell what this replica did.
@@ -222,13 +235,8 @@ export function wireAgent(o: WireOptions): WiredAgent {
       onConverged: (id, pass) => coldPasses.set(id, pass),
     });
   };
-  const inventoryCache = new InventoryCache({
-    namespaces: config.namespaces,
-    listenerId: config.listenerId,
-    ...(config.dryRun ? {} : { coldJudge }),
-  });
-  const cachedResources = inventoryCache.wrap(resources);
-  const directResources = inventoryCache.wrap(resources, { listDirectly: true });
+  const cachedResources = observed.wrap(resources);
+  const directResources = observed.wrap(resources, { listDirectly: true });
   const deps: AgentDeps = {
     ...(o.onReconciled ? { onReconciled: o.onReconciled } : {}),
     config,
@@ -267,7 +275,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
           converged: input.converged,
         },
       ),
-    ownsObjects: (id) => inventoryCache.ownsObjects(id),
+    ownsObjects: (id) => observed.ownsObjects(id),
     // A record the agent cannot use refuses its deployment alone: said in an Event there too.
     onRefused: (d) => {
       const namespace = namespaceOf(d.deployment);
@@ -281,7 +289,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
       });
     },
     beginCycle: () => {
-      void inventoryCache.refresh(
+      void observed.refresh(
         (opts) => resources.listOwned(opts),
         (err) =>
           logger.warn(
@@ -293,7 +301,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
     collectOrphans: async (snapshot, signal) => {
       // The cycle's shared listing; only when it failed does the pass list for itself.
       const inventory =
-        (await inventoryCache.latest()) ??
+        (await observed.latest()) ??
         (await resources.listOwned({ namespaces: config.namespaces, listenerId: config.listenerId }));
       // Deletes go through the cache, so a deployment they touch lists afresh this cycle. Leadership
       // may have ended during the listing: the signal makes a deposed leader delete nothing.

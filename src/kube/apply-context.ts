@@ -13,16 +13,13 @@ export interface ApplyContext {
   logger: Logger;
   random: RandomBytes;
   /**
-   * Objects found converged, just applied, or (create-only) found present: id → key and version, where the key is the input's
-   * (`ApplyOptions.inputKey`) or else the desired hash, and the version is `objectVersion` (the
-   * generation and a metadata digest where the API server keeps a generation, else the
-   * resourceVersion). While both stay the same nothing we apply can differ (any change to what we
-   * apply moves the version; equal keys mean equal desired objects), so:
-   * - with an input key, the resync skips the comparison altogether, and a deployment whose every
-   *   object is still verified is not even rendered (src/reconcile/converged.ts);
-   * - a difference the comparison sees but an apply does not change (a mutating admission
-   *   webhook, a normalization the comparison does not know) costs one write, not one per cycle.
-   * The two are kept apart, not joined in one string: a deployment's objects share its key.
+   * The memo (observed-state.ts, rule 4): objects found converged, just applied, or (create-only)
+   * found present: id -> key and version, where the key is the input's (`ApplyOptions.inputKey`)
+   * or else the desired hash, and the version is `objectVersion`. With an input key, the resync
+   * skips the comparison, and a deployment whose every object is still verified is not even
+   * rendered (src/reconcile/converged.ts); a difference an apply does not change (a mutating
+   * webhook) costs one write, not one per cycle. Key and version are kept apart, not joined in one
+   * string: a deployment's objects share its key.
    */
   verified?: Map<string, Verified>;
 }

@@ -30,6 +30,8 @@ export interface ResourceManagerOptions {
   logger?: Logger;
   /** Random source for generated secret values (default crypto.randomBytes). */
   random?: RandomBytes;
+  /** The memo of objects found converged: the agent's `ObservedState.memo` (default: its own). */
+  memo?: Map<string, Verified>;
 }
 
 export class ResourceManager {
@@ -37,7 +39,7 @@ export class ResourceManager {
   readonly dryRun: boolean;
   readonly #client: ObjectClient;
   readonly #logger: Logger;
-  readonly #verified = new Map<string, Verified>();
+  readonly #verified: Map<string, Verified>;
   /** What every apply shares (applyAll overrides dryRun per call on a copy). */
   readonly #context: ApplyContext;
   /** What a listing covers unless told otherwise (`alsoList`). */
@@ -48,6 +50,7 @@ export class ResourceManager {
     this.dryRun = opts.dryRun ?? false;
     this.#client = new ObjectClient(opts.kube);
     this.#logger = opts.logger ?? silentLogger();
+    this.#verified = opts.memo ?? new Map();
     this.#context = {
       client: this.#client,
       fieldManager: this.fieldManager,

@@ -1,8 +1,12 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChangeSet } from '../../src/kube/change-set.ts';
-import { InventoryCache, type InventoryResources } from '../../src/kube/inventory-cache.ts';
+import { ObservedState, type InventoryResources } from '../../src/kube/observed-state.ts';
 import { type Inventory, inventoryOf, type ListOwnedOptions } from '../../src/kube/list.ts';
 import type { KubeObject } from '../../src/kube/types.ts';
+import { objectId } from '../../src/kube/object-id.ts';
+import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';
+import { deployment, LISTENER as FIXTURE_LISTENER } from './fixtures.ts';
+import { managerFor } from './sandbox.ts';
 
 const LISTENER = 'l-1';
 
@@ -51,11 +55,11 @@ function fakeResources(live: KubeObject[]) {
 
 const names = (inv: Inventory) => inv.objects.map((o) => o.metadata.name).sort();
 
-describe('InventoryCache: one listing per cycle, shared by its reconciles', () => {
+describe('ObservedState: one listing per cycle, shared by its reconciles', () => {
   it('serves every deployment of the cycle from one listing', async () => {
     const live = [obj('d1', 'a'), obj('d1', 'a-redis'), obj('d2', 'b')];
     const { resources, lists } = fakeResources(live);
-    const cache = new InventoryCache({ namespaces: ['apps'], listenerId: LISTENER });
+    const cache = new ObservedState({ namespaces: ['apps'], listenerId: LISTENER });
     const wrapped = cache.wrap(resources);
     void cache.refresh((o) => resources.listOwned(o));
     const d1 = await wrapped.listOwned({ namespaces: ['apps'], listenerId: LISTENER, deploymentId: 'd1' });
@@ -71,7 +75,7 @@ describe('InventoryCache: one listing per cycle, shared by its reconciles', () =
   it('a deployment we wrote to lists for itself until the next listing', async () => {
     const live = [obj('d1', 'a')];
     const { resources, lists } = fakeResources(live);
-    const cache = new InventoryCache({ namespaces: ['apps'], listenerId: LISTENER });
+    const cache = new ObservedState({ namespaces: ['apps'], listenerId: LISTENER });
     const wrapped = cache.wrap(resources);
     void cache.refresh((o) => resources.listOwned(o));
     await wrapped.applyAll([obj('d1', 'a-new')]);
@@ -88,7 +92,7 @@ describe('InventoryCache: one listing per cycle, shared by its reconciles', () =
   it('a write that lands while the listing is under way makes that listing unusable for the deployment', async () => {
     const live = [obj('d1', 'a')];
     const { resources, lists, hold } = fakeResources(live);
-    const cache = new InventoryCache({ namespaces: ['apps'], listenerId: LISTENER });
+    const cache = new ObservedState({ namespaces: ['apps'], listenerId: LISTENER });
     const wrapped = cache.wrap(resources);
     let release!: () => void;
     hold(new Promise<void>((r) => (release = r)));
@@ -103,7 +107,7 @@ describe('InventoryCache: one listing per cycle, shared by its reconciles', () =
   it('hands the next listing the entries of the last one that succeeded', async () => {
     const workload = { ...obj('d1', 'w'), apiVersion: 'apps/v1', kind: 'Deployment' } as KubeObject;
     const { resources, lists } = fakeResources([obj('d1', 'a'), workload]);
-    const cache = new InventoryCache({ namespaces: ['apps'], listenerId: LISTENER });
+    const cache = new ObservedState({ namespaces: ['apps'], listenerId: LISTENER });
     const first = await cache.refresh((o) => resources.listOwned(o));
     await cache.refresh(async () => {
       throw new Error('list failed');
@@ -118,7 +122,7 @@ describe('InventoryCache: one listing per cycle, shared by its reconciles', () =
 
   it('falls back to a direct listing when the cycle listing failed, or for other namespaces', async () => {
     const { resources, lists } = fakeResources([obj('d1', 'a')]);
-    const cache = new InventoryCache({ namespaces: ['apps'], listenerId: LISTENER });
+    const cache = new ObservedState({ namespaces: ['apps'], listenerId: LISTENER });
     const wrapped = cache.wrap(resources);
     const failures: unknown[] = [];
     void cache.refresh(
@@ -138,7 +142,7 @@ describe('InventoryCache: one listing per cycle, shared by its reconciles', () =
   it('listDirectly: a changed deployment does not wait for the cycle listing, and its writes are still tracked', async () => {
     const live = [obj('d1', 'a')];
     const { resources, lists, hold } = fakeResources(live);
-    const cache = new InventoryCache({ namespaces: ['apps'], listenerId: LISTENER });
+    const cache = new ObservedState({ namespaces: ['apps'], listenerId: LISTENER });
     const direct = cache.wrap(resources, { listDirectly: true });
     const cached = cache.wrap(resources);
     let release!: () => void;
@@ -161,12 +165,40 @@ describe('InventoryCache: one listing per cycle, shared by its reconciles', () =
 
   it('serves a deployment once per listing: a second reconcile in the cycle (a rollout being watched) reads fresh', async () => {
     const { resources, lists } = fakeResources([obj('d1', 'a')]);
-    const cache = new InventoryCache({ namespaces: ['apps'], listenerId: LISTENER });
+    const cache = new ObservedState({ namespaces: ['apps'], listenerId: LISTENER });
     const wrapped = cache.wrap(resources);
     void cache.refresh((o) => resources.listOwned(o));
     await wrapped.listOwned({ namespaces: ['apps'], listenerId: LISTENER, deploymentId: 'd1' });
     await wrapped.listOwned({ namespaces: ['apps'], listenerId: LISTENER, deploymentId: 'd1' });
     expect(lists).toHaveLength(2);
     expect(cache.stats).toEqual({ hits: 1, misses: 1 });
+  });
+});
+
+describe('ObservedState: the memo is the one the resource manager fills (rule 4)', () => {
+  const NS = 'observed';
+  let api: KubeApi;
+  beforeAll(async () => {
+    api = await startKubeApi({ namespaces: [NS] });
+  });
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  it('an apply enters its object under the input key; a dry run does not; a delete forgets it', async () => {
+    const observed = new ObservedState({ namespaces: [NS], listenerId: FIXTURE_LISTENER });
+    const app = deployment(NS, 'memo-app');
+    const id = objectId(app);
+    await managerFor(api, { memo: observed.memo, dryRun: true }).applyAll([app], { inputKey: 'k1' });
+    expect(observed.memo.has(id)).toBe(false);
+    const rm = managerFor(api, { memo: observed.memo });
+    await rm.applyAll([app], { inputKey: 'k1' });
+    expect(observed.memo.get(id)?.key).toBe('k1');
+    const live = api.getObject('apps/v1', 'Deployment', NS, 'memo-app') as KubeObject;
+    expect(rm.isVerified(live, 'k1')).toBe(true);
+    // Another key (the deployment's desired state changed) is not verified by the old entry.
+    expect(rm.isVerified(live, 'k2')).toBe(false);
+    await rm.deleteAll([live], { deleteVolumes: false });
+    expect(observed.memo.has(id)).toBe(false);
   });
 });

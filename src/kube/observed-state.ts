@@ -1,13 +1,28 @@
 /**
- * One inventory listing per poll cycle, shared by every reconcile of that cycle.
+ * The one owner of what the agent knows of the cluster between calls: the cycle's listing, the
+ * entries carried from one listing to the next, the memo of objects found converged, and the
+ * writes that make a listing stale. Zero idle writes and drift repair rest on these rules, which
+ * hold here and nowhere else (each with the test that shows it):
  *
- * Without it each reconcile lists its own objects (one list call per kind), so an idle cycle over
- * N deployments costs 8·N reads. With it, a cycle costs one list call per kind and namespace,
- * whatever N, and the orphan pass reuses the same listing. A deployment's slice of the listing is
- * only used while it is known to be current: once this agent writes (or tries to write) any object
- * of that deployment after the listing began, the deployment lists its own objects again until
- * the next cycle's listing. Changes made by others between two listings are seen at the next one,
- * exactly as they were when every cycle re-listed (drift repair within one resync).
+ * 1. One listing per poll cycle, shared by every reconcile of the cycle and its orphan pass; a
+ *    failed listing is not kept, and reconciles then list for themselves
+ *    (test/kube/observed-state.test.ts).
+ * 2. A deployment's slice of the listing is used only while it is current: once this agent writes
+ *    (or tries to write) an object of that deployment after the listing began, the deployment
+ *    lists its own objects until the next listing; a second reconcile of it in one cycle (a
+ *    rollout being watched) lists for itself (test/kube/observed-state.test.ts).
+ * 3. An entry of the previous successful listing stands for an object while its uid and
+ *    resourceVersion are unchanged; anything else is read whole (slim-listing.ts;
+ *    test/kube/carried-entries.test.ts).
+ * 4. The memo: an object found converged (or left so by an apply) for an input key holds while
+ *    the key and the object's version (object-version.ts) are unchanged; deleting the object
+ *    forgets it; a dry run never enters it (test/kube/verified-memo.test.ts,
+ *    test/kube/observed-state.test.ts).
+ * 5. Until a listing has succeeded, the listing comes whole and is judged page by page: what is
+ *    found converged enters the memo (ADR 0008; test/agent/cold-start-listing.test.ts).
+ *
+ * Changes made by others between two listings are seen at the next one (drift repair within one
+ * resync). One listing per cycle instead of one per reconcile (8·N reads an idle cycle) is ADR 0002.
  */
 import type { ApplyOptions } from './apply.ts';
 import { type ChangeSet, hasChanges } from './change-set.ts';
@@ -15,6 +30,7 @@ import type { DeleteAllOptions } from './delete.ts';
 import { kindInfo } from './kinds.ts';
 import { type Inventory, inventoryOf, type ListOwnedOptions } from './list.ts';
 import { LABELS } from '../labels.ts';
+import type { Verified } from './apply-context.ts';
 import { type PageJudge, type PreviousEntries, previousEntries } from './slim-listing.ts';
 import type { KubeObject } from './types.ts';
 
@@ -32,7 +48,7 @@ interface Listing {
   result: Promise<Inventory | undefined>;
 }
 
-export interface InventoryCacheOptions {
+export interface ObservedStateOptions {
   namespaces: readonly string[];
   listenerId: string;
   /**
@@ -51,8 +67,15 @@ function ownersOf(inventory: Inventory): Set<string> {
   return out;
 }
 
-export class InventoryCache {
-  readonly #opts: InventoryCacheOptions;
+export type { PageJudge } from './slim-listing.ts';
+
+export class ObservedState {
+  /**
+   * The memo (rule 4): object id -> the input key and version it was found converged at. The
+   * resource manager's applies read and fill it (`ResourceManagerOptions.memo`).
+   */
+  readonly memo = new Map<string, Verified>();
+  readonly #opts: ObservedStateOptions;
   #listing: Listing | undefined;
   /**
    * The entries of the latest listing that succeeded, for the next one (slim-listing.ts). An index
@@ -72,7 +95,7 @@ export class InventoryCache {
   /** Deployments owning objects other than volumes, by the latest listing that succeeded. */
   #owners: ReadonlySet<string> | undefined;
 
-  constructor(opts: InventoryCacheOptions) {
+  constructor(opts: ObservedStateOptions) {
     this.#opts = opts;
   }
 
