@@ -14,7 +14,7 @@ import { route, type ResourceRequest } from './router.ts';
 import { scale } from './scale.ts';
 import { ApiError, methodNotAllowed, notFound } from './status.ts';
 import { answerAs, answerForm, partialMetadataList } from './answer-form.ts';
-import { toTable } from './table.ts';
+import { includeObjectOf, toTable } from './table.ts';
 import { serveWatch } from './watch.ts';
 import { parseWriteOptions } from './write-options.ts';
 import { apply, create, patch, update } from './writes.ts';
@@ -88,21 +88,34 @@ export function createHandler(deps: HandlerDeps): (req: IncomingMessage, res: Se
           return send(
             res,
             200,
-            toTable(type.kind, [obj], { resourceVersion: obj.metadata.resourceVersion }, cluster.nowDate()),
+            toTable(
+              type.kind,
+              [obj],
+              { resourceVersion: obj.metadata.resourceVersion },
+              cluster.nowDate(),
+              includeObjectOf(query),
+            ),
           );
         return send(res, 200, answerAs(obj, form));
       }
       case 'list': {
         const list = listObjects(cluster, type, namespace, query);
         if (form === 'Table')
-          return send(res, 200, toTable(type.kind, list.objects, list.metadata, cluster.nowDate()));
+          return send(
+            res,
+            200,
+            toTable(type.kind, list.objects, list.metadata, cluster.nowDate(), includeObjectOf(query)),
+          );
         return send(res, 200, form === 'PartialObjectMetadata' ? partialMetadataList(list) : listJson(list));
       }
       case 'watch': {
         serveWatch(cluster, type, namespace, query, res, {
           bookmarkIntervalMs: deps.bookmarkIntervalMs,
           resetAfterMs,
-          render: form === 'Table' ? (o) => toTable(type.kind, [o], {}, cluster.nowDate()) : undefined,
+          render:
+            form === 'Table'
+              ? (o) => toTable(type.kind, [o], {}, cluster.nowDate(), includeObjectOf(query))
+              : undefined,
         });
         return;
       }
