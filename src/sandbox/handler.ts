@@ -3,6 +3,7 @@
  * verbs; records it in the request log and applies fault rules first.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { serveAccessReview } from './access-review.ts';
 import { decodeBody, mediaType, readBytes, send } from './http-body.ts';
 import { discovery, sandboxEndpoint } from './meta-routes.ts';
 import type { Cluster } from './cluster.ts';
@@ -208,6 +209,7 @@ export function createHandler(deps: HandlerDeps): (req: IncomingMessage, res: Se
         if (await sandboxEndpoint(deps, req, res, path)) return;
         throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
       }
+      if (await serveAccessReview(req, res, path)) return;
       const routed = route(method, path, query, mediaType(req.headers['content-type']));
       if (routed.kind === 'other') {
         if (method === 'GET' && discovery(deps, req, res, path)) return;
