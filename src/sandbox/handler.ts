@@ -11,9 +11,9 @@ import { deleteCollection, deleteObject, parseDeleteOptions } from './deletes.ts
 import type { FaultRule, Faults } from './faults.ts';
 import { getObject, listJson, listObjects } from './reads.ts';
 import { isWriteVerb, type RequestLog, type RequestRecord } from './request-log.ts';
-import { route, type ResourceRequest } from './router.ts';
+import { noRoute, route, type ResourceRequest } from './router.ts';
 import { scale } from './scale.ts';
-import { ApiError, methodNotAllowed, notFound } from './status.ts';
+import { ApiError, methodNotAllowed } from './status.ts';
 import { answerAs, answerForm, partialMetadataList } from './answer-form.ts';
 import { includeObjectOf, toTable } from './table.ts';
 import { serveWatch } from './watch.ts';
@@ -74,11 +74,15 @@ export function createHandler(deps: HandlerDeps): (req: IncomingMessage, res: Se
     resetAfterMs: number | undefined,
   ): Promise<void> {
     const { type, namespace, name, subresource } = r;
+    // A namespaced kind is served across namespaces for list and watch only; a cluster-scoped
+    // one has no namespaced path; unserved subresources have no route at all.
     if (type.namespaced && namespace === undefined && !['list', 'watch'].includes(r.verb)) {
-      throw notFound(type, name ?? '');
+      if (name !== undefined) throw noRoute();
+      throw methodNotAllowed('the server does not allow this method on the requested resource');
     }
+    if (!type.namespaced && namespace !== undefined) throw noRoute();
     if (subresource !== undefined && !type.subresources.includes(subresource as 'status' | 'scale')) {
-      throw notFound(type, name ?? '');
+      throw noRoute();
     }
     const form = answerForm(req.headers.accept);
     switch (r.verb) {
@@ -207,16 +211,16 @@ export function createHandler(deps: HandlerDeps): (req: IncomingMessage, res: Se
     const run = async (): Promise<void> => {
       if (path.startsWith('/sandbox/')) {
         if (await sandboxEndpoint(deps, req, res, path)) return;
-        throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+        throw noRoute();
       }
       if (await serveAccessReview(req, res, path)) return;
       const routed = route(method, path, query, mediaType(req.headers['content-type']));
       if (routed.kind === 'other') {
         if (method === 'GET' && discovery(deps, req, res, path)) return;
-        throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+        throw noRoute();
       }
       if (routed.kind === 'unknown-resource' || !deps.cluster.serves(routed.request.type)) {
-        throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+        throw noRoute();
       }
       const r = routed.request;
       record = {
