@@ -1,4 +1,5 @@
 /** Discovery documents: /version, /api, /api/v1, /apis, /apis/<group>, /apis/<group>/<version>. */
+import { REVIEW_GROUP, REVIEW_RESOURCES, REVIEW_VERSION } from './access-review.ts';
 import { apiVersionOf, groupVersions, type ResourceType, type Served, verbsOf } from './resources.ts';
 
 /** The Kubernetes version the sandbox presents (what the agent and kubectl see at /version). */
@@ -37,13 +38,18 @@ export function groupList(served?: Served): Record<string, unknown> {
   return {
     kind: 'APIGroupList',
     apiVersion: 'v1',
-    groups: groupVersions(served)
-      .filter((gv) => gv.group !== '')
-      .map((gv) => groupEntry(gv.group, gv.version)),
+    groups: [
+      ...groupVersions(served)
+        .filter((gv) => gv.group !== '')
+        .map((gv) => groupEntry(gv.group, gv.version)),
+      groupEntry(REVIEW_GROUP, REVIEW_VERSION),
+    ],
   };
 }
 
 export function group(name: string, served?: Served): Record<string, unknown> | undefined {
+  if (name === REVIEW_GROUP)
+    return { kind: 'APIGroup', apiVersion: 'v1', ...groupEntry(name, REVIEW_VERSION) };
   const gv = groupVersions(served).find((g) => g.group === name && name !== '');
   return gv ? { kind: 'APIGroup', apiVersion: 'v1', ...groupEntry(gv.group, gv.version) } : undefined;
 }
@@ -89,6 +95,7 @@ export function resourceList(
   version: string,
   served?: Served,
 ): Record<string, unknown> | undefined {
+  if (group === REVIEW_GROUP && version === REVIEW_VERSION) return reviewResourceList();
   const gv = groupVersions(served).find((g) => g.group === group && g.version === version);
   if (!gv) return undefined;
   const list: Record<string, unknown> = {
@@ -98,6 +105,36 @@ export function resourceList(
   };
   if (group !== '') list.apiVersion = 'v1';
   return list;
+}
+
+/** The access review resources (access-review.ts): create-only, cluster-scoped. */
+function reviewResourceList(): Record<string, unknown> {
+  return {
+    kind: 'APIResourceList',
+    apiVersion: 'v1',
+    groupVersion: `${REVIEW_GROUP}/${REVIEW_VERSION}`,
+    resources: REVIEW_RESOURCES.map((r) => ({
+      name: r.resource,
+      singularName: r.singular,
+      namespaced: false,
+      kind: r.kind,
+      verbs: ['create'],
+    })),
+  };
+}
+
+function reviewDiscoveryGroup(): Record<string, unknown> {
+  const resources = REVIEW_RESOURCES.map((r) => ({
+    resource: r.resource,
+    responseKind: { group: REVIEW_GROUP, version: REVIEW_VERSION, kind: r.kind },
+    scope: 'Cluster',
+    singularResource: r.singular,
+    verbs: ['create'],
+  }));
+  return {
+    metadata: { name: REVIEW_GROUP },
+    versions: [{ version: REVIEW_VERSION, resources, freshness: 'Current' }],
+  };
 }
 
 /** The media type of aggregated discovery (apidiscovery.k8s.io/v2), served when a client asks for it. */
@@ -136,9 +173,12 @@ export function aggregatedDiscovery(core: boolean, served?: Served): Record<stri
     kind: 'APIGroupDiscoveryList',
     apiVersion: 'apidiscovery.k8s.io/v2',
     metadata: {},
-    items: groups.map((gv) => ({
-      metadata: core ? {} : { name: gv.group },
-      versions: [{ version: gv.version, resources: gv.types.map(discoveryResource), freshness: 'Current' }],
-    })),
+    items: [
+      ...groups.map((gv) => ({
+        metadata: core ? {} : { name: gv.group },
+        versions: [{ version: gv.version, resources: gv.types.map(discoveryResource), freshness: 'Current' }],
+      })),
+      ...(core ? [] : [reviewDiscoveryGroup()]),
+    ],
   };
 }

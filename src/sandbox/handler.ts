@@ -3,6 +3,7 @@
  * verbs; records it in the request log and applies fault rules first.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { serveAccessReview } from './access-review.ts';
 import { decodeBody, mediaType, readBytes, send } from './http-body.ts';
 import { discovery, sandboxEndpoint } from './meta-routes.ts';
 import type { Cluster } from './cluster.ts';
@@ -10,11 +11,11 @@ import { deleteCollection, deleteObject, parseDeleteOptions } from './deletes.ts
 import type { FaultRule, Faults } from './faults.ts';
 import { getObject, listJson, listObjects } from './reads.ts';
 import { isWriteVerb, type RequestLog, type RequestRecord } from './request-log.ts';
-import { route, type ResourceRequest } from './router.ts';
+import { noRoute, route, type ResourceRequest } from './router.ts';
 import { scale } from './scale.ts';
-import { ApiError, methodNotAllowed, notFound } from './status.ts';
+import { ApiError, methodNotAllowed } from './status.ts';
 import { answerAs, answerForm, partialMetadataList } from './answer-form.ts';
-import { toTable } from './table.ts';
+import { includeObjectOf, toTable } from './table.ts';
 import { serveWatch } from './watch.ts';
 import { parseWriteOptions } from './write-options.ts';
 import { apply, create, patch, update } from './writes.ts';
@@ -73,11 +74,15 @@ export function createHandler(deps: HandlerDeps): (req: IncomingMessage, res: Se
     resetAfterMs: number | undefined,
   ): Promise<void> {
     const { type, namespace, name, subresource } = r;
+    // A namespaced kind is served across namespaces for list and watch only; a cluster-scoped
+    // one has no namespaced path; unserved subresources have no route at all.
     if (type.namespaced && namespace === undefined && !['list', 'watch'].includes(r.verb)) {
-      throw notFound(type, name ?? '');
+      if (name !== undefined) throw noRoute();
+      throw methodNotAllowed('the server does not allow this method on the requested resource');
     }
+    if (!type.namespaced && namespace !== undefined) throw noRoute();
     if (subresource !== undefined && !type.subresources.includes(subresource as 'status' | 'scale')) {
-      throw notFound(type, name ?? '');
+      throw noRoute();
     }
     const form = answerForm(req.headers.accept);
     switch (r.verb) {
@@ -88,21 +93,34 @@ export function createHandler(deps: HandlerDeps): (req: IncomingMessage, res: Se
           return send(
             res,
             200,
-            toTable(type.kind, [obj], { resourceVersion: obj.metadata.resourceVersion }, cluster.nowDate()),
+            toTable(
+              type.kind,
+              [obj],
+              { resourceVersion: obj.metadata.resourceVersion },
+              cluster.nowDate(),
+              includeObjectOf(query),
+            ),
           );
         return send(res, 200, answerAs(obj, form));
       }
       case 'list': {
         const list = listObjects(cluster, type, namespace, query);
         if (form === 'Table')
-          return send(res, 200, toTable(type.kind, list.objects, list.metadata, cluster.nowDate()));
+          return send(
+            res,
+            200,
+            toTable(type.kind, list.objects, list.metadata, cluster.nowDate(), includeObjectOf(query)),
+          );
         return send(res, 200, form === 'PartialObjectMetadata' ? partialMetadataList(list) : listJson(list));
       }
       case 'watch': {
         serveWatch(cluster, type, namespace, query, res, {
           bookmarkIntervalMs: deps.bookmarkIntervalMs,
           resetAfterMs,
-          render: form === 'Table' ? (o) => toTable(type.kind, [o], {}, cluster.nowDate()) : undefined,
+          render:
+            form === 'Table'
+              ? (o) => toTable(type.kind, [o], {}, cluster.nowDate(), includeObjectOf(query))
+              : undefined,
         });
         return;
       }
@@ -193,15 +211,16 @@ export function createHandler(deps: HandlerDeps): (req: IncomingMessage, res: Se
     const run = async (): Promise<void> => {
       if (path.startsWith('/sandbox/')) {
         if (await sandboxEndpoint(deps, req, res, path)) return;
-        throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+        throw noRoute();
       }
+      if (await serveAccessReview(req, res, path)) return;
       const routed = route(method, path, query, mediaType(req.headers['content-type']));
       if (routed.kind === 'other') {
         if (method === 'GET' && discovery(deps, req, res, path)) return;
-        throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+        throw noRoute();
       }
       if (routed.kind === 'unknown-resource' || !deps.cluster.serves(routed.request.type)) {
-        throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+        throw noRoute();
       }
       const r = routed.request;
       record = {

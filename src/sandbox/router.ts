@@ -1,5 +1,15 @@
 /** Turns a request's method and path into the API request it names (group, resource, verb...). */
 import { findByResource, type ResourceType } from './resources.ts';
+import { ApiError } from './status.ts';
+
+/**
+ * kube-apiserver's answer for a path it has no route for (an unknown resource, or a subresource
+ * it does not serve): a generic 404 with empty details, whatever the method. It names no object,
+ * since the parent may well exist.
+ */
+export function noRoute(): ApiError {
+  return new ApiError(404, 'NotFound', 'the server could not find the requested resource', {});
+}
 
 export interface ResourceRequest {
   type: ResourceType;

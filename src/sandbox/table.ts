@@ -1,120 +1,69 @@
 /**
  * `meta.k8s.io/v1` Table responses, which kubectl asks for (`Accept: ...;as=Table`, answer-form.ts) to print
- * `kubectl get` columns the way a real server's printers define them.
+ * `kubectl get` columns the way a real server's printers define them. Like kube-apiserver, the
+ * server always prints wide (every column's cell, `-o wide` ones included) and kubectl hides the
+ * priority-1 columns unless asked; kinds without a printer get the default Name / Created At.
  */
 import { partialMetadata } from './answer-form.ts';
+import { type Column, col, NAME } from './table-column.ts';
+import { CORE_COLUMNS } from './table-core.ts';
+import { OTHER_COLUMNS } from './table-other.ts';
+import { POD_COLUMNS } from './table-pod.ts';
+import { WORKLOAD_COLUMNS } from './table-workloads.ts';
 import type { KubeObject, StoredObject } from './types.ts';
 
-type Obj = Record<string, unknown>;
-
-interface Column {
-  name: string;
-  type: string;
-  format: string;
-  description: string;
-  priority: number;
-  cell: (o: StoredObject, now: Date) => unknown;
-}
-
-/** `5s`, `3m`, `2h`, `4d` like kubectl's HumanDuration (coarse). */
-function age(o: StoredObject, now: Date): string {
-  const created = Date.parse(o.metadata.creationTimestamp ?? '');
-  if (Number.isNaN(created)) return '<unknown>';
-  const s = Math.max(0, Math.floor((now.getTime() - created) / 1000));
-  if (s < 120) return `${s}s`;
-  if (s < 7200) return `${Math.floor(s / 60)}m`;
-  if (s < 48 * 3600) return `${Math.floor(s / 3600)}h`;
-  return `${Math.floor(s / 86400)}d`;
-}
-
-function col(name: string, cell: Column['cell'], type = 'string', priority = 0, format = ''): Column {
-  return { name, type, format, description: name, priority, cell };
-}
-
-const NAME = col('Name', (o) => o.metadata.name, 'string', 0, 'name');
-const AGE = col('Age', age);
-
-function spec(o: StoredObject): Obj {
-  return (o.spec ?? {}) as Obj;
-}
-function status(o: StoredObject): Obj {
-  return (o.status ?? {}) as Obj;
-}
-function num(v: unknown): number {
-  return typeof v === 'number' ? v : 0;
-}
-
-const COLUMNS: Record<string, Column[]> = {
-  Deployment: [
-    NAME,
-    col('Ready', (o) => `${num(status(o).readyReplicas)}/${num(spec(o).replicas)}`),
-    col('Up-to-date', (o) => num(status(o).updatedReplicas), 'integer'),
-    col('Available', (o) => num(status(o).availableReplicas), 'integer'),
-    AGE,
-  ],
-  ReplicaSet: [
-    NAME,
-    col('Desired', (o) => num(spec(o).replicas), 'integer'),
-    col('Current', (o) => num(status(o).replicas), 'integer'),
-    col('Ready', (o) => num(status(o).readyReplicas), 'integer'),
-    AGE,
-  ],
-  StatefulSet: [NAME, col('Ready', (o) => `${num(status(o).readyReplicas)}/${num(spec(o).replicas)}`), AGE],
-  Service: [
-    NAME,
-    col('Type', (o) => spec(o).type),
-    col('Cluster-IP', (o) => spec(o).clusterIP ?? '<none>'),
-    col('External-IP', () => '<none>'),
-    col(
-      'Port(s)',
-      (o) =>
-        ((spec(o).ports ?? []) as Obj[])
-          .map((p) => `${String(p.port)}/${String(p.protocol ?? 'TCP')}`)
-          .join(',') || '<none>',
-    ),
-    AGE,
-  ],
-  Secret: [
-    NAME,
-    col('Type', (o) => o.type),
-    col('Data', (o) => Object.keys((o.data ?? {}) as Obj).length, 'integer'),
-    AGE,
-  ],
-  ConfigMap: [
-    NAME,
-    col(
-      'Data',
-      (o) => Object.keys((o.data ?? {}) as Obj).length + Object.keys((o.binaryData ?? {}) as Obj).length,
-      'integer',
-    ),
-    AGE,
-  ],
-  Namespace: [NAME, col('Status', (o) => status(o).phase), AGE],
-  PersistentVolumeClaim: [NAME, col('Status', (o) => status(o).phase), AGE],
-  // As the Ingress printer: `*` for a rule without host, ports 80 (and 443 with TLS).
-  Ingress: [
-    NAME,
-    col('Class', (o) => spec(o).ingressClassName ?? '<none>'),
-    col('Hosts', (o) => ((spec(o).rules ?? []) as Obj[]).map((r) => r.host ?? '*').join(',') || '*'),
-    col('Address', (o) => {
-      const lb = ((status(o).loadBalancer as Obj | undefined)?.ingress ?? []) as Obj[];
-      return lb.map((i) => i.ip ?? i.hostname).join(',');
-    }),
-    col('Ports', (o) => (((spec(o).tls ?? []) as Obj[]).length > 0 ? '80, 443' : '80')),
-    AGE,
-  ],
-  // The Gateway API CRD's additionalPrinterColumns.
-  HTTPRoute: [NAME, col('Hostnames', (o) => JSON.stringify(spec(o).hostnames ?? [])), AGE],
+const COLUMNS: Readonly<Record<string, Column[]>> = {
+  ...WORKLOAD_COLUMNS,
+  ...CORE_COLUMNS,
+  ...OTHER_COLUMNS,
+  Pod: POD_COLUMNS,
 };
 
+/** The apiserver's default table convertor: the creation time as RFC 3339, not an age. */
+const DEFAULT_COLUMNS: Column[] = [
+  NAME,
+  col('Created At', (o) => o.metadata.creationTimestamp ?? '', {
+    type: 'date',
+    description:
+      'CreationTimestamp is a timestamp representing the server time when this object was created.',
+  }),
+];
+
+/**
+ * What each row's `object` carries (the `includeObject` parameter): metadata by default, the whole
+ * object (kubectl asks for it to `--sort-by` a field), or nothing.
+ */
+export type IncludeObject = 'None' | 'Metadata' | 'Object';
+
+/** The request's `includeObject` value; anything else is Metadata, the server's default. */
+export function includeObjectOf(query: URLSearchParams): IncludeObject {
+  const v = query.get('includeObject');
+  return v === 'None' || v === 'Object' ? v : 'Metadata';
+}
+
+function rowObject(o: StoredObject, include: IncludeObject): KubeObject | undefined {
+  if (include === 'None') return undefined;
+  return include === 'Object' ? o : partialMetadata(o);
+}
+
 /** A Table of `objects` with the kind's columns; `resourceVersion`/`continue` copied from the list. */
-export function toTable(kind: string, objects: StoredObject[], listMeta: Obj, now: Date): KubeObject {
-  const columns = COLUMNS[kind] ?? [NAME, AGE];
+export function toTable(
+  kind: string,
+  objects: StoredObject[],
+  listMeta: Record<string, unknown>,
+  now: Date,
+  include: IncludeObject = 'Metadata',
+): KubeObject {
+  const columns = COLUMNS[kind] ?? DEFAULT_COLUMNS;
   return {
     kind: 'Table',
     apiVersion: 'meta.k8s.io/v1',
     metadata: listMeta,
     columnDefinitions: columns.map(({ cell: _cell, ...c }) => c),
-    rows: objects.map((o) => ({ cells: columns.map((c) => c.cell(o, now)), object: partialMetadata(o) })),
+    rows: objects.map((o) => {
+      const object = rowObject(o, include);
+      const cells = columns.map((c) => c.cell(o, now));
+      return object === undefined ? { cells } : { cells, object };
+    }),
   };
 }
