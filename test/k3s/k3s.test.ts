@@ -7,8 +7,9 @@
  * writes over idle cycles (counted by the API server's audit log), drift repair that keeps another
  * manager's field, AWAITING_DELETE removal, and no request refused under the chart's RBAC.
  *
- * Needs a container engine (Docker or Podman socket) and network access for images. Where there
- * is none, the suite is skipped with one line saying so. MOORING_K3S_IMAGE changes the k3s image.
+ * Needs a container engine (Docker or Podman socket), the docker CLI (to build and save the image)
+ * and network access for images. Where there is no engine, the suite is skipped with one line
+ * saying so. MOORING_K3S_IMAGE changes the k3s image.
  */
 import { type ChildProcess, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
