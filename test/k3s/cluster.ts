@@ -54,7 +54,10 @@ export async function startAuditedK3s(image: string, auditedUser: string): Promi
     .start();
 }
 
-/** The audited user's completed requests so far, oldest first. */
+/**
+ * The audited user's completed requests so far, oldest first, but those made by kubectl: the suite
+ * itself uses that user's token to ask what its Roles allow (`auth can-i`, a refused GET).
+ */
 export async function auditedRequests(k3s: StartedK3sContainer): Promise<AuditedRequest[]> {
   const res = await k3s.exec(['cat', AUDIT_LOG]);
   if (res.exitCode !== 0) throw new Error(`reading the audit log failed: ${res.stderr}`);
@@ -62,7 +65,7 @@ export async function auditedRequests(k3s: StartedK3sContainer): Promise<Audited
     .split('\n')
     .filter((line) => line.trim() !== '')
     .map((line) => JSON.parse(line) as Record<string, never>)
-    .filter((e) => e['stage'] === 'ResponseComplete')
+    .filter((e) => e['stage'] === 'ResponseComplete' && !String(e['userAgent'] ?? '').startsWith('kubectl/'))
     .map((e) => {
       const ref = (e['objectRef'] ?? {}) as Record<string, string>;
       const uri = String(e['requestURI']);
@@ -119,7 +122,8 @@ export function kubectl(kubeconfig: string, work: string, args: string[], input?
     encoding: 'utf8',
     input,
     env: { PATH: process.env.PATH ?? '', HOME: work },
-    timeout: 120_000,
+    // Long enough for `kubectl wait` and `rollout status` with their own timeouts.
+    timeout: 600_000,
   });
   return { status: res.status ?? -1, stdout: res.stdout ?? '', stderr: res.stderr ?? '' };
 }

@@ -93,9 +93,10 @@ describe.skipIf(noEngine !== undefined)(
     const agentLogs = () =>
       kubectl(admin, work, ['logs', '-n', RELEASE_NAMESPACE, 'deployment/mooring']).stdout;
 
-    /** Waits until the agent made no write for two poll intervals; fails listing the writes if never. */
+    /** Waits until the agent made no write for four poll intervals; fails listing the writes if never. */
     async function settled(timeoutMs: number): Promise<void> {
-      const quiet = 2 * suiteValues.pollIntervalSeconds * 1000;
+      // Four cycles: an Event about a workload's health can follow its change by a cycle or two.
+      const quiet = 4 * suiteValues.pollIntervalSeconds * 1000;
       let last = -1;
       let since = Date.now();
       await waitFor(
@@ -241,9 +242,19 @@ describe.skipIf(noEngine !== undefined)(
       }
       const groups = deployment('groups');
       expect(groups.metadata.managedFields?.map((f) => f.manager)).toContain('mooring');
-      // The workloads run (the Postgres volume bound), so what the agent sees next is a steady cluster.
-      adminKubectl(['rollout', 'status', '-n', APPS, 'statefulset/groups-postgres', '--timeout=300s']);
-      adminKubectl(['rollout', 'status', '-n', APPS, 'deployment/plain', '--timeout=300s']);
+      // Every workload available (the Postgres volumes bound), so what the agent sees next is a
+      // steady cluster and a health change cannot pass for a perpetual diff.
+      adminKubectl([
+        'wait',
+        '--for=condition=Available',
+        'deployment',
+        '--all',
+        '-n',
+        APPS,
+        '--timeout=400s',
+      ]);
+      for (const sts of adminKubectl(['get', 'statefulset', '-n', APPS, '-o', 'name']).trim().split('\n'))
+        adminKubectl(['rollout', 'status', '-n', APPS, sts, '--timeout=300s']);
     }, 700_000);
 
     it(`makes 0 writes over ${IDLE_CYCLES} idle cycles (the API server's audit log)`, async () => {
