@@ -1,11 +1,13 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DockerfileParser, type Instruction } from 'dockerfile-ast';
 import { validate, ValidationSeverity } from 'dockerfile-utils';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../../scripts/render-deploy.ts';
 import { EMULATOR_PACKAGES } from '../../src/cli/emulator.ts';
+import { importGraph, notInProductionInstall } from '../support/import-graph.ts';
 
 const text = readFileSync(path.join(repoRoot, 'Dockerfile'), 'utf8');
 const dockerfile = DockerfileParser.parse(text);
@@ -165,5 +167,71 @@ describe('the image runs without devDependencies', () => {
       }
     }
     expect(reach).toEqual([path.join('src', 'cli', 'emulator.ts') + ' (dynamic)']);
+  });
+
+  /** What `mooring run` loads: bin/, the dispatcher, and of the lazily loaded commands only run. */
+  const runGraph = () =>
+    importGraph([path.join(repoRoot, 'bin', 'mooring.js')], {
+      [path.join(repoRoot, 'src', 'cli', 'index.ts')]: ['./run.ts'],
+    });
+  const lock = JSON.parse(readFileSync(path.join(repoRoot, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { dev?: boolean }>;
+  };
+
+  it('mooring run loads only packages the production install of the lock file holds', () => {
+    const { files, packages } = runGraph();
+    expect(files).toContain(path.join(repoRoot, 'src', 'cli', 'run.ts'));
+    expect(packages).toEqual(expect.arrayContaining(['pino', 'undici', 'prom-client', 'zod']));
+    expect(notInProductionInstall(packages, lock), 'npm ci --omit=dev leaves them out').toEqual([]);
+    for (const name of packages) expect(pkg.dependencies, name).toHaveProperty([name]);
+  });
+
+  it('mooring run loads only files the image copies, and nothing of the emulator', () => {
+    const copied = dockerfile
+      .getCOPYs()
+      .filter((c) => !c.getFlags().some((f) => f.getName() === 'from'))
+      .flatMap((c) => args(c).slice(0, -1));
+    for (const file of runGraph().files) {
+      const top = path.relative(repoRoot, file).split(path.sep)[0]!;
+      expect(copied, path.relative(repoRoot, file)).toContain(top);
+      expect(file.startsWith(sandboxDir + path.sep), file).toBe(false);
+    }
+  });
+
+  it('the shipped stage takes node_modules from the stage that ran npm ci --omit=dev', () => {
+    const installStage = dockerfile.getFROMs().find((from) => {
+      const start = from.getRange().start.line;
+      return dockerfile
+        .getInstructions()
+        .some(
+          (i) =>
+            i.getKeyword() === 'RUN' &&
+            i.getRange().start.line > start &&
+            /npm ci --omit=dev/.test(i.getRawArgumentsContent() ?? ''),
+        );
+    });
+    const stageName = installStage?.getBuildStage();
+    expect(stageName).toBeTruthy();
+    const fromInstall = dockerfile
+      .getCOPYs()
+      .filter((c) => c.getFlags().some((f) => f.getName() === 'from' && f.getValue() === stageName))
+      .map((c) => args(c));
+    expect(fromInstall).toContainEqual(['/app/node_modules', './node_modules']);
+  });
+
+  it('the reachability check catches a development-only package', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'mooring-graph-'));
+    try {
+      writeFileSync(path.join(dir, 'entry.ts'), "import { helper } from './helper.ts';\nhelper();\n");
+      writeFileSync(
+        path.join(dir, 'helper.ts'),
+        "import type { Arbitrary } from 'vitest';\nexport const helper = async () => (await import('fast-check')).default;\n",
+      );
+      const { packages } = importGraph([path.join(dir, 'entry.ts')]);
+      expect(packages).toEqual(['fast-check']);
+      expect(notInProductionInstall(packages, lock)).toEqual(['fast-check']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
