@@ -15,6 +15,7 @@ export const EMULATOR_PACKAGES = [
   '@peculiar/x509',
   'fast-json-patch',
   'kubernetes-models',
+  'protobufjs',
   'reflect-metadata',
 ] as const;
 
