@@ -6,6 +6,7 @@
  * (see `wiring.ts` for the real ones), so this file holds the loop mechanics only.
  */
 import type { AgentRoutes } from './routes.ts';
+import { backoffDelay, START_UP_BACKOFF } from '../backoff.ts';
 import type { AgentConfig } from '../config.ts';
 import type { DeploymentRecord, RevisionRecord } from '../contract/index.ts';
 import { errorCode, isRetryable, MooringError } from '../errors.ts';
@@ -315,7 +316,7 @@ export class Agent {
       } catch (err) {
         if (!isRetryable(err)) throw err;
         attempt += 1;
-        const delayMs = Math.min(30_000, 1000 * 2 ** Math.min(attempt - 1, 10));
+        const delayMs = backoffDelay(START_UP_BACKOFF, attempt);
         logger.warn(
           { err: safeErr(err), code: errorCode(err), attempt, retryInMs: delayMs },
           'start-up check failed; retrying',

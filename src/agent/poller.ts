@@ -13,6 +13,7 @@ import { safeErr } from './safe-error.ts';
 import { createHash } from 'node:crypto';
 import equal from 'fast-deep-equal';
 import pMap from 'p-map';
+import { backoffDelay, pollBackoff } from '../backoff.ts';
 import { CONTROL_PLANE_CONNECTIONS } from '../control-plane/client-http.ts';
 import type { ControlPlaneClient } from '../control-plane/client.ts';
 import {
@@ -28,7 +29,7 @@ import { chooseRevision } from '../reconcile/revision-choice.ts';
 import { detectCollisions } from '../render/names.ts';
 import { nestedDeeperThan } from '../contract/depth.ts';
 import { tenantMayUse } from '../render/references.ts';
-import { type Clock, jitter, sleep, systemClock } from './clock.ts';
+import { type Clock, sleep, systemClock } from './clock.ts';
 
 /** Polls start up to this fraction of the interval sooner than it (never later). */
 export const POLL_JITTER = 0.1;
@@ -375,12 +376,10 @@ export class Poller {
     for (const id of [...this.#revisions.keys()]) if (!keep.has(id)) this.#revisions.delete(id);
   }
 
-  /** Exponential from the base, capped at the interval; a Retry-After hint wins when longer. */
+  /** The poll's backoff (src/backoff.ts); a Retry-After hint wins when longer. */
   #failureDelay(err: unknown): number {
-    const { intervalMs } = this.#o;
-    const base = this.#o.backoffBaseMs ?? Math.max(250, Math.floor(intervalMs / 8));
-    const backoff = Math.min(intervalMs, base * 2 ** Math.min(this.#failures - 1, 20));
+    const policy = pollBackoff(this.#o.intervalMs, this.#o.backoffBaseMs);
     const hint = err instanceof MooringError ? (err.retryAfterMs ?? 0) : 0;
-    return Math.max(jitter(backoff, 0.1, this.#o.random), hint);
+    return Math.max(backoffDelay(policy, this.#failures, this.#o.random), hint);
   }
 }
