@@ -38,10 +38,7 @@ export function backoffDelay(
   attempt: number,
   random: () => number = Math.random,
 ): number {
-  const raw = Math.min(
-    policy.maxMs,
-    policy.baseMs * BACKOFF_FACTOR ** Math.min(Math.max(attempt, 1) - 1, MAX_DOUBLINGS),
-  );
+  const raw = Math.min(policy.maxMs, policy.baseMs * BACKOFF_FACTOR ** Math.min(attempt - 1, MAX_DOUBLINGS));
   const spread = policy.jitter > 0 ? jitter(raw, policy.jitter, random) : raw;
   return Math.max(0, policy.capJittered ? Math.min(policy.maxMs, spread) : spread);
 }

@@ -220,8 +220,8 @@ export class Agent {
     this.#startTerm({ poll: false });
     const term = this.#term!;
     try {
+      // The poll's cycle is taken (queued, orphan pass run) before it returns.
       const snapshot = await term.poller.pollOnce();
-      await this.#onSnapshot(snapshot, term);
       await term.runner.whenIdle();
       return snapshot;
     } finally {
@@ -369,18 +369,15 @@ export class Agent {
       clock,
       random,
       logger,
-      onSnapshot: (s) => this.#onSnapshot(s, term),
       // A term that ended (leadership lost meanwhile) takes nothing more from its poll.
-      onListed: () => {
-        if (this.#term === term) this.#deployments.beginPoll(term.runner);
-      },
-      onDesired: (d) => {
-        if (this.#term === term) this.#deployments.takeEarly(d, term.runner);
+      onCycle: (cycle) => {
+        if (this.#term !== term) return;
+        const current = () => this.#term === term;
+        return this.#deployments.takeCycle(cycle, term.runner, term.abort.signal, current);
       },
       onPoll: (result, ms) => {
         metrics.polls.inc({ result });
         metrics.pollDuration.observe({ result }, ms / 1000);
-        if (result === 'failure' && this.#term === term) this.#deployments.pollFailed();
         if (result === 'success') {
           this.#lastPollAtMs = clock.now();
           metrics.lastPollSuccess.set(clock.now() / 1000);
@@ -435,11 +432,5 @@ export class Agent {
       this.#d.logger.info({ why, inFlightFinished: finished }, 'stopped reconciling');
     })();
     return this.#termStopping;
-  }
-
-  async #onSnapshot(snapshot: Snapshot, term: Term): Promise<void> {
-    // A snapshot from a term that ended (leadership lost meanwhile) is dropped.
-    if (this.#term !== term) return;
-    await this.#deployments.applySnapshot(snapshot, term.runner, term.abort.signal);
   }
 }

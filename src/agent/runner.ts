@@ -59,16 +59,9 @@ export interface RunnerOptions {
 
 /** The delay before retry number `attempt` (1-based): the reconcile policy (src/backoff.ts), with `options` over it. */
 export function backoffDelayMs(attempt: number, options: BackoffOptions = {}, random = Math.random): number {
-  return backoffDelay(
-    {
-      ...RECONCILE_BACKOFF,
-      baseMs: options.baseMs ?? RECONCILE_BACKOFF.baseMs,
-      maxMs: options.maxMs ?? RECONCILE_BACKOFF.maxMs,
-      jitter: options.jitterFraction ?? RECONCILE_BACKOFF.jitter,
-    },
-    attempt,
-    random,
-  );
+  const { baseMs, maxMs, jitter } = RECONCILE_BACKOFF;
+  const policy = { ...RECONCILE_BACKOFF, baseMs: options.baseMs ?? baseMs, maxMs: options.maxMs ?? maxMs };
+  return backoffDelay({ ...policy, jitter: options.jitterFraction ?? jitter }, attempt, random);
 }
 
 export class Runner {
