@@ -115,18 +115,22 @@ export class Deployments {
   ): Promise<void> {
     const poll: PollInProgress = { ...this.#pacer.plan(runner), early: new Set() };
     this.#poll = poll;
-    let snapshot: Snapshot;
-    try {
-      for await (const d of cycle.desired) if (current()) this.#takeEarly(poll, d, runner);
-      snapshot = await cycle.snapshot;
-    } catch {
+    // The poll's own failure ends the cycle here; what taking a deployment throws goes to the poller.
+    const ended = () => {
       // Nothing more of it will be taken: whoever waits for one of its deployments stops waiting.
-      if (current()) {
-        this.#poll = undefined;
-        this.#waiters.settleAll(() => undefined);
-      }
-      return;
+      if (!current()) return;
+      this.#poll = undefined;
+      this.#waiters.settleAll(() => undefined);
+    };
+    const desired = cycle.desired[Symbol.asyncIterator]();
+    for (;;) {
+      const next = await desired.next().catch(() => undefined);
+      if (next === undefined) return ended();
+      if (next.done) break;
+      if (current()) this.#takeEarly(poll, next.value, runner);
     }
+    const snapshot = await cycle.snapshot.catch(() => undefined);
+    if (snapshot === undefined) return ended();
     // A term that ended drops the snapshot; the next term's first one settles what still waits.
     if (!current()) return;
     this.#poll = undefined;
