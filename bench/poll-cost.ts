@@ -41,7 +41,6 @@ const poller = new Poller({
   listenerId: cp.listenerId,
   intervalMs: 5_000,
   logger: silentLogger(),
-  onSnapshot: () => {},
 });
 const threadCpuMs = () => {
   const { user, system } = process.threadCpuUsage();

@@ -5,95 +5,21 @@
  * releases the lease and resolves. Kubernetes and control-plane access come in through `AgentDeps`
  * (see `wiring.ts` for the real ones), so this file holds the loop mechanics only.
  */
-import type { AgentRoutes } from './routes.ts';
-import type { AgentConfig } from '../config.ts';
-import type { DeploymentRecord, RevisionRecord } from '../contract/index.ts';
-import { errorCode, isRetryable, MooringError } from '../errors.ts';
-import { safeErr } from './safe-error.ts';
-import type { Logger } from '../log.ts';
-import type { AgentMetrics } from '../ops/metrics.ts';
+import { MooringError } from '../errors.ts';
 import type { Check } from '../ops/server.ts';
-import type { ConvergedPass } from '../reconcile/converged.ts';
-import type { ReconcileResult } from '../reconcile/result.ts';
-import type { Redactor } from '../redact.ts';
+import { pollLoopHealth, readiness } from './agent-checks.ts';
+import type { AgentDeps, AgentStatus } from './agent-deps.ts';
 import { type Clock, sleep, systemClock } from './clock.ts';
-import { LeaderElector, type LeaseClient } from './leader-election.ts';
-import { type DesiredDeployment, Poller, type PollClient, type Snapshot } from './poller.ts';
-import {
-  checkNamespaces,
-  type ListenerClient,
-  type NamespaceReader,
-  registerListener,
-  runHeartbeat,
-} from './registration.ts';
+import { Deployments } from './deployments.ts';
+import { LeaderElector } from './leader-election.ts';
+import { type Snapshot, Poller } from './poller.ts';
+import { runHeartbeat } from './registration.ts';
 import { Runner } from './runner.ts';
+import { startUp } from './start-up.ts';
 import { StatusStore } from './status.ts';
-import { Deployments, type OrphanPassResult, type PruneRefusal } from './deployments.ts';
 
+export type { AgentDeps, AgentStatus } from './agent-deps.ts';
 export type { OrphanPassResult } from './deployments.ts';
-
-/** What the agent needs from the outside world. */
-export interface AgentDeps {
-  config: AgentConfig;
-  version: string;
-  logger: Logger;
-  metrics: AgentMetrics;
-  controlPlane: PollClient & ListenerClient;
-  readNamespace: NamespaceReader;
-  /** Start-up checks of the cluster beyond the namespaces (the exposure kind); may only warn. */
-  checkCluster?: () => Promise<void>;
-  /** Only with leader election. */
-  leaseClient?: LeaseClient;
-  /** Reconciles one deployment (render, apply, prune, health; or the resync's shortcut); throws coded errors. */
-  reconcile(
-    input: {
-      deployment: DeploymentRecord;
-      revision: RevisionRecord | undefined;
-      /** The desired state changed since its last successful reconcile: read the cluster now. */
-      changed?: boolean;
-      /** The poller's desired-state hash: what the objects are rendered from. */
-      hash?: string;
-      /** What the deployment's previous reconcile returned as `converged` (the resync's shortcut). */
-      converged?: ConvergedPass | undefined;
-    },
-    signal: AbortSignal,
-  ): Promise<ReconcileResult>;
-  /** Feeds the orphan collector a complete listing and deletes what it decides. */
-  collectOrphans(snapshot: Snapshot, signal: AbortSignal): Promise<OrphanPassResult>;
-  /** Called when a complete snapshot arrives, before its deployments are queued. */
-  beginCycle?: () => void;
-  /** Whether a deployment still owns objects by the latest complete listing (the delete cap). */
-  ownsObjects?: (deploymentId: string) => boolean | undefined;
-  /** Told once when the poller refuses a deployment (or its reason changes). */
-  onRefused?: (d: DesiredDeployment) => void;
-  /** Observes each successful reconcile's result (`mooring diff` prints the change sets). */
-  onReconciled?: (deploymentId: string, result: ReconcileResult) => void;
-  /**
-   * Knows the secret values of the deployments at hand (fed here as records are taken) and scrubs
-   * them from `/status`; the composition root also gives it to the logger and the Event recorder.
-   * Default none (tests of the loop mechanics).
-   */
-  redactor?: Redactor;
-  /** How the control plane and the API server are reached, for `/status` (src/agent/routes.ts). */
-  routes?: AgentRoutes;
-  clock?: Clock;
-  random?: () => number;
-}
-
-/** The `/status` document. */
-export interface AgentStatus {
-  listenerId: string;
-  identity: string;
-  version: string;
-  leader: boolean;
-  dryRun: boolean;
-  lastPollAt: string | null;
-  /** Set while the orphan pass is refused (too many deletions due, or an incomplete listing). */
-  pruneRefused: PruneRefusal | null;
-  /** Direct or through which proxy, and which CA bundle; never credentials. */
-  routes?: AgentRoutes;
-  deployments: ReturnType<StatusStore['list']>;
-}
 
 /** Work that runs only while leading. */
 interface Term {
@@ -219,8 +145,8 @@ export class Agent {
     this.#startTerm({ poll: false });
     const term = this.#term!;
     try {
+      // The poll's cycle is taken (queued, orphan pass run) before it returns.
       const snapshot = await term.poller.pollOnce();
-      await this.#onSnapshot(snapshot, term);
       await term.runner.whenIdle();
       return snapshot;
     } finally {
@@ -233,40 +159,12 @@ export class Agent {
    * longer than any healthy cycle takes (an await that never returns). A standby is live.
    */
   health(): Check {
-    const { clock, config } = this.#d;
-    const now = clock.now();
-    const poller = this.#term?.poller;
-    const due = poller?.nextDueAtMs;
-    const busySince = poller?.cycleStartedAtMs;
-    const overdueMs = due === undefined ? 0 : now - due;
-    const busyMs = busySince === undefined ? 0 : now - busySince;
-    let detail: string | undefined;
-    if (overdueMs > Math.max(60_000, 3 * config.pollIntervalMs)) {
-      detail = `poll loop overdue by ${Math.round(overdueMs / 1000)} s`;
-    } else if (busyMs > Math.max(300_000, 5 * config.pollIntervalMs)) {
-      detail = `one poll cycle has been running for ${Math.round(busyMs / 1000)} s`;
-    }
-    return {
-      ok: detail === undefined,
-      checks: {
-        pollLoop: detail
-          ? { ok: false, detail }
-          : { ok: true, detail: this.#term ? 'running' : 'standby (not the leader)' },
-      },
-    };
+    return pollLoopHealth(this.#d.clock.now(), this.#d.config.pollIntervalMs, this.#term?.poller);
   }
 
   /** Ready: started, listener registered, Kubernetes reachable. A standby (not leader) is ready. */
   ready(): Check {
-    const kubeOk = this.#kubeUnreachableSinceMs === undefined;
-    return {
-      ok: this.#registered && kubeOk,
-      checks: {
-        registered: this.#registered ? { ok: true } : { ok: false, detail: 'start-up checks not passed yet' },
-        kubernetes: kubeOk ? { ok: true } : { ok: false, detail: 'Kubernetes API unreachable' },
-        leader: { ok: true, detail: this.isLeader ? 'leader' : 'standby' },
-      },
-    };
+    return readiness(this.#registered, this.#kubeUnreachableSinceMs === undefined, this.isLeader);
   }
 
   /** The `/status` document, every string in it scrubbed of known secret values. */
@@ -287,46 +185,7 @@ export class Agent {
   }
 
   async #startUp(signal: AbortSignal, opts: { register?: boolean } = {}): Promise<void> {
-    const { config, logger, clock } = this.#d;
-    let attempt = 0;
-    while (!signal.aborted) {
-      try {
-        await checkNamespaces(this.#d.readNamespace, config.namespaces);
-        await this.#d.checkCluster?.();
-        if (opts.register !== false) {
-          await registerListener({
-            client: this.#d.controlPlane,
-            listenerId: config.listenerId,
-            namespaces: config.namespaces,
-            version: this.#d.version,
-          });
-        }
-        this.#registered = true;
-        logger.info(
-          {
-            listenerId: config.listenerId,
-            namespaces: config.namespaces,
-            version: this.#d.version,
-            dryRun: config.dryRun,
-          },
-          'agent started',
-        );
-        return;
-      } catch (err) {
-        if (!isRetryable(err)) throw err;
-        attempt += 1;
-        const delayMs = Math.min(30_000, 1000 * 2 ** Math.min(attempt - 1, 10));
-        logger.warn(
-          { err: safeErr(err), code: errorCode(err), attempt, retryInMs: delayMs },
-          'start-up check failed; retrying',
-        );
-        try {
-          await sleep(clock, delayMs, signal);
-        } catch {
-          return;
-        }
-      }
-    }
+    if (await startUp(this.#d, signal, opts)) this.#registered = true;
   }
 
   /**
@@ -368,18 +227,15 @@ export class Agent {
       clock,
       random,
       logger,
-      onSnapshot: (s) => this.#onSnapshot(s, term),
       // A term that ended (leadership lost meanwhile) takes nothing more from its poll.
-      onListed: () => {
-        if (this.#term === term) this.#deployments.beginPoll(term.runner);
-      },
-      onDesired: (d) => {
-        if (this.#term === term) this.#deployments.takeEarly(d, term.runner);
+      onCycle: (cycle) => {
+        if (this.#term !== term) return;
+        const current = () => this.#term === term;
+        return this.#deployments.takeCycle(cycle, term.runner, term.abort.signal, current);
       },
       onPoll: (result, ms) => {
         metrics.polls.inc({ result });
         metrics.pollDuration.observe({ result }, ms / 1000);
-        if (result === 'failure' && this.#term === term) this.#deployments.pollFailed();
         if (result === 'success') {
           this.#lastPollAtMs = clock.now();
           metrics.lastPollSuccess.set(clock.now() / 1000);
@@ -434,11 +290,5 @@ export class Agent {
       this.#d.logger.info({ why, inFlightFinished: finished }, 'stopped reconciling');
     })();
     return this.#termStopping;
-  }
-
-  async #onSnapshot(snapshot: Snapshot, term: Term): Promise<void> {
-    // A snapshot from a term that ended (leadership lost meanwhile) is dropped.
-    if (this.#term !== term) return;
-    await this.#deployments.applySnapshot(snapshot, term.runner, term.abort.signal);
   }
 }

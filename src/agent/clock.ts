@@ -39,7 +39,5 @@ export function sleep(clock: Clock, delayMs: number, signal?: AbortSignal): Prom
   });
 }
 
-/** `base` scaled by a uniform factor in [1 - fraction, 1 + fraction]. */
-export function jitter(baseMs: number, fraction: number, random: () => number = Math.random): number {
-  return Math.round(baseMs * (1 + fraction * (2 * random() - 1)));
-}
+/** Jitter belongs to the backoff policy; re-exported for the loops that spread their timers. */
+export { jitter } from '../backoff.ts';

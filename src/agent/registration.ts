@@ -5,6 +5,7 @@
  * The same PATCH is repeated as a heartbeat: failures there are logged and retried, never fatal.
  */
 import { safeErr } from './safe-error.ts';
+import { backoffDelay, heartbeatBackoff } from '../backoff.ts';
 import type { ControlPlaneClient } from '../control-plane/client.ts';
 import type { ListenerRecord } from '../contract/index.ts';
 import { errorCode, MooringError, TerminalError } from '../errors.ts';
@@ -144,7 +145,7 @@ export async function runHeartbeat(o: HeartbeatOptions, signal: AbortSignal): Pr
       o.onBeat?.('success');
     } catch (err) {
       failures += 1;
-      delayMs = Math.min(o.intervalMs, 5000 * 2 ** Math.min(failures - 1, 20));
+      delayMs = backoffDelay(heartbeatBackoff(o.intervalMs), failures);
       o.onBeat?.('failure');
       o.logger.warn(
         { err: safeErr(err), code: errorCode(err), listenerId: o.listenerId, failures, retryInMs: delayMs },

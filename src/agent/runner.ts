@@ -7,8 +7,9 @@
  * refusal the cluster must resolve, `isParkedUntilResync`, until the next resync). Nothing else in
  * the agent touches reconcile timers.
  */
+import { backoffDelay, RECONCILE_BACKOFF } from '../backoff.ts';
 import { isParkedUntilResync, isRetryable, MooringError } from '../errors.ts';
-import { type Clock, jitter, systemClock } from './clock.ts';
+import { type Clock, systemClock } from './clock.ts';
 import { WorkQueue } from './work-queue.ts';
 
 /** What a successful reconcile asks for: nothing, or to be looked at again after a while. */
@@ -56,12 +57,11 @@ export interface RunnerOptions {
   onReport?: (report: RunReport) => void;
 }
 
-/** The delay before retry number `attempt` (1-based): base * 2^(attempt-1), jittered, capped. */
+/** The delay before retry number `attempt` (1-based): the reconcile policy (src/backoff.ts), with `options` over it. */
 export function backoffDelayMs(attempt: number, options: BackoffOptions = {}, random = Math.random): number {
-  const base = options.baseMs ?? 1000;
-  const max = options.maxMs ?? 300_000;
-  const raw = Math.min(max, base * 2 ** Math.min(attempt - 1, 30));
-  return Math.min(max, Math.max(0, jitter(raw, options.jitterFraction ?? 0.2, random)));
+  const { baseMs, maxMs, jitter } = RECONCILE_BACKOFF;
+  const policy = { ...RECONCILE_BACKOFF, baseMs: options.baseMs ?? baseMs, maxMs: options.maxMs ?? maxMs };
+  return backoffDelay({ ...policy, jitter: options.jitterFraction ?? jitter }, attempt, random);
 }
 
 export class Runner {

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import pRetry from 'p-retry';
+import { CONTROL_PLANE_REQUEST_BACKOFF, pRetryBackoff } from '../backoff.ts';
 import { exchange } from '../lean/exchange.ts';
 import type { ConnectionOptions } from 'node:tls';
 import type { Dispatcher } from 'undici';
@@ -110,8 +111,8 @@ export class Transport {
       baseUrl: url.origin,
       timeoutMs: options.timeoutMs ?? 10_000,
       retries: options.retries ?? 4,
-      retryMinDelayMs: options.retryMinDelayMs ?? 250,
-      retryMaxDelayMs: options.retryMaxDelayMs ?? 5_000,
+      retryMinDelayMs: options.retryMinDelayMs ?? CONTROL_PLANE_REQUEST_BACKOFF.baseMs,
+      retryMaxDelayMs: options.retryMaxDelayMs ?? CONTROL_PLANE_REQUEST_BACKOFF.maxMs,
       retryAfterCapMs: options.retryAfterCapMs ?? 30_000,
       connections: options.connections ?? CONTROL_PLANE_CONNECTIONS,
     };
@@ -148,10 +149,11 @@ export class Transport {
   async exchange(call: Call): Promise<Answer> {
     return pRetry(() => this.#attempt(call), {
       retries: this.#options.retries,
-      minTimeout: this.#options.retryMinDelayMs,
-      maxTimeout: this.#options.retryMaxDelayMs,
-      factor: 2,
-      randomize: true,
+      ...pRetryBackoff({
+        ...CONTROL_PLANE_REQUEST_BACKOFF,
+        baseMs: this.#options.retryMinDelayMs,
+        maxMs: this.#options.retryMaxDelayMs,
+      }),
       signal: this.#closing.signal,
       shouldRetry: ({ error }) => shouldRetry(error),
       onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {

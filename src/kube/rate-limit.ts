@@ -18,6 +18,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import pRetry from 'p-retry';
+import { NO_BACKOFF, pRetryBackoff } from '../backoff.ts';
 import { parseRetryAfter } from '../lean/retry-after.ts';
 
 /** Retries of one request the server turned away (client-go's maxRetries). */
@@ -122,9 +123,7 @@ export function polite<T>(attempt: () => Promise<T>, o: PoliteOptions): Promise<
     {
       retries: KUBE_RETRIES,
       // The server's wait is the whole wait: p-retry adds none of its own.
-      minTimeout: 0,
-      maxTimeout: 0,
-      randomize: false,
+      ...pRetryBackoff(NO_BACKOFF),
       ...(o.signal ? { signal: o.signal } : {}),
       shouldRetry: ({ error }) => retryWaitMs(error) !== undefined,
       onFailedAttempt: async ({ error, retriesLeft }) => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Deployments, type DeploymentsDeps } from '../../src/agent/deployments.ts';
+import { openPollCycle } from '../../src/agent/poll-cycle.ts';
 import type { DesiredDeployment, Snapshot } from '../../src/agent/poller.ts';
 import type { Runner } from '../../src/agent/runner.ts';
 import { StatusStore } from '../../src/agent/status.ts';
@@ -77,6 +78,27 @@ function setup(result: ReconcileResult = READY, resyncIntervalMs = 0, clock = ne
 
 const snapshot = (ds: DesiredDeployment[]): Snapshot => ({ deployments: ds, rejected: [], atMs: 0 });
 
+/** A poll whose listing is complete, handed to `deployments`; the test then feeds it as the poller would. */
+function pollOf(deployments: Deployments, runner: Runner, signal = new AbortController().signal) {
+  const writer = openPollCycle();
+  const taken = deployments.takeCycle(writer.cycle, runner, signal);
+  const settle = () => new Promise((resolve) => setImmediate(resolve));
+  return {
+    ready: async (d: DesiredDeployment) => {
+      writer.ready(d);
+      await settle();
+    },
+    complete: async (s: Snapshot) => {
+      writer.complete(s);
+      await taken;
+    },
+    fail: async (err: unknown) => {
+      writer.fail(err);
+      await taken;
+    },
+  };
+}
+
 describe('Deployments.applySnapshot', () => {
   it('every poll is a resync while the queue is empty: all queued, one listing, one orphan pass', async () => {
     const { deployments, cycles } = setup();
@@ -123,18 +145,15 @@ describe('Deployments.applySnapshot', () => {
     const signal = new AbortController().signal;
     // A cold start: the listing is complete, and the resync (its inventory listing first) begins
     // with the first deployment queued.
-    deployments.beginPoll(asRunner);
+    const cold = pollOf(deployments, asRunner, signal);
     expect(cycles).toEqual([]);
-    deployments.takeEarly(desired('a', '1'), asRunner);
+    await cold.ready(desired('a', '1'));
     expect(cycles).toEqual(['listing']);
-    deployments.takeEarly(
-      { ...desired('r', '1'), refused: { code: 'MOORING_E_X', message: 'no' } },
-      asRunner,
-    );
+    await cold.ready({ ...desired('r', '1'), refused: { code: 'MOORING_E_X', message: 'no' } });
     expect(queued).toEqual(['a']);
     // What was queued early does not make the snapshot a poll "with work still queued".
     runner.depth = 1;
-    await deployments.applySnapshot(snapshot([desired('a', '1'), desired('b', '1')]), asRunner, signal);
+    await cold.complete(snapshot([desired('a', '1'), desired('b', '1')]));
     expect(queued).toEqual(['a', 'b']);
     expect(cycles).toEqual(['listing', 'orphans']);
     for (const id of ['a', 'b']) await deployments.reconcile(id, signal);
@@ -142,12 +161,12 @@ describe('Deployments.applySnapshot', () => {
     // The next poll: a changed deployment goes at once, an unchanged one waits for the snapshot.
     queued.length = 0;
     runner.depth = 0;
-    deployments.beginPoll(asRunner);
-    deployments.takeEarly(desired('a', '1'), asRunner);
-    deployments.takeEarly(desired('b', '2'), asRunner);
+    const next = pollOf(deployments, asRunner, signal);
+    await next.ready(desired('a', '1'));
+    await next.ready(desired('b', '2'));
     expect(queued).toEqual(['b']);
     runner.depth = 1;
-    await deployments.applySnapshot(snapshot([desired('a', '1'), desired('b', '2')]), asRunner, signal);
+    await next.complete(snapshot([desired('a', '1'), desired('b', '2')]));
     expect(queued).toEqual(['b', 'a']);
     expect(cycles).toEqual(['listing', 'orphans', 'listing', 'orphans']);
   });
@@ -158,11 +177,10 @@ describe('Deployments.applySnapshot', () => {
     const { asRunner } = fakeRunner();
     const signal = new AbortController().signal;
     // Its listing was complete, then a revision read failed: no snapshot, nothing handed on.
-    deployments.beginPoll(asRunner);
+    await pollOf(deployments, asRunner, signal).fail(new MooringError('MOORING_E_CP_UNREACHABLE'));
     await clock.advance(5_000);
     // The next poll is still the first resync, whatever the interval.
-    deployments.beginPoll(asRunner);
-    await deployments.applySnapshot(snapshot([desired('a', '1')]), asRunner, signal);
+    await pollOf(deployments, asRunner, signal).complete(snapshot([desired('a', '1')]));
     expect(cycles).toEqual(['listing', 'orphans']);
   });
 
@@ -438,16 +456,12 @@ describe('Deployments: the redactor learns each deployment’s secret values', (
 
   it('knows them from the moment the record is taken, early or with the snapshot, revision secrets included', async () => {
     const { redactor, deployments, asRunner } = redacted();
-    deployments.beginPoll(asRunner);
-    deployments.takeEarly(withSecrets('a', '1', ['early-secret-a']), asRunner);
+    const poll = pollOf(deployments, asRunner);
+    await poll.ready(withSecrets('a', '1', ['early-secret-a']));
     expect(redactor.scrub('early-secret-a')).toBe(REDACTED);
     const b = withSecrets('b', '1', ['snapshot-secret-b']);
     b.revision = { id: 'r1', secrets: [{ name: 'X', value: 'revision-secret-b' }] } as never;
-    await deployments.applySnapshot(
-      snapshot([withSecrets('a', '1', ['early-secret-a']), b]),
-      asRunner,
-      new AbortController().signal,
-    );
+    await poll.complete(snapshot([withSecrets('a', '1', ['early-secret-a']), b]));
     expect(redactor.scrub('snapshot-secret-b revision-secret-b')).toBe(`${REDACTED} ${REDACTED}`);
   });
 

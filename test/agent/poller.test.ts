@@ -95,8 +95,8 @@ function setup(state: Parameters<typeof fakeClient>[0]) {
     clock,
     random: () => 0.5,
     logger: silentLogger(),
-    onSnapshot: (s) => {
-      snapshots.push(s);
+    onCycle: async (cycle) => {
+      snapshots.push(await cycle.snapshot);
     },
     onPoll: (r) => polls.push(r),
   });
@@ -115,7 +115,6 @@ function pollerWithRevisions(
     listenerId: LISTENER,
     intervalMs: 10_000,
     logger: silentLogger(),
-    onSnapshot: () => {},
   });
 }
 
@@ -251,9 +250,10 @@ describe('Poller', () => {
       listenerId: LISTENER,
       intervalMs: 10_000,
       logger: silentLogger(),
-      onSnapshot: () => {},
-      onListed: () => events.push('listed'),
-      onDesired: (d) => events.push(`ready ${d.deployment.id}`),
+      onCycle: async (cycle) => {
+        events.push('listed');
+        for await (const d of cycle.desired) events.push(`ready ${d.deployment.id}`);
+      },
     });
     const polled = poller.pollOnce().then((snap) => {
       events.push('snapshot');
@@ -407,7 +407,6 @@ describe('name collisions across tenants', () => {
       listenerId: LISTENER,
       intervalMs: 10_000,
       logger: silentLogger(),
-      onSnapshot: () => {},
     };
     const bound = new Poller({ ...options, namespaceTenants: { default: OTHER } });
     const snap = await bound.pollOnce();

@@ -58,7 +58,6 @@ describe('revision status that changes', () => {
       listenerId: LISTENER,
       intervalMs: 10_000,
       logger: silentLogger(),
-      onSnapshot: () => {},
     });
     const first = await poller.pollOnce();
     expect(first.deployments[0]?.revision?.id).toBe(R_LATEST);
@@ -90,7 +89,6 @@ describe('revision status that changes', () => {
       listenerId: LISTENER,
       intervalMs: 10_000,
       logger: silentLogger(),
-      onSnapshot: () => {},
     });
     for (let i = 0; i < 3; i++) await poller.pollOnce();
     expect(reads).toEqual([R_LATEST, R_LATEST, R_LATEST]);

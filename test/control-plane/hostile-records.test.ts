@@ -136,7 +136,6 @@ describe('a hostile control plane: records nested thousands of levels deep', () 
         listenerId: LISTENER,
         intervalMs: 10_000,
         logger: silentLogger(),
-        onSnapshot: () => {},
       });
       // Twice: the second poll compares the records it holds with the ones listed again.
       for (let poll = 0; poll < 2; poll++) {
@@ -188,7 +187,6 @@ describe('a hostile control plane: records nested thousands of levels deep', () 
       listenerId: LISTENER,
       intervalMs: 10_000,
       logger: silentLogger(),
-      onSnapshot: () => {},
     });
     serve([at(MAX_RECORD_DEPTH - 7)], new Map([[7, JSON.stringify(revision(7))]]));
     const [d] = (await poller.pollOnce()).deployments;

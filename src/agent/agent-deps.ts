@@ -1,0 +1,82 @@
+/**
+ * What the agent takes from the outside world (`AgentDeps`: Kubernetes and control-plane access,
+ * the composition root gives the real ones) and the `/status` document it serves.
+ */
+import type { AgentConfig } from '../config.ts';
+import type { DeploymentRecord, RevisionRecord } from '../contract/index.ts';
+import type { Logger } from '../log.ts';
+import type { AgentMetrics } from '../ops/metrics.ts';
+import type { ConvergedPass } from '../reconcile/converged.ts';
+import type { ReconcileResult } from '../reconcile/result.ts';
+import type { Redactor } from '../redact.ts';
+import type { Clock } from './clock.ts';
+import type { LeaseClient } from './leader-election.ts';
+import type { OrphanPassResult, PruneRefusal } from './orphan-pass.ts';
+import type { DesiredDeployment, Snapshot } from './poll-cycle.ts';
+import type { PollClient } from './poller.ts';
+import type { ListenerClient, NamespaceReader } from './registration.ts';
+import type { AgentRoutes } from './routes.ts';
+import type { StatusStore } from './status.ts';
+
+/** What the agent needs from the outside world. */
+export interface AgentDeps {
+  config: AgentConfig;
+  version: string;
+  logger: Logger;
+  metrics: AgentMetrics;
+  controlPlane: PollClient & ListenerClient;
+  readNamespace: NamespaceReader;
+  /** Start-up checks of the cluster beyond the namespaces (the exposure kind); may only warn. */
+  checkCluster?: () => Promise<void>;
+  /** Only with leader election. */
+  leaseClient?: LeaseClient;
+  /** Reconciles one deployment (render, apply, prune, health; or the resync's shortcut); throws coded errors. */
+  reconcile(
+    input: {
+      deployment: DeploymentRecord;
+      revision: RevisionRecord | undefined;
+      /** The desired state changed since its last successful reconcile: read the cluster now. */
+      changed?: boolean;
+      /** The poller's desired-state hash: what the objects are rendered from. */
+      hash?: string;
+      /** What the deployment's previous reconcile returned as `converged` (the resync's shortcut). */
+      converged?: ConvergedPass | undefined;
+    },
+    signal: AbortSignal,
+  ): Promise<ReconcileResult>;
+  /** Feeds the orphan collector a complete listing and deletes what it decides. */
+  collectOrphans(snapshot: Snapshot, signal: AbortSignal): Promise<OrphanPassResult>;
+  /** Called when a complete snapshot arrives, before its deployments are queued. */
+  beginCycle?: () => void;
+  /** Whether a deployment still owns objects by the latest complete listing (the delete cap). */
+  ownsObjects?: (deploymentId: string) => boolean | undefined;
+  /** Told once when the poller refuses a deployment (or its reason changes). */
+  onRefused?: (d: DesiredDeployment) => void;
+  /** Observes each successful reconcile's result (`mooring diff` prints the change sets). */
+  onReconciled?: (deploymentId: string, result: ReconcileResult) => void;
+  /**
+   * Knows the secret values of the deployments at hand (fed here as records are taken) and scrubs
+   * them from `/status`; the composition root also gives it to the logger and the Event recorder.
+   * Default none (tests of the loop mechanics).
+   */
+  redactor?: Redactor;
+  /** How the control plane and the API server are reached, for `/status` (src/agent/routes.ts). */
+  routes?: AgentRoutes;
+  clock?: Clock;
+  random?: () => number;
+}
+
+/** The `/status` document. */
+export interface AgentStatus {
+  listenerId: string;
+  identity: string;
+  version: string;
+  leader: boolean;
+  dryRun: boolean;
+  lastPollAt: string | null;
+  /** Set while the orphan pass is refused (too many deletions due, or an incomplete listing). */
+  pruneRefused: PruneRefusal | null;
+  /** Direct or through which proxy, and which CA bundle; never credentials. */
+  routes?: AgentRoutes;
+  deployments: ReturnType<StatusStore['list']>;
+}

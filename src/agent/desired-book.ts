@@ -1,0 +1,84 @@
+/**
+ * What the agent knows of each deployment between polls: its desired state as last taken, the
+ * desired hash its last successful reconcile applied, and what that reconcile verified (the
+ * resync's shortcut). A deployment's entries are forgotten together, when it leaves the listing;
+ * what a reconcile found is kept only while the desired state it worked on is still the one taken.
+ */
+import type { ConvergedPass } from '../reconcile/converged.ts';
+import { secretValues } from '../reconcile/steps.ts';
+import type { DesiredDeployment } from './poll-cycle.ts';
+
+/**
+ * The secret values of a deployment's desired state: its record's `secrets[].value`, and those of
+ * its revision should the control plane send a revision with `secrets` (the tolerant parse keeps
+ * members the interface does not list).
+ */
+export function secretValuesOf(d: Pick<DesiredDeployment, 'deployment' | 'revision'>): string[] {
+  const fromRevision = (d.revision as { secrets?: unknown } | undefined)?.secrets;
+  const revisionValues = Array.isArray(fromRevision)
+    ? fromRevision.map((s: { value?: unknown }) => s?.value).filter((v): v is string => typeof v === 'string')
+    : [];
+  return [...secretValues(d.deployment), ...revisionValues];
+}
+
+export class DesiredBook {
+  readonly #desired = new Map<string, DesiredDeployment>();
+  /** What each key's last reconcile returned as `converged`, passed to its next. */
+  readonly #converged = new Map<string, ConvergedPass>();
+  /** Desired hash of each key's last successful reconcile. */
+  readonly #reconciledHash = new Map<string, string>();
+
+  get(id: string): DesiredDeployment | undefined {
+    return this.#desired.get(id);
+  }
+
+  has(id: string): boolean {
+    return this.#desired.has(id);
+  }
+
+  /** The ids taken, as a copy (safe to forget while walking it). */
+  ids(): string[] {
+    return [...this.#desired.keys()];
+  }
+
+  /** Takes `d` as its deployment's desired state. */
+  set(d: DesiredDeployment): void {
+    this.#desired.set(d.deployment.id, d);
+  }
+
+  /** Forgets everything of `id` (it left the listing). */
+  forget(id: string): void {
+    this.#desired.delete(id);
+    this.#reconciledHash.delete(id);
+    this.#converged.delete(id);
+  }
+
+  /** What `id`'s previous reconcile verified, handed over once: a reconcile that throws passes nothing on. */
+  takeConverged(id: string): ConvergedPass | undefined {
+    const converged = this.#converged.get(id);
+    this.#converged.delete(id);
+    return converged;
+  }
+
+  /**
+   * A reconcile of `worked` succeeded. Nothing is kept of a deployment that left the listing
+   * while it ran, nor what it verified once its desired state changed meanwhile.
+   */
+  succeeded(worked: DesiredDeployment, converged: ConvergedPass | undefined): void {
+    const id = worked.deployment.id;
+    const current = this.#desired.get(id);
+    if (current) this.#reconciledHash.set(id, worked.hash);
+    if (converged && current?.hash === worked.hash) this.#converged.set(id, converged);
+  }
+
+  /** Whether `d`'s desired state is the one its last successful reconcile applied. */
+  reconciled(d: DesiredDeployment): boolean {
+    return this.#reconciledHash.get(d.deployment.id) === d.hash;
+  }
+
+  /** Whether `d`'s desired state differs from the one its last successful reconcile applied. */
+  changed(d: DesiredDeployment): boolean {
+    const previous = this.#reconciledHash.get(d.deployment.id);
+    return previous !== undefined && previous !== d.hash;
+  }
+}

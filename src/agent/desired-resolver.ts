@@ -1,0 +1,138 @@
+/**
+ * From listed records to desired deployments: which revision each should run (fetched once per
+ * revision id once its status is final, else at every poll), its desired-state hash, or the coded
+ * reason it is refused alone (nested too deep, unsupported, a name collision, secrets without
+ * values, a revision the control plane does not have).
+ */
+import type { ControlPlaneClient } from '../control-plane/client.ts';
+import { type DeploymentRecord, FINAL_REVISION_STATUSES, type RevisionRecord } from '../contract/index.ts';
+import { type ErrorCode, MooringError } from '../errors.ts';
+import { chooseRevision } from '../reconcile/revision-choice.ts';
+import { detectCollisions } from '../render/names.ts';
+import { tenantMayUse } from '../render/references.ts';
+import type { DesiredDeployment } from './poll-cycle.ts';
+import { desiredStateHash, MAX_RECORD_DEPTH, tooDeep } from './record-digest.ts';
+
+/**
+ * Deployments any of whose object names an older deployment in the same namespace would use
+ * (`detectCollisions`: every derived name, not only the base name): the oldest keeps its names,
+ * the others are refused before anything of theirs is applied (until the collision is gone). A
+ * deployment being deleted does not count: its objects are on their way out. Nor does one in a
+ * namespace bound to another tenant: rendering refuses it, and it must not hold that tenant's
+ * names against it.
+ */
+export function collisionsOf(
+  deployments: readonly DeploymentRecord[],
+  namespaceTenants: Readonly<Record<string, string>>,
+): Map<string, string> {
+  const live = deployments.filter(
+    (d) =>
+      d.status !== 'AWAITING_DELETE' &&
+      tenantMayUse(d, d.source_config?.listener_config?.k8s_namespace ?? '', namespaceTenants),
+  );
+  return new Map(detectCollisions(live).map((c) => [c.deploymentIds[1], c.reason]));
+}
+
+/** Resolves deployments to their desired state, with a cache of final revisions. */
+export class DesiredResolver {
+  readonly #client: Pick<ControlPlaneClient, 'getRevision'>;
+  readonly #revisions = new Map<string, RevisionRecord>();
+
+  constructor(client: Pick<ControlPlaneClient, 'getRevision'>) {
+    this.#client = client;
+  }
+
+  /**
+   * `deployment`'s desired state, or its refusal. Throws only when the control plane cannot be
+   * reached (the whole poll fails then: nothing is acted on).
+   */
+  async resolve(
+    deployment: DeploymentRecord,
+    unsupported: string | undefined,
+    collision: string | undefined,
+  ): Promise<DesiredDeployment> {
+    // A refused record is never queued, so its hash only has to be stable, not a digest.
+    const refuse = (code: ErrorCode, message: string): DesiredDeployment => ({
+      deployment,
+      revision: undefined,
+      hash: `refused:${deployment.id}`,
+      refused: { code, message },
+    });
+    // A record nested absurdly deep (kept by the tolerant parse as unknown members) would overflow
+    // every recursive walk downstream: it is refused alone, before anything walks it.
+    if (tooDeep(deployment)) {
+      return refuse(
+        'MOORING_E_RECORD_INVALID',
+        `deployment ${deployment.id}: record nested deeper than ${MAX_RECORD_DEPTH} levels`,
+      );
+    }
+    if (unsupported !== undefined) return refuse('MOORING_E_RECORD_UNSUPPORTED', unsupported);
+    if (collision !== undefined) return refuse('MOORING_E_RENDER_NAME_COLLISION', collision);
+    // Being deleted, it needs no revision: its reconcile removes what it owns whatever its revisions
+    // say. A failed, missing or malformed revision would otherwise refuse it and keep its objects.
+    if (deployment.status === 'AWAITING_DELETE') {
+      return { deployment, revision: undefined, hash: desiredStateHash(deployment, undefined) };
+    }
+    // The interface does not promise secret values; without them nothing of it can be rendered.
+    const valueless = (deployment.secrets ?? [])
+      .filter((s) => typeof s.value !== 'string')
+      .map((s) => s.name);
+    if (valueless.length > 0) {
+      return refuse(
+        'MOORING_E_RECORD_INVALID',
+        `deployment ${deployment.id}: secret${valueless.length > 1 ? 's' : ''} ${valueless.join(', ')} carr${valueless.length > 1 ? 'y' : 'ies'} no value; nothing of it is applied or pruned until the record carries every value`,
+      );
+    }
+    try {
+      const latestId = deployment.latest_revision_id;
+      const latest = latestId ? await this.#revision(deployment.id, latestId) : undefined;
+      const choice = chooseRevision(deployment, latest);
+      if (choice.revisionId === undefined) {
+        // No revision to run: the deployment's own source_revision_config is the latest values.
+        if (latestId) return refuse('MOORING_E_RENDER_NO_IMAGE', choice.reason);
+        return { deployment, revision: undefined, hash: desiredStateHash(deployment, undefined) };
+      }
+      const revision =
+        choice.revisionId === latest?.id ? latest : await this.#revision(deployment.id, choice.revisionId);
+      if (tooDeep(revision)) {
+        return refuse(
+          'MOORING_E_RECORD_INVALID',
+          `revision ${revision.id}: record nested deeper than ${MAX_RECORD_DEPTH} levels`,
+        );
+      }
+      return { deployment, revision, hash: desiredStateHash(deployment, revision) };
+    } catch (err) {
+      // The safety net behind the depth check: a walk still ran out of stack on this record.
+      if (err instanceof RangeError) {
+        return refuse('MOORING_E_RECORD_INVALID', `deployment ${deployment.id}: record too large to process`);
+      }
+      // Refused alone: a revision the control plane does not have (404), or one it answers with
+      // a malformed body (the listing itself was fine, so the control plane is up). Transport
+      // failures still fail the whole poll: the control plane is down, nothing is acted on.
+      if (err instanceof MooringError && (!err.retryable || err.code === 'MOORING_E_CP_BAD_RESPONSE')) {
+        return refuse(err.code, err.message);
+      }
+      throw err;
+    }
+  }
+
+  async #revision(deploymentId: string, revisionId: string): Promise<RevisionRecord> {
+    const cached = this.#revisions.get(revisionId);
+    if (cached) return cached;
+    const revision = await this.#client.getRevision(deploymentId, revisionId);
+    // Kept only once its status is final: one still moving is read again at the next poll, so
+    // that a latest revision turning DEPLOY_FAILED falls back to the active one.
+    if (FINAL_REVISION_STATUSES.has(String(revision.status))) this.#revisions.set(revisionId, revision);
+    return revision;
+  }
+
+  /** Keeps only revisions the current deployments point at, so the cache cannot grow forever. */
+  pruneCache(deployments: readonly DesiredDeployment[]): void {
+    const keep = new Set<string>();
+    for (const { deployment } of deployments) {
+      if (deployment.latest_revision_id) keep.add(deployment.latest_revision_id);
+      if (deployment.active_revision_id) keep.add(deployment.active_revision_id);
+    }
+    for (const id of [...this.#revisions.keys()]) if (!keep.has(id)) this.#revisions.delete(id);
+  }
+}
