@@ -5,8 +5,16 @@
  * (`--dry-run=client -o json`, what kubectl would send as JSON) yields, and carry what a real
  * kube-apiserver 1.34 returns for it.
  */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toolPath } from '../../scripts/install-tools.ts';
+import type { CliContext } from '../../src/cli/context.ts';
+import { kubeApi } from '../../src/cli/kube-api.ts';
 import { protoSchema } from '../../src/sandbox/proto-schema.ts';
 import { HTTPROUTE_CRD } from '../../src/sandbox/resources.ts';
 import { type Sandbox, startSandbox } from './helpers.ts';
@@ -245,5 +253,58 @@ describe('protobuf bodies from kubectl typed create, autoscale and expose', () =
     expect(res.status).toBe(201);
     expect(res.body.data).toEqual({ 'a.txt': 'hello' });
     expect(res.body.binaryData).toEqual({ blob: 'AAEC' });
+  });
+});
+
+describe('`mooring kube-api` then the typed kubectl creates', () => {
+  it('create namespace, deployment, serviceaccount, service, role, rolebinding, pdb; autoscale; expose', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'mooring-kube-api-protobuf-'));
+    const kubeconfig = path.join(dir, 'kubeconfig');
+    const abort = new AbortController();
+    const out = new PassThrough();
+    let printed = '';
+    out.on('data', (c: Buffer) => {
+      printed += c.toString();
+    });
+    const ctx: CliContext = {
+      env: { MOORING_LOG_LEVEL: 'silent' },
+      stdout: out,
+      stderr: new PassThrough(),
+      signal: abort.signal,
+      cwd: process.cwd(),
+      version: '0.0.0-test',
+    };
+    const running = kubeApi(['--kubeconfig-out', kubeconfig], ctx);
+    try {
+      for (let i = 0; i < 200 && !printed.includes('kubeconfig written'); i++)
+        await new Promise((r) => setTimeout(r, 20));
+      const kubectl = (args: string[]) =>
+        new Promise<{ code: number; stderr: string }>((resolve) => {
+          execFile(
+            toolPath('kubectl'),
+            ['--kubeconfig', kubeconfig, '--cache-dir', path.join(dir, 'cache'), ...args],
+            { timeout: 20_000 },
+            (error, _stdout, stderr) => resolve({ code: error ? 1 : 0, stderr }),
+          );
+        });
+      const steps = [
+        ['create', 'namespace', 'team'],
+        ['create', 'deployment', 'web', '--image=nginx', '-n', 'team'],
+        ['create', 'serviceaccount', 'robot', '-n', 'team'],
+        ['create', 'service', 'clusterip', 'api', '--tcp=80:8080', '-n', 'team'],
+        ['create', 'service', 'nodeport', 'edge', '--tcp=80:8080', '-n', 'team'],
+        ['create', 'role', 'reader', '--verb=get', '--resource=pods', '-n', 'team'],
+        ['create', 'rolebinding', 'reader', '--role=reader', '--user=ann', '-n', 'team'],
+        ['create', 'pdb', 'web', '--selector=app=web', '--min-available=1', '-n', 'team'],
+        ['autoscale', 'deployment', 'web', '--max=3', '-n', 'team'],
+        ['expose', 'deployment', 'web', '--port=80', '-n', 'team'],
+      ];
+      for (const step of steps)
+        expect({ step, ...(await kubectl(step)) }).toEqual({ step, code: 0, stderr: '' });
+    } finally {
+      abort.abort();
+      await running;
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
