@@ -3,6 +3,7 @@ import { parse as parseYaml } from 'yaml';
 import { conflictStatus, serverSideApply } from './apply/index.ts';
 import type { Cluster } from './cluster.ts';
 import { applyDefaults } from './defaults.ts';
+import { assignNodePorts } from './node-ports.ts';
 import { handleUnknownFields } from './fields.ts';
 import type { ResourceType } from './resources.ts';
 import { ApiError, badRequest, conflict, invalid, notFound, STALE } from './status.ts';
@@ -103,6 +104,7 @@ export function apply(
   initialise(cluster, type, next, namespace);
   applyDefaults(next, cluster);
   validateOrThrow(type, next, undefined);
+  assignNodePorts(cluster, type, next, undefined);
   if (options.dryRun) return { code: 201, body: next };
   return { code: 201, body: cluster.commit(type, next, undefined) };
 }

@@ -6,6 +6,7 @@ import { recordUpdate, resetPaths, restoreReset } from './apply/index.ts';
 import type { Cluster } from './cluster.ts';
 import { applyDefaults } from './defaults.ts';
 import { clone } from './equal.ts';
+import { assignNodePorts } from './node-ports.ts';
 import { handleUnknownFields } from './fields.ts';
 import type { ResourceType } from './resources.ts';
 import { alreadyExists, badRequest, conflict, notFound, STALE } from './status.ts';
@@ -57,6 +58,8 @@ export function create(
     now: cluster.now(),
   }) as StoredObject;
   applyDefaults(recorded, cluster); // status defaults (phase, loadBalancer) on a new object
+  // Allocated by the registry after the field manager ran, so no manager owns the node ports.
+  assignNodePorts(cluster, type, recorded, undefined);
   if (options.dryRun) return { code: 201, body: recorded };
   return { code: 201, body: cluster.commit(type, recorded, undefined) };
 }
@@ -95,6 +98,7 @@ export function finish(
     else result.status = clone(live.status);
   }
   if (type.kind === 'Service') keepClusterIP(live, result);
+  assignNodePorts(cluster, type, result, live);
   applyDefaults(result, cluster);
   validateOrThrow(type, result, live);
   if (!how.applied) {
