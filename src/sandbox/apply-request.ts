@@ -4,6 +4,7 @@ import { conflictStatus, serverSideApply } from './apply/index.ts';
 import type { Cluster } from './cluster.ts';
 import { applyDefaults } from './defaults.ts';
 import { assignNodePorts } from './node-ports.ts';
+import { canonicalizeQuantities } from './quantities.ts';
 import { handleUnknownFields } from './fields.ts';
 import type { ResourceType } from './resources.ts';
 import { ApiError, badRequest, conflict, invalid, notFound, STALE } from './status.ts';
@@ -102,6 +103,7 @@ export function apply(
   const next = typed(type, outcome.object as KubeObject);
   if (live) return finish(cluster, type, live, next, options, { applied: true });
   initialise(cluster, type, next, namespace);
+  canonicalizeQuantities(next);
   applyDefaults(next, cluster);
   validateOrThrow(type, next, undefined);
   assignNodePorts(cluster, type, next, undefined);

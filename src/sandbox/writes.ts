@@ -7,6 +7,7 @@ import type { Cluster } from './cluster.ts';
 import { applyDefaults } from './defaults.ts';
 import { clone } from './equal.ts';
 import { assignNodePorts } from './node-ports.ts';
+import { canonicalizeQuantities } from './quantities.ts';
 import { handleUnknownFields } from './fields.ts';
 import type { ResourceType } from './resources.ts';
 import { alreadyExists, badRequest, conflict, notFound, STALE } from './status.ts';
@@ -49,6 +50,7 @@ export function create(
   if (type.namespaced && namespace !== undefined) cluster.requireActiveNamespace(type, namespace, name);
   if (name && cluster.store.get(type, namespace ?? '', name)) throw alreadyExists(type, name);
   initialise(cluster, type, obj, namespace);
+  canonicalizeQuantities(obj);
   applyDefaults(obj, cluster);
   validateOrThrow(type, obj, undefined);
   const recorded = recordUpdate({
@@ -76,6 +78,9 @@ export function finish(
   options: WriteOptions,
   how: { subresource?: string; applied?: boolean },
 ): WriteResult {
+  // Once per write, on what the client sent (merged with live for a patch), as the server's decoder
+  // does: fields then kept from live are not parsed again.
+  canonicalizeQuantities(next);
   const meta = next.metadata;
   meta.name = live.metadata.name;
   if (type.namespaced) meta.namespace = live.metadata.namespace;
