@@ -66,7 +66,15 @@ const QUANTITY = /^\+?(\d+(?:\.\d*)?|\.\d+)(?:(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P
 /** A parsed quantity: exact value and the form it canonicalizes to. */
 export interface ParsedQuantity {
   value: Exact;
+  /** The canonical form: a fixed point (parsing it gives it back), what mooring renders. */
   canonical: string;
+  /**
+   * What a kube-apiserver stores and answers (resource.Quantity's CanonicalizeBytes). It equals
+   * `canonical` except for a binary-suffixed whole number of bytes of at least 1024 that no power
+   * of 1024 divides: the server writes the bare integer (`976.5625Ki` is `1000000`), which it
+   * would itself read back as decimal (`1M`), so that form is not a fixed point.
+   */
+  server: string;
 }
 
 /**
@@ -101,15 +109,18 @@ export function parseQuantity(input: string | number): ParsedQuantity | undefine
   }
   const value = { mantissa, exponent };
   let canonical: string;
+  let server: string | undefined;
   if (binaryPower !== undefined) {
     const whole = exponent >= 0 ? mantissa * 10n ** BigInt(exponent) : undefined;
     const exactWhole =
       whole ?? (mantissa % 10n ** BigInt(-exponent) === 0n ? mantissa / 10n ** BigInt(-exponent) : undefined);
     canonical = exactWhole !== undefined ? formatBinary(exactWhole) : formatDecimal(value);
+    if (exactWhole !== undefined && exactWhole >= 1024n && exactWhole % 1024n !== 0n)
+      server = `${exactWhole}`;
   } else {
     canonical = formatDecimal(value, exp !== undefined);
   }
-  return { value, canonical };
+  return { value, canonical, server: server ?? canonical };
 }
 
 function numberText(n: number): string | undefined {

@@ -3,6 +3,8 @@ import { parse as parseYaml } from 'yaml';
 import { conflictStatus, serverSideApply } from './apply/index.ts';
 import type { Cluster } from './cluster.ts';
 import { applyDefaults } from './defaults.ts';
+import { assignNodePorts } from './node-ports.ts';
+import { canonicalizeQuantities } from './quantities.ts';
 import { handleUnknownFields } from './fields.ts';
 import type { ResourceType } from './resources.ts';
 import { ApiError, badRequest, conflict, invalid, notFound, STALE } from './status.ts';
@@ -101,8 +103,10 @@ export function apply(
   const next = typed(type, outcome.object as KubeObject);
   if (live) return finish(cluster, type, live, next, options, { applied: true });
   initialise(cluster, type, next, namespace);
+  canonicalizeQuantities(next);
   applyDefaults(next, cluster);
   validateOrThrow(type, next, undefined);
+  assignNodePorts(cluster, type, next, undefined);
   if (options.dryRun) return { code: 201, body: next };
   return { code: 201, body: cluster.commit(type, next, undefined) };
 }

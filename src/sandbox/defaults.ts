@@ -132,8 +132,12 @@ function service(o: Obj, ctx: DefaultingContext): void {
     }
     def(spec, 'internalTrafficPolicy', 'Cluster');
   }
+  if (spec.type === 'NodePort' || spec.type === 'LoadBalancer') def(spec, 'externalTrafficPolicy', 'Cluster');
+  if (spec.type === 'LoadBalancer') def(spec, 'allocateLoadBalancerNodePorts', true);
   for (const port of list(spec.ports)) {
     def(port, 'protocol', 'TCP');
+    // A zero or empty targetPort (what a typed client sends when none is given) means "the port".
+    if (port.targetPort === 0 || port.targetPort === '') delete port.targetPort;
     def(port, 'targetPort', port.port);
   }
   def(obj(o, 'status'), 'loadBalancer', {});

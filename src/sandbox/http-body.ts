@@ -53,12 +53,19 @@ const UNSUPPORTED = new ApiError(
   'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf',
 );
 
-/** A create/update/delete body as an object: JSON, or protobuf for the kinds client-go sends that way. */
+/** A custom resource has no protobuf form: the API server then lists JSON and YAML only. */
+const NO_PROTOBUF = new ApiError(
+  415,
+  'UnsupportedMediaType',
+  'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml',
+);
+
+/** A create/update/delete body as an object: JSON, YAML, or protobuf for the built-in kinds. */
 export function decodeBody(bytes: Buffer, req: IncomingMessage): unknown {
   const type = mediaType(req.headers['content-type']);
   if (type === PROTOBUF) {
     const decoded = decodeProtobuf(bytes);
-    if (decoded === undefined) throw UNSUPPORTED;
+    if (decoded === undefined) throw NO_PROTOBUF;
     return decoded;
   }
   if (type === 'application/cbor') throw UNSUPPORTED;

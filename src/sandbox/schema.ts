@@ -9,7 +9,7 @@ export type SchemaNode =
   | { kind: 'object'; model: string; props: Map<string, SchemaNode> }
   | { kind: 'array'; items: SchemaNode }
   | { kind: 'map'; values: SchemaNode }
-  | { kind: 'scalar'; type: 'string' | 'integer' | 'number' | 'boolean'; format?: string }
+  | { kind: 'scalar'; type: 'string' | 'integer' | 'number' | 'boolean'; format?: string; quantity?: true }
   | { kind: 'date' }
   | { kind: 'int-or-string' }
   | { kind: 'any' };
@@ -23,6 +23,15 @@ interface Attribute {
 type ModelClass = { getAttributeTypeMap(): Attribute[] };
 
 const cache = new Map<string, SchemaNode>();
+
+/** Quantity fields outside resource maps: strings in the models, but a number decodes too. */
+const QUANTITIES = new Set([
+  'V1EmptyDirVolumeSource.sizeLimit',
+  'V2MetricTarget.averageValue',
+  'V2MetricTarget.value',
+  'V2MetricValueStatus.averageValue',
+  'V2MetricValueStatus.value',
+]);
 const ANY: SchemaNode = { kind: 'any' };
 
 function modelClass(name: string): ModelClass | undefined {
@@ -65,8 +74,11 @@ export function schemaOfModel(model: string): SchemaNode | undefined {
   if (!cls) return undefined;
   const node: SchemaNode = { kind: 'object', model, props: new Map() };
   cache.set(model, node); // before recursing: some models are recursive
-  for (const attr of cls.getAttributeTypeMap())
-    node.props.set(attr.baseName, fromType(attr.type, attr.format));
+  for (const attr of cls.getAttributeTypeMap()) {
+    const prop = fromType(attr.type, attr.format);
+    if (prop.kind === 'scalar' && QUANTITIES.has(`${model}.${attr.baseName}`)) prop.quantity = true;
+    node.props.set(attr.baseName, prop);
+  }
   return node;
 }
 
@@ -122,7 +134,8 @@ function scalarFits(value: unknown, node: SchemaNode, inMap: boolean): string | 
     case 'scalar':
       if (node.type === 'string') {
         // Quantities (resource maps) are strings in the models but accept numbers on the wire.
-        return typeof value === 'string' || (inMap && typeof value === 'number') ? undefined : 'string';
+        const number = typeof value === 'number' && (inMap || node.quantity === true);
+        return typeof value === 'string' || number ? undefined : 'string';
       }
       if (node.type === 'integer')
         return typeof value === 'number' && Number.isInteger(value) ? undefined : 'integer';

@@ -8,6 +8,7 @@ import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Socket } from 'node:net';
 import type { Logger } from '../log.ts';
+import { protoSchema } from './proto-schema.ts';
 import { Cluster } from './cluster.ts';
 import { WorkloadController } from './controller.ts';
 import { type FaultRule, Faults } from './faults.ts';
@@ -80,6 +81,8 @@ const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-l
 /** Starts the sandbox API; resolves once it listens. Close it with `close()`. */
 export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeApi> {
   const host = options.host ?? '127.0.0.1';
+  // The protobuf definitions load now, so a damaged vendored file fails the start, not a request.
+  protoSchema();
   const cert = await createServingCertificate([host]);
   const cluster = new Cluster({ historyPerType: options.watchHistory ?? 1000, crds: options.crds ?? [] });
   const controller = new WorkloadController(cluster, { rolloutDelayMs: options.rolloutDelayMs ?? 0 });

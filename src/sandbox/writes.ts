@@ -6,6 +6,8 @@ import { recordUpdate, resetPaths, restoreReset } from './apply/index.ts';
 import type { Cluster } from './cluster.ts';
 import { applyDefaults } from './defaults.ts';
 import { clone } from './equal.ts';
+import { assignNodePorts } from './node-ports.ts';
+import { canonicalizeQuantities } from './quantities.ts';
 import { handleUnknownFields } from './fields.ts';
 import type { ResourceType } from './resources.ts';
 import { alreadyExists, badRequest, conflict, notFound, STALE } from './status.ts';
@@ -48,6 +50,7 @@ export function create(
   if (type.namespaced && namespace !== undefined) cluster.requireActiveNamespace(type, namespace, name);
   if (name && cluster.store.get(type, namespace ?? '', name)) throw alreadyExists(type, name);
   initialise(cluster, type, obj, namespace);
+  canonicalizeQuantities(obj);
   applyDefaults(obj, cluster);
   validateOrThrow(type, obj, undefined);
   const recorded = recordUpdate({
@@ -57,6 +60,8 @@ export function create(
     now: cluster.now(),
   }) as StoredObject;
   applyDefaults(recorded, cluster); // status defaults (phase, loadBalancer) on a new object
+  // Allocated by the registry after the field manager ran, so no manager owns the node ports.
+  assignNodePorts(cluster, type, recorded, undefined);
   if (options.dryRun) return { code: 201, body: recorded };
   return { code: 201, body: cluster.commit(type, recorded, undefined) };
 }
@@ -73,6 +78,9 @@ export function finish(
   options: WriteOptions,
   how: { subresource?: string; applied?: boolean },
 ): WriteResult {
+  // Once per write, on what the client sent (merged with live for a patch), as the server's decoder
+  // does: fields then kept from live are not parsed again.
+  canonicalizeQuantities(next);
   const meta = next.metadata;
   meta.name = live.metadata.name;
   if (type.namespaced) meta.namespace = live.metadata.namespace;
@@ -95,6 +103,7 @@ export function finish(
     else result.status = clone(live.status);
   }
   if (type.kind === 'Service') keepClusterIP(live, result);
+  assignNodePorts(cluster, type, result, live);
   applyDefaults(result, cluster);
   validateOrThrow(type, result, live);
   if (!how.applied) {

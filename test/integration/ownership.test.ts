@@ -154,7 +154,7 @@ describe('ownership: deployments whose object names meet (control plane + sandbo
   });
 
   it("(d) another manager's Service of the same name (kubectl create -f, no labels) is not overwritten; removed, the deployment runs", async () => {
-    // `kubectl create service` sends protobuf, which the sandbox does not take; `create -f` is the same POST.
+    // `create -f` makes the same POST as `kubectl create service`, with a body the test controls.
     const file = path.join(stack.dir, 'epsilon.yaml');
     await writeFile(
       file,
