@@ -6,9 +6,9 @@
  * counterpart has been compared; what is left is let go with the judge when the listing ends.
  */
 import { LABELS } from '../labels.ts';
-import { objectId } from '../kube/object-id.ts';
+import { objectId } from '../objects/object-id.ts';
 import type { PageJudge } from '../kube/slim-listing.ts';
-import type { KubeObject } from '../kube/types.ts';
+import type { KubeObject } from '../objects/kube-object.ts';
 import type { DesiredDeployment } from './poller.ts';
 
 export interface ColdStartJudgeOptions {

@@ -5,7 +5,7 @@
  * outcomes into reports.
  */
 import { errorCode } from '../errors.ts';
-import { allUnchanged, type ChangeSet, hasChanges, summarize } from '../kube/change-set.ts';
+import { allUnchanged, type ChangeSet, hasChanges, summarize } from '../objects/change-set.ts';
 import type { Logger } from '../log.ts';
 import type { AgentMetrics } from '../ops/metrics.ts';
 import type { ConvergedPass } from '../reconcile/converged.ts';

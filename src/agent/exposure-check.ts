@@ -7,7 +7,7 @@
 import { MooringError } from '../errors.ts';
 import { servesKind } from '../kube/exposure-discovery.ts';
 import type { KubeHttp } from '../kube/http.ts';
-import { kindInfo } from '../kube/kinds.ts';
+import { kindInfo } from '../objects/kinds.ts';
 import type { Logger } from '../log.ts';
 import type { RenderSettings } from '../render/index.ts';
 

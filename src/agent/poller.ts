@@ -22,7 +22,7 @@ import {
   type RevisionRecord,
 } from '../contract/index.ts';
 import { type ErrorCode, errorCode, MooringError } from '../errors.ts';
-import { canonicalJson } from '../kube/desired-hash.ts';
+import { canonicalJson } from '../objects/canonical-json.ts';
 import type { Logger } from '../log.ts';
 import { chooseRevision } from '../reconcile/revision-choice.ts';
 import { detectCollisions } from '../render/names.ts';

@@ -22,7 +22,6 @@ import { type Resources, reconcileDeployment } from '../reconcile/reconcile.ts';
 import { eventTarget, namespaceOf } from '../reconcile/steps.ts';
 import { Redactor } from '../redact.ts';
 import { mergeRenderSettings, type RenderSettings, renderDeployment } from '../render/index.ts';
-import type { KubeObject } from '../kube/types.ts';
 import { Agent, type AgentDeps } from './agent.ts';
 import { coldStartJudge } from './cold-start.ts';
 import { checkExposureKind } from './exposure-check.ts';
@@ -213,9 +212,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
   const coldJudge = () =>
     coldStartJudge({
       desiredOf: (id) => agent?.desiredOf(id),
-      render: (d) =>
-        renderDeployment({ deployment: d.deployment, revision: d.revision, settings })
-          .objects as unknown as KubeObject[],
+      render: (d) => renderDeployment({ deployment: d.deployment, revision: d.revision, settings }).objects,
       verify: (live, desired, key) => resources.verifyListed(live, desired, key),
     });
   const inventoryCache = new InventoryCache({

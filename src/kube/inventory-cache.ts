@@ -10,13 +10,13 @@
  * exactly as they were when every cycle re-listed (drift repair within one resync).
  */
 import type { ApplyOptions } from './apply.ts';
-import { type ChangeSet, hasChanges } from './change-set.ts';
+import { type ChangeSet, hasChanges } from '../objects/change-set.ts';
 import type { DeleteAllOptions } from './delete.ts';
-import { kindInfo } from './kinds.ts';
+import { kindInfo } from '../objects/kinds.ts';
 import { type Inventory, inventoryOf, type ListOwnedOptions } from './list.ts';
 import { LABELS } from '../labels.ts';
 import { type PageJudge, type PreviousEntries, previousEntries } from './slim-listing.ts';
-import type { KubeObject } from './types.ts';
+import type { KubeObject } from '../objects/kube-object.ts';
 
 /** The resource calls the cache wraps (the ResourceManager has them). */
 export interface InventoryResources {

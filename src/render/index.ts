@@ -14,7 +14,7 @@ import { renderPostgres } from './postgres.ts';
 import { renderRedis } from './redis.ts';
 import { checkReferences, checkRenderedReferences, checkTenant } from './references.ts';
 import type { RenderSettings } from './settings.ts';
-import { copyPlain, type KubeObject, type RenderContext } from './types.ts';
+import { copyPlain, type RenderContext, type RenderedObject } from './types.ts';
 import { renderWorkers } from './workers.ts';
 
 export { RenderError } from './errors.ts';
@@ -37,7 +37,8 @@ export {
 export { parseSettingsText, RenderSettingsFile } from './settings-file.ts';
 export { checkPodSecurity, type PodSecurityExemptions, type PodSecurityViolation } from './pod-security.ts';
 export { type PodSecurityLevel, POD_SECURITY_LEVELS } from './pod-security-lists.ts';
-export type { KubeObject, ObjectMeta } from './types.ts';
+export type { KubeObject, ObjectMeta } from '../objects/kube-object.ts';
+export type { RenderedMeta, RenderedObject } from './types.ts';
 export { ANNOTATIONS, LABELS } from '../labels.ts';
 
 export interface RenderInput {
@@ -51,7 +52,7 @@ export interface RenderResult {
   namespace: string;
   baseName: string;
   /** In apply order; delete in reverse. */
-  objects: KubeObject[];
+  objects: RenderedObject[];
 }
 
 /** The order objects are applied in: what others refer to comes first. */
@@ -152,7 +153,7 @@ function renderUnchecked({ deployment, revision, settings }: RenderInput): Rende
     ...renderWorkers(ctx, references),
     renderNetworkPolicy(ctx),
     ...renderExposure(ctx),
-  ].filter((o): o is KubeObject => o !== undefined);
+  ].filter((o): o is RenderedObject => o !== undefined);
   checkRenderedReferences(objects, { baseName, namespace, references: settings.references });
   const result = inApplyOrder(objects).map(copyPlain);
   // Whatever built them, no pod that breaks the policy leaves the renderer.
@@ -161,8 +162,8 @@ function renderUnchecked({ deployment, revision, settings }: RenderInput): Rende
 }
 
 /** Stable sort by kind; within a kind, the order components were rendered in. */
-function inApplyOrder(objects: KubeObject[]): KubeObject[] {
-  const rank = (o: KubeObject) => {
+function inApplyOrder(objects: RenderedObject[]): RenderedObject[] {
+  const rank = (o: RenderedObject) => {
     const i = (KIND_ORDER as readonly string[]).indexOf(o.kind);
     return i < 0 ? KIND_ORDER.length : i;
   };

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { ChangeSet } from '../../src/kube/change-set.ts';
+import type { ChangeSet } from '../../src/objects/change-set.ts';
 import { InventoryCache, type InventoryResources } from '../../src/kube/inventory-cache.ts';
 import { type Inventory, inventoryOf, type ListOwnedOptions } from '../../src/kube/list.ts';
-import type { KubeObject } from '../../src/kube/types.ts';
+import type { KubeObject } from '../../src/objects/kube-object.ts';
 
 const LISTENER = 'l-1';
 
