@@ -9,7 +9,10 @@ import path from 'node:path';
 import { AUTO_KUBE_QPS, type AgentConfig } from '../config.ts';
 import { ControlPlaneClient } from '../control-plane/client.ts';
 import { createKubeClient } from '../kube/clients.ts';
+import { servesKind } from '../kube/exposure-discovery.ts';
 import { InventoryCache } from '../kube/inventory-cache.ts';
+import { kubeLeaseClient } from '../kube/lease.ts';
+import { kubeNamespaceReader } from '../kube/namespaces.ts';
 import { ResourceManager } from '../kube/resource-manager.ts';
 import type { Logger } from '../log.ts';
 import { createMetrics, type AgentMetrics } from '../ops/metrics.ts';
@@ -25,8 +28,6 @@ import { mergeRenderSettings, type RenderSettings, renderDeployment } from '../r
 import { Agent, type AgentDeps } from './agent.ts';
 import { coldStartJudge } from './cold-start.ts';
 import { checkExposureKind } from './exposure-check.ts';
-import { kubeLeaseClient } from './leader-election.ts';
-import { kubeNamespaceReader } from './registration.ts';
 import { proxyPasswords } from '../proxy/from-environment.ts';
 import { controlPlaneTls, describeRoutes } from './routes.ts';
 
@@ -233,7 +234,10 @@ export function wireAgent(o: WireOptions): WiredAgent {
     routes,
     readNamespace: kubeNamespaceReader(kube),
     checkCluster: async () => {
-      settings = await checkExposureKind({ kube, resources, logger }, settings);
+      settings = await checkExposureKind(
+        { serves: (info) => servesKind(kube, info), resources, logger },
+        settings,
+      );
     },
     ...(config.leaderElection
       ? { leaseClient: kubeLeaseClient(kube, config.leaseNamespace, config.leaseName) }
