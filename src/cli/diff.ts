@@ -6,7 +6,8 @@
 import { writeCliError } from './cli-error.ts';
 import type { Agent } from '../agent/agent.ts';
 import { describeError } from '../agent/safe-error.ts';
-import { agentRedactor, wireAgent } from '../agent/wiring.ts';
+import { agentRedactor } from './agent-settings.ts';
+import { wireAgent } from './wiring.ts';
 import { configHelp, parseAgentConfig } from '../config.ts';
 import type { ChangeSetEntry } from '../objects/change-set.ts';
 import { summarize } from '../objects/change-set.ts';
