@@ -113,4 +113,14 @@ describe('folder import rules', () => {
     );
     expect(builders.map((f) => path.relative(SRC, f))).toEqual([]);
   });
+
+  it('no file in src/ is over 300 lines, but the poll cycle files being split', () => {
+    const splitting = new Set(['agent/agent.ts', 'agent/deployments.ts', 'agent/poller.ts']);
+    const long = readdirSync(SRC, { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => f.split(path.sep).join('/'))
+      .filter((f) => !splitting.has(f))
+      .filter((f) => readFileSync(path.join(SRC, f), 'utf8').split('\n').length - 1 > 300);
+    expect(long).toEqual([]);
+  });
 });
