@@ -4,7 +4,7 @@
  * the sandbox's store directly (no HTTP, so it adds no requests to the log being measured).
  */
 import type { DeploymentRecord, RevisionRecord } from '../../src/contract/index.ts';
-import { type KubeObject, type RenderSettings, renderDeployment } from '../../src/render/index.ts';
+import { type RenderedObject, type RenderSettings, renderDeployment } from '../../src/render/index.ts';
 import type { KubeApi } from '../../src/sandbox/server.ts';
 
 /** One object to look for. */
@@ -18,7 +18,7 @@ export interface ObjectRef {
 export interface RenderedDeployment {
   id: string;
   namespace: string;
-  objects: KubeObject[];
+  objects: RenderedObject[];
 }
 
 /** Renders each deployment at its latest revision (the revision the agent runs). */
@@ -32,7 +32,7 @@ export function renderAll(
   });
 }
 
-export function refOf(o: KubeObject): ObjectRef {
+export function refOf(o: RenderedObject): ObjectRef {
   return { apiVersion: o.apiVersion, kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name };
 }
 

@@ -3,7 +3,7 @@
  * election) the poll loop feeding the runner, the orphan pass after each complete listing, and
  * the heartbeat. Shutdown stops polling, lets in-flight reconciles finish within the grace period,
  * releases the lease and resolves. Kubernetes and control-plane access come in through `AgentDeps`
- * (see `wiring.ts` for the real ones), so this file holds the loop mechanics only.
+ * (see `cli/wiring.ts` for the real ones), so this file holds the loop mechanics only.
  */
 import { MooringError } from '../errors.ts';
 import type { Check } from '../ops/server.ts';

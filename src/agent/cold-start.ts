@@ -8,9 +8,9 @@
  * so that its first reconcile takes the resync's shortcut instead of rendering it again.
  */
 import { LABELS } from '../labels.ts';
-import { objectId } from '../kube/object-id.ts';
+import { objectId } from '../objects/object-id.ts';
 import type { PageJudge } from '../kube/observed-state.ts';
-import type { KubeObject } from '../kube/types.ts';
+import type { KubeObject } from '../objects/kube-object.ts';
 import type { ConvergedPass } from '../reconcile/converged.ts';
 import { claimPrefixes } from '../reconcile/steps.ts';
 import type { DesiredDeployment } from './poller.ts';

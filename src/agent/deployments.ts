@@ -22,7 +22,7 @@ import type { AgentMetrics } from '../ops/metrics.ts';
 import type { ConvergedPass } from '../reconcile/converged.ts';
 import type { ReconcileResult } from '../reconcile/result.ts';
 import type { Redactor } from '../redact.ts';
-import { allUnchanged, hasChanges } from '../kube/change-set.ts';
+import { allUnchanged, hasChanges } from '../objects/change-set.ts';
 import type { Clock } from './clock.ts';
 import { deleteHold } from './delete-cap.ts';
 import { DesiredBook, secretValuesOf } from './desired-book.ts';

@@ -5,9 +5,7 @@
  * without exposure rather than failing the apply of every deployment with a `custom_url`.
  */
 import { MooringError } from '../errors.ts';
-import { servesKind } from '../kube/exposure-discovery.ts';
-import type { KubeHttp } from '../kube/http.ts';
-import { kindInfo } from '../kube/kinds.ts';
+import { type KindInfo, kindInfo } from '../objects/kinds.ts';
 import type { Logger } from '../log.ts';
 import type { RenderSettings } from '../render/index.ts';
 
@@ -15,8 +13,9 @@ const KIND_OF = { ingress: 'Ingress', httproute: 'HTTPRoute' } as const;
 
 /** What the check needs: discovery, and the resource manager's listing to extend. */
 export interface ExposureCheckDeps {
-  kube: KubeHttp;
-  resources: { alsoList(kinds: NonNullable<ReturnType<typeof kindInfo>>[]): void };
+  /** Whether the cluster serves a kind (discovery: kube/exposure-discovery.ts's `servesKind`). */
+  serves(info: KindInfo): Promise<boolean>;
+  resources: { alsoList(kinds: KindInfo[]): void };
   logger: Logger;
 }
 
@@ -29,7 +28,7 @@ export async function checkExposureKind(
   if (exposure.kind === 'none') return settings;
   const info = kindInfo(KIND_OF[exposure.kind]);
   if (!info) throw new MooringError('MOORING_E_INTERNAL', `no kind table row for exposure ${exposure.kind}`);
-  if (await servesKind(deps.kube, info)) {
+  if (await deps.serves(info)) {
     deps.resources.alsoList([info]);
     return settings;
   }

@@ -9,9 +9,9 @@
 import { safeErr } from './safe-error.ts';
 import type { Logger } from '../log.ts';
 import { type Clock, jitter, sleep, systemClock } from './clock.ts';
-import { type LeaseClient, LeaseConflict, type LeaseRecord } from './lease-client.ts';
+import { type LeaseClient, LeaseConflict, type LeaseRecord } from '../objects/lease.ts';
 
-export { kubeLeaseClient, type LeaseClient, LeaseConflict, type LeaseRecord } from './lease-client.ts';
+export { type LeaseClient, LeaseConflict, type LeaseRecord } from '../objects/lease.ts';
 
 export interface LeaderElectorOptions {
   client: LeaseClient;

@@ -3,8 +3,8 @@
  * refusal: a refused pass is an alert (counted, shown until a pass runs), not a log line only.
  */
 import { errorCode } from '../errors.ts';
-import type { ChangeSet } from '../kube/change-set.ts';
-import { summarize } from '../kube/change-set.ts';
+import type { ChangeSet } from '../objects/change-set.ts';
+import { summarize } from '../objects/change-set.ts';
 import type { Logger } from '../log.ts';
 import type { AgentMetrics } from '../ops/metrics.ts';
 import type { Clock } from './clock.ts';

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { nestedDeeperThan } from '../contract/depth.ts';
 import type { DeploymentRecord, RevisionRecord } from '../contract/index.ts';
-import { canonicalJson } from '../kube/desired-hash.ts';
+import { canonicalJson } from '../objects/canonical-json.ts';
 
 /**
  * Records nested deeper than this are refused alone. A real deployment is about 10 levels deep,

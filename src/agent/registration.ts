@@ -8,50 +8,17 @@ import { safeErr } from './safe-error.ts';
 import { backoffDelay, heartbeatBackoff } from '../backoff.ts';
 import type { ControlPlaneClient } from '../control-plane/client.ts';
 import type { ListenerRecord } from '../contract/index.ts';
-import { errorCode, MooringError, TerminalError } from '../errors.ts';
-import { kubeError } from '../kube/errors.ts';
-import type { KubeHttp } from '../kube/http.ts';
-import { resourcePath } from '../kube/object-client.ts';
+import { errorCode, TerminalError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { type Clock, sleep, systemClock } from './clock.ts';
 
 export type ListenerClient = Pick<ControlPlaneClient, 'listListeners' | 'patchListener'>;
 
-/** Reads one namespace; throws a coded MooringError (MOORING_E_KUBE_NOT_FOUND when absent). */
-export type NamespaceReader = (name: string) => Promise<void>;
-
 /**
- * A `NamespaceReader` over the Kubernetes API (GET /api/v1/namespaces/{name}). A read that takes
- * longer than `timeoutMs` counts as the API being unreachable (retried), so start-up never hangs.
+ * Reads one namespace; throws a coded MooringError (MOORING_E_KUBE_NOT_FOUND when absent). Over
+ * the Kubernetes API it is kube/namespaces.ts's `kubeNamespaceReader`.
  */
-export function kubeNamespaceReader(kube: KubeHttp, timeoutMs = 10_000): NamespaceReader {
-  return async (name) => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () =>
-          reject(
-            new MooringError(
-              'MOORING_E_KUBE_UNREACHABLE',
-              `Namespace/${name}: get timed out after ${timeoutMs} ms`,
-            ),
-          ),
-        timeoutMs,
-      );
-    });
-    try {
-      await Promise.race([
-        kube.request({ method: 'GET', path: resourcePath('v1', 'Namespace', undefined, name) }),
-        timeout,
-      ]);
-    } catch (err) {
-      if (err instanceof MooringError) throw err;
-      throw kubeError(err, `Namespace/${name}`, 'get');
-    } finally {
-      clearTimeout(timer);
-    }
-  };
-}
+export type NamespaceReader = (name: string) => Promise<void>;
 
 /** Fails with a TerminalError for each namespace that does not exist; other errors are thrown as-is. */
 export async function checkNamespaces(read: NamespaceReader, namespaces: readonly string[]): Promise<void> {

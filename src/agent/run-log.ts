@@ -3,8 +3,8 @@
  * health moved, else debug. Decides nothing (the runner did); remembers, per key, the revision and
  * change-set summary of its last run for that line.
  */
-import { summarize } from '../kube/change-set.ts';
-import type { ChangeSet } from '../kube/change-set.ts';
+import { summarize } from '../objects/change-set.ts';
+import type { ChangeSet } from '../objects/change-set.ts';
 import type { Logger } from '../log.ts';
 import type { AgentMetrics } from '../ops/metrics.ts';
 import type { Clock } from './clock.ts';

@@ -6,10 +6,11 @@
 import { writeCliError } from './cli-error.ts';
 import type { Agent } from '../agent/agent.ts';
 import { describeError } from '../agent/safe-error.ts';
-import { agentRedactor, wireAgent } from '../agent/wiring.ts';
+import { agentRedactor } from './agent-settings.ts';
+import { wireAgent } from './wiring.ts';
 import { configHelp, parseAgentConfig } from '../config.ts';
-import type { ChangeSetEntry } from '../kube/change-set.ts';
-import { summarize } from '../kube/change-set.ts';
+import type { ChangeSetEntry } from '../objects/change-set.ts';
+import { summarize } from '../objects/change-set.ts';
 import { createLogger } from '../log.ts';
 import type { ReconcileResult } from '../reconcile/result.ts';
 import { EXIT, type CliContext } from './context.ts';

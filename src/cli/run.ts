@@ -4,7 +4,8 @@
  */
 import { writeCliError } from './cli-error.ts';
 import { configHelp, parseAgentConfig } from '../config.ts';
-import { agentRedactor, wireAgent } from '../agent/wiring.ts';
+import { agentRedactor } from './agent-settings.ts';
+import { wireAgent } from './wiring.ts';
 import { errorCode } from '../errors.ts';
 import { createLogger, type Logger } from '../log.ts';
 import { startOpsServer } from '../ops/server.ts';

@@ -1,10 +1,10 @@
 /** What every apply step shares: the client, the field manager, dry-run, and per-call options. */
 import type { Logger } from 'pino';
-import type { ChangeSetEntry } from './change-set.ts';
+import type { ChangeSetEntry } from '../objects/change-set.ts';
 import type { RandomBytes } from './create-only.ts';
 import type { ObjectClient } from './object-client.ts';
-import { objectId } from './object-id.ts';
-import type { KubeObject } from './types.ts';
+import { objectId } from '../objects/object-id.ts';
+import type { KubeObject } from '../objects/kube-object.ts';
 
 export interface ApplyContext {
   client: ObjectClient;

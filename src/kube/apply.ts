@@ -9,21 +9,21 @@
 import pMap from 'p-map';
 import { MooringError } from '../errors.ts';
 import { type ApplyContext, type ApplyOptions, entryFor } from './apply-context.ts';
-import type { ChangeSet, ChangeSetEntry } from './change-set.ts';
+import type { ChangeSet, ChangeSetEntry } from '../objects/change-set.ts';
 import { isSlim } from './compact-live.ts';
 import { isCreateOnly, withGeneratedKeys } from './create-only.ts';
 import { liveHash, prepareForApply } from './desired-hash.ts';
 import { httpStatusOf, immutableFields, isApiWide, kubeError } from './errors.ts';
 import { takenFields } from './field-owners.ts';
-import { sortForApply } from './kinds.ts';
+import { sortForApply } from '../objects/kinds.ts';
 import { findDrift } from './live-compare.ts';
 import { isVerified, remember } from './memo.ts';
-import { objectId } from './object-id.ts';
+import { objectId } from '../objects/object-id.ts';
 import type { Applied } from './object-client.ts';
 import { checkOwnership } from './ownership.ts';
 import { recreate } from './recreate.ts';
 import { HANDOVER_MANAGER, handOverReplicas } from './replicas-handover.ts';
-import type { KubeObject } from './types.ts';
+import type { KubeObject } from '../objects/kube-object.ts';
 
 export type { ApplyContext, ApplyOptions } from './apply-context.ts';
 export { HANDOVER_MANAGER } from './replicas-handover.ts';

@@ -20,7 +20,7 @@
  */
 import { LABELS } from '../labels.ts';
 import { hasPinnedVersion, objectVersion, pinVersion } from './object-version.ts';
-import type { KubeObject, ManagedFieldsEntry } from './types.ts';
+import type { KubeObject, ManagedFieldsEntry } from '../objects/kube-object.ts';
 
 function replicasOnly(fields: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
   const spec = fields?.['f:spec'] as Record<string, unknown> | undefined;

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ANNOTATIONS } from '../labels.ts';
-import type { KubeObject } from './types.ts';
+import type { KubeObject } from '../objects/kube-object.ts';
 
 /** A source of random bytes; `crypto.randomBytes` unless a test injects another. */
 export type RandomBytes = (size: number) => Buffer;

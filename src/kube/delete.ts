@@ -6,13 +6,13 @@
  */
 import type { Logger } from 'pino';
 import { entryFor } from './apply-context.ts';
-import type { ChangeSet } from './change-set.ts';
+import type { ChangeSet } from '../objects/change-set.ts';
 import { isApiWide, kubeError } from './errors.ts';
 import { isManagedBy } from './field-owners.ts';
-import { kindInfo, sortForDelete } from './kinds.ts';
+import { kindInfo, sortForDelete } from '../objects/kinds.ts';
 import { LABELS, MANAGED_BY } from '../labels.ts';
 import type { ObjectClient } from './object-client.ts';
-import type { KubeObject } from './types.ts';
+import type { KubeObject } from '../objects/kube-object.ts';
 
 /** The note on an entry whose object is marked for deletion but still held by finalizers. */
 export const TERMINATING = 'terminating: finalizers pending';

@@ -6,7 +6,7 @@
 import { kubeError } from './errors.ts';
 import type { KubeHttp } from './http.ts';
 import { httpStatusOf } from './errors.ts';
-import type { KindInfo } from './kinds.ts';
+import type { KindInfo } from '../objects/kinds.ts';
 
 interface ResourceList {
   resources?: { name?: string; kind?: string }[];

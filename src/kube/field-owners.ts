@@ -4,7 +4,7 @@
  * fields a forced apply took from another manager, and to check that mooring manages an object
  * before ever deleting it.
  */
-import type { KubeObject, ManagedFieldsEntry } from './types.ts';
+import type { KubeObject, ManagedFieldsEntry } from '../objects/kube-object.ts';
 
 function segment(key: string): string {
   if (key.startsWith('f:')) return `.${key.slice(2)}`;

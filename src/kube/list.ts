@@ -8,12 +8,12 @@ import { MooringError } from '../errors.ts';
 import { type PageJudge, type PreviousEntries, listSlim } from './slim-listing.ts';
 import { compactLive, ListingPool } from './compact-live.ts';
 import { kubeError } from './errors.ts';
-import { type KindInfo, LISTED_KINDS } from './kinds.ts';
+import { type KindInfo, LISTED_KINDS } from '../objects/kinds.ts';
 import { LABELS } from '../labels.ts';
 import { FIELD_MANAGER, ownedSelector } from './labels.ts';
 import type { ObjectClient } from './object-client.ts';
-import { formatObjectId, objectId } from './object-id.ts';
-import type { KubeObject } from './types.ts';
+import { formatObjectId, objectId } from '../objects/object-id.ts';
+import type { KubeObject } from '../objects/kube-object.ts';
 
 export interface ListOwnedOptions {
   namespaces: readonly string[];

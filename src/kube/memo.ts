@@ -5,7 +5,7 @@
  */
 import type { ApplyContext } from './apply-context.ts';
 import { objectVersion } from './object-version.ts';
-import type { KubeObject } from './types.ts';
+import type { KubeObject } from '../objects/kube-object.ts';
 
 /** Whether `live` is still the version found converged (or applied) for `key`; see ApplyContext.verified. */
 export function isVerified(

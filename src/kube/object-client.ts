@@ -5,8 +5,8 @@
  */
 import { httpStatusOf } from './errors.ts';
 import type { KubeHttp } from './http.ts';
-import { kindInfo } from './kinds.ts';
-import type { KubeObject } from './types.ts';
+import { kindInfo } from '../objects/kinds.ts';
+import type { KubeObject } from '../objects/kube-object.ts';
 
 export interface WriteOptions {
   fieldManager: string;

@@ -13,7 +13,7 @@
  * - every other kind: the resourceVersion, which moves on any change (a new object's too).
  */
 import { createHash } from 'node:crypto';
-import type { KubeObject } from './types.ts';
+import type { KubeObject } from '../objects/kube-object.ts';
 
 /** Annotations that controllers keep on the objects we apply; no apply of ours sets them. */
 const CONTROLLER_ANNOTATIONS: ReadonlySet<string> = new Set(['deployment.kubernetes.io/revision']);

@@ -25,14 +25,14 @@
  * resync). One listing per cycle instead of one per reconcile (8·N reads an idle cycle) is ADR 0002.
  */
 import type { ApplyOptions } from './apply.ts';
-import { type ChangeSet, hasChanges } from './change-set.ts';
+import { type ChangeSet, hasChanges } from '../objects/change-set.ts';
 import type { DeleteAllOptions } from './delete.ts';
-import { kindInfo } from './kinds.ts';
+import { kindInfo } from '../objects/kinds.ts';
 import { type Inventory, inventoryOf, type ListOwnedOptions } from './list.ts';
 import { LABELS } from '../labels.ts';
 import type { Verified } from './apply-context.ts';
 import { type PageJudge, type PreviousEntries, previousEntries } from './slim-listing.ts';
-import type { KubeObject } from './types.ts';
+import type { KubeObject } from '../objects/kube-object.ts';
 
 /** The resource calls the cache wraps (the ResourceManager has them). */
 export interface InventoryResources {

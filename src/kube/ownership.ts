@@ -12,8 +12,8 @@
  */
 import { TerminalError } from '../errors.ts';
 import { LABELS } from '../labels.ts';
-import { objectId } from './object-id.ts';
-import type { KubeObject } from './types.ts';
+import { objectId } from '../objects/object-id.ts';
+import type { KubeObject } from '../objects/kube-object.ts';
 
 /** Who owns an object that is not ours to write. */
 export interface ForeignOwner {

@@ -8,10 +8,10 @@
 import { MooringError, TerminalError } from '../errors.ts';
 import type { ApplyContext, ApplyOptions } from './apply-context.ts';
 import { httpStatusOf, kubeError } from './errors.ts';
-import { kindInfo } from './kinds.ts';
-import { objectId } from './object-id.ts';
+import { kindInfo } from '../objects/kinds.ts';
+import { objectId } from '../objects/object-id.ts';
 import { checkOwnership } from './ownership.ts';
-import type { KubeObject } from './types.ts';
+import type { KubeObject } from '../objects/kube-object.ts';
 
 /** Deletes and recreates `desired`, or throws MOORING_E_KUBE_IMMUTABLE when that is not allowed. */
 export async function recreate(

@@ -9,8 +9,8 @@
 import type { ApplyContext } from './apply-context.ts';
 import { httpStatusOf, kubeError } from './errors.ts';
 import { ownsField } from './field-owners.ts';
-import { objectId } from './object-id.ts';
-import type { KubeObject } from './types.ts';
+import { objectId } from '../objects/object-id.ts';
+import type { KubeObject } from '../objects/kube-object.ts';
 
 /**
  * The field manager that holds `.spec.replicas` between our letting go of it and the autoscaler

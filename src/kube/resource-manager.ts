@@ -7,17 +7,17 @@ import type { Logger } from 'pino';
 import { silentLogger } from '../log.ts';
 import { type ApplyContext, type ApplyOptions, applyAll, isVerified } from './apply.ts';
 import type { Verified } from './apply-context.ts';
-import type { ChangeSet } from './change-set.ts';
+import type { ChangeSet } from '../objects/change-set.ts';
 import type { RandomBytes } from './create-only.ts';
 import { type DeleteAllOptions, deleteAll } from './delete.ts';
 import { kubeError } from './errors.ts';
 import type { KubeHttp } from './http.ts';
 import { FIELD_MANAGER } from './labels.ts';
-import { LISTED_KINDS, type KindInfo } from './kinds.ts';
+import { LISTED_KINDS, type KindInfo } from '../objects/kinds.ts';
 import { type Inventory, type ListOwnedOptions, listOwned } from './list.ts';
 import { ObjectClient } from './object-client.ts';
-import { objectId } from './object-id.ts';
-import type { KubeObject } from './types.ts';
+import { objectId } from '../objects/object-id.ts';
+import type { KubeObject } from '../objects/kube-object.ts';
 import { verifyListed } from './verify-listed.ts';
 
 export interface ResourceManagerOptions {

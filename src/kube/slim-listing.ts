@@ -22,10 +22,10 @@
  */
 import pMap from 'p-map';
 import { type ListingPool, slim, slimKeepsMoreThanMetadata } from './compact-live.ts';
-import type { KindInfo } from './kinds.ts';
+import type { KindInfo } from '../objects/kinds.ts';
 import type { Inventory } from './list.ts';
 import { LIST_PAGE_SIZE, type ObjectClient } from './object-client.ts';
-import type { KubeObject } from './types.ts';
+import type { KubeObject } from '../objects/kube-object.ts';
 
 /** A listing's entries by kind and namespace (`scopeOf`), then by name. */
 export type PreviousEntries = ReadonlyMap<string, ReadonlyMap<string, KubeObject>>;

@@ -10,9 +10,9 @@ import { isCreateOnly } from './create-only.ts';
 import { liveHash, prepareForApply } from './desired-hash.ts';
 import { findDrift } from './live-compare.ts';
 import { remember } from './memo.ts';
-import { objectId } from './object-id.ts';
+import { objectId } from '../objects/object-id.ts';
 import { foreignOwner } from './ownership.ts';
-import type { KubeObject } from './types.ts';
+import type { KubeObject } from '../objects/kube-object.ts';
 
 /**
  * Whether `live` (a whole listed object) holds everything `raw` (the rendered object of the same

@@ -9,7 +9,7 @@
  * full pass, which records the shortcut again once it finds everything converged.
  */
 import { entryFor } from '../kube/apply-context.ts';
-import type { KubeObject } from '../kube/types.ts';
+import type { KubeObject } from '../objects/kube-object.ts';
 import { assessObject, rollUp } from './health.ts';
 import { type ReconcileResult, resultOf } from './result.ts';
 import { isClaimOf } from './steps.ts';

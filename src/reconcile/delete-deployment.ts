@@ -5,9 +5,9 @@
  * then Deleted.
  */
 import type { DeploymentRecord } from '../contract/index.ts';
-import { changeSetErrors, summarize } from '../kube/change-set.ts';
+import { changeSetErrors, summarize } from '../objects/change-set.ts';
 import { ALREADY_TERMINATING, TERMINATING } from '../kube/delete.ts';
-import type { KubeObject } from '../kube/types.ts';
+import type { KubeObject } from '../objects/kube-object.ts';
 import { deletionHealth } from './health.ts';
 import { type ReconcileResult, resultOf } from './result.ts';
 import { eventTarget, failureOf } from './steps.ts';

@@ -16,8 +16,8 @@ import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { silentLogger } from '../log.ts';
 import { NO_SCRUB, type Scrubber } from '../redact.ts';
-import { formatObjectId } from '../kube/object-id.ts';
-import type { KubeObject } from '../kube/types.ts';
+import { formatObjectId } from '../objects/object-id.ts';
+import type { KubeObject } from '../objects/kube-object.ts';
 
 export type EventReason = 'Applied' | 'ApplyFailed' | 'Pruned' | 'Refused' | 'VolumeKept';
 

@@ -3,8 +3,8 @@
  * status, and a deployment rolls up to the worst of its objects, with a reason naming the object.
  */
 import type { ErrorCode } from '../errors.ts';
-import { objectId } from '../kube/object-id.ts';
-import type { KubeObject } from '../kube/types.ts';
+import { objectId } from '../objects/object-id.ts';
+import type { KubeObject } from '../objects/kube-object.ts';
 
 export type HealthState = 'Progressing' | 'Ready' | 'Failed' | 'Deleting' | 'Deleted';
 

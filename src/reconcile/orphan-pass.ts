@@ -7,7 +7,7 @@
  */
 import type { Logger } from 'pino';
 import type { DeploymentRecord, RejectedRecord } from '../contract/index.ts';
-import { type ChangeSet, summarize } from '../kube/change-set.ts';
+import { type ChangeSet, summarize } from '../objects/change-set.ts';
 import { ALREADY_TERMINATING } from '../kube/delete.ts';
 import type { Inventory } from '../kube/list.ts';
 import type { EventRecorder } from './events.ts';

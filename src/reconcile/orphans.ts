@@ -14,13 +14,13 @@
 import type { Logger } from 'pino';
 import { MooringError } from '../errors.ts';
 import { silentLogger } from '../log.ts';
-import type { ChangeSet } from '../kube/change-set.ts';
-import { kindInfo } from '../kube/kinds.ts';
+import type { ChangeSet } from '../objects/change-set.ts';
+import { kindInfo } from '../objects/kinds.ts';
 import { assessObject, rollUp } from './health.ts';
 import { LABELS } from '../labels.ts';
 import type { Inventory } from '../kube/list.ts';
-import { objectId } from '../kube/object-id.ts';
-import type { KubeObject } from '../kube/types.ts';
+import { objectId } from '../objects/object-id.ts';
+import type { KubeObject } from '../objects/kube-object.ts';
 
 /** One listing of the control plane's deployments owned by this listener, or its failure. */
 export type DeploymentListing =

@@ -11,12 +11,12 @@ import {
   mergeChangeSets,
   summarize,
   type ChangeSet,
-} from '../kube/change-set.ts';
+} from '../objects/change-set.ts';
 import { TerminalError } from '../errors.ts';
 import { ALREADY_TERMINATING } from '../kube/delete.ts';
 import type { Inventory } from '../kube/list.ts';
-import { objectId } from '../kube/object-id.ts';
-import type { KubeObject } from '../kube/types.ts';
+import { objectId } from '../objects/object-id.ts';
+import type { KubeObject } from '../objects/kube-object.ts';
 import { renderDeployment } from '../render/index.ts';
 import { shortcut } from './converged.ts';
 import { reconcileDelete } from './delete-deployment.ts';
@@ -87,7 +87,7 @@ export async function reconcileDeployment(
     settings: input.settings,
   });
   checkNamespace(deps, deployment, rendered.namespace);
-  const desired = rendered.objects as unknown as KubeObject[];
+  const desired: KubeObject[] = rendered.objects;
   // Every object must land in the checked namespace: the allowlist is only as good as this.
   const stray = desired.find((o) => o.metadata.namespace !== namespace);
   if (stray) {

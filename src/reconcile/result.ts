@@ -2,7 +2,7 @@
  * What one reconcile returns (controller-runtime's Result): the change set, the health, and when
  * to look again. Failures are thrown (MooringError, TerminalError), never returned.
  */
-import type { ChangeSet } from '../kube/change-set.ts';
+import type { ChangeSet } from '../objects/change-set.ts';
 import type { ConvergedPass } from './converged.ts';
 import type { Health } from './health.ts';
 

@@ -1,9 +1,9 @@
 /** Small pieces the reconcile steps share: the namespace check, event targets, failures, claims. */
 import type { DeploymentRecord } from '../contract/index.ts';
 import { MooringError, TerminalError } from '../errors.ts';
-import { type ChangeSet, changeSetErrors, changeSetView } from '../kube/change-set.ts';
+import { type ChangeSet, changeSetErrors, changeSetView } from '../objects/change-set.ts';
 import { VOLUME_KEPT } from '../kube/delete.ts';
-import type { KubeObject } from '../kube/types.ts';
+import type { KubeObject } from '../objects/kube-object.ts';
 import type { EventTarget } from './events.ts';
 import type { ReconcileDeps } from './types.ts';
 

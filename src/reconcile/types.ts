@@ -2,10 +2,10 @@
 import type { Logger } from 'pino';
 import type { DeploymentRecord, RevisionRecord } from '../contract/index.ts';
 import type { ApplyOptions } from '../kube/apply.ts';
-import type { ChangeSet } from '../kube/change-set.ts';
+import type { ChangeSet } from '../objects/change-set.ts';
 import type { DeleteAllOptions } from '../kube/delete.ts';
 import type { Inventory, ListOwnedOptions } from '../kube/list.ts';
-import type { KubeObject } from '../kube/types.ts';
+import type { KubeObject } from '../objects/kube-object.ts';
 import type { RenderResult, RenderSettings } from '../render/index.ts';
 import type { ConvergedPass } from './converged.ts';
 import type { EventRecorder } from './events.ts';

@@ -3,20 +3,20 @@ import { APP_PORT } from './defaults.ts';
 import { resourceDefaults } from './operator-defaults.ts';
 import { selectorLabels } from './labels.ts';
 import { resolveResources, resolveScale, resourceFields } from './resources.ts';
-import { type KubeObject, meta, type RenderContext } from './types.ts';
+import { type RenderedObject, meta, type RenderContext } from './types.ts';
 
 /** The API server: Deployment `b`, Service `b` (port 8000, `http`), HPA and PDB when due. */
 export function renderApiServer(
   ctx: RenderContext,
   references: ReturnType<typeof checkSecretReferences>,
-): KubeObject[] {
+): RenderedObject[] {
   const scale = resolveScale(ctx.spec, 'min_scale', 'max_scale');
   const resources = resolveResources(
     ctx.spec,
     resourceFields(''),
     resourceDefaults(ctx.settings, 'api-server'),
   );
-  const service: KubeObject = {
+  const service: RenderedObject = {
     apiVersion: 'v1',
     kind: 'Service',
     // Load balancers are told what to do by annotations on the Service (the operator's).

@@ -9,7 +9,7 @@ import type { ResourceRequirements, Scale } from './resources.ts';
 import type { AppComponent } from './settings.ts';
 import { autoscaledObjects, replicasField } from './autoscaling.ts';
 import { apiServerProbes, commandAndArgs, placementOf } from './operator-defaults.ts';
-import { type KubeObject, meta, type RenderContext } from './types.ts';
+import { type RenderedObject, meta, type RenderContext } from './types.ts';
 
 type EnvVar = { name: string; value?: string; valueFrom?: Record<string, unknown> };
 
@@ -94,7 +94,7 @@ export function renderAppWorkload(
   scale: Scale,
   resources: ResourceRequirements,
   references: EnvVar[],
-): KubeObject[] {
+): RenderedObject[] {
   const main: Record<string, unknown> & { name: string } = {
     name: APP_CONTAINER_NAME,
     image: ctx.image,
@@ -110,7 +110,7 @@ export function renderAppWorkload(
   main.securityContext = defaultContainerSecurityContext(ctx.settings.policy.podSecurity);
   if (ctx.pod.mainMounts.length > 0) main.volumeMounts = ctx.pod.mainMounts;
   const annotations = podAnnotations(ctx.pod, ctx.revisionId);
-  const deployment: KubeObject = {
+  const deployment: RenderedObject = {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     metadata: meta(ctx, name, component),

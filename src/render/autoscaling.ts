@@ -2,7 +2,7 @@ import { HPA_CPU_UTILIZATION, PDB_MIN_AVAILABLE, PDB_MIN_SCALE } from './default
 import { selectorLabels } from './labels.ts';
 import type { Scale } from './resources.ts';
 import type { Component } from './settings.ts';
-import { type KubeObject, meta, type RenderContext } from './types.ts';
+import { type RenderedObject, meta, type RenderContext } from './types.ts';
 
 /** Whether a workload is autoscaled: max above min, and not scaled to zero by status UNUSED. */
 export function isAutoscaled(ctx: RenderContext, scale: Scale): boolean {
@@ -18,7 +18,7 @@ export function renderHpa(
   component: Component,
   target: string,
   scale: Scale,
-): KubeObject {
+): RenderedObject {
   return {
     apiVersion: 'autoscaling/v2',
     kind: 'HorizontalPodAutoscaler',
@@ -43,7 +43,7 @@ export function renderPdb(
   component: Component,
   name: string,
   scale: Scale,
-): KubeObject | undefined {
+): RenderedObject | undefined {
   if (ctx.scaledToZero || scale.min < PDB_MIN_SCALE) return undefined;
   return {
     apiVersion: 'policy/v1',
@@ -69,8 +69,8 @@ export function autoscaledObjects(
   component: Component,
   name: string,
   scale: Scale,
-): KubeObject[] {
-  const out: KubeObject[] = [];
+): RenderedObject[] {
+  const out: RenderedObject[] = [];
   if (isAutoscaled(ctx, scale)) out.push(renderHpa(ctx, component, name, scale));
   const pdb = renderPdb(ctx, component, name, scale);
   if (pdb) out.push(pdb);

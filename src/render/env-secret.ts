@@ -1,6 +1,6 @@
 import { RenderError } from './errors.ts';
 import { sortKeys } from './labels.ts';
-import { type KubeObject, meta, type RenderContext } from './types.ts';
+import { type RenderedObject, meta, type RenderContext } from './types.ts';
 
 const SECRET_KEY = /^[-._a-zA-Z0-9]+$/;
 
@@ -31,7 +31,7 @@ export function checkSecrets(secrets: ReadonlyArray<{ name: string }> | null | u
  * Secret `b-env`: the deployment's secrets as `stringData`, sorted by name. The only object that
  * ever carries a secret value. None when the deployment has no secrets.
  */
-export function renderEnvSecret(ctx: RenderContext): KubeObject | undefined {
+export function renderEnvSecret(ctx: RenderContext): RenderedObject | undefined {
   const secrets = ctx.deployment.secrets ?? [];
   if (secrets.length === 0) return undefined;
   const data: Record<string, string> = {};

@@ -8,7 +8,7 @@ import {
   type IngressExposure,
 } from './exposure-settings.ts';
 import { isDnsSubdomain, selectorLabels, sortKeys } from './labels.ts';
-import { type KubeObject, meta, type RenderContext } from './types.ts';
+import { type RenderedObject, meta, type RenderContext } from './types.ts';
 
 /** Where a deployment's URL is read from (`details.field` of its refusals). */
 export const CUSTOM_URL_FIELD = 'source_config.custom_url';
@@ -62,7 +62,7 @@ export function parseCustomUrl(raw: string): ExposedUrl {
  * NetworkPolicy that admits the controller's or gateway's namespaces to the API server pods. None
  * when exposure is off or the deployment has no `custom_url`.
  */
-export function renderExposure(ctx: RenderContext): KubeObject[] {
+export function renderExposure(ctx: RenderContext): RenderedObject[] {
   const exposure = ctx.settings.exposure;
   const raw = ctx.deployment.source_config?.custom_url;
   if (exposure.kind === 'none' || raw === undefined || raw === null || raw === '') return [];
@@ -79,7 +79,7 @@ export function renderExposure(ctx: RenderContext): KubeObject[] {
   return [route, apiServerPolicy(ctx, exposure)];
 }
 
-function ingress(ctx: RenderContext, exposure: IngressExposure, url: ExposedUrl): KubeObject {
+function ingress(ctx: RenderContext, exposure: IngressExposure, url: ExposedUrl): RenderedObject {
   const annotations: Record<string, string> = { ...exposure.annotations };
   const tls = exposure.tls;
   if (tls && 'clusterIssuer' in tls) annotations[CLUSTER_ISSUER_ANNOTATION] = tls.clusterIssuer;
@@ -109,7 +109,7 @@ function ingress(ctx: RenderContext, exposure: IngressExposure, url: ExposedUrl)
   };
 }
 
-function httpRoute(ctx: RenderContext, exposure: HttpRouteExposure, url: ExposedUrl): KubeObject {
+function httpRoute(ctx: RenderContext, exposure: HttpRouteExposure, url: ExposedUrl): RenderedObject {
   const { name, namespace, sectionName } = exposure.gateway;
   // Every field the Gateway API CRD would default is written out, so the live object equals ours.
   return {
@@ -142,7 +142,7 @@ function httpRoute(ctx: RenderContext, exposure: HttpRouteExposure, url: Exposed
  * controller's or gateway's namespaces and from this deployment's own pods (its workers), nothing
  * else. Without it, a namespace that denies ingress by default would drop the routed traffic.
  */
-function apiServerPolicy(ctx: RenderContext, exposure: IngressExposure | HttpRouteExposure): KubeObject {
+function apiServerPolicy(ctx: RenderContext, exposure: IngressExposure | HttpRouteExposure): RenderedObject {
   const deploymentId = { [LABELS.deploymentId]: ctx.labels.deploymentId };
   const namespaceSelector = sortKeys({ ...exposureFrom(exposure) });
   return {

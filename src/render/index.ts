@@ -1,4 +1,5 @@
 import type { DeploymentRecord, RevisionRecord } from '../contract/index.ts';
+import { sortForApply } from '../objects/kinds.ts';
 import { renderApiServer } from './api-server.ts';
 import { checkSecretReferences } from './app.ts';
 import { customDatastores } from './datastores.ts';
@@ -14,7 +15,7 @@ import { renderPostgres } from './postgres.ts';
 import { renderRedis } from './redis.ts';
 import { checkReferences, checkRenderedReferences, checkTenant } from './references.ts';
 import type { RenderSettings } from './settings.ts';
-import { copyPlain, type KubeObject, type RenderContext } from './types.ts';
+import { copyPlain, type RenderContext, type RenderedObject } from './types.ts';
 import { renderWorkers } from './workers.ts';
 
 export { RenderError } from './errors.ts';
@@ -37,7 +38,8 @@ export {
 export { parseSettingsText, RenderSettingsFile } from './settings-file.ts';
 export { checkPodSecurity, type PodSecurityExemptions, type PodSecurityViolation } from './pod-security.ts';
 export { type PodSecurityLevel, POD_SECURITY_LEVELS } from './pod-security-lists.ts';
-export type { KubeObject, ObjectMeta } from './types.ts';
+export type { KubeObject, ObjectMeta } from '../objects/kube-object.ts';
+export type { RenderedMeta, RenderedObject } from './types.ts';
 export { ANNOTATIONS, LABELS } from '../labels.ts';
 
 export interface RenderInput {
@@ -50,22 +52,9 @@ export interface RenderInput {
 export interface RenderResult {
   namespace: string;
   baseName: string;
-  /** In apply order; delete in reverse. */
-  objects: KubeObject[];
+  /** In apply order (objects/kinds.ts, the order the agent applies in); delete in reverse. */
+  objects: RenderedObject[];
 }
-
-/** The order objects are applied in: what others refer to comes first. */
-export const KIND_ORDER = [
-  'Secret',
-  'Service',
-  'StatefulSet',
-  'Deployment',
-  'HorizontalPodAutoscaler',
-  'PodDisruptionBudget',
-  'NetworkPolicy',
-  'Ingress',
-  'HTTPRoute',
-] as const;
 
 const NAMESPACE_FIELD = 'source_config.listener_config.k8s_namespace';
 
@@ -152,22 +141,10 @@ function renderUnchecked({ deployment, revision, settings }: RenderInput): Rende
     ...renderWorkers(ctx, references),
     renderNetworkPolicy(ctx),
     ...renderExposure(ctx),
-  ].filter((o): o is KubeObject => o !== undefined);
+  ].filter((o): o is RenderedObject => o !== undefined);
   checkRenderedReferences(objects, { baseName, namespace, references: settings.references });
-  const result = inApplyOrder(objects).map(copyPlain);
-  // Whatever built them, no pod that breaks the policy leaves the renderer.
-  enforcePodPolicy(result, settings.policy, baseName);
-  return { namespace, baseName, objects: result };
-}
-
-/** Stable sort by kind; within a kind, the order components were rendered in. */
-function inApplyOrder(objects: KubeObject[]): KubeObject[] {
-  const rank = (o: KubeObject) => {
-    const i = (KIND_ORDER as readonly string[]).indexOf(o.kind);
-    return i < 0 ? KIND_ORDER.length : i;
-  };
-  return objects
-    .map((o, i) => ({ o, i }))
-    .sort((a, b) => rank(a.o) - rank(b.o) || a.i - b.i)
-    .map((x) => x.o);
+  // Whatever built them, no pod that breaks the policy leaves the renderer. Checked in the order
+  // the components render in, so a refusal names the same object whatever the apply order.
+  enforcePodPolicy(objects, settings.policy, baseName);
+  return { namespace, baseName, objects: sortForApply(objects).map(copyPlain) };
 }

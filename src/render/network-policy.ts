@@ -1,13 +1,13 @@
 import { POSTGRES_DEFAULTS, REDIS_DEFAULTS } from './defaults.ts';
 import { LABELS } from '../labels.ts';
-import { type KubeObject, meta, type RenderContext } from './types.ts';
+import { type RenderedObject, meta, type RenderContext } from './types.ts';
 
 /**
  * NetworkPolicy `b-datastores`: the bundled Redis and Postgres pods accept connections only from
  * pods of this deployment (same namespace, same deployment-id label, which users cannot set), and
  * only on their own ports. None when neither is bundled.
  */
-export function renderNetworkPolicy(ctx: RenderContext): KubeObject | undefined {
+export function renderNetworkPolicy(ctx: RenderContext): RenderedObject | undefined {
   const components: string[] = [];
   const ports: { port: number; protocol: string }[] = [];
   if (ctx.bundledPostgres) {

@@ -1,12 +1,12 @@
 import { member, type Obj } from './plain-object.ts';
-import type { KubeObject } from './types.ts';
+import type { RenderedObject } from './types.ts';
 
 /**
  * The pod templates of an object, with the path to each (`spec.template.`): a workload's, a
  * CronJob's job template's, or a Pod's own spec. The checks of rendered pods (the Pod Security
  * Standards, mooring's volume rules, what a pod may refer to) all read pods through this.
  */
-export function podTemplates(o: KubeObject): { path: string; spec: unknown; annotations: unknown }[] {
+export function podTemplates(o: RenderedObject): { path: string; spec: unknown; annotations: unknown }[] {
   const spec = o.spec as Obj | undefined;
   if (o.kind === 'Pod') return [{ path: '', spec, annotations: o.metadata?.annotations }];
   const templates: { path: string; template: unknown }[] = [];

@@ -12,7 +12,7 @@ import {
 } from './pod-security.ts';
 import type { PodSecurityLevel } from './pod-security-lists.ts';
 import type { RenderPolicy } from './settings.ts';
-import type { KubeObject } from './types.ts';
+import type { RenderedObject } from './types.ts';
 import { volumeRefusal } from './volume-policy.ts';
 import { podTemplates } from './pod-templates.ts';
 
@@ -243,7 +243,7 @@ function mooringPodRefusals(
  * the object and the field in it (`Deployment/shop-redis:spec.template.spec.hostNetwork`).
  */
 export function enforcePodPolicy(
-  objects: readonly KubeObject[],
+  objects: readonly RenderedObject[],
   policy: RenderPolicy,
   ownBase: string,
 ): void {

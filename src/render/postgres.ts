@@ -7,7 +7,7 @@ import { datastorePodSpec, podAnnotations } from './pod.ts';
 import { defaultContainerSecurityContext } from './policy.ts';
 import { storageQuantity } from './quantities.ts';
 import { readNumber, resolveResources, resourceFields } from './resources.ts';
-import { type KubeObject, meta, type RenderContext } from './types.ts';
+import { type RenderedObject, meta, type RenderContext } from './types.ts';
 
 function maxConnections(ctx: RenderContext): number {
   const v = ctx.spec.db_max_connections;
@@ -27,7 +27,7 @@ function maxConnections(ctx: RenderContext): number {
  * one volume claim (kept when the StatefulSet goes). None when the deployment brings
  * `POSTGRES_URI_CUSTOM`.
  */
-export function renderPostgres(ctx: RenderContext): KubeObject[] {
+export function renderPostgres(ctx: RenderContext): RenderedObject[] {
   if (!ctx.bundledPostgres) return [];
   const resources = resolveResources(
     ctx.spec,
@@ -37,7 +37,7 @@ export function renderPostgres(ctx: RenderContext): KubeObject[] {
   const storageGi = readNumber(ctx.spec, 'db_storage_gi', LIMITS.maxStorageGi) ?? POSTGRES_DEFAULTS.storageGi;
   const connections = maxConnections(ctx);
   const { postgres: name, postgresCredentials: credentials } = ctx.names;
-  const secret: KubeObject = {
+  const secret: RenderedObject = {
     apiVersion: 'v1',
     kind: 'Secret',
     metadata: meta(ctx, credentials, 'postgres', {
@@ -47,7 +47,7 @@ export function renderPostgres(ctx: RenderContext): KubeObject[] {
     type: 'Opaque',
     stringData: { POSTGRES_DB: POSTGRES_DEFAULTS.database, POSTGRES_USER: POSTGRES_DEFAULTS.user },
   };
-  const service: KubeObject = {
+  const service: RenderedObject = {
     apiVersion: 'v1',
     kind: 'Service',
     metadata: meta(ctx, name, 'postgres'),
@@ -90,7 +90,7 @@ export function renderPostgres(ctx: RenderContext): KubeObject[] {
     resources: { requests: { storage: storageQuantity(storageGi) } },
   };
   if (ctx.settings.storageClassName) claimSpec.storageClassName = ctx.settings.storageClassName;
-  const statefulSet: KubeObject = {
+  const statefulSet: RenderedObject = {
     apiVersion: 'apps/v1',
     kind: 'StatefulSet',
     metadata: meta(ctx, name, 'postgres'),

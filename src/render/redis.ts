@@ -4,13 +4,13 @@ import { objectLabels, selectorLabels } from './labels.ts';
 import { datastorePodSpec, podAnnotations } from './pod.ts';
 import { defaultContainerSecurityContext } from './policy.ts';
 import { resolveResources, resourceFields } from './resources.ts';
-import { type KubeObject, meta, type RenderContext } from './types.ts';
+import { type RenderedObject, meta, type RenderContext } from './types.ts';
 
 /**
  * The bundled Redis: Deployment and Service `b-redis` (6379). A cache: its data lives in an
  * emptyDir and is lost with the pod. None when the deployment brings `REDIS_URI_CUSTOM`.
  */
-export function renderRedis(ctx: RenderContext): KubeObject[] {
+export function renderRedis(ctx: RenderContext): RenderedObject[] {
   if (!ctx.bundledRedis) return [];
   const resources = resolveResources(
     ctx.spec,
@@ -33,7 +33,7 @@ export function renderRedis(ctx: RenderContext): KubeObject[] {
     volumeMounts: [{ mountPath: '/data', name: 'data' }],
   });
   const annotations = podAnnotations(ctx.pod);
-  const service: KubeObject = {
+  const service: RenderedObject = {
     apiVersion: 'v1',
     kind: 'Service',
     metadata: meta(ctx, name, 'redis'),
@@ -43,7 +43,7 @@ export function renderRedis(ctx: RenderContext): KubeObject[] {
       type: 'ClusterIP',
     },
   };
-  const deployment: KubeObject = {
+  const deployment: RenderedObject = {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     metadata: meta(ctx, name, 'redis'),

@@ -2,7 +2,7 @@ import type { DeploymentRecord } from '../contract/index.ts';
 import { policyViolation, RenderError } from './errors.ts';
 import { objectNames } from './names.ts';
 import type { ReferenceSettings } from './reference-settings.ts';
-import type { KubeObject, RenderContext } from './types.ts';
+import type { RenderedObject, RenderContext } from './types.ts';
 import { isObj } from './plain-object.ts';
 import { podTemplates } from './pod-templates.ts';
 
@@ -179,14 +179,18 @@ export function checkReferences(
  * volumes, pull secrets, its ServiceAccount) is held to the same rules. `details.field` is
  * `<Kind>/<name>:<path in the object>`.
  */
-export function checkRenderedReferences(objects: readonly KubeObject[], owner: ReferenceOwner): void {
+export function checkRenderedReferences(objects: readonly RenderedObject[], owner: ReferenceOwner): void {
   for (const o of objects) {
     for (const t of podTemplates(o)) checkPodReferences(o, t, owner);
   }
 }
 
 /** One pod template of `o` held to the reference rules; `details.field` names the object and path. */
-function checkPodReferences(o: KubeObject, t: { path: string; spec: unknown }, owner: ReferenceOwner): void {
+function checkPodReferences(
+  o: RenderedObject,
+  t: { path: string; spec: unknown },
+  owner: ReferenceOwner,
+): void {
   const spec = t.spec;
   if (!isObj(spec)) return;
   const prefix = `${o.kind}/${o.metadata.name}:${t.path}spec`;

@@ -1,5 +1,5 @@
 import YAML from 'yaml';
-import type { KubeObject } from './types.ts';
+import type { RenderedObject } from './types.ts';
 
 /** Plain words a YAML 1.1 reader takes for a bool or null (compared lower-cased). */
 const YAML11_WORDS = new Set(['y', 'n', 'yes', 'no', 'on', 'off', 'true', 'false', 'null', '~', '=', '<<']);
@@ -21,7 +21,7 @@ export function yaml11Ambiguous(s: string): boolean {
  * never with anchors or aliases (kubectl and humans read it), and every string a YAML 1.1 reader
  * would take for another type double-quoted, keys included.
  */
-export function toYamlStream(objects: readonly KubeObject[]): string {
+export function toYamlStream(objects: readonly RenderedObject[]): string {
   return objects
     .map((o) => {
       const doc = new YAML.Document(o, { aliasDuplicateObjects: false });
@@ -36,6 +36,6 @@ export function toYamlStream(objects: readonly KubeObject[]): string {
 }
 
 /** Objects as a kubectl-style `List`, pretty-printed JSON. */
-export function toJsonList(objects: readonly KubeObject[]): string {
+export function toJsonList(objects: readonly RenderedObject[]): string {
   return `${JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects }, null, 2)}\n`;
 }

@@ -5,9 +5,10 @@ import type { CustomDatastores } from './datastores.ts';
 import type { ObjectNames } from './names.ts';
 import type { PodParts } from './pod.ts';
 import type { RenderSettings } from './settings.ts';
+import type { KubeObject, ObjectMeta } from '../objects/kube-object.ts';
 
 /** Metadata of a rendered object: always namespaced, labelled and annotated. */
-export interface ObjectMeta {
+export interface RenderedMeta extends ObjectMeta {
   name: string;
   namespace: string;
   labels: Record<string, string>;
@@ -15,12 +16,7 @@ export interface ObjectMeta {
 }
 
 /** A rendered Kubernetes object: plain data, ready to serialize or apply. */
-export interface KubeObject {
-  apiVersion: string;
-  kind: string;
-  metadata: ObjectMeta;
-  [key: string]: unknown;
-}
+export type RenderedObject = KubeObject<RenderedMeta>;
 
 /** Everything the component renderers share, computed and checked once per render. */
 export interface RenderContext {
@@ -72,7 +68,7 @@ export function meta(
   name: string,
   component: ObjectComponent,
   extraAnnotations: Record<string, string> = {},
-): ObjectMeta {
+): RenderedMeta {
   return {
     name,
     namespace: ctx.namespace,

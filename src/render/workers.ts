@@ -3,7 +3,7 @@ import { renderAppWorkload, type checkSecretReferences } from './app.ts';
 import { DEFAULT_MIN_SCALE } from './defaults.ts';
 import { resourceDefaults } from './operator-defaults.ts';
 import { resolveResources, resolveScale, resourceFields, type Scale } from './resources.ts';
-import type { KubeObject, RenderContext } from './types.ts';
+import type { RenderedObject, RenderContext } from './types.ts';
 
 /** The worker components: each is rendered only when one of its ResourceSpec fields is set. */
 const WORKERS = [
@@ -34,8 +34,8 @@ function hasAnyField(spec: ResourceSpecRecord, prefix: string): boolean {
 export function renderWorkers(
   ctx: RenderContext,
   references: ReturnType<typeof checkSecretReferences>,
-): KubeObject[] {
-  const out: KubeObject[] = [];
+): RenderedObject[] {
+  const out: RenderedObject[] = [];
   for (const w of WORKERS) {
     if (!hasAnyField(ctx.spec, w.prefix)) continue;
     const scale: Scale = w.scale

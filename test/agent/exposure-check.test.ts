@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkExposureKind } from '../../src/agent/exposure-check.ts';
+import { servesKind } from '../../src/kube/exposure-discovery.ts';
 import { defaultRenderSettings, type ExposureSettings, type RenderSettings } from '../../src/render/index.ts';
 import { HTTPROUTE_CRD } from '../../src/sandbox/resources.ts';
 import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';
@@ -27,9 +28,10 @@ describe('exposure kind check at start', () => {
   async function check(exposure: ExposureSettings, crds: string[] = []) {
     api = await startKubeApi({ namespaces: ['apps'], crds });
     const resources = managerFor(api);
+    const kube = kubeOf(api);
     const log = capturedLogger();
     const settings = await checkExposureKind(
-      { kube: kubeOf(api), resources, logger: log.logger },
+      { serves: (info) => servesKind(kube, info), resources, logger: log.logger },
       settingsWith(exposure),
     );
     api.clearRequests();

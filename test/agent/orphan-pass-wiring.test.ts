@@ -5,10 +5,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WiredAgent } from '../../src/agent/wiring.ts';
+import type { WiredAgent } from '../../src/cli/wiring.ts';
 import { ControlPlaneClient } from '../../src/control-plane/client.ts';
 import { type ControlPlaneServer, startControlPlane } from '../../src/control-plane/server/index.ts';
-import { LISTED_KINDS } from '../../src/kube/kinds.ts';
+import { LISTED_KINDS } from '../../src/objects/kinds.ts';
 import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';
 import { wireTestAgent } from '../support/wired-agent.ts';
 

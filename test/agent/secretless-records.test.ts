@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WiredAgent } from '../../src/agent/wiring.ts';
+import type { WiredAgent } from '../../src/cli/wiring.ts';
 import { ControlPlaneClient } from '../../src/control-plane/client.ts';
 import { type ControlPlaneServer, startControlPlane } from '../../src/control-plane/server/index.ts';
 import { orphanListing } from '../../src/reconcile/orphan-pass.ts';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { renderSettingsOf } from '../../src/agent/wiring.ts';
+import { renderSettingsOf } from '../../src/cli/agent-settings.ts';
 import { parseAgentConfig } from '../../src/config.ts';
 import { EXTRA_VOLUME_TYPES } from '../../src/render/pod-security-lists.ts';
 import { chartDir } from '../../scripts/render-deploy.ts';

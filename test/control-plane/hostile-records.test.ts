@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_RECORD_DEPTH, Poller } from '../../src/agent/poller.ts';
 import { ControlPlaneClient } from '../../src/control-plane/client.ts';
 import { prepareForApply } from '../../src/kube/desired-hash.ts';
-import type { KubeObject } from '../../src/kube/types.ts';
+import type { KubeObject } from '../../src/objects/kube-object.ts';
 import { silentLogger } from '../../src/log.ts';
 import { defaultRenderSettings, renderDeployment } from '../../src/render/index.ts';
 

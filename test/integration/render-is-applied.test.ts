@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { render } from '../../src/cli/render.ts';
 import { ANNOTATIONS, LABELS } from '../../src/labels.ts';
-import type { KubeObject } from '../../src/render/index.ts';
+import type { RenderedObject } from '../../src/render/index.ts';
 import { captureContext } from '../cli/helpers.ts';
 import type { AgentProcess } from '../support/agent-process.ts';
 import { deploymentBody, NAMESPACE, spawnAgent, type Stack, startStack, waitForState } from './harness.ts';
@@ -37,8 +37,8 @@ function differences(live: unknown, want: unknown, at = ''): string[] {
 }
 
 /** An object as the API server stores it: a Secret's write-only `stringData` folded into `data`. */
-function asStored(o: KubeObject): KubeObject & { data?: Record<string, string> } {
-  const { stringData, ...rest } = o as KubeObject & {
+function asStored(o: RenderedObject): RenderedObject & { data?: Record<string, string> } {
+  const { stringData, ...rest } = o as RenderedObject & {
     stringData?: Record<string, string>;
     data?: Record<string, string>;
   };
@@ -52,7 +52,7 @@ function asStored(o: KubeObject): KubeObject & { data?: Record<string, string> }
 describe('mooring render prints what mooring run applies', { timeout: 90_000 }, () => {
   let stack: Stack;
   let agent: AgentProcess;
-  let rendered: KubeObject[] = [];
+  let rendered: RenderedObject[] = [];
   let deploymentId = '';
 
   beforeAll(async () => {
@@ -78,7 +78,7 @@ describe('mooring render prints what mooring run applies', { timeout: 90_000 }, 
     }
     const out = captureContext({}, undefined, stack.dir);
     expect(await render(args, out.ctx), out.stderr()).toBe(0);
-    rendered = (JSON.parse(out.stdout()) as { items: KubeObject[] }).items;
+    rendered = (JSON.parse(out.stdout()) as { items: RenderedObject[] }).items;
   }, 90_000);
 
   afterAll(async () => {
@@ -98,7 +98,7 @@ describe('mooring render prints what mooring run applies', { timeout: 90_000 }, 
       '-o',
       'json',
     ]);
-    const live = (JSON.parse(names) as { items: KubeObject[] }).items.map(
+    const live = (JSON.parse(names) as { items: RenderedObject[] }).items.map(
       (o) => `${o.kind}/${o.metadata.name}`,
     );
     expect(live.sort()).toEqual(rendered.map((o) => `${o.kind}/${o.metadata.name}`).sort());
@@ -117,7 +117,7 @@ describe('mooring render prints what mooring run applies', { timeout: 90_000 }, 
           '-o',
           'json',
         ]),
-      ) as KubeObject;
+      ) as RenderedObject;
       // The credentials are generated once by the agent; render cannot know them.
       const createOnly = want.metadata.annotations?.[ANNOTATIONS.createOnly] === 'true';
       const { data: _data, ...withoutData } = asStored(want);

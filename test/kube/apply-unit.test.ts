@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { type ApplyContext, applyAll } from '../../src/kube/apply.ts';
 import { prepareForApply } from '../../src/kube/desired-hash.ts';
 import type { ObjectClient } from '../../src/kube/object-client.ts';
-import { objectId } from '../../src/kube/object-id.ts';
-import type { KubeObject } from '../../src/kube/types.ts';
+import { objectId } from '../../src/objects/object-id.ts';
+import type { KubeObject } from '../../src/objects/kube-object.ts';
 import { silentLogger } from '../../src/log.ts';
 import { deployment } from './fixtures.ts';
 

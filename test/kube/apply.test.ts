@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { changeSetErrors } from '../../src/kube/change-set.ts';
-import type { KubeObject } from '../../src/kube/types.ts';
+import { changeSetErrors } from '../../src/objects/change-set.ts';
+import type { KubeObject } from '../../src/objects/kube-object.ts';
 import { assessObject } from '../../src/reconcile/health.ts';
 import { eventually } from '../sandbox/helpers.ts';
 import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';

@@ -9,7 +9,7 @@ import type { KubeHttp, KubeRequest } from '../../src/kube/http.ts';
 import { type Inventory, listOwned } from '../../src/kube/list.ts';
 import { ObjectClient } from '../../src/kube/object-client.ts';
 import { objectVersion } from '../../src/kube/object-version.ts';
-import type { KubeObject } from '../../src/kube/types.ts';
+import type { KubeObject } from '../../src/objects/kube-object.ts';
 import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';
 import { basicSet, deployment, LISTENER, statefulSet } from './fixtures.ts';
 import { kubeOf, managerFor, OtherManager } from './sandbox.ts';

@@ -4,7 +4,7 @@ import { compactLive, ListingPool, isSlim, slim } from '../../src/kube/compact-l
 import { isManagedBy, ownsField, takenFields } from '../../src/kube/field-owners.ts';
 import { objectVersion } from '../../src/kube/object-version.ts';
 import { assessObject } from '../../src/reconcile/health.ts';
-import type { KubeObject, ManagedFieldsEntry } from '../../src/kube/types.ts';
+import type { KubeObject, ManagedFieldsEntry } from '../../src/objects/kube-object.ts';
 
 const US = 'mooring';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KubeObject } from '../../src/kube/types.ts';
+import type { KubeObject } from '../../src/objects/kube-object.ts';
 import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';
 import { basicSet, DEPLOYMENT, deployment, labels, LISTENER, service } from './fixtures.ts';
 import { managerFor, OtherManager } from './sandbox.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fieldPaths, isManagedBy, ownsField, takenFields } from '../../src/kube/field-owners.ts';
-import type { KubeObject } from '../../src/kube/types.ts';
+import type { KubeObject } from '../../src/objects/kube-object.ts';
 
 function obj(managedFields: KubeObject['metadata']['managedFields']): KubeObject {
   return {

@@ -1,5 +1,5 @@
 /** Hand-written objects shaped like the renderer's output, for resource-manager tests. */
-import type { KubeObject } from '../../src/kube/types.ts';
+import type { KubeObject } from '../../src/objects/kube-object.ts';
 
 export const LISTENER = '11111111-1111-4111-8111-111111111111';
 export const DEPLOYMENT = '22222222-2222-4222-8222-222222222222';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { applyRank, KINDS, kindInfo, sortForApply, sortForDelete } from '../../src/kube/kinds.ts';
-import { formatObjectId, objectId } from '../../src/kube/object-id.ts';
-import { changeSetView, countActions, hasChanges, summarize } from '../../src/kube/change-set.ts';
+import { applyRank, KINDS, kindInfo, sortForApply, sortForDelete } from '../../src/objects/kinds.ts';
+import { formatObjectId, objectId } from '../../src/objects/object-id.ts';
+import { changeSetView, countActions, hasChanges, summarize } from '../../src/objects/change-set.ts';
 import { MooringError } from '../../src/errors.ts';
 
 describe('kind order as data', () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MooringError } from '../../src/errors.ts';
 import { LIST_CONCURRENCY, listOwned } from '../../src/kube/list.ts';
 import type { ObjectClient } from '../../src/kube/object-client.ts';
-import type { KubeObject } from '../../src/kube/types.ts';
+import type { KubeObject } from '../../src/objects/kube-object.ts';
 import { LISTENER } from './fixtures.ts';
 
 /** An ObjectClient whose list answers `items` (through `each`, as the real one does) or throws `error`. */

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeHttp, KubeRequest } from '../../src/kube/http.ts';
 import { LIST_PAGE_SIZE, ObjectClient } from '../../src/kube/object-client.ts';
-import type { KubeObject } from '../../src/kube/types.ts';
+import type { KubeObject } from '../../src/objects/kube-object.ts';
 
 /** A KubeHttp that serves `total` Secrets in pages of the size each request asks for. */
 function pagedHttp(total: number): { http: KubeHttp; asked: URLSearchParams[] } {

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, desiredHash, liveHash, prepareForApply } from '../../src/kube/desired-hash.ts';
+import { desiredHash, liveHash, prepareForApply } from '../../src/kube/desired-hash.ts';
+import { canonicalJson } from '../../src/objects/canonical-json.ts';
 import { findDrift } from '../../src/kube/live-compare.ts';
-import type { KubeObject } from '../../src/kube/types.ts';
+import type { KubeObject } from '../../src/objects/kube-object.ts';
 import { ANNOTATIONS } from '../../src/labels.ts';
 import { deployment, envSecret } from './fixtures.ts';
 

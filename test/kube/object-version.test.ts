@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { objectVersion } from '../../src/kube/object-version.ts';
-import type { KubeObject } from '../../src/kube/types.ts';
+import type { KubeObject } from '../../src/objects/kube-object.ts';
 
 const deployment = (meta: Partial<KubeObject['metadata']>): KubeObject => ({
   apiVersion: 'apps/v1',

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ChangeSet } from '../../src/kube/change-set.ts';
+import type { ChangeSet } from '../../src/objects/change-set.ts';
 import { ObservedState, type InventoryResources } from '../../src/kube/observed-state.ts';
 import { type Inventory, inventoryOf, type ListOwnedOptions } from '../../src/kube/list.ts';
-import type { KubeObject } from '../../src/kube/types.ts';
-import { objectId } from '../../src/kube/object-id.ts';
+import type { KubeObject } from '../../src/objects/kube-object.ts';
+import { objectId } from '../../src/objects/object-id.ts';
 import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';
 import { deployment, LISTENER as FIXTURE_LISTENER } from './fixtures.ts';
 import { managerFor } from './sandbox.ts';

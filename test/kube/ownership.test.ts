@@ -7,11 +7,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MooringError } from '../../src/errors.ts';
 import type { ApplyContext } from '../../src/kube/apply-context.ts';
-import { changeSetErrors } from '../../src/kube/change-set.ts';
+import { changeSetErrors } from '../../src/objects/change-set.ts';
 import type { ObjectClient } from '../../src/kube/object-client.ts';
 import { foreignOwner } from '../../src/kube/ownership.ts';
 import { recreate } from '../../src/kube/recreate.ts';
-import type { KubeObject } from '../../src/kube/types.ts';
+import type { KubeObject } from '../../src/objects/kube-object.ts';
 import { silentLogger } from '../../src/log.ts';
 import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';
 import {

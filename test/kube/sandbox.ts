@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { createKubeClient } from '../../src/kube/clients.ts';
 import type { KubeHttp } from '../../src/kube/http.ts';
 import { ResourceManager, type ResourceManagerOptions } from '../../src/kube/resource-manager.ts';
-import type { KubeObject } from '../../src/kube/types.ts';
+import type { KubeObject } from '../../src/objects/kube-object.ts';
 import { createLogger } from '../../src/log.ts';
 import type { KubeApi } from '../../src/sandbox/server.ts';
 

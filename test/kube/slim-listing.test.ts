@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { slim } from '../../src/kube/compact-live.ts';
-import { LISTED_KINDS } from '../../src/kube/kinds.ts';
+import { LISTED_KINDS } from '../../src/objects/kinds.ts';
 import { FIELD_MANAGER, ownedSelector } from '../../src/kube/labels.ts';
 import { ObjectClient } from '../../src/kube/object-client.ts';
 import { objectVersion } from '../../src/kube/object-version.ts';

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isSlim } from '../../src/kube/compact-live.ts';
 import type { ResourceManager } from '../../src/kube/resource-manager.ts';
-import type { KubeObject } from '../../src/kube/types.ts';
+import type { KubeObject } from '../../src/objects/kube-object.ts';
 import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';
 import { eventually } from '../sandbox/helpers.ts';
 import { DEPLOYMENT, deployment, LISTENER } from './fixtures.ts';

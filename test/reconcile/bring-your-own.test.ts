@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { KubeObject } from '../../src/kube/types.ts';
+import type { KubeObject } from '../../src/objects/kube-object.ts';
 import { EventRecorder } from '../../src/reconcile/events.ts';
 import { reconcileDeployment } from '../../src/reconcile/reconcile.ts';
 import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';

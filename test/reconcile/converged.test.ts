@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { summarize } from '../../src/kube/change-set.ts';
+import { summarize } from '../../src/objects/change-set.ts';
 import type { ResourceManager } from '../../src/kube/resource-manager.ts';
-import type { KubeObject } from '../../src/kube/types.ts';
+import type { KubeObject } from '../../src/objects/kube-object.ts';
 import { isClaimOf } from '../../src/reconcile/steps.ts';
 import { reconcileDeployment } from '../../src/reconcile/reconcile.ts';
 import type { ReconcileResult } from '../../src/reconcile/result.ts';

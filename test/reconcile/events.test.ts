@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { KubeObject } from '../../src/kube/types.ts';
+import type { KubeObject } from '../../src/objects/kube-object.ts';
 import { EventRecorder, type EventRecorderOptions } from '../../src/reconcile/events.ts';
 import { REDACTED, Redactor } from '../../src/redact.ts';
 import { capturedLogger } from '../kube/sandbox.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { KubeObject } from '../../src/kube/types.ts';
+import type { KubeObject } from '../../src/objects/kube-object.ts';
 import { assessObject, deletionHealth, rollUp } from '../../src/reconcile/health.ts';
 
 function dep(spec: Record<string, unknown>, status: Record<string, unknown>, generation = 2): KubeObject {

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KubeObject } from '../../src/kube/types.ts';
+import type { KubeObject } from '../../src/objects/kube-object.ts';
 import { reconcileDeployment } from '../../src/reconcile/reconcile.ts';
 import { renderDeployment } from '../../src/render/index.ts';
 import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';

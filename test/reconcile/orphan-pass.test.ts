@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KubeObject } from '../../src/kube/types.ts';
+import type { KubeObject } from '../../src/objects/kube-object.ts';
 import { EventRecorder } from '../../src/reconcile/events.ts';
 import { orphanListing, runOrphanPass } from '../../src/reconcile/orphan-pass.ts';
 import { type DeploymentListing, OrphanCollector } from '../../src/reconcile/orphans.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MooringError } from '../../src/errors.ts';
 import { inventoryOf } from '../../src/kube/list.ts';
-import type { KubeObject } from '../../src/kube/types.ts';
+import type { KubeObject } from '../../src/objects/kube-object.ts';
 import { OrphanCollector, pruneCap } from '../../src/reconcile/orphans.ts';
 
 function objs(deploymentId: string, n: number, kind = 'Service'): KubeObject[] {

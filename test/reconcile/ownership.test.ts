@@ -11,7 +11,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MooringError } from '../../src/errors.ts';
-import type { KubeObject } from '../../src/kube/types.ts';
+import type { KubeObject } from '../../src/objects/kube-object.ts';
 import { EventRecorder } from '../../src/reconcile/events.ts';
 import { reconcileDeployment } from '../../src/reconcile/reconcile.ts';
 import { defaultRenderSettings, renderDeployment } from '../../src/render/index.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { KubeObject } from '../../src/kube/types.ts';
+import type { KubeObject } from '../../src/objects/kube-object.ts';
 import { EventRecorder } from '../../src/reconcile/events.ts';
 import { reconcileDeployment } from '../../src/reconcile/reconcile.ts';
 import { renderDeployment } from '../../src/render/index.ts';
@@ -80,7 +80,7 @@ describe('reconcileDeployment', () => {
     await expect(reconcile({ ...deps, render }, input(record(uuid(9))))).rejects.toMatchObject({
       code: 'MOORING_E_NAMESPACE_NOT_ALLOWED',
       message: expect.stringMatching(
-        /^Secret\/other\/shop-api-env: rendered outside the deployment's namespace apps/,
+        /^NetworkPolicy\/other\/shop-api-datastores: rendered outside the deployment's namespace apps/,
       ),
     });
     expect(api.requests()).toEqual([]);

@@ -110,7 +110,7 @@ describe('empty listing: nothing deleted beyond the cap rule, and a loud error',
     expect(live.length).toBeGreaterThan(50);
   }, 60_000);
 
-  // Bug (src/agent/wiring.ts collectOrphans): a refused prune (plan.refused) is only logged; no
+  // Bug (src/cli/wiring.ts collectOrphans): a refused prune (plan.refused) is only logged; no
   // metric counts it and /status does not show it, so an alert cannot fire on it.
   it('the refusal is visible in /metrics or /status, not only in the log (regression: collectOrphans dropped plan.refused)', async () => {
     const metrics = await agent.text('/metrics');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ResourceSpecRecord } from '../../src/contract/index.ts';
-import { type KubeObject, type RenderSettings, renderDeployment } from '../../src/render/index.ts';
+import { type RenderedObject, type RenderSettings, renderDeployment } from '../../src/render/index.ts';
 import { checkRenderedReferences } from '../../src/render/references.ts';
 import { defaultReferenceSettings, type ReferenceSettings } from '../../src/render/reference-settings.ts';
 import { deployment, settings } from './fixtures.ts';
@@ -260,7 +260,7 @@ describe('the check of the rendered pods (a second guard)', () => {
     namespace: 'apps',
     references: withReferences({ agentServiceAccount: 'mooring' }).references!,
   };
-  const workload = (podSpec: Record<string, unknown>): KubeObject => ({
+  const workload = (podSpec: Record<string, unknown>): RenderedObject => ({
     apiVersion: 'apps/v1',
     kind: 'StatefulSet',
     metadata: { name: 'shop-api-postgres', namespace: 'apps', labels: {}, annotations: {} },
@@ -290,7 +290,7 @@ describe('the check of the rendered pods (a second guard)', () => {
   });
 
   it("passes the deployment's own references and objects without a pod template", () => {
-    const secret: KubeObject = {
+    const secret: RenderedObject = {
       apiVersion: 'v1',
       kind: 'Secret',
       metadata: { name: 'billing-env', namespace: 'apps', labels: {}, annotations: {} },

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderDeployment } from '../../src/render/index.ts';
+import { sortForApply } from '../../src/objects/kinds.ts';
 import { deployment, settings } from './fixtures.ts';
 import { byName, errorOf, renderSpec, type Workload } from './helpers.ts';
 
@@ -91,16 +92,21 @@ describe('defaults and scaling', () => {
   it('objects come in apply order', () => {
     const { objects } = renderSpec({ min_scale: 2, max_scale: 3 });
     expect(objects.map((o) => o.kind)).toEqual([
+      'NetworkPolicy',
       'Secret',
       'Service',
       'Service',
       'Service',
+      'Deployment',
+      'Deployment',
       'StatefulSet',
-      'Deployment',
-      'Deployment',
       'HorizontalPodAutoscaler',
       'PodDisruptionBudget',
-      'NetworkPolicy',
     ]);
+  });
+
+  it('objects come in the order the resource manager applies them (one kind order)', () => {
+    const { objects } = renderSpec({ min_scale: 2, max_scale: 3 });
+    expect(objects).toEqual(sortForApply(objects));
   });
 });

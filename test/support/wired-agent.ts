@@ -3,7 +3,8 @@
  * would parse it: for tests that drive it cycle by cycle (`runOnce`) against a control plane and
  * the sandbox Kubernetes API.
  */
-import { type WiredAgent, agentRedactor, wireAgent } from '../../src/agent/wiring.ts';
+import { agentRedactor } from '../../src/cli/agent-settings.ts';
+import { type WiredAgent, wireAgent } from '../../src/cli/wiring.ts';
 import { parseAgentConfig } from '../../src/config.ts';
 import type { Logger } from 'pino';
 import { silentLogger } from '../../src/log.ts';

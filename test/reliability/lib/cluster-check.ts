@@ -10,7 +10,7 @@
 import { Agent, request } from 'undici';
 import type { ControlPlaneClient } from '../../../src/control-plane/client.ts';
 import type { DeploymentRecord, RevisionRecord } from '../../../src/contract/index.ts';
-import { type KubeObject, type RenderSettings, renderDeployment } from '../../../src/render/index.ts';
+import { type RenderedObject, type RenderSettings, renderDeployment } from '../../../src/render/index.ts';
 import type { KubeApi } from '../../../src/sandbox/server.ts';
 
 /** The kinds mooring renders (listed here independently of the agent's own table). */
@@ -36,7 +36,7 @@ export async function listOwned(kube: KubeApi, namespaces: readonly string[], li
   const selector = encodeURIComponent(
     `app.kubernetes.io/managed-by=mooring,mooring.dev/listener-id=${listenerId}`,
   );
-  const out: KubeObject[] = [];
+  const out: RenderedObject[] = [];
   try {
     for (const ns of namespaces) {
       for (const k of OWNED_KINDS) {
@@ -48,7 +48,7 @@ export async function listOwned(kube: KubeApi, namespaces: readonly string[], li
             headers: { authorization: 'Bearer reliability', 'user-agent': USER_AGENT },
           },
         );
-        const body = (await res.body.json()) as { items?: KubeObject[] };
+        const body = (await res.body.json()) as { items?: RenderedObject[] };
         if (res.statusCode !== 200) throw new Error(`list ${k.plural} in ${ns}: ${res.statusCode}`);
         for (const item of body.items ?? []) out.push({ ...item, apiVersion: k.apiVersion, kind: k.kind });
       }
@@ -102,7 +102,7 @@ export function subsetDiff(want: unknown, have: unknown, at = ''): string | unde
 }
 
 /** The rendered object as the server would show it: `stringData` folded into base64 `data`. */
-function asServerSees(o: KubeObject): Record<string, unknown> {
+function asServerSees(o: RenderedObject): Record<string, unknown> {
   const copy = structuredClone(o) as unknown as Record<string, unknown>;
   if (o.kind === 'Secret' && copy.stringData) {
     const data: Record<string, string> = {};
@@ -140,7 +140,7 @@ export async function checkCluster(
   settings: RenderSettings,
   items: readonly { deployment: DeploymentRecord; revision: RevisionRecord | undefined }[],
 ): Promise<ClusterReport> {
-  const expected = new Map<string, KubeObject>();
+  const expected = new Map<string, RenderedObject>();
   for (const { deployment, revision } of items) {
     for (const o of renderDeployment({ deployment, revision, settings }).objects) {
       const id = idOf(o);

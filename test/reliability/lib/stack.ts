@@ -4,7 +4,7 @@
  * killed and restarted (test/support/agent-process.ts, with an AgentLogs keeping every
  * incarnation's output for a test to search after the agent is gone).
  */
-import { renderSettingsOf } from '../../../src/agent/wiring.ts';
+import { renderSettingsOf } from '../../../src/cli/agent-settings.ts';
 import { parseAgentConfig } from '../../../src/config.ts';
 import { ControlPlaneClient } from '../../../src/control-plane/client.ts';
 import type { RenderSettings } from '../../../src/render/index.ts';

@@ -1,7 +1,8 @@
 /**
  * The kinds mooring renders and manages, as data: apiVersion, plural, scope, and whether an
  * immutable-field change may be fixed by deleting and recreating the object. Apply follows the
- * table's order (what others depend on first); delete follows it reversed.
+ * table's order (what others depend on first); delete follows it reversed. The one kind order:
+ * the renderer emits its objects in it too, so `mooring render` prints them as they are applied.
  */
 export interface KindInfo {
   apiVersion: string;

@@ -1,40 +1,12 @@
 /**
- * Lease storage for leader election: the record election reads and writes, and a client over the
- * Kubernetes API (coordination.k8s.io/v1). Writes carry the resourceVersion they read, so a
- * concurrent write by another candidate fails with 409 (`LeaseConflict`) instead of winning twice.
+ * Leader election's Lease storage over the Kubernetes API (coordination.k8s.io/v1 Leases). A 409
+ * on create or update (another candidate wrote first) is a `LeaseConflict`.
  */
-import { httpStatusOf } from '../kube/errors.ts';
-import type { KubeHttp } from '../kube/http.ts';
-import { resourcePath } from '../kube/object-client.ts';
 import { LABELS, MANAGED_BY } from '../labels.ts';
-
-/** The part of a Lease that election reads and writes. */
-export interface LeaseRecord {
-  holderIdentity: string | undefined;
-  leaseDurationSeconds: number | undefined;
-  acquireTimeMs: number | undefined;
-  renewTimeMs: number | undefined;
-  leaseTransitions: number | undefined;
-  resourceVersion: string | undefined;
-}
-
-/** Lease storage: the Kubernetes API in production, an in-memory fake in unit tests. */
-export interface LeaseClient {
-  /** The lease, or undefined when it does not exist. */
-  get(): Promise<LeaseRecord | undefined>;
-  /** Creates it; rejects with `LeaseConflict` when it exists. */
-  create(record: LeaseRecord): Promise<LeaseRecord>;
-  /** Replaces it if `record.resourceVersion` is current; rejects with `LeaseConflict` otherwise. */
-  update(record: LeaseRecord): Promise<LeaseRecord>;
-}
-
-/** Another candidate wrote first (HTTP 409). */
-export class LeaseConflict extends Error {
-  constructor() {
-    super('lease changed concurrently');
-    this.name = 'LeaseConflict';
-  }
-}
+import { type LeaseClient, LeaseConflict, type LeaseRecord } from '../objects/lease.ts';
+import { httpStatusOf } from './errors.ts';
+import type { KubeHttp } from './http.ts';
+import { resourcePath } from './object-client.ts';
 
 const toMs = (d: string | undefined): number | undefined =>
   d === undefined ? undefined : new Date(d).getTime();

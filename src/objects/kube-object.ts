@@ -1,4 +1,7 @@
-/** Shapes the resource manager works with: any Kubernetes object as plain JSON. */
+/**
+ * The one shape of a Kubernetes object as plain JSON, shared by what renders objects (render/),
+ * what applies and lists them (kube/) and the agent's loop: render hands its output to kube as is.
+ */
 
 /** A managedFields entry (metav1.ManagedFieldsEntry). */
 export interface ManagedFieldsEntry {
@@ -25,10 +28,14 @@ export interface ObjectMeta {
   [key: string]: unknown;
 }
 
-/** Any Kubernetes object: apiVersion, kind and metadata are always set on what we apply. */
-export interface KubeObject {
+/**
+ * Any Kubernetes object: apiVersion, kind and metadata are always set on what we apply. `M` narrows
+ * the metadata where more is known (a rendered object always has its name, namespace, labels and
+ * annotations); every such object is still a `KubeObject`.
+ */
+export interface KubeObject<M extends ObjectMeta = ObjectMeta> {
   apiVersion: string;
   kind: string;
-  metadata: ObjectMeta;
+  metadata: M;
   [key: string]: unknown;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderSettingsOf } from '../../src/agent/wiring.ts';
+import { renderSettingsOf } from '../../src/cli/agent-settings.ts';
 import { configHelp, parseAgentConfig } from '../../src/config.ts';
 import { mergeRenderSettings, parseSettingsText } from '../../src/render/index.ts';
 

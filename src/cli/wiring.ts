@@ -4,117 +4,35 @@
  * the reconcile function and the orphan pass. `mooring run`, `mooring diff` and the sandbox use
  * this; tests of the loop mechanics use fakes instead.
  */
-import { homedir } from 'node:os';
-import path from 'node:path';
 import { AUTO_KUBE_QPS, type AgentConfig } from '../config.ts';
 import { ControlPlaneClient } from '../control-plane/client.ts';
 import { createKubeClient } from '../kube/clients.ts';
+import { servesKind } from '../kube/exposure-discovery.ts';
+import { kubeLeaseClient } from '../kube/lease.ts';
+import { kubeNamespaceReader } from '../kube/namespaces.ts';
 import { ObservedState, type PageJudge } from '../kube/observed-state.ts';
 import { ResourceManager } from '../kube/resource-manager.ts';
 import type { Logger } from '../log.ts';
 import { createMetrics, type AgentMetrics } from '../ops/metrics.ts';
 import { EventRecorder } from '../reconcile/events.ts';
-import { errorCode, MooringError } from '../errors.ts';
-import { safeErr } from './safe-error.ts';
+import { errorCode } from '../errors.ts';
+import { safeErr } from '../agent/safe-error.ts';
 import { orphanListing, runOrphanPass } from '../reconcile/orphan-pass.ts';
 import { OrphanCollector } from '../reconcile/orphans.ts';
-import { type Resources, reconcileDeployment } from '../reconcile/reconcile.ts';
+import { reconcileDeployment } from '../reconcile/reconcile.ts';
 import { eventTarget, namespaceOf } from '../reconcile/steps.ts';
-import { Redactor } from '../redact.ts';
-import { mergeRenderSettings, type RenderSettings, renderDeployment } from '../render/index.ts';
-import type { KubeObject } from '../kube/types.ts';
-import { Agent, type AgentDeps } from './agent.ts';
-import { ColdPasses, coldStartJudge } from './cold-start.ts';
-import { checkExposureKind } from './exposure-check.ts';
-import { kubeLeaseClient } from './leader-election.ts';
-import { kubeNamespaceReader } from './registration.ts';
+import type { Redactor } from '../redact.ts';
+import { renderDeployment } from '../render/index.ts';
+import { Agent, type AgentDeps } from '../agent/agent.ts';
+import { ColdPasses, coldStartJudge } from '../agent/cold-start.ts';
+import { checkExposureKind } from '../agent/exposure-check.ts';
 import { proxyPasswords } from '../proxy/from-environment.ts';
-import { controlPlaneTls, describeRoutes } from './routes.ts';
+import { controlPlaneTls, describeRoutes } from '../agent/routes.ts';
+import { abortable } from './abortable.ts';
+import { kubeconfigSource, renderSettingsOf } from './agent-settings.ts';
 
 /** How long shutdown waits for queued Events to be written. */
 const EVENTS_FLUSH_MS = 2_000;
-
-/**
- * Where the kubeconfig comes from: `--kubeconfig`, else in-cluster (a pod), else `$KUBECONFIG`
- * (its first entry), else `~/.kube/config`.
- */
-export function kubeconfigSource(
-  config: Pick<AgentConfig, 'kubeconfig'>,
-  env: Readonly<Record<string, string | undefined>>,
-): string {
-  if (config.kubeconfig) return config.kubeconfig;
-  if (env.KUBERNETES_SERVICE_HOST) return 'in-cluster';
-  const fromEnv = env.KUBECONFIG?.split(path.delimiter).find((p) => p.length > 0);
-  return fromEnv ?? path.join(homedir(), '.kube', 'config');
-}
-
-/**
- * The renderer's settings from the agent's: the settings file merged over the defaults (as
- * `mooring render --settings` does), then the members the flags resolved (config.ts).
- */
-export function renderSettingsOf(config: AgentConfig): RenderSettings {
-  return {
-    ...mergeRenderSettings(config.listenerId, config.settingsFile),
-    redisImage: config.redisImage,
-    postgresImage: config.postgresImage,
-    storageClassName: config.storageClass,
-    clusterDomain: config.clusterDomain,
-    policy: {
-      podSecurity: config.podSecurity,
-      allowHostPath: config.allowHostPath,
-      allowPrivileged: config.allowPrivileged,
-      allowedVolumeTypes: config.allowedVolumeTypes,
-    },
-    references: referenceSettingsOf(config.references),
-  };
-}
-
-/** The render settings' `references` from the agent's: only what is set, so defaults stay defaults. */
-function referenceSettingsOf(r: AgentConfig['references']): RenderSettings['references'] {
-  return {
-    ...(r.serviceAccount ? { agentServiceAccount: r.serviceAccount } : {}),
-    ...(r.podNamespace ? { agentNamespace: r.podNamespace } : {}),
-    ...(r.deploymentServiceAccounts ? { serviceAccounts: [...r.deploymentServiceAccounts] } : {}),
-    allowServiceAccountTokens: r.allowServiceAccountTokens,
-    namespaceTenants: { ...r.namespaceTenants },
-  };
-}
-
-/** Checks `signal` before each resource call: an aborted reconcile writes nothing more. */
-export function abortable(resources: Resources, signal: AbortSignal): Resources {
-  const guard = () => {
-    if (!signal.aborted) return;
-    const reason: unknown = signal.reason;
-    throw reason instanceof MooringError
-      ? reason
-      : new MooringError('MOORING_E_INTERNAL', 'reconcile aborted');
-  };
-  return {
-    applyAll: async (objects, opts) => {
-      guard();
-      return resources.applyAll(objects, opts);
-    },
-    listOwned: async (opts) => {
-      guard();
-      return resources.listOwned(opts);
-    },
-    deleteAll: async (objects, opts) => {
-      guard();
-      return resources.deleteAll(objects, opts);
-    },
-  };
-}
-
-/**
- * The agent's redactor, holding the listener's credential (the API key) from the start; the agent
- * adds each deployment's secret values as it takes the records. The composition root makes it
- * before the logger (which scrubs every line with it) and hands it to `wireAgent`.
- */
-export function agentRedactor(config: Pick<AgentConfig, 'apiKey'>): Redactor {
-  const redactor = new Redactor();
-  redactor.set('api-key', [config.apiKey]);
-  return redactor;
-}
 
 export interface WiredAgent {
   agent: Agent;
@@ -228,9 +146,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
     coldPasses.clear();
     return coldStartJudge({
       desiredOf: (id) => agent?.desiredOf(id),
-      render: (d) =>
-        renderDeployment({ deployment: d.deployment, revision: d.revision, settings })
-          .objects as unknown as KubeObject[],
+      render: (d) => renderDeployment({ deployment: d.deployment, revision: d.revision, settings }).objects,
       verify: (live, desired, key) => resources.verifyListed(live, desired, key),
       onConverged: (id, pass) => coldPasses.set(id, pass),
     });
@@ -248,7 +164,10 @@ export function wireAgent(o: WireOptions): WiredAgent {
     routes,
     readNamespace: kubeNamespaceReader(kube),
     checkCluster: async () => {
-      settings = await checkExposureKind({ kube, resources, logger }, settings);
+      settings = await checkExposureKind(
+        { serves: (info) => servesKind(kube, info), resources, logger },
+        settings,
+      );
     },
     ...(config.leaderElection
       ? { leaseClient: kubeLeaseClient(kube, config.leaseNamespace, config.leaseName) }

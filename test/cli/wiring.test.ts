@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { abortable, kubeconfigSource, renderSettingsOf } from '../../src/agent/wiring.ts';
+import { abortable } from '../../src/cli/abortable.ts';
+import { kubeconfigSource, renderSettingsOf } from '../../src/cli/agent-settings.ts';
 import { MooringError } from '../../src/errors.ts';
 import { parseAgentConfig } from '../../src/config.ts';
 

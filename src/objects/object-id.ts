@@ -1,4 +1,4 @@
-import type { KubeObject } from './types.ts';
+import type { KubeObject } from './kube-object.ts';
 
 /**
  * The one format every message about an object starts with: `Kind/namespace/name`

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { kubeLeaseClient, LeaseConflict } from '../../src/agent/lease-client.ts';
+import { kubeLeaseClient } from '../../src/kube/lease.ts';
+import { LeaseConflict } from '../../src/objects/lease.ts';
 import { createKubeClient } from '../../src/kube/clients.ts';
 import type { KubeHttp } from '../../src/kube/http.ts';
 import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';

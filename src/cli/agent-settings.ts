@@ -1,0 +1,66 @@
+/**
+ * What the composition root derives from the agent's settings before wiring it: where the
+ * kubeconfig comes from, the renderer's settings, and the redactor that holds the credential.
+ */
+import { homedir } from 'node:os';
+import path from 'node:path';
+import type { AgentConfig } from '../config.ts';
+import { Redactor } from '../redact.ts';
+import { mergeRenderSettings, type RenderSettings } from '../render/index.ts';
+
+/**
+ * Where the kubeconfig comes from: `--kubeconfig`, else in-cluster (a pod), else `$KUBECONFIG`
+ * (its first entry), else `~/.kube/config`.
+ */
+export function kubeconfigSource(
+  config: Pick<AgentConfig, 'kubeconfig'>,
+  env: Readonly<Record<string, string | undefined>>,
+): string {
+  if (config.kubeconfig) return config.kubeconfig;
+  if (env.KUBERNETES_SERVICE_HOST) return 'in-cluster';
+  const fromEnv = env.KUBECONFIG?.split(path.delimiter).find((p) => p.length > 0);
+  return fromEnv ?? path.join(homedir(), '.kube', 'config');
+}
+
+/**
+ * The renderer's settings from the agent's: the settings file merged over the defaults (as
+ * `mooring render --settings` does), then the members the flags resolved (config.ts).
+ */
+export function renderSettingsOf(config: AgentConfig): RenderSettings {
+  return {
+    ...mergeRenderSettings(config.listenerId, config.settingsFile),
+    redisImage: config.redisImage,
+    postgresImage: config.postgresImage,
+    storageClassName: config.storageClass,
+    clusterDomain: config.clusterDomain,
+    policy: {
+      podSecurity: config.podSecurity,
+      allowHostPath: config.allowHostPath,
+      allowPrivileged: config.allowPrivileged,
+      allowedVolumeTypes: config.allowedVolumeTypes,
+    },
+    references: referenceSettingsOf(config.references),
+  };
+}
+
+/** The render settings' `references` from the agent's: only what is set, so defaults stay defaults. */
+function referenceSettingsOf(r: AgentConfig['references']): RenderSettings['references'] {
+  return {
+    ...(r.serviceAccount ? { agentServiceAccount: r.serviceAccount } : {}),
+    ...(r.podNamespace ? { agentNamespace: r.podNamespace } : {}),
+    ...(r.deploymentServiceAccounts ? { serviceAccounts: [...r.deploymentServiceAccounts] } : {}),
+    allowServiceAccountTokens: r.allowServiceAccountTokens,
+    namespaceTenants: { ...r.namespaceTenants },
+  };
+}
+
+/**
+ * The agent's redactor, holding the listener's credential (the API key) from the start; the agent
+ * adds each deployment's secret values as it takes the records. The composition root makes it
+ * before the logger (which scrubs every line with it) and hands it to `wireAgent`.
+ */
+export function agentRedactor(config: Pick<AgentConfig, 'apiKey'>): Redactor {
+  const redactor = new Redactor();
+  redactor.set('api-key', [config.apiKey]);
+  return redactor;
+}
