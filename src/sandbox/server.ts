@@ -81,7 +81,11 @@ const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-l
 export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeApi> {
   const host = options.host ?? '127.0.0.1';
   const cert = await createServingCertificate([host]);
-  const cluster = new Cluster({ historyPerType: options.watchHistory ?? 1000, crds: options.crds ?? [] });
+  const cluster = new Cluster({
+    historyPerType: options.watchHistory ?? 1000,
+    crds: options.crds ?? [],
+    caPem: cert.caPem,
+  });
   const controller = new WorkloadController(cluster, { rolloutDelayMs: options.rolloutDelayMs ?? 0 });
   const log = new RequestLog(options.requestLogCapacity ? { capacity: options.requestLogCapacity } : {});
   const faults = new Faults();
