@@ -10,6 +10,7 @@
  */
 import { recordUpdate } from './apply/index.ts';
 import type { Cluster } from './cluster.ts';
+import { syncControllerRevisions } from './controller-revisions.ts';
 import { clone } from './equal.ts';
 import { controllerRef, podTemplateHash, REVISION, syncReplicaSets } from './replica-sets.ts';
 import type { ResourceType } from './resources.ts';
@@ -96,7 +97,7 @@ export class WorkloadController {
     let status: Obj;
     if (live.kind === 'StatefulSet') {
       this.createClaims(live);
-      status = statefulSetStatus(live, fail);
+      status = statefulSetStatus(live, fail, syncControllerRevisions(this.cluster, live));
     } else {
       const revision = syncReplicaSets(this.cluster, live, !fail);
       if (revision !== undefined && live.metadata.annotations?.[REVISION] !== revision)
@@ -252,9 +253,8 @@ export class WorkloadController {
   }
 }
 
-function statefulSetStatus(obj: StoredObject, fail: boolean): Obj {
+function statefulSetStatus(obj: StoredObject, fail: boolean, revision: string): Obj {
   const replicas = ((obj.spec as Obj | undefined)?.replicas as number | undefined) ?? 1;
-  const revision = `${obj.metadata.name}-${podTemplateHash(obj)}`;
   const status: Obj = {
     observedGeneration: obj.metadata.generation,
     replicas,

@@ -414,6 +414,7 @@ describe('Kubernetes REST API conformance', () => {
       }[]
     ).find((g) => g.metadata.name === 'apps');
     expect(apps?.versions[0]?.resources.map((r) => `${r.resource}:${r.scope}`)).toEqual([
+      'controllerrevisions:Namespaced',
       'deployments:Namespaced',
       'replicasets:Namespaced',
       'statefulsets:Namespaced',

@@ -188,4 +188,81 @@ describe('Deployment rollouts through real kubectl', () => {
     });
     expect(pair?.[0]).toBe(pair?.[1]);
   });
+
+  it('StatefulSets keep ControllerRevisions: rollout history and undo sts work', async () => {
+    const set = `apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db, namespace: apps}
+spec:
+  serviceName: db
+  replicas: 1
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec:
+      containers:
+      - {name: db, image: "postgres:16"}
+`;
+    expect((await sb.kubectl(['apply', '--server-side', '-f', manifest(sb, 'db.yaml', set)])).code).toBe(0);
+    expect((await sb.kubectl(['set', 'image', 'statefulset/db', '-n', 'apps', 'db=postgres:17'])).code).toBe(
+      0,
+    );
+    type Cr = {
+      metadata: { name: string; ownerReferences: { kind: string; name: string }[] };
+      revision: number;
+    };
+    const list = async () => {
+      const out = await sb.kubectl([
+        'get',
+        'controllerrevisions',
+        '-n',
+        'apps',
+        '-l',
+        'app=db',
+        '-o',
+        'json',
+      ]);
+      return (JSON.parse(out.stdout).items as Cr[]).sort((a, b) => a.revision - b.revision);
+    };
+    const two = await eventually(async () => ((await list()).length === 2 ? list() : undefined));
+    expect(two?.map((r) => r.revision)).toEqual([1, 2]);
+    expect(two?.every((r) => r.metadata.name.startsWith('db-'))).toBe(true);
+    expect(two?.[0]?.metadata.ownerReferences[0]).toMatchObject({ kind: 'StatefulSet', name: 'db' });
+    const sts = await eventually(async () => {
+      const d = JSON.parse((await sb.kubectl(['get', 'sts', 'db', '-n', 'apps', '-o', 'json'])).stdout);
+      return d.status.observedGeneration === d.metadata.generation ? d : undefined;
+    });
+    expect(sts.status.currentRevision).toBe(two?.[1]?.metadata.name);
+    expect(sts.status.updateRevision).toBe(two?.[1]?.metadata.name);
+
+    const history = await sb.kubectl(['rollout', 'history', 'sts/db', '-n', 'apps']);
+    expect(history.code).toBe(0);
+    expect(history.stdout.split('\n').map((l) => l.trim().split(/\s+/)[0])).toEqual(
+      expect.arrayContaining(['REVISION', '1', '2']),
+    );
+    const shown = await sb.kubectl(['rollout', 'history', 'sts/db', '-n', 'apps', '--revision=1']);
+    expect(shown.stdout).toContain('postgres:16');
+
+    const undo = await sb.kubectl(['rollout', 'undo', 'sts/db', '-n', 'apps']);
+    expect(undo.stdout.trim()).toBe('statefulset.apps/db rolled back');
+    const image = await sb.kubectl([
+      'get',
+      'sts',
+      'db',
+      '-n',
+      'apps',
+      '-o',
+      'jsonpath={.spec.template.spec.containers[0].image}',
+    ]);
+    expect(image.stdout).toBe('postgres:16');
+    // The first revision is reused as revision 3: still two ControllerRevisions.
+    const after = await eventually(async () => {
+      const r = await list();
+      return r.some((x) => x.revision === 3) ? r : undefined;
+    });
+    expect(after?.map((r) => [r.metadata.name, r.revision])).toEqual([
+      [two?.[1]?.metadata.name, 2],
+      [two?.[0]?.metadata.name, 3],
+    ]);
+  });
 });
