@@ -4,7 +4,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { DefaultingContext } from './defaults.ts';
-import { findByKind, findByResource, type ResourceType } from './resources.ts';
+import { NamespaceController } from './namespaces.ts';
+import { findByKind, findByResource, qualifiedResource, type ResourceType } from './resources.ts';
 import { forbidden, namespaceNotFound } from './status.ts';
 import { Store } from './store.ts';
 import type { StoredObject } from './types.ts';
@@ -15,6 +16,8 @@ export interface ClusterOptions {
   historyPerType?: number;
   /** CustomResourceDefinitions installed: their types are served (`ResourceType.crd`). */
   crds?: readonly string[];
+  /** The CA certificate (PEM) each namespace's `kube-root-ca.crt` ConfigMap carries. */
+  caPem?: string;
 }
 
 const NAMESPACES = findByResource('', 'v1', 'namespaces') as ResourceType;
@@ -37,11 +40,14 @@ export class Cluster implements DefaultingContext {
     object: StoredObject | undefined,
     previous: StoredObject | undefined,
   ) => void)[] = [];
+  /** The namespace controllers: default ServiceAccount, root CA ConfigMap, termination. */
+  readonly namespaces: NamespaceController;
 
   constructor(options: ClusterOptions = {}) {
     this.store = new Store({ historyPerType: options.historyPerType });
     this.clock = options.now ?? (() => new Date());
     this.crds = new Set(options.crds ?? []);
+    this.namespaces = new NamespaceController(this, options.caPem ?? '');
   }
 
   /** Whether this server serves `type`: built-in types always, a CRD's only once installed. */
@@ -89,11 +95,24 @@ export class Cluster implements DefaultingContext {
   requireActiveNamespace(type: ResourceType, namespace: string, name: string): void {
     const ns = this.requireNamespace(namespace);
     if (ns.metadata.deletionTimestamp) {
-      throw forbidden(
+      const what = `${qualifiedResource(type)}${name ? ` "${name}"` : ''}`;
+      const error = forbidden(
         type,
         name,
-        `${type.resource}${type.group ? `.${type.group}` : ''} "${name}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`,
+        `${what} is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`,
       );
+      // The NamespaceLifecycle admission plugin names the cause, so clients can tell it apart.
+      error.status.details = {
+        ...error.status.details,
+        causes: [
+          {
+            reason: 'NamespaceTerminating',
+            message: `namespace ${namespace} is being terminated`,
+            field: 'metadata.namespace',
+          },
+        ],
+      };
+      throw error;
     }
   }
 

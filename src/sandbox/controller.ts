@@ -10,6 +10,7 @@
  */
 import { recordUpdate } from './apply/index.ts';
 import type { Cluster } from './cluster.ts';
+import { syncControllerRevisions } from './controller-revisions.ts';
 import { clone } from './equal.ts';
 import { controllerRef, podTemplateHash, REVISION, syncReplicaSets } from './replica-sets.ts';
 import type { ResourceType } from './resources.ts';
@@ -93,19 +94,20 @@ export class WorkloadController {
     const live = this.cluster.store.get(type, namespace, name);
     if (!live || live.metadata.deletionTimestamp) return;
     let metadata = live.metadata;
-    if (live.kind === 'StatefulSet') this.createClaims(live);
-    else {
+    let status: Obj;
+    if (live.kind === 'StatefulSet') {
+      this.createClaims(live);
+      status = statefulSetStatus(live, fail, syncControllerRevisions(this.cluster, live));
+    } else {
       const revision = syncReplicaSets(this.cluster, live, !fail);
-      if (live.metadata.annotations?.[REVISION] !== revision)
+      if (revision !== undefined && live.metadata.annotations?.[REVISION] !== revision)
         metadata = { ...metadata, annotations: { ...metadata.annotations, [REVISION]: revision } };
+      status = revision === undefined ? this.heldStatus(live) : this.deploymentStatus(live, fail);
+      if ((live.spec as Obj | undefined)?.paused === true) status = this.pausedCondition(status);
     }
     // Stored objects are never mutated, so the status write shares everything else with live
     // (and the ownership comparison skips the shared subtrees).
-    const next: StoredObject = {
-      ...live,
-      metadata,
-      status: live.kind === 'Deployment' ? this.deploymentStatus(live, fail) : statefulSetStatus(live, fail),
-    };
+    const next: StoredObject = { ...live, metadata, status };
     const recorded = recordUpdate({
       live,
       updated: next,
@@ -178,6 +180,31 @@ export class WorkloadController {
     }
   }
 
+  /**
+   * A paused Deployment whose template has no ReplicaSet yet: its pods are all the old
+   * ReplicaSets', none of them updated; only the generation it observed moves.
+   */
+  private heldStatus(obj: StoredObject): Obj {
+    const status: Obj = { ...((obj.status ?? {}) as Obj), observedGeneration: obj.metadata.generation };
+    delete status.updatedReplicas;
+    return status;
+  }
+
+  /** The Progressing condition the controller sets on any paused Deployment. */
+  private pausedCondition(status: Obj): Obj {
+    const now = this.cluster.now();
+    const others = ((status.conditions ?? []) as Obj[]).filter((c) => c.type !== 'Progressing');
+    const paused = {
+      type: 'Progressing',
+      status: 'Unknown',
+      reason: 'DeploymentPaused',
+      message: 'Deployment is paused',
+      lastUpdateTime: now,
+      lastTransitionTime: now,
+    };
+    return { ...status, conditions: [...others, paused] };
+  }
+
   private deploymentStatus(obj: StoredObject, fail: boolean): Obj {
     const replicas = ((obj.spec as Obj | undefined)?.replicas as number | undefined) ?? 1;
     const now = this.cluster.now();
@@ -226,9 +253,8 @@ export class WorkloadController {
   }
 }
 
-function statefulSetStatus(obj: StoredObject, fail: boolean): Obj {
+function statefulSetStatus(obj: StoredObject, fail: boolean, revision: string): Obj {
   const replicas = ((obj.spec as Obj | undefined)?.replicas as number | undefined) ?? 1;
-  const revision = `${obj.metadata.name}-${podTemplateHash(obj)}`;
   const status: Obj = {
     observedGeneration: obj.metadata.generation,
     replicas,

@@ -1,12 +1,12 @@
 /**
  * delete and deletecollection with propagation (Orphan, Background, Foreground), garbage
- * collection through ownerReferences, finalizers and namespace termination.
+ * collection through ownerReferences and finalizers (namespaces.ts terminates namespaces).
  */
 import type { Cluster } from './cluster.ts';
 import { clone } from './equal.ts';
 import { RESOURCE_TYPES, type ResourceType } from './resources.ts';
 import { selectObjects } from './reads.ts';
-import { badRequest, conflict, notFound, type Status, success } from './status.ts';
+import { badRequest, conflict, forbidden, notFound, type Status, success } from './status.ts';
 import type { KubeObject, StoredObject } from './types.ts';
 
 export type Propagation = 'Orphan' | 'Background' | 'Foreground';
@@ -18,6 +18,8 @@ export interface DeleteOptions {
 }
 
 const FOREGROUND = 'foregroundDeletion';
+/** The namespaces the NamespaceLifecycle admission plugin refuses to delete. */
+const IMMORTAL = new Set(['default', 'kube-system', 'kube-public']);
 const ORPHAN = 'orphan';
 
 /** Reads DeleteOptions from the query and the (optional) JSON body; the body wins, like the server. */
@@ -63,9 +65,12 @@ export function deleteObject(
       `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${live.metadata.resourceVersion}`,
     );
   }
+  if (type.kind === 'Namespace' && IMMORTAL.has(name)) {
+    throw forbidden(type, name, `namespaces "${name}" is forbidden: this namespace may not be deleted`);
+  }
   if (options.dryRun) return { code: 200, body: success(type, name, live.metadata.uid) };
   const policy = options.propagationPolicy ?? 'Background';
-  if (type.kind === 'Namespace') return { code: 200, body: terminateNamespace(cluster, type, live) };
+  if (type.kind === 'Namespace') return { code: 200, body: cluster.namespaces.terminate(live) };
   const finalizers = [...(live.metadata.finalizers ?? [])];
   if (policy === 'Foreground' && !finalizers.includes(FOREGROUND)) finalizers.push(FOREGROUND);
   if (policy === 'Orphan' && !finalizers.includes(ORPHAN)) finalizers.push(ORPHAN);
@@ -155,25 +160,6 @@ function orphanDependents(cluster: Cluster, owner: StoredObject): void {
     if (next.metadata.ownerReferences.length === 0) delete next.metadata.ownerReferences;
     cluster.commit(dep.type, next, live);
   }
-}
-
-/** Namespace deletion: phase Terminating now, contents and namespace removed right after. */
-function terminateNamespace(cluster: Cluster, type: ResourceType, live: StoredObject): StoredObject {
-  if (live.metadata.deletionTimestamp) return live;
-  const marked = clone(live);
-  marked.metadata.deletionTimestamp = cluster.now();
-  marked.status = { ...((marked.status ?? {}) as object), phase: 'Terminating' };
-  const stored = cluster.commit(type, marked, live);
-  setImmediate(() => {
-    const name = live.metadata.name ?? '';
-    for (const t of RESOURCE_TYPES) {
-      if (!t.namespaced) continue;
-      for (const obj of cluster.store.list(t, name)) cluster.erase(t, obj);
-    }
-    const current = cluster.store.get(type, '', name);
-    if (current && current.metadata.uid === live.metadata.uid) cluster.erase(type, current);
-  });
-  return stored;
 }
 
 /** DELETE on a collection: deletes every selected object, answers the list of what was deleted. */

@@ -20,7 +20,6 @@ export const REVISION = 'deployment.kubernetes.io/revision';
 // share its template, so the controller hashes each template once.
 const hashes = new WeakMap<object, string>();
 
-/** A stable hash of the pod template, shaped like the controller's (no vowels, 10 characters). */
 /** The controller ownerReference an apps/v1 workload puts on what it creates (ReplicaSets, PVCs). */
 export function controllerRef(kind: 'Deployment' | 'StatefulSet', owner: StoredObject) {
   return {
@@ -33,12 +32,27 @@ export function controllerRef(kind: 'Deployment' | 'StatefulSet', owner: StoredO
   };
 }
 
+/**
+ * JSON with object keys sorted and nulls left out: the controller hashes the Go struct, where key
+ * order does not exist and a null is an unset field, so neither may change the hash here.
+ */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v ?? null)).join(',')}]`;
+  if (value === null || typeof value !== 'object') return JSON.stringify(value ?? null);
+  const entries = Object.keys(value as Obj)
+    .sort()
+    .filter((k) => (value as Obj)[k] !== null && (value as Obj)[k] !== undefined)
+    .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Obj)[k])}`);
+  return `{${entries.join(',')}}`;
+}
+
+/** A stable hash of the pod template, shaped like the controller's (no vowels, 10 characters). */
 export function podTemplateHash(workload: StoredObject): string {
   const template = (workload.spec as Obj | undefined)?.template;
   const key = template !== null && typeof template === 'object' ? template : undefined;
   const cached = key && hashes.get(key);
   if (cached) return cached;
-  const hash = cryptoHash('sha256', JSON.stringify(template ?? {}), 'hex')
+  const hash = cryptoHash('sha256', canonicalJson(template ?? {}), 'hex')
     .slice(0, 10)
     .replace(/[aeiou]/g, 'x');
   if (key) hashes.set(key, hash);
@@ -74,9 +88,14 @@ function rescaled(rs: StoredObject, replicas: number): StoredObject {
 /**
  * Brings the Deployment's ReplicaSets in line with its spec; `ready` says whether the pods came
  * up. Returns the current ReplicaSet's revision: one more than any other's when its template is
- * new, or comes back after another (a rollback is a new revision, as in a cluster).
+ * new, or comes back after another (a rollback is a new revision, as in a cluster); undefined
+ * when the Deployment is paused on a template that has no ReplicaSet yet.
  */
-export function syncReplicaSets(cluster: Cluster, deployment: StoredObject, ready: boolean): string {
+export function syncReplicaSets(
+  cluster: Cluster,
+  deployment: StoredObject,
+  ready: boolean,
+): string | undefined {
   const spec = (deployment.spec ?? {}) as Obj;
   const replicas = (spec.replicas as number | undefined) ?? 1;
   const hash = podTemplateHash(deployment);
@@ -90,6 +109,8 @@ export function syncReplicaSets(cluster: Cluster, deployment: StoredObject, read
   const revisionOf = (rs: StoredObject) => Number(rs.metadata.annotations?.[REVISION] ?? 0);
   const latest = Math.max(0, ...owned.filter((rs) => rs.metadata.name !== name).map(revisionOf));
   let current = owned.find((rs) => rs.metadata.name === name);
+  // A paused Deployment rolls nothing out: no ReplicaSet for a new template until it is resumed.
+  if (!current && spec.paused === true) return undefined;
   if (!current) {
     const template = clone((spec.template ?? {}) as Obj);
     const labels = {

@@ -81,6 +81,9 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
     categories: ['all'],
     subresources: ['status'],
   }),
+  // The StatefulSet controller's history (`kubectl rollout history|undo sts`); first of apps/v1,
+  // as the API server sorts a group's resources.
+  t('apps', 'v1', 'ControllerRevision', 'controllerrevisions', true, 'V1ControllerRevision'),
   t('apps', 'v1', 'Deployment', 'deployments', true, 'V1Deployment', {
     shortNames: ['deploy'],
     categories: ['all'],

@@ -84,7 +84,11 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
   // The protobuf definitions load now, so a damaged vendored file fails the start, not a request.
   protoSchema();
   const cert = await createServingCertificate([host]);
-  const cluster = new Cluster({ historyPerType: options.watchHistory ?? 1000, crds: options.crds ?? [] });
+  const cluster = new Cluster({
+    historyPerType: options.watchHistory ?? 1000,
+    crds: options.crds ?? [],
+    caPem: cert.caPem,
+  });
   const controller = new WorkloadController(cluster, { rolloutDelayMs: options.rolloutDelayMs ?? 0 });
   const log = new RequestLog(options.requestLogCapacity ? { capacity: options.requestLogCapacity } : {});
   const faults = new Faults();

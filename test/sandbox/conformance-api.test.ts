@@ -354,10 +354,11 @@ describe('Kubernetes REST API conformance', () => {
     };
     expect(await names('tier=web')).toEqual(['l1', 'l3']);
     expect(await names('tier==db')).toEqual(['l2']);
-    expect(await names('tier!=web')).toEqual(['l2']);
+    // The namespace's root CA ConfigMap has no labels: it matches != and notin, as on a cluster.
+    expect(await names('tier!=web')).toEqual(['kube-root-ca.crt', 'l2']);
     expect(await names('tier in (db, web),env')).toEqual(['l1', 'l2']);
-    expect(await names('tier notin (web)')).toEqual(['l2']);
-    expect(await names('!env')).toEqual(['l3']);
+    expect(await names('tier notin (web)')).toEqual(['kube-root-ca.crt', 'l2']);
+    expect(await names('!env')).toEqual(['kube-root-ca.crt', 'l3']);
     const bad = await sb.call('GET', '/api/v1/namespaces/other/configmaps?labelSelector=a%20b%20c');
     expect(bad.status).toBe(400);
   });
@@ -380,12 +381,14 @@ describe('Kubernetes REST API conformance', () => {
     const first = await sb.call('GET', '/api/v1/namespaces/other/configmaps?limit=2');
     const meta = first.body.metadata as { continue: string; remainingItemCount: number };
     expect((first.body.items as unknown[]).length).toBe(2);
-    expect(meta.remainingItemCount).toBe(1);
+    // l1..l3 and the namespace's kube-root-ca.crt.
+    expect(meta.remainingItemCount).toBe(2);
     const second = await sb.call(
       'GET',
       `/api/v1/namespaces/other/configmaps?limit=2&continue=${meta.continue}`,
     );
     expect((second.body.items as { metadata: { name: string } }[]).map((i) => i.metadata.name)).toEqual([
+      'l2',
       'l3',
     ]);
     expect((second.body.metadata as { continue?: string }).continue).toBeUndefined();
@@ -411,6 +414,7 @@ describe('Kubernetes REST API conformance', () => {
       }[]
     ).find((g) => g.metadata.name === 'apps');
     expect(apps?.versions[0]?.resources.map((r) => `${r.resource}:${r.scope}`)).toEqual([
+      'controllerrevisions:Namespaced',
       'deployments:Namespaced',
       'replicasets:Namespaced',
       'statefulsets:Namespaced',

@@ -49,8 +49,12 @@ describe('sandbox list pages', () => {
 
   it('pages through a namespace once, counting what remains when there is no selector', async () => {
     const ps = await pages(sb, '/api/v1/namespaces/a/configmaps', 5);
-    expect(names(ps)).toEqual(Array.from({ length: 12 }, (_, i) => `a/cm-${String(i).padStart(2, '0')}`));
-    expect(ps.map((p) => p.metadata.remainingItemCount)).toEqual([7, 2, undefined]);
+    // Every namespace also holds the root CA ConfigMap its controller creates.
+    expect(names(ps)).toEqual([
+      ...Array.from({ length: 12 }, (_, i) => `a/cm-${String(i).padStart(2, '0')}`),
+      'a/kube-root-ca.crt',
+    ]);
+    expect(ps.map((p) => p.metadata.remainingItemCount)).toEqual([8, 3, undefined]);
   });
 
   it('pages through the matches of a label selector once, without a remaining count', async () => {
@@ -63,9 +67,10 @@ describe('sandbox list pages', () => {
   it('pages across namespaces in key order: a-b/... before a/...', async () => {
     const ps = await pages(sb, '/api/v1/configmaps', 5);
     const all = names(ps).filter((n) => n.startsWith('a/') || n.startsWith('a-b/'));
-    expect(all).toHaveLength(24);
-    expect(new Set(all).size).toBe(24);
-    expect(all.slice(0, 12).every((n) => n.startsWith('a-b/'))).toBe(true);
+    // 12 ConfigMaps and the root CA one in each namespace.
+    expect(all).toHaveLength(26);
+    expect(new Set(all).size).toBe(26);
+    expect(all.slice(0, 13).every((n) => n.startsWith('a-b/'))).toBe(true);
     expect(all).toEqual([...all].sort());
   });
 
