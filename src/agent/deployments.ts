@@ -117,8 +117,9 @@ export class Deployments {
     this.#poll = poll;
     // The poll's own failure ends the cycle here; what taking a deployment throws goes to the poller.
     const ended = () => {
-      // Nothing more of it will be taken: whoever waits for one of its deployments stops waiting.
-      if (!current()) return;
+      // Nothing more of it will be taken: whoever waits for one of its deployments stops waiting,
+      // unless a later poll (a new term's) has taken over the waits.
+      if (this.#poll !== poll) return;
       this.#poll = undefined;
       this.#waiters.settleAll(() => undefined);
     };
