@@ -1,11 +1,10 @@
 /** Pieces every write verb shares: body checks, typing, validation, server-owned metadata. */
 import type { Cluster } from './cluster.ts';
 import { jsonEqual } from './equal.ts';
-import { immutableCauses } from './immutable.ts';
 import { apiVersionOf, type ResourceType } from './resources.ts';
 import { ApiError, badRequest, invalid } from './status.ts';
 import type { KubeObject, ManagedFieldsEntry, StoredObject } from './types.ts';
-import { validateObject } from './validate.ts';
+import { validateWrite } from './validation/index.ts';
 import type { WriteOptions } from './write-options.ts';
 import { ApplyError } from './apply/index.ts';
 
@@ -99,8 +98,7 @@ export function validateOrThrow(
   next: StoredObject,
   live: StoredObject | undefined,
 ): void {
-  const causes = validateObject(next);
-  if (live) causes.push(...immutableCauses(live, next));
+  const causes = validateWrite(next, live);
   if (causes.length > 0) throw invalid(type, next.metadata.name ?? '', causes);
 }
 

@@ -2,9 +2,11 @@
  * Update rules of the API server: fields that may not change once set. Each returns the causes
  * of a 422 Invalid, in the server's words.
  */
-import { jsonEqual } from './equal.ts';
-import type { StatusCause } from './status.ts';
-import type { StoredObject } from './types.ts';
+import { jsonEqual } from '../equal.ts';
+import type { StatusCause } from '../status.ts';
+import type { StoredObject } from '../types.ts';
+import { invalid } from './field-errors.ts';
+import { selectorJson } from './meta.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -32,13 +34,14 @@ function selector(live: StoredObject, next: StoredObject): StatusCause[] {
   const a = spec(live).selector;
   const b = spec(next).selector;
   if (jsonEqual(a, b)) return [];
-  return [
-    {
-      reason: 'FieldValueInvalid',
-      message: `Invalid value: ${JSON.stringify(b ?? null)}: field is immutable`,
-      field: 'spec.selector',
-    },
-  ];
+  return [invalid('spec.selector', selectorJson(b), 'field is immutable')];
+}
+
+/** A Secret's type may not change (ValidateSecretUpdate); an unset type is the default, Opaque. */
+function secretType(live: StoredObject, next: StoredObject): StatusCause[] {
+  const before = live.type ?? 'Opaque';
+  const after = next.type ?? 'Opaque';
+  return before === after ? [] : [invalid('type', after, 'field is immutable')];
 }
 
 function statefulSet(live: StoredObject, next: StoredObject): StatusCause[] {
@@ -126,6 +129,7 @@ export function immutableCauses(live: StoredObject, next: StoredObject): StatusC
     case 'Service':
       return service(live, next);
     case 'Secret':
+      return [...secretType(live, next), ...immutableData(live, next)];
     case 'ConfigMap':
       return immutableData(live, next);
     case 'PersistentVolumeClaim':
