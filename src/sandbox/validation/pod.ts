@@ -6,7 +6,7 @@ import type { StatusCause } from '../status.ts';
 import { duplicate, invalid, invalidEach, notFound, notSupported, required } from './field-errors.ts';
 import { dns1123Label, envVarName, portName, portNumber } from './formats.ts';
 import { annotationCauses, asObj, labelCauses, type Obj, objList } from './meta.ts';
-import { quantityText, quantityValue } from './quantity.ts';
+import { exceeds, isNegative, quantityText, quantityValue } from './quantity.ts';
 
 const PROTOCOLS = ['SCTP', 'TCP', 'UDP'];
 
@@ -60,16 +60,16 @@ function resourceCauses(resources: Obj, path: string): StatusCause[] {
   const requests = asObj(resources.requests);
   for (const [name, q] of Object.entries(limits)) {
     const v = quantityValue(q);
-    if (v !== undefined && v < 0)
+    if (v !== undefined && isNegative(v))
       out.push(invalid(`${path}.limits[${name}]`, quantityText(q), 'must be greater than or equal to 0'));
   }
   for (const [name, q] of Object.entries(requests)) {
     const v = quantityValue(q);
-    if (v !== undefined && v < 0)
+    if (v !== undefined && isNegative(v))
       out.push(invalid(`${path}.requests[${name}]`, quantityText(q), 'must be greater than or equal to 0'));
     const limit = limits[name];
     const lv = quantityValue(limit);
-    if (v !== undefined && lv !== undefined && v > lv) {
+    if (v !== undefined && lv !== undefined && exceeds(v, lv)) {
       out.push(
         invalid(
           `${path}.requests`,

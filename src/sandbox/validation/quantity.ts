@@ -1,38 +1,25 @@
-/** Enough of resource.Quantity to compare two quantities (requests against limits). */
+/** Quantities for validation (requests against limits, signs), read by the one quantity parser. */
+import { compareQuantities, type Exact, parseQuantity } from '../../quantity.ts';
 
-const BINARY: Record<string, number> = {
-  Ki: 2 ** 10,
-  Mi: 2 ** 20,
-  Gi: 2 ** 30,
-  Ti: 2 ** 40,
-  Pi: 2 ** 50,
-  Ei: 2 ** 60,
-};
-const DECIMAL: Record<string, number> = {
-  n: 1e-9,
-  u: 1e-6,
-  m: 1e-3,
-  '': 1,
-  k: 1e3,
-  M: 1e6,
-  G: 1e9,
-  T: 1e12,
-  P: 1e15,
-  E: 1e18,
-};
-const FORM = /^([+-]?(?:\d+\.?\d*|\.\d+))(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?$/;
+/** A quantity's exact signed value, or undefined when it does not parse. */
+export function quantityValue(q: unknown): Exact | undefined {
+  if (typeof q !== 'string' && typeof q !== 'number') return undefined;
+  const text = String(q).trim();
+  const negative = text.startsWith('-');
+  const parsed = parseQuantity(negative ? text.slice(1) : text);
+  if (!parsed) return undefined;
+  const { mantissa, exponent } = parsed.value;
+  return negative ? { mantissa: -mantissa, exponent } : parsed.value;
+}
 
-/** The value of a quantity as a number, or undefined when it does not parse. */
-export function quantityValue(q: unknown): number | undefined {
-  if (typeof q === 'number') return q;
-  if (typeof q !== 'string') return undefined;
-  const m = FORM.exec(q.trim());
-  if (!m) return undefined;
-  const n = Number(m[1]);
-  const suffix = m[2] ?? '';
-  if (suffix in BINARY) return n * (BINARY[suffix] as number);
-  if (suffix in DECIMAL) return n * (DECIMAL[suffix] as number);
-  return n * 10 ** Number(suffix.slice(1));
+/** Whether an exact value is below zero. */
+export function isNegative(v: Exact): boolean {
+  return v.mantissa < 0n;
+}
+
+/** Whether `a` is greater than `b`. */
+export function exceeds(a: Exact, b: Exact): boolean {
+  return compareQuantities(a, b) > 0;
 }
 
 /** A quantity as the server prints it in a message: the stored string, numbers as written. */
