@@ -7,6 +7,7 @@ import {
   asObj,
   nonNegative,
   type Obj,
+  objList,
   selectorCauses,
   selectorEmpty,
   selectorJson,
@@ -59,7 +60,11 @@ function selectorAndTemplate(spec: Obj, what: string): StatusCause[] {
     out.push(
       invalid('spec.template.metadata.labels', labels ?? null, '`selector` does not match template `labels`'),
     );
-  out.push(...podTemplateCauses(template, 'spec.template'));
+  // A StatefulSet's pods get a volume per claim template, which their mounts name.
+  const claims = objList(spec.volumeClaimTemplates)
+    .map((t) => asObj(t.metadata).name)
+    .filter((n): n is string => typeof n === 'string');
+  out.push(...podTemplateCauses(template, 'spec.template', claims));
   out.push(...restartAlwaysCauses(template, 'spec.template'));
   return out;
 }

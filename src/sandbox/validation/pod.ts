@@ -101,10 +101,13 @@ function containerCauses(containers: Obj[], volumes: Set<string>, path: string):
   return out;
 }
 
-/** ValidatePodSpec, in the part an agent's manifests can trip. */
-export function podSpecCauses(spec: Obj, path: string): StatusCause[] {
+/**
+ * ValidatePodSpec, in the part an agent's manifests can trip. `claims`: volume names the pod gets
+ * from elsewhere (a StatefulSet's claim templates), which its mounts may name.
+ */
+export function podSpecCauses(spec: Obj, path: string, claims: readonly string[] = []): StatusCause[] {
   const out: StatusCause[] = [];
-  const volumes = new Set<string>();
+  const volumes = new Set<string>(claims);
   objList(spec.volumes).forEach((v, i) => {
     const name = typeof v.name === 'string' ? v.name : '';
     if (name === '') out.push(required(`${path}.volumes[${i}].name`));
@@ -120,12 +123,16 @@ export function podSpecCauses(spec: Obj, path: string): StatusCause[] {
 }
 
 /** ValidatePodTemplateSpec: the template's labels and annotations, then its pod spec. */
-export function podTemplateCauses(template: Obj, path: string): StatusCause[] {
+export function podTemplateCauses(
+  template: Obj,
+  path: string,
+  claims: readonly string[] = [],
+): StatusCause[] {
   const meta = asObj(template.metadata);
   return [
     ...labelCauses(meta.labels, `${path}.metadata.labels`),
     ...annotationCauses(meta.annotations, `${path}.metadata.annotations`),
-    ...podSpecCauses(asObj(template.spec), `${path}.spec`),
+    ...podSpecCauses(asObj(template.spec), `${path}.spec`, claims),
   ];
 }
 
