@@ -21,6 +21,7 @@ const SOURCES: [repo: 0 | 1, file: string, pkg: string][] = [
   [0, 'networking/v1/types.go', 'k8s.io.api.networking.v1'],
   [0, 'rbac/v1/types.go', 'k8s.io.api.rbac.v1'],
   [0, 'coordination/v1/types.go', 'k8s.io.api.coordination.v1'],
+  [0, 'authorization/v1/types.go', 'k8s.io.api.authorization.v1'],
   [1, 'pkg/apis/meta/v1/types.go', 'k8s.io.apimachinery.pkg.apis.meta.v1'],
   [1, 'pkg/runtime/types.go', 'k8s.io.apimachinery.pkg.runtime'],
 ];

@@ -5,10 +5,9 @@
  * This is what `kubectl auth can-i` (and helm's capability checks) ask.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { decodeReview } from './access-review-proto.ts';
 import { decodeBody, mediaType, readBytes, send } from './http-body.ts';
-import { PROTOBUF } from './protobuf.ts';
-import { ApiError, methodNotAllowed } from './status.ts';
+import { decodeProtobuf, PROTOBUF } from './protobuf.ts';
+import { ApiError, badRequest, methodNotAllowed } from './status.ts';
 
 export const REVIEW_GROUP = 'authorization.k8s.io';
 export const REVIEW_VERSION = 'v1';
@@ -64,10 +63,17 @@ const ALL_RULES = {
   incomplete: false,
 };
 
+function protobufReview(bytes: Buffer): Obj {
+  const decoded = decodeProtobuf(bytes);
+  if (!decoded) throw badRequest('protobuf: the body is not an authorization.k8s.io/v1 review');
+  return decoded;
+}
+
 async function readReview(req: IncomingMessage): Promise<Obj> {
   const bytes = await readBytes(req);
+  // Protobuf reviews decode from the vendored authorization/v1 definitions, like every other kind.
   const decoded =
-    mediaType(req.headers['content-type']) === PROTOBUF ? decodeReview(bytes) : decodeBody(bytes, req);
+    mediaType(req.headers['content-type']) === PROTOBUF ? protobufReview(bytes) : decodeBody(bytes, req);
   return decoded !== null && typeof decoded === 'object' ? (decoded as Obj) : {};
 }
 

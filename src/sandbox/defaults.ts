@@ -3,6 +3,7 @@
  * that compares what it sent with what it reads back sees the drift a real cluster shows.
  * Every function is idempotent and mutates the object it is given (a fresh copy).
  */
+import { podQosClass } from './pod-qos.ts';
 import type { StoredObject } from './types.ts';
 
 type Obj = Record<string, unknown>;
@@ -190,6 +191,15 @@ function pvc(o: Obj): void {
   def(obj(o, 'status'), 'phase', 'Pending');
 }
 
+/** A new Pod starts Pending with its QoS class, as the pod registry's PrepareForCreate sets them. */
+function pod(o: Obj): void {
+  const spec = obj(o, 'spec');
+  defaultPodSpec(spec);
+  const status = obj(o, 'status');
+  def(status, 'phase', 'Pending');
+  def(status, 'qosClass', podQosClass(spec));
+}
+
 /** Applies the kind's defaults to `o` in place. */
 export function applyDefaults(o: StoredObject, ctx: DefaultingContext): void {
   switch (o.kind) {
@@ -201,7 +211,7 @@ export function applyDefaults(o: StoredObject, ctx: DefaultingContext): void {
       podTemplate(obj(o, 'spec'));
       return;
     case 'Pod':
-      defaultPodSpec(obj(o, 'spec'));
+      pod(o);
       return;
     case 'StatefulSet':
       statefulSet(o);

@@ -19,6 +19,7 @@ const PACKAGES: Record<string, string> = {
   'networking.k8s.io': 'k8s.io.api.networking',
   'rbac.authorization.k8s.io': 'k8s.io.api.rbac',
   'coordination.k8s.io': 'k8s.io.api.coordination',
+  'authorization.k8s.io': 'k8s.io.api.authorization',
   'meta.k8s.io': 'k8s.io.apimachinery.pkg.apis.meta',
 };
 
@@ -31,6 +32,7 @@ const FILES = [
   'k8s.io/api/networking/v1/generated.proto',
   'k8s.io/api/rbac/v1/generated.proto',
   'k8s.io/api/coordination/v1/generated.proto',
+  'k8s.io/api/authorization/v1/generated.proto',
 ];
 
 export interface ProtoSchema {

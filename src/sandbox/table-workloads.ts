@@ -13,6 +13,19 @@ import {
   wide,
 } from './table-column.ts';
 
+type Owner = { apiVersion?: string; kind?: string; name?: string; controller?: boolean };
+
+/** The controlling owner as `<kind>.<group>/<name>` lower-cased (the kind alone for core), else `<none>`. */
+function controllerOf(o: { metadata: { ownerReferences?: unknown } }): string {
+  const owners = Array.isArray(o.metadata.ownerReferences) ? (o.metadata.ownerReferences as Owner[]) : [];
+  const ref = owners.find((r) => r?.controller === true);
+  if (!ref) return '<none>';
+  const apiVersion = ref.apiVersion ?? '';
+  const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.lastIndexOf('/')) : '';
+  const kind = group ? `${ref.kind ?? ''}.${group}` : (ref.kind ?? '');
+  return `${kind.toLowerCase()}/${ref.name ?? ''}`;
+}
+
 const readyOfDesired = col('Ready', (o) => `${num(status(o).readyReplicas)}/${num(spec(o).replicas)}`);
 
 export const WORKLOAD_COLUMNS: Record<string, Column[]> = {
@@ -36,4 +49,12 @@ export const WORKLOAD_COLUMNS: Record<string, Column[]> = {
     wide('Selector', (o) => formatLabelSelector(spec(o).selector)),
   ],
   StatefulSet: [NAME, readyOfDesired, AGE, ...TEMPLATE_CONTAINERS],
+  ControllerRevision: [
+    NAME,
+    col('Controller', controllerOf, { description: 'Controller of the object' }),
+    col('Revision', (o) => num((o as { revision?: unknown }).revision), {
+      description: 'Revision indicates the revision of the state represented by Data.',
+    }),
+    AGE,
+  ],
 };
