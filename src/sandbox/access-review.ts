@@ -5,9 +5,8 @@
  * This is what `kubectl auth can-i` (and helm's capability checks) ask.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { decodeBody, mediaType, readBytes, send } from './http-body.ts';
-import { decodeProtobuf, PROTOBUF } from './protobuf.ts';
-import { ApiError, badRequest, methodNotAllowed } from './status.ts';
+import { decodeBody, readBytes, send } from './http-body.ts';
+import { ApiError, methodNotAllowed } from './status.ts';
 
 export const REVIEW_GROUP = 'authorization.k8s.io';
 export const REVIEW_VERSION = 'v1';
@@ -63,17 +62,9 @@ const ALL_RULES = {
   incomplete: false,
 };
 
-function protobufReview(bytes: Buffer): Obj {
-  const decoded = decodeProtobuf(bytes);
-  if (!decoded) throw badRequest('protobuf: the body is not an authorization.k8s.io/v1 review');
-  return decoded;
-}
-
 async function readReview(req: IncomingMessage): Promise<Obj> {
-  const bytes = await readBytes(req);
-  // Protobuf reviews decode from the vendored authorization/v1 definitions, like every other kind.
-  const decoded =
-    mediaType(req.headers['content-type']) === PROTOBUF ? protobufReview(bytes) : decodeBody(bytes, req);
+  // JSON, YAML or protobuf (from the vendored authorization/v1 definitions), as for every kind.
+  const decoded = decodeBody(await readBytes(req), req);
   return decoded !== null && typeof decoded === 'object' ? (decoded as Obj) : {};
 }
 
