@@ -38,6 +38,3 @@ export function sleep(clock: Clock, delayMs: number, signal?: AbortSignal): Prom
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
-
-/** Jitter belongs to the backoff policy; re-exported for the loops that spread their timers. */
-export { jitter } from '../backoff.ts';

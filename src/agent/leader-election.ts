@@ -8,7 +8,8 @@
  */
 import { safeErr } from './safe-error.ts';
 import type { Logger } from '../log.ts';
-import { type Clock, jitter, sleep, systemClock } from './clock.ts';
+import { jitter } from '../backoff.ts';
+import { type Clock, sleep, systemClock } from './clock.ts';
 import { type LeaseClient, LeaseConflict, type LeaseRecord } from '../objects/lease.ts';
 
 export { type LeaseClient, LeaseConflict, type LeaseRecord } from '../objects/lease.ts';
