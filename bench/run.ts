@@ -43,6 +43,8 @@ const USAGE = `usage: npm run bench -- --deployments N [flags]
   --changes N            image changes timed for propagation (default 50)
   --rounds N             rounds of cold convergence, agent then kubectl, each on a fresh stack
                          (default 1); the table gives the medians
+  --restarts N           restarts on the converged cluster, each a fresh agent (default 1); the
+                         table gives the median settled time
   --timeout S            limit of each waiting phase, seconds (default 900)
   --seed N               seed of the generated deployments (default 1)
   --json FILE            also write the figures as JSON to FILE
@@ -75,6 +77,7 @@ function parse(argv: string[]) {
       'idle-cycles': { type: 'string', default: '5' },
       changes: { type: 'string', default: '50' },
       rounds: { type: 'string', default: '1' },
+      restarts: { type: 'string', default: '1' },
       timeout: { type: 'string', default: '900' },
       seed: { type: 'string', default: '1' },
       json: { type: 'string' },
@@ -120,6 +123,7 @@ function parse(argv: string[]) {
     idleCycles: int('idle-cycles', values['idle-cycles'], 1),
     changes: int('changes', values.changes, 0),
     rounds: int('rounds', values.rounds, 1),
+    restarts: int('restarts', values.restarts, 1),
     timeoutMs: int('timeout', values.timeout, 1) * 1000,
     seed: int('seed', values.seed, 0),
     json: values.json,

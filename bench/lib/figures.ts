@@ -99,6 +99,8 @@ export interface BenchResult {
   restart_controlplane_requests: number | null;
   /** Seconds from the restarted agent's start until it had checked every deployment. */
   restart_settled_s: number | null;
+  /** With `--restarts N` above 1: each restart's settled time, of which restart_settled_s is the median. */
+  restart_settled_rounds_s: number[] | null;
   restart_peak_rss_mib: number | null;
   machine: Machine;
   /** 1-minute load average at the start and at the end of the run: other work on the machine skews every figure. */
@@ -300,6 +302,12 @@ export function tableRows(r: BenchResult): string[][] {
     ['restart rate-limiter / Retry-After wait (s), 429s', mannersText(r.restart_kube_manners), '', ''],
     row('restart control-plane requests', 'restart_controlplane_requests'),
     row('restart settled (s)', 'restart_settled_s'),
+    [
+      '  each restart (s)',
+      r.restart_settled_rounds_s === null ? 'n/a' : r.restart_settled_rounds_s.join(', '),
+      '',
+      '',
+    ],
     row('restart peak RSS (MiB)', 'restart_peak_rss_mib'),
   ];
 }
@@ -383,6 +391,7 @@ export function emptyResult(deployments: number, namespaces: number, pollInterva
     restart_kube_manners: null,
     restart_controlplane_requests: null,
     restart_settled_s: null,
+    restart_settled_rounds_s: null,
     restart_peak_rss_mib: null,
     machine: describeMachine(),
     load_average: null,
