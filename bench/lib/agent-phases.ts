@@ -102,7 +102,11 @@ const median = (xs: readonly number[]): number => {
  * reconciled, or undefined when it did not. The first (`counts`) also fills the restart's
  * request figures; a later one that writes is noted, since a restart must write nothing.
  */
-async function restartOnce(input: AgentPhasesInput, name: string, counts: boolean): Promise<number | undefined> {
+async function restartOnce(
+  input: AgentPhasesInput,
+  name: string,
+  counts: boolean,
+): Promise<number | undefined> {
   const { stack, settings: o, result, note, say } = input;
   let second: RunningAgent | undefined;
   let seconds: number | undefined;

@@ -4,7 +4,7 @@
  * idle poll digests nothing). Also the depth limit that keeps hostile records from overflowing
  * the recursive walks that digesting and rendering do.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { nestedDeeperThan } from '../contract/depth.ts';
 import type { DeploymentRecord, RevisionRecord } from '../contract/index.ts';
 import { canonicalJson } from '../objects/canonical-json.ts';
@@ -25,7 +25,7 @@ const digests = new WeakMap<object, string>();
 function digestOf(record: object, text: () => string): string {
   let digest = digests.get(record);
   if (digest === undefined) {
-    digest = createHash('sha256').update(text()).digest('hex');
+    digest = hash('sha256', text(), 'hex');
     digests.set(record, digest);
   }
   return digest;
@@ -45,9 +45,7 @@ function recordDigest(deployment: DeploymentRecord): string {
  */
 export function desiredStateHash(deployment: DeploymentRecord, revision: RevisionRecord | undefined): string {
   const revisionDigest = revision ? digestOf(revision, () => canonicalJson(revision)) : '';
-  return createHash('sha256')
-    .update(`${recordDigest(deployment)}\u0000${revisionDigest}`)
-    .digest('hex');
+  return hash('sha256', `${recordDigest(deployment)}\u0000${revisionDigest}`, 'hex');
 }
 
 /** `nestedDeeperThan(record, MAX_RECORD_DEPTH)`, walked once per record object. */

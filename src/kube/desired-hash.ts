@@ -3,7 +3,7 @@
  * `mooring.dev/desired-hash` when we apply. If the live object carries the hash of what we would
  * apply now (and still contains our fields, see live-compare.ts), nothing is sent.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { ANNOTATIONS } from '../labels.ts';
 import { builtCanonicalJson, canonicalJson, sortedCopy } from '../objects/canonical-json.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
@@ -15,7 +15,7 @@ function hashSubject(obj: KubeObject): KubeObject {
   return { ...obj, metadata: { ...obj.metadata, annotations } };
 }
 
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+const sha256 = (text: string) => hash('sha256', text, 'hex');
 
 /** The hash of a desired object, ignoring its own hash annotation. */
 export function desiredHash(obj: KubeObject): string {

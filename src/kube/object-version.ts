@@ -12,19 +12,22 @@
  *   counting it made the first resync after each rollout read every rolled-out Deployment again;
  * - every other kind: the resourceVersion, which moves on any change (a new object's too).
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
+import { sortedKeys } from '../objects/canonical-json.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
 
 /** Annotations that controllers keep on the objects we apply; no apply of ours sets them. */
 const CONTROLLER_ANNOTATIONS: ReadonlySet<string> = new Set(['deployment.kubernetes.io/revision']);
 
-function sorted(map: Record<string, string> | undefined, leaveOut?: ReadonlySet<string>): [string, string][] {
-  return map
-    ? Object.keys(map)
-        .filter((k) => !leaveOut?.has(k))
-        .sort()
-        .map((k) => [k, map[k] as string])
-    : [];
+/** `JSON.stringify` of the [key, value] pairs of `map` in key order, `leaveOut` left out; made directly. */
+function sortedPairs(map: Record<string, string> | undefined, leaveOut?: ReadonlySet<string>): string {
+  if (!map) return '[]';
+  let s = '[';
+  for (const k of sortedKeys(map)) {
+    if (leaveOut?.has(k)) continue;
+    s += `${s.length > 1 ? ',' : ''}[${JSON.stringify(k)},${JSON.stringify(map[k]) ?? 'null'}]`;
+  }
+  return `${s}]`;
 }
 
 /** Versions taken from whole objects before they were slimmed (compact-live.ts). */
@@ -45,10 +48,11 @@ export function objectVersion(obj: KubeObject): string | undefined {
   if (pinned.has(obj)) return pinned.get(obj);
   const { generation, resourceVersion, uid, labels, annotations } = obj.metadata;
   if (typeof generation === 'number' && generation > 0) {
-    const digest = createHash('sha1')
-      .update(JSON.stringify([uid ?? null, sorted(labels), sorted(annotations, CONTROLLER_ANNOTATIONS)]))
-      .digest('base64url')
-      .slice(0, 16);
+    const digest = hash(
+      'sha1',
+      `[${JSON.stringify(uid ?? null)},${sortedPairs(labels)},${sortedPairs(annotations, CONTROLLER_ANNOTATIONS)}]`,
+      'base64url',
+    ).slice(0, 16);
     return `g${generation}#${digest}`;
   }
   return resourceVersion || undefined;

@@ -44,44 +44,70 @@ type Found =
 /** Keys whose object value (or list of them) names a Secret in `name`: secretRef, secretKeyRef, imagePullSecrets... */
 const SECRET_KEY = /secret/i;
 
+/** A path from its segments: member names joined with dots, list indexes in brackets. */
+function pathOf(segments: readonly (string | number)[]): string {
+  let s = '';
+  for (const seg of segments) s += typeof seg === 'number' ? `[${seg}]` : s === '' ? seg : `.${seg}`;
+  return s;
+}
+
 /**
- * Collects every Secret name and projected token under `node`. It walks every member rather than
- * the forms Kubernetes has today (env, envFrom, secret and projected volumes, CSI and other
- * volume plugins' `secretRef`s, pull secrets), so a form it was not told about is still seen.
+ * Collects every Secret name and projected token under `node`, at `at` (segments of the path to
+ * it). It walks every member rather than the forms Kubernetes has today (env, envFrom, secret and
+ * projected volumes, CSI and other volume plugins' `secretRef`s, pull secrets), so a form it was
+ * not told about is still seen. It walks every pod of every render, so a path is only made for
+ * what it finds.
  */
-function collect(node: unknown, path: string, volume: string | undefined, out: Found[]): void {
+function collect(node: unknown, at: (string | number)[], volume: string | undefined, out: Found[]): void {
   if (Array.isArray(node)) {
-    for (let i = 0; i < node.length; i++) collect(node[i], `${path}[${i}]`, volume, out);
+    for (let i = 0; i < node.length; i++) {
+      at.push(i);
+      collect(node[i], at, volume, out);
+      at.pop();
+    }
     return;
   }
   if (!isObj(node)) return;
-  for (const [key, value] of Object.entries(node)) {
-    const at = path === '' ? key : `${path}.${key}`;
-    if (key === 'serviceAccountToken' && isObj(value)) out.push({ kind: 'token', path: at, volume });
-    if (key === 'secretName' && typeof value === 'string')
-      out.push({ kind: 'secret', name: value, path: at });
-    else if (SECRET_KEY.test(key)) {
-      const refs = Array.isArray(value)
-        ? value.map((v, i) => [`${at}[${i}]`, v] as const)
-        : [[at, value] as const];
-      for (const [p, ref] of refs) {
-        if (isObj(ref) && typeof ref.name === 'string')
-          out.push({ kind: 'secret', name: ref.name, path: `${p}.name` });
-      }
-    }
-    collect(value, at, volume, out);
+  for (const key of Object.keys(node)) {
+    at.push(key);
+    collectMember(key, node[key], at, volume, out);
+    at.pop();
   }
+}
+
+/** `collect` for one member, `key` (the last of `at`) holding `value`. */
+function collectMember(
+  key: string,
+  value: unknown,
+  at: (string | number)[],
+  volume: string | undefined,
+  out: Found[],
+): void {
+  if (key === 'serviceAccountToken' && isObj(value)) out.push({ kind: 'token', path: pathOf(at), volume });
+  if (key === 'secretName' && typeof value === 'string')
+    out.push({ kind: 'secret', name: value, path: pathOf(at) });
+  else if (SECRET_KEY.test(key)) {
+    const refs = Array.isArray(value) ? value : [value];
+    refs.forEach((ref, i) => {
+      if (isObj(ref) && typeof ref.name === 'string') {
+        const where = Array.isArray(value) ? [...at, i, 'name'] : [...at, 'name'];
+        out.push({ kind: 'secret', name: ref.name, path: pathOf(where) });
+      }
+    });
+  }
+  collect(value, at, volume, out);
 }
 
 /** Collects the references of a pod's volumes (each walked with its name, for messages) and the rest. */
 function collectPod(parts: Record<string, unknown>, volumesKey: string, out: Found[]): void {
-  for (const [key, value] of Object.entries(parts)) {
+  for (const key of Object.keys(parts)) {
+    const value = parts[key];
     if (key === volumesKey && Array.isArray(value)) {
       value.forEach((v, i) => {
         const name = isObj(v) && typeof v.name === 'string' ? v.name : undefined;
-        collect(v, `${key}[${i}]`, name, out);
+        collect(v, [key, i], name, out);
       });
-    } else collect({ [key]: value }, '', undefined, out);
+    } else collectMember(key, value, [key], undefined, out);
   }
 }
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { desiredHash, liveHash, prepareForApply } from '../../src/kube/desired-hash.ts';
-import { canonicalJson } from '../../src/objects/canonical-json.ts';
+import { canonicalJson, sortedKeys } from '../../src/objects/canonical-json.ts';
 import { findDrift } from '../../src/kube/live-compare.ts';
 import type { KubeObject } from '../../src/objects/kube-object.ts';
 import { ANNOTATIONS } from '../../src/labels.ts';
@@ -42,6 +42,14 @@ describe('desired hash', () => {
     fc.assert(
       fc.property(fc.dictionary(key, jsonLike, { maxKeys: 6 }), (obj) => {
         expect(canonicalJson(obj)).toBe(referenceCanonicalJson(obj));
+      }),
+    );
+  });
+
+  it('sortedKeys orders keys as Array.prototype.sort does, however many there are', () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.string({ maxLength: 4 }), fc.constant(1), { maxKeys: 100 }), (obj) => {
+        expect(sortedKeys(obj)).toEqual(Object.keys(obj).sort());
       }),
     );
   });
