@@ -81,6 +81,8 @@ export function wireAgent(o: WireOptions): WiredAgent {
         : { qps: config.kubeQps, burst: config.kubeBurst },
     onWait: (reason, seconds) => metrics.kubeWaitSeconds.inc({ reason }, seconds),
   });
+  // The kubeconfig's own secrets (its proxy-url's password among them) are scrubbed by value too.
+  redactor.set('kube-credentials', kube.credentialValues);
   const controlPlane = new ControlPlaneClient({
     baseUrl: config.controlPlaneUrl,
     apiKey: config.apiKey,

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import type { Dispatcher } from 'undici';
 import { Agent, ProxyAgent } from '../lean/undici.ts';
 import { exchange } from '../lean/exchange.ts';
-import { describeProxy, proxyForUrl } from '../proxy/from-environment.ts';
+import { describeProxy, proxyForUrl, urlPasswords } from '../proxy/from-environment.ts';
 import { proxyRefused, tunnelRefusalStatus } from '../proxy/refusal.ts';
 import { ExecCredential } from './exec-credential.ts';
 import type { ClusterAccess } from './kubeconfig.ts';
@@ -81,6 +81,11 @@ export class KubeHttp {
   readonly server: string;
   /** The proxy requests go through (scheme, host and port, never credentials); empty when direct. */
   readonly route: { proxy?: string };
+  /**
+   * The fixed secrets this client holds (a static token, a basic-auth password, its proxy URL's
+   * password), for the redactor: none of them may reach a log line, whatever an error quotes.
+   */
+  readonly credentialValues: readonly string[];
   /** The server's origin and its path prefix (a proxy in front of the API server may add one). */
   readonly #origin: string;
   readonly #prefix: string;
@@ -107,10 +112,14 @@ export class KubeHttp {
     // A kubeconfig's proxy-url wins for its cluster, as in kubectl; else the environment's.
     const proxy = access.proxyUrl ?? (access.inCluster ? undefined : proxyForUrl(url, opts.env ?? {}));
     this.route = proxy ? { proxy: describeProxy(proxy) } : {};
+    const c = access.credentials;
+    this.credentialValues = [
+      ...(proxy ? urlPasswords(proxy) : []),
+      ...(c.type === 'token' ? [c.token] : c.type === 'basic' ? [c.password] : []),
+    ];
     this.#dispatcher = proxy
       ? new ProxyAgent({ uri: proxy, requestTls: connect, keepAliveTimeout: 30_000 })
       : new Agent({ connect, keepAliveTimeout: 30_000 });
-    const c = access.credentials;
     this.#exec = c.type === 'exec' ? new ExecCredential(c.exec, opts.env ?? {}) : undefined;
     if (c.type === 'token') this.#auth = async () => `Bearer ${c.token}`;
     else if (c.type === 'basic') {

@@ -14,6 +14,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { z } from 'zod';
 import { MooringError } from '../errors.ts';
+import { describeProxy } from '../proxy/from-environment.ts';
 import type { ExecConfig } from './exec-credential.ts';
 
 /** Marker for "use the pod's service account token and CA". */
@@ -219,8 +220,9 @@ export function parseKubeconfig(text: string, baseDir: string): ClusterAccess {
   };
   const proxy = cluster['proxy-url'];
   if (proxy) {
+    // The URL may carry a user and password: only its scheme and host are ever shown.
     if (!/^https?:\/\//.test(proxy))
-      throw invalid(`proxy-url ${proxy}: only http and https proxies are supported`);
+      throw invalid(`proxy-url ${describeProxy(proxy)}: only http and https proxies are supported`);
     access.proxyUrl = proxy;
   }
   if (context?.context.namespace) access.namespace = context.context.namespace;

@@ -55,6 +55,13 @@ export function describeProxy(proxy: string): string {
   }
 }
 
+/** The password of a proxy URL, decoded and as written; none when it has none or cannot be parsed. */
+export function urlPasswords(proxy: string): string[] {
+  if (!URL.canParse(withScheme(proxy))) return [];
+  const { password } = new URL(withScheme(proxy));
+  return password ? [...new Set([password, decodeURIComponent(password)])] : [];
+}
+
 /**
  * The passwords in the environment's proxy URLs, decoded and as written, for the redactor: the
  * agent never prints them, and should any library quote a proxy URL, the scrubber cuts them.
@@ -63,9 +70,7 @@ export function proxyPasswords(env: Env): string[] {
   const out: string[] = [];
   for (const name of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy']) {
     const raw = env[name]?.trim();
-    if (!raw || !URL.canParse(withScheme(raw))) continue;
-    const { password } = new URL(withScheme(raw));
-    if (password) out.push(password, decodeURIComponent(password));
+    if (raw) out.push(...urlPasswords(raw));
   }
   return [...new Set(out)];
 }

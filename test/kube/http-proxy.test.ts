@@ -92,6 +92,20 @@ describe('Kubernetes client and HTTPS_PROXY', () => {
     expect(proxy.tunnels).toEqual([]);
   });
 
+  it("hands the redactor a kubeconfig proxy-url's password (as written and decoded) and its token", () => {
+    const kube = new KubeHttp(
+      { ...access({ 'proxy-url': `http://ops:${encodeURIComponent(`${PASSWORD}@`)}@proxy.example:3128` }) },
+      { env: {} },
+    );
+    expect(kube.route).toEqual({ proxy: 'http://proxy.example:3128' });
+    expect(kube.credentialValues).toEqual(expect.arrayContaining([`${PASSWORD}%40`, `${PASSWORD}@`]));
+    const token = new KubeHttp(
+      { ...access(), credentials: { type: 'token', token: 'static-token-9f3c' } },
+      { env: {} },
+    );
+    expect(token.credentialValues).toEqual(['static-token-9f3c']);
+  });
+
   it('fails with MOORING_E_PROXY_REFUSED, naming the proxy without its password', async () => {
     proxy.refuseWith(407);
     const err = await namespaces(new KubeHttp(access(), { env: env() })).then(

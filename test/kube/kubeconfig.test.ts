@@ -117,6 +117,9 @@ describe('parseKubeconfig', () => {
     expect(() => parseKubeconfig(config({}, { 'proxy-url': 'socks5://p:1080' }), dir)).toThrow(
       invalid(/only http and https proxies/),
     );
+    expect(() => parseKubeconfig(config({}, { 'proxy-url': 'socks5://ops:SECRET@p:1080' }), dir)).toThrow(
+      invalid(/^[^]*proxy-url socks5:\/\/p:1080: only http and https proxies/),
+    );
     expect(() => parseKubeconfig('current-context: nope\ncontexts: []\nclusters: []\n', dir)).toThrow(
       invalid(/current-context "nope"/),
     );
@@ -131,6 +134,7 @@ describe('parseKubeconfig', () => {
           dir,
         ),
       () => parseKubeconfig(config({ token: 'SECRET' }, { server: 'http://x' }), dir),
+      () => parseKubeconfig(config({}, { 'proxy-url': 'socks5://ops:SECRET@p:1080' }), dir),
     ].map((f) => {
       try {
         f();
