@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -9,6 +10,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Vitest's default (one fewer than the cores) is one worker on a 2-core machine, where most test
+    // files spend their time waiting on the processes they start (agents, kubectl, helm): a second
+    // worker keeps the other core busy meanwhile.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     reporters: ['default'],
   },
 });
