@@ -43,7 +43,7 @@ const message = (err: unknown) => (err instanceof Error ? err.message : String(e
 
 /** Runs the four agent phases, filling `result`. Never throws for a phase that fails. */
 export async function runAgentPhases(input: AgentPhasesInput): Promise<void> {
-  const { stack, settings: o, result, note, say } = input;
+  const { settings: o, result, note } = input;
   const first = await input.startAgent('agent');
   try {
     if (!(await coldConvergence(input, first))) return;

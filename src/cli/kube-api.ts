@@ -1,6 +1,7 @@
 import { writeCliError } from './cli-error.ts';
 import { createLogger } from '../log.ts';
 import { type CliContext, EXIT } from './context.ts';
+import { isDnsLabel } from '../objects/dns-names.ts';
 import { emulatorFor } from './emulator.ts';
 import { parseCommandFlags, parsePort, untilAborted } from './flags.ts';
 
@@ -42,8 +43,7 @@ export async function kubeApi(argv: string[], ctx: CliContext): Promise<number> 
   const namespaces =
     typeof values.namespaces === 'string' ? values.namespaces.split(',').map((n) => n.trim()) : [];
   for (const ns of namespaces) {
-    if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(ns) || ns.length > 63)
-      problems.push(`--namespaces: "${ns}" is not a valid namespace name`);
+    if (!isDnsLabel(ns)) problems.push(`--namespaces: "${ns}" is not a valid namespace name`);
   }
   if (problems.length > 0) {
     for (const p of problems) writeCliError(ctx, 'kube-api', 'MOORING_E_INPUT_INVALID', p);

@@ -5,10 +5,9 @@
 import { z } from 'zod';
 import { extraVolumeTypeProblem, POD_SECURITY_LEVELS } from '../render/pod-security-lists.ts';
 import type { Kind } from './setting.ts';
+import { isDnsLabel, isDnsSubdomain } from '../objects/dns-names.ts';
 
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
-const DNS_SUBDOMAIN = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 /** Splits a comma list, trimming items and dropping empty ones. */
 function commaList(s: string): string[] {
@@ -23,7 +22,7 @@ const tenantsSchema = z.string().transform((s, ctx) => {
   const out: Record<string, string> = {};
   for (const entry of commaList(s)) {
     const [ns = '', tenant = '', ...rest] = entry.split('=').map((p) => p.trim());
-    if (rest.length > 0 || !DNS_LABEL.test(ns) || !z.uuid().safeParse(tenant).success) {
+    if (rest.length > 0 || !isDnsLabel(ns) || !z.uuid().safeParse(tenant).success) {
       ctx.addIssue({ code: 'custom', message: 'each entry must be namespace=tenant-uuid' });
       return z.NEVER;
     }
@@ -53,7 +52,7 @@ export const KIND_SCHEMAS: Record<Kind, z.ZodType> = {
     .transform(commaList)
     .pipe(
       z
-        .array(z.string().regex(DNS_LABEL, 'each namespace must be a DNS-1123 label'))
+        .array(z.string().refine(isDnsLabel, 'each namespace must be a DNS-1123 label'))
         .min(1, 'must name at least one namespace'),
     ),
   seconds: z
@@ -96,7 +95,7 @@ export const KIND_SCHEMAS: Record<Kind, z.ZodType> = {
     .transform(commaList)
     .pipe(
       z
-        .array(z.string().regex(DNS_SUBDOMAIN, 'each name must be a DNS-1123 subdomain'))
+        .array(z.string().refine(isDnsSubdomain, 'each name must be a DNS-1123 subdomain'))
         .min(1, 'must name at least one'),
     ),
   tenants: tenantsSchema,

@@ -2,7 +2,8 @@ import { APP_CONTAINER_NAME, APP_PORT, POSTGRES_DEFAULTS, REDIS_DEFAULTS } from 
 import { isEnvName } from './containers.ts';
 import { isSecretKey } from './env-secret.ts';
 import { RenderError } from './errors.ts';
-import { objectLabels, selectorLabels, isDnsSubdomain } from './labels.ts';
+import { isDnsSubdomain } from '../objects/dns-names.ts';
+import { objectLabels, selectorLabels } from './labels.ts';
 import { appPodSpec, podAnnotations } from './pod.ts';
 import { defaultContainerSecurityContext } from './policy.ts';
 import type { ResourceRequirements, Scale } from './resources.ts';

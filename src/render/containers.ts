@@ -1,6 +1,7 @@
 import type { Container, VolumeMount } from '../contract/index.ts';
 import { invalidSpec } from './errors.ts';
-import { isDnsLabel, isQualifiedName, sortKeys } from './labels.ts';
+import { isDnsLabel } from '../objects/dns-names.ts';
+import { isQualifiedName, sortKeys } from './labels.ts';
 import { checkMountPropagation, containerSecurityContext } from './policy.ts';
 import { compareQuantities, parseQuantity } from '../quantity.ts';
 import type { RenderPolicy } from './settings.ts';

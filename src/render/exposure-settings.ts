@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isDnsLabel, isDnsSubdomain } from '../objects/dns-names.ts';
 
 /**
  * How a deployment with a `custom_url` is reached from outside the cluster (render settings
@@ -61,10 +62,8 @@ export function defaultExposureSettings(): ExposureSettings {
   return { kind: 'none' };
 }
 
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
-const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const dnsLabel = () => z.string().regex(DNS_LABEL, 'must be a DNS-1123 label');
-const dnsSubdomain = () => z.string().max(253).regex(DNS_SUBDOMAIN, 'must be a DNS-1123 subdomain');
+const dnsLabel = () => z.string().refine(isDnsLabel, 'must be a DNS-1123 label');
+const dnsSubdomain = () => z.string().refine(isDnsSubdomain, 'must be a DNS-1123 subdomain');
 
 const NamespaceSelectorFile = z
   .strictObject({

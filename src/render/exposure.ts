@@ -7,7 +7,8 @@ import {
   type HttpRouteExposure,
   type IngressExposure,
 } from './exposure-settings.ts';
-import { isDnsSubdomain, selectorLabels, sortKeys } from './labels.ts';
+import { isDnsSubdomain } from '../objects/dns-names.ts';
+import { selectorLabels, sortKeys } from './labels.ts';
 import { type RenderedObject, meta, type RenderContext } from './types.ts';
 
 /** Where a deployment's URL is read from (`details.field` of its refusals). */

@@ -1,6 +1,7 @@
 import { invalidSpec, RenderError } from './errors.ts';
 import type { Component } from './settings.ts';
 import { LABELS, MANAGED_BY } from '../labels.ts';
+import { isDnsSubdomain } from '../objects/dns-names.ts';
 
 // The users' labels and annotations may not use mooring's own keys (`../labels.ts`), nor anything under mooring.dev/.
 const RESERVED_PREFIX = 'mooring.dev/';
@@ -59,8 +60,6 @@ export function sortKeys<T>(o: Record<string, T>): Record<string, T> {
 
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 const NAME_PART = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
-const DNS_1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const DNS_1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 /** A Kubernetes label value (also used for ids that become label values). */
 export function isLabelValue(v: string): boolean {
@@ -74,14 +73,6 @@ export function isQualifiedName(k: string): boolean {
   const prefix = slash < 0 ? undefined : k.slice(0, slash);
   if (name.length === 0 || name.length > 63 || !NAME_PART.test(name)) return false;
   return prefix === undefined || isDnsSubdomain(prefix);
-}
-
-export function isDnsSubdomain(s: string): boolean {
-  return s.length > 0 && s.length <= 253 && DNS_1123_SUBDOMAIN.test(s);
-}
-
-export function isDnsLabel(s: string): boolean {
-  return s.length > 0 && s.length <= 63 && DNS_1123_LABEL.test(s);
 }
 
 /** Checks the ResourceSpec's labels: valid, and none of mooring's own. */

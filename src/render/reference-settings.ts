@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isDnsLabel } from '../objects/dns-names.ts';
 
 /**
  * What a deployment may refer to outside its own objects (render settings `references`): which
@@ -32,16 +33,14 @@ export function defaultReferenceSettings(): ReferenceSettings {
   return { allowServiceAccountTokens: false, namespaceTenants: {} };
 }
 
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
-
 /** The `references` member of a settings file (`mooring render --settings`): every member optional. */
 export const ReferenceSettingsFile = z.strictObject({
   agentServiceAccount: z.string().min(1).optional(),
-  agentNamespace: z.string().regex(DNS_LABEL, 'must be a DNS-1123 label').optional(),
+  agentNamespace: z.string().refine(isDnsLabel, 'must be a DNS-1123 label').optional(),
   serviceAccounts: z.array(z.string().min(1)).optional(),
   allowServiceAccountTokens: z.boolean().optional(),
   namespaceTenants: z
-    .record(z.string().regex(DNS_LABEL, 'each namespace must be a DNS-1123 label'), z.uuid())
+    .record(z.string().refine(isDnsLabel, 'each namespace must be a DNS-1123 label'), z.uuid())
     .optional(),
 });
 export type ReferenceSettingsFile = z.infer<typeof ReferenceSettingsFile>;

@@ -8,7 +8,7 @@
 import type { Volume } from '../contract/index.ts';
 import { POSTGRES_DEFAULTS } from './defaults.ts';
 import { invalidSpec, policyViolation } from './errors.ts';
-import { isDnsLabel } from './labels.ts';
+import { isDnsLabel } from '../objects/dns-names.ts';
 import { member } from './plain-object.ts';
 import { NEVER_ALLOWED_VOLUME_TYPES, RESTRICTED_VOLUME_TYPES, VOLUME_SOURCES } from './pod-security-lists.ts';
 import type { RenderPolicy } from './settings.ts';
