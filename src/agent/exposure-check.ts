@@ -5,7 +5,7 @@
  * without exposure rather than failing the apply of every deployment with a `custom_url`.
  */
 import { MooringError } from '../errors.ts';
-import { type KindInfo, kindInfo } from '../objects/kinds.ts';
+import { EXPOSURE_KIND_INFOS, type KindInfo, kindInfo } from '../objects/kinds.ts';
 import type { Logger } from '../log.ts';
 import type { RenderSettings } from '../render/index.ts';
 
@@ -15,12 +15,36 @@ const KIND_OF = { ingress: 'Ingress', httproute: 'HTTPRoute' } as const;
 export interface ExposureCheckDeps {
   /** Whether the cluster serves a kind (discovery: kube/exposure-discovery.ts's `servesKind`). */
   serves(info: KindInfo): Promise<boolean>;
-  resources: { alsoList(kinds: KindInfo[]): void };
+  resources: { alsoList(kinds: KindInfo[]): void; listOnceMore(kinds: KindInfo[]): void };
   logger: Logger;
 }
 
 /** Returns the settings to render with: `settings`, or the same with exposure off when the kind is absent. */
 export async function checkExposureKind(
+  deps: ExposureCheckDeps,
+  settings: RenderSettings,
+): Promise<RenderSettings> {
+  const checked = await checkConfiguredKind(deps, settings);
+  await listLeftovers(deps, checked);
+  return checked;
+}
+
+/**
+ * The exposure kinds served but not in use join the first listing once: objects of them that an
+ * earlier setting left (exposure switched to the other kind, or turned off) are then pruned by
+ * their deployments' reconciles instead of routing traffic on. A discovery that fails skips that
+ * kind.
+ */
+async function listLeftovers(deps: ExposureCheckDeps, settings: RenderSettings): Promise<void> {
+  const inUse = settings.exposure.kind === 'none' ? undefined : KIND_OF[settings.exposure.kind];
+  const others: KindInfo[] = [];
+  for (const info of EXPOSURE_KIND_INFOS) {
+    if (info.kind !== inUse && (await deps.serves(info).catch(() => false))) others.push(info);
+  }
+  if (others.length > 0) deps.resources.listOnceMore(others);
+}
+
+async function checkConfiguredKind(
   deps: ExposureCheckDeps,
   settings: RenderSettings,
 ): Promise<RenderSettings> {

@@ -38,6 +38,13 @@ export interface ListOwnedOptions {
    * whole, and each page is compared before it is slimmed (slim-listing.ts).
    */
   judge?: PageJudge;
+  /**
+   * Kinds listed as well where the agent may lack the right to list them: a list call of one of
+   * them that fails leaves that kind out (`onOptionalFailure`) instead of refusing the listing.
+   * Objects not seen are never pruned, so leaving a kind out loses nothing but its clean-up.
+   */
+  optionalKinds?: readonly KindInfo[];
+  onOptionalFailure?: (kind: KindInfo, namespace: string, err: unknown) => void;
 }
 
 /** A complete listing of owned objects. */
@@ -131,13 +138,13 @@ export async function listOwned(
 ): Promise<Inventory> {
   const selector = ownedSelector(opts.listenerId, opts.deploymentId);
   const pool = new ListingPool();
-  const calls = opts.namespaces.flatMap((namespace) =>
-    (opts.kinds ?? LISTED_KINDS).map((kind) => ({ namespace, kind })),
-  );
+  const optional = new Set(opts.optionalKinds ?? []);
+  const kinds = [...(opts.kinds ?? LISTED_KINDS), ...optional];
+  const calls = opts.namespaces.flatMap((namespace) => kinds.map((kind) => ({ namespace, kind })));
   const lists = await pMap(
     calls,
-    ({ namespace, kind }) =>
-      listKind(
+    async ({ namespace, kind }) => {
+      const listing = listKind(
         client,
         kind,
         namespace,
@@ -147,7 +154,13 @@ export async function listOwned(
         opts.slim ?? false,
         opts.previous,
         opts.judge,
-      ),
+      );
+      if (!optional.has(kind)) return listing;
+      return listing.catch((err: unknown) => {
+        opts.onOptionalFailure?.(kind, namespace, err);
+        return [];
+      });
+    },
     { concurrency: LIST_CONCURRENCY },
   );
   return inventoryOf(lists.flat());

@@ -4,6 +4,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
+import { errorCode, MooringError } from '../errors.ts';
+import { LABELS } from '../labels.ts';
 import { silentLogger } from '../log.ts';
 import { type ApplyContext, type ApplyOptions, applyAll, isVerified } from './apply.ts';
 import type { Verified } from './apply-context.ts';
@@ -44,6 +46,8 @@ export class ResourceManager {
   readonly #context: ApplyContext;
   /** What a listing covers unless told otherwise (`alsoList`). */
   #listed: readonly KindInfo[] = LISTED_KINDS;
+  /** Kinds the next cycle listing also covers, once (`listOnceMore`). */
+  #once: readonly KindInfo[] = [];
 
   constructor(opts: ResourceManagerOptions) {
     this.fieldManager = opts.fieldManager ?? FIELD_MANAGER;
@@ -87,7 +91,37 @@ export class ResourceManager {
 
   /** Every owned object in the namespaces (of one deployment when `deploymentId` is set). */
   listOwned(opts: ListOwnedOptions): Promise<Inventory> {
-    return listOwned(this.#client, { ...opts, kinds: opts.kinds ?? this.#listed }, this.fieldManager);
+    const kinds = opts.kinds ?? this.#listed;
+    const once = opts.slim && opts.deploymentId === undefined ? this.#once : [];
+    if (once.length === 0) return listOwned(this.#client, { ...opts, kinds }, this.fieldManager);
+    const warned = new Set<string>();
+    const onOptionalFailure = (kind: KindInfo, namespace: string, err: unknown) => {
+      if (warned.has(kind.kind)) return;
+      warned.add(kind.kind);
+      const cause = err instanceof MooringError ? (err.details.cause ?? err.code) : errorCode(err);
+      this.#logger.warn(
+        { cause, kind: kind.kind, namespace },
+        `${kind.kind} objects could not be listed (${String(cause)}): any an earlier exposure setting left stay in place; ` +
+          `remove them with: kubectl delete ${kind.plural} -A -l ${LABELS.listenerId}=${opts.listenerId}`,
+      );
+    };
+    return listOwned(
+      this.#client,
+      { ...opts, kinds, optionalKinds: once, onOptionalFailure },
+      this.fieldManager,
+    ).then((inventory) => {
+      this.#once = [];
+      return inventory;
+    });
+  }
+
+  /**
+   * Adds kinds to the next cycle listing only: the exposure kinds not in use, of which an earlier
+   * setting may have left objects; its reconciles then prune what they find. A list call of one of
+   * them that fails (the Role does not allow it) leaves that kind out, with a warning.
+   */
+  listOnceMore(kinds: readonly KindInfo[]): void {
+    this.#once = kinds.filter((k) => !this.#listed.includes(k));
   }
 
   /**

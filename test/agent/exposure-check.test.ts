@@ -37,7 +37,17 @@ describe('exposure kind check at start', () => {
     api.clearRequests();
     await resources.listOwned({ namespaces: ['apps'], listenerId: LISTENER });
     const listed = api.requests({ verb: 'list' }).map((r) => r.resource);
-    return { settings, log, listed };
+    return { settings, log, listed, resources };
+  }
+
+  /** The exposure kinds a cycle listing (slim, of every deployment) asks for. */
+  async function cycleListed(resources: Awaited<ReturnType<typeof check>>['resources']): Promise<string[]> {
+    api?.clearRequests();
+    await resources.listOwned({ namespaces: ['apps'], listenerId: LISTENER, slim: true });
+    return (api?.requests({ verb: 'list' }) ?? [])
+      .map((r) => r.resource)
+      .filter((r) => r === 'ingresses' || r === 'httproutes')
+      .sort();
   }
 
   it('HTTPRoute without the Gateway API CRDs: one coded warning, exposure off, listings still complete', async () => {
@@ -64,5 +74,15 @@ describe('exposure kind check at start', () => {
     await api?.close();
     const none = await check({ kind: 'none' });
     expect(none.listed.filter((r) => r === 'ingresses' || r === 'httproutes')).toEqual([]);
+  });
+
+  it('the kinds served but not in use join the first cycle listing once, so what they hold is pruned', async () => {
+    const none = await check({ kind: 'none' });
+    expect(await cycleListed(none.resources)).toEqual(['ingresses']);
+    expect(await cycleListed(none.resources)).toEqual([]);
+    await api?.close();
+    const ingress = await check({ kind: 'ingress' }, [HTTPROUTE_CRD]);
+    expect(await cycleListed(ingress.resources)).toEqual(['httproutes', 'ingresses']);
+    expect(await cycleListed(ingress.resources)).toEqual(['ingresses']);
   });
 });

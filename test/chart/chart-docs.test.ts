@@ -4,7 +4,11 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { chartDir } from '../../scripts/render-deploy.ts';
 import { SETTINGS } from '../../src/config.ts';
-import { EXPOSURE_PERMISSIONS, WATCHED_NAMESPACE_PERMISSIONS } from './rbac.ts';
+import {
+  EXPOSURE_LEFTOVER_PERMISSIONS,
+  EXPOSURE_PERMISSIONS,
+  WATCHED_NAMESPACE_PERMISSIONS,
+} from './rbac.ts';
 
 const readme = readFileSync(path.join(chartDir, 'README.md'), 'utf8');
 const values = parse(readFileSync(path.join(chartDir, 'values.yaml'), 'utf8')) as Record<string, unknown>;
@@ -79,6 +83,23 @@ describe('the chart README documents what the chart does', () => {
         group: p.group,
         resource: p.resource,
         verbs: [...p.verbs],
+      })),
+    );
+  });
+
+  it('states the permissions on the exposure kinds not in use that the RBAC test holds the chart to', () => {
+    const rows = tableAfter('With any **other exposure kind**').map(([group, resource, verbs, why]) => ({
+      group: group!.replaceAll('`', ''),
+      resource: resource!.replaceAll('`', ''),
+      verbs: verbs!.split(', '),
+      why,
+    }));
+    expect(rows).toEqual(
+      Object.values(EXPOSURE_LEFTOVER_PERMISSIONS).map((p) => ({
+        group: p.group,
+        resource: p.resource,
+        verbs: [...p.verbs],
+        why: p.why,
       })),
     );
   });

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { parseSettingsText } from '../../src/render/index.ts';
 import { chartRoles } from './chart-roles.ts';
-import { ciValueSets, type KubeObject, RELEASE, template } from './helm.ts';
+import { chartDir } from '../../scripts/render-deploy.ts';
+import { ciValueSets, helm, type KubeObject, parseObjects, RELEASE, template } from './helm.ts';
 import {
   type AccessRequest,
   boundRoles,
@@ -285,27 +286,54 @@ describe('exposure RBAC', () => {
     expect(() => template([base, { rendering: { exposure: { kind: 'httproute' } } }])).toThrow(/gateway/);
   });
 
-  it('appears only in the value sets that turn exposure on', () => {
+  const writes = (roles: RoleLike[]) =>
+    exposureRules(roles).filter((rule) => (rule.verbs ?? []).some((v) => v === 'create' || v === 'patch'));
+
+  it('lets write only the value sets that turn exposure on', () => {
     const withExposure = [...ciValueSets().entries()].filter(
-      ([, file]) => exposureRules(boundRoles(template([file]), SERVICE_ACCOUNT)).length > 0,
+      ([, file]) => writes(boundRoles(template([file]), SERVICE_ACCOUNT)).length > 0,
     );
     expect(withExposure.map(([name]) => name)).toEqual(['exposure']);
   });
 
-  it('grants the verbs of the kind chosen, and only that kind', () => {
+  it('grants every verb on the kind chosen, and only list and delete on the other (HTTPRoutes where served)', () => {
     const base = ciValueSets().get('default')!;
-    const kinds = { ingress: 'ingresses', httproute: 'httproutes' } as const;
-    for (const [kind, resource] of Object.entries(kinds)) {
-      const exposure =
-        kind === 'ingress' ? { kind } : { kind, gateway: { name: 'public', namespace: 'gateways' } };
-      const roles = boundRoles(template([base, { rendering: { exposure } }]), SERVICE_ACCOUNT);
-      expect(exposureRules(roles).map((r) => r.resources)).toEqual([[resource]]);
-    }
-    expect(
+    const rules = (exposure: Record<string, unknown>, gatewayApi = false) =>
       exposureRules(
-        boundRoles(template([base, { rendering: { exposure: { kind: 'none' } } }]), SERVICE_ACCOUNT),
-      ),
-    ).toEqual([]);
+        boundRoles(
+          parseObjects(
+            helm(
+              [
+                'template',
+                RELEASE.name,
+                chartDir,
+                '--namespace',
+                RELEASE.namespace,
+                ...(gatewayApi ? ['--api-versions', 'gateway.networking.k8s.io/v1/HTTPRoute'] : []),
+              ],
+              [base, { rendering: { exposure } }],
+            ).stdout,
+          ),
+          SERVICE_ACCOUNT,
+        ),
+      ).map((r) => [r.resources, r.verbs]);
+    const all = ['get', 'list', 'create', 'patch', 'delete'];
+    const leftovers = ['list', 'delete'];
+    const gateway = { kind: 'httproute', gateway: { name: 'public', namespace: 'gateways' } };
+    expect(rules({ kind: 'ingress' })).toEqual([[['ingresses'], all]]);
+    expect(rules({ kind: 'ingress' }, true)).toEqual([
+      [['ingresses'], all],
+      [['httproutes'], leftovers],
+    ]);
+    expect(rules(gateway, true)).toEqual([
+      [['ingresses'], leftovers],
+      [['httproutes'], all],
+    ]);
+    expect(rules({ kind: 'none' })).toEqual([[['ingresses'], leftovers]]);
+    expect(rules({ kind: 'none' }, true)).toEqual([
+      [['ingresses'], leftovers],
+      [['httproutes'], leftovers],
+    ]);
   });
 });
 

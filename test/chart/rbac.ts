@@ -210,6 +210,25 @@ export const EXPOSURE_PERMISSIONS: Readonly<Record<'ingress' | 'httproute', Perm
   },
 };
 
+/**
+ * What the agent does in a watched namespace with each exposure kind it does not use: at start it
+ * lists them once and deletes what an earlier exposure setting left (exposure-check.ts).
+ */
+export const EXPOSURE_LEFTOVER_PERMISSIONS: Readonly<Record<'ingress' | 'httproute', Permission>> = {
+  ingress: {
+    group: 'networking.k8s.io',
+    resource: 'ingresses',
+    verbs: ['list', 'delete'],
+    why: 'remove the Ingresses an earlier exposure setting left (unless `rendering.exposure.kind: ingress`)',
+  },
+  httproute: {
+    group: 'gateway.networking.k8s.io',
+    resource: 'httproutes',
+    verbs: ['list', 'delete'],
+    why: 'remove the HTTPRoutes an earlier exposure setting left (unless `rendering.exposure.kind: httproute`; only where the cluster serves the Gateway API)',
+  },
+};
+
 /** What the agent does in its own (release) namespace: only the leader Lease. */
 export function releaseNamespacePermissions(options: {
   leaderElection: boolean;
@@ -240,10 +259,18 @@ export function documentedRoles(options: {
   deleteVolumes?: boolean;
   /** `rendering.exposure.kind`; default none. */
   exposure?: string;
+  /** Whether Helm sees the Gateway API's HTTPRoute served (`--api-versions`); default not. */
+  gatewayApi?: boolean;
 }): RoleLike[] {
-  const exposure = EXPOSURE_PERMISSIONS[options.exposure as keyof typeof EXPOSURE_PERMISSIONS];
   const base = watchedNamespacePermissions({ deleteVolumes: options.deleteVolumes ?? false });
-  const watched = exposure ? [...base, exposure] : base;
+  const exposureKinds = ['ingress', 'httproute'] as const;
+  const watched = [
+    ...base,
+    ...exposureKinds.flatMap((k) => {
+      if (k === options.exposure) return [EXPOSURE_PERMISSIONS[k]];
+      return k === 'ingress' || options.gatewayApi ? [EXPOSURE_LEFTOVER_PERMISSIONS[k]] : [];
+    }),
+  ];
   const release = releaseNamespacePermissions(options);
   const toRules = (permissions: readonly Permission[], namespace: string): PolicyRule[] =>
     permissions.map((p) => ({

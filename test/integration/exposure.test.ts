@@ -162,10 +162,47 @@ describe('exposure end to end (agent process + sandbox + kubectl)', { timeout: 6
     });
     const withExposure = chartRoles({ namespaces: [NAMESPACE], exposure: { kind: 'ingress' } });
     expect(agentRequests.filter((r) => !rolesAllow(withExposure, asked(r))).map((r) => r.path)).toEqual([]);
-    // Not vacuous: the default Roles refuse the agent's Ingress requests.
-    const ingressRequests = agentRequests.filter((r) => r.resource === 'ingresses');
+    // Not vacuous: the default Roles refuse the agent's Ingress writes and reads by name.
+    const ingressRequests = agentRequests.filter(
+      (r) => r.resource === 'ingresses' && r.verb !== 'list' && r.verb !== 'delete',
+    );
     expect(ingressRequests.length).toBeGreaterThan(0);
     const without = chartRoles({ namespaces: [NAMESPACE] });
     expect(ingressRequests.every((r) => !rolesAllow(without, asked(r)))).toBe(true);
+  });
+
+  it('turned off, the restarted agent deletes the Ingresses it left, with the default Roles', async () => {
+    await stack.client.patchDeployment(id, { source_config: { custom_url: 'https://web.example.com/app/' } });
+    await waitFor('Ingress back', ingress, 20_000);
+    await agent.stop();
+    writeFileSync(settingsFile, 'exposure:\n  kind: none\n');
+    stack.kube.clearRequests();
+    agent = spawnAgent(stack.agentEnv({ MOORING_SETTINGS: settingsFile }));
+    await waitFor('Ingress deleted', async () => (await ingress()) === undefined, 30_000);
+    await waitFor('two idle resyncs', () => shortcuts() >= 2, 20_000);
+    expect((await deploymentState(agent, id))?.state).toBe('Ready');
+    // `bad` (its custom_url unroutable) is no longer refused: with exposure off the URL is not read.
+    const ofWeb = writes().filter((w) => !w.includes('/bad'));
+    expect([...new Set(ofWeb)].sort()).toEqual(['delete ingresses/web', 'delete networkpolicies/web']);
+    const denied = stack.kube
+      .requests()
+      .filter((r) => (r.userAgent ?? '').startsWith('mooring/'))
+      .filter(
+        (r) =>
+          !rolesAllow(chartRoles({ namespaces: [NAMESPACE] }), {
+            verb: r.verb,
+            group: r.group,
+            resource: r.resource,
+            ...(r.namespace ? { namespace: r.namespace } : {}),
+            ...(r.name ? { name: r.name } : {}),
+          }),
+      );
+    expect(denied.map((r) => r.path)).toEqual([]);
+    // Once gone, the next start finds nothing to delete and writes nothing.
+    await agent.stop();
+    stack.kube.clearRequests();
+    agent = spawnAgent(stack.agentEnv({ MOORING_SETTINGS: settingsFile }));
+    await waitFor('two idle resyncs', () => shortcuts() >= 2, 20_000);
+    expect(writes()).toEqual([]);
   });
 });

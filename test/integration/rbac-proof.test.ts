@@ -61,6 +61,45 @@ describe('RBAC proof: the chart grants exactly what the agent uses', { timeout: 
       JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: RELEASE.namespace } }),
     );
     await stack.kubectl(['create', '-f', nsFile]);
+    // What an earlier exposure setting left: an Ingress of one deployment. The agent (exposure off,
+    // the chart's default) lists Ingresses once at start and deletes it.
+    const earlier = await stack.client.createDeployment(
+      deploymentBody('earlier', 'registry.example/earlier:1'),
+    );
+    const leftover = path.join(stack.dir, 'leftover-ingress.json');
+    writeFileSync(
+      leftover,
+      JSON.stringify({
+        apiVersion: 'networking.k8s.io/v1',
+        kind: 'Ingress',
+        metadata: {
+          name: 'earlier',
+          namespace: NAMESPACE,
+          labels: {
+            'app.kubernetes.io/managed-by': 'mooring',
+            'mooring.dev/listener-id': LISTENER_ID,
+            'mooring.dev/deployment-id': earlier.id,
+          },
+        },
+        spec: {
+          rules: [
+            {
+              host: 'earlier.example.com',
+              http: {
+                paths: [
+                  {
+                    path: '/',
+                    pathType: 'Prefix',
+                    backend: { service: { name: 'earlier', port: { number: 80 } } },
+                  },
+                ],
+              },
+            },
+          ],
+        },
+      }),
+    );
+    await stack.kubectl(['apply', '--server-side', '--field-manager=mooring', '-f', leftover]);
     const settings = Object.fromEntries(
       CHART_SETTINGS.flatMap((name) => (chart.env.has(name) ? [[name, chart.env.get(name) ?? '']] : [])),
     );
@@ -80,6 +119,7 @@ describe('RBAC proof: the chart grants exactly what the agent uses', { timeout: 
   });
 
   it('drives create, update, drift repair, prune, UNUSED and AWAITING_DELETE', async () => {
+    await waitFor('the leftover Ingress deleted', async () => !(await exists('ingress', 'earlier')), 30_000);
     // Autoscaled (HPA) with a PDB, an env Secret, Redis and Postgres: every kind the agent renders.
     const body = deploymentBody('rbac', 'registry.example/rbac:1.0.0', [{ name: 'TOKEN', value: 'one' }]);
     body.source_config.resource_spec = { ...body.source_config.resource_spec, min_scale: 2, max_scale: 3 };
