@@ -37,10 +37,9 @@ export async function checkExposureKind(
  */
 async function listLeftovers(deps: ExposureCheckDeps, settings: RenderSettings): Promise<void> {
   const inUse = settings.exposure.kind === 'none' ? undefined : KIND_OF[settings.exposure.kind];
-  const others: KindInfo[] = [];
-  for (const info of EXPOSURE_KIND_INFOS) {
-    if (info.kind !== inUse && (await deps.serves(info).catch(() => false))) others.push(info);
-  }
+  const candidates = EXPOSURE_KIND_INFOS.filter((info) => info.kind !== inUse);
+  const served = await Promise.all(candidates.map((info) => deps.serves(info).catch(() => false)));
+  const others = candidates.filter((_, i) => served[i]);
   if (others.length > 0) deps.resources.listOnceMore(others);
 }
 
