@@ -80,9 +80,9 @@ export function wireAgent(o: WireOptions): WiredAgent {
         ? { qps: AUTO_KUBE_QPS, burst: config.kubeBurst, untilServerFlowControl: true }
         : { qps: config.kubeQps, burst: config.kubeBurst },
     onWait: (reason, seconds) => metrics.kubeWaitSeconds.inc({ reason }, seconds),
+    // The client's own secrets (a kubeconfig proxy-url's password, tokens) are scrubbed by value too.
+    onCredentials: (values) => redactor.set('kube-credentials', values),
   });
-  // The kubeconfig's own secrets (its proxy-url's password among them) are scrubbed by value too.
-  redactor.set('kube-credentials', kube.credentialValues);
   const controlPlane = new ControlPlaneClient({
     baseUrl: config.controlPlaneUrl,
     apiKey: config.apiKey,

@@ -73,6 +73,13 @@ export interface KubeHttpOptions {
   rateLimit?: { qps: number; burst: number; untilServerFlowControl?: boolean };
   /** Told of every wait before a request was sent, in seconds: the wait metrics. */
   onWait?: (reason: WaitReason, seconds: number) => void;
+  /**
+   * Told of the secrets this client holds, at once and whenever they change: a static token, a
+   * basic-auth password, its proxy URL's password (as written and decoded), the token an exec
+   * plugin or a token file gave last. For the redactor: none may reach a log line, whatever an
+   * error quotes.
+   */
+  onCredentials?: (values: readonly string[]) => void;
 }
 
 const TOKEN_FILE_REREAD_MS = 60_000;
@@ -81,11 +88,6 @@ export class KubeHttp {
   readonly server: string;
   /** The proxy requests go through (scheme, host and port, never credentials); empty when direct. */
   readonly route: { proxy?: string };
-  /**
-   * The fixed secrets this client holds (a static token, a basic-auth password, its proxy URL's
-   * password), for the redactor: none of them may reach a log line, whatever an error quotes.
-   */
-  readonly credentialValues: readonly string[];
   /** The server's origin and its path prefix (a proxy in front of the API server may add one). */
   readonly #origin: string;
   readonly #prefix: string;
@@ -113,10 +115,20 @@ export class KubeHttp {
     const proxy = access.proxyUrl ?? (access.inCluster ? undefined : proxyForUrl(url, opts.env ?? {}));
     this.route = proxy ? { proxy: describeProxy(proxy) } : {};
     const c = access.credentials;
-    this.credentialValues = [
+    const fixed = [
       ...(proxy ? urlPasswords(proxy) : []),
       ...(c.type === 'token' ? [c.token] : c.type === 'basic' ? [c.password] : []),
     ];
+    let issued: string | undefined;
+    /** A token read or minted: the redactor learns it when it changes. */
+    const took = (token: string): string => {
+      if (token !== issued) {
+        issued = token;
+        opts.onCredentials?.([...fixed, token]);
+      }
+      return token;
+    };
+    opts.onCredentials?.(fixed);
     this.#dispatcher = proxy
       ? new ProxyAgent({ uri: proxy, requestTls: connect, keepAliveTimeout: 30_000 })
       : new Agent({ connect, keepAliveTimeout: 30_000 });
@@ -129,13 +141,13 @@ export class KubeHttp {
       let cached: { value: string; readAtMs: number } | undefined;
       this.#auth = async () => {
         if (!cached || Date.now() - cached.readAtMs > TOKEN_FILE_REREAD_MS) {
-          cached = { value: readFileSync(c.file, 'utf8').trim(), readAtMs: Date.now() };
+          cached = { value: took(readFileSync(c.file, 'utf8').trim()), readAtMs: Date.now() };
         }
         return `Bearer ${cached.value}`;
       };
     } else if (this.#exec) {
       const exec = this.#exec;
-      this.#auth = async () => `Bearer ${await exec.token()}`;
+      this.#auth = async () => `Bearer ${took(await exec.token())}`;
     } else this.#auth = async () => undefined;
   }
 

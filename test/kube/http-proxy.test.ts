@@ -93,17 +93,19 @@ describe('Kubernetes client and HTTPS_PROXY', () => {
   });
 
   it("hands the redactor a kubeconfig proxy-url's password (as written and decoded) and its token", () => {
+    const told: (readonly string[])[] = [];
     const kube = new KubeHttp(
       { ...access({ 'proxy-url': `http://ops:${encodeURIComponent(`${PASSWORD}@`)}@proxy.example:3128` }) },
-      { env: {} },
+      { env: {}, onCredentials: (values) => told.push(values) },
     );
     expect(kube.route).toEqual({ proxy: 'http://proxy.example:3128' });
-    expect(kube.credentialValues).toEqual(expect.arrayContaining([`${PASSWORD}%40`, `${PASSWORD}@`]));
-    const token = new KubeHttp(
+    expect(told).toEqual([expect.arrayContaining([`${PASSWORD}%40`, `${PASSWORD}@`])]);
+    told.length = 0;
+    new KubeHttp(
       { ...access(), credentials: { type: 'token', token: 'static-token-9f3c' } },
-      { env: {} },
+      { env: {}, onCredentials: (values) => told.push(values) },
     );
-    expect(token.credentialValues).toEqual(['static-token-9f3c']);
+    expect(told).toEqual([['static-token-9f3c']]);
   });
 
   it('fails with MOORING_E_PROXY_REFUSED, naming the proxy without its password', async () => {

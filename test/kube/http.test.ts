@@ -100,6 +100,25 @@ describe('KubeHttp', () => {
     await Promise.all([token.close(), basic.close(), fromFile.close()]);
   });
 
+  it('tells the redactor each token a token file or an exec plugin gives, once per token', async () => {
+    const file = join(dir, 'rotating-token');
+    writeFileSync(file, 'file-token-one\n');
+    const told: (readonly string[])[] = [];
+    const fromFile = new KubeHttp(access({ type: 'token-file', file }), {
+      onCredentials: (values) => told.push(values),
+    });
+    await get(fromFile);
+    await get(fromFile);
+    expect(told).toEqual([[], ['file-token-one']]);
+    const exec = new KubeHttp(access(plugin('exec-secret-token')), {
+      env: { PATH: process.env.PATH },
+      onCredentials: (values) => told.push(values),
+    });
+    await Promise.all([get(exec), get(exec)]);
+    expect(told.slice(2)).toEqual([[], ['exec-secret-token']]);
+    await Promise.all([fromFile.close(), exec.close()]);
+  });
+
   it('runs an exec plugin once, keeps its token, and runs it again after a 401', async () => {
     const creds = plugin('exec-token');
     const kube = new KubeHttp(access(creds), { env: { PATH: process.env.PATH } });
