@@ -1,6 +1,7 @@
 import { invalidSpec, RenderError } from './errors.ts';
 import type { Component } from './settings.ts';
 import { LABELS, MANAGED_BY } from '../labels.ts';
+import { sortedKeys } from '../objects/canonical-json.ts';
 import { isDnsSubdomain } from '../objects/dns-names.ts';
 
 // The users' labels and annotations may not use mooring's own keys (`../labels.ts`), nor anything under mooring.dev/.
@@ -54,7 +55,7 @@ export function stableLabels(ctx: LabelContext, component: ObjectComponent): Rec
 /** A copy with keys in code-point order: output never depends on input key order. */
 export function sortKeys<T>(o: Record<string, T>): Record<string, T> {
   const out: Record<string, T> = {};
-  for (const k of Object.keys(o).sort()) out[k] = o[k] as T;
+  for (const k of sortedKeys(o)) out[k] = o[k] as T;
   return out;
 }
 

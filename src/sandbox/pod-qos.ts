@@ -3,6 +3,8 @@
  * pkg/apis/core/helper/qos): only cpu and memory count, and a zero quantity counts as unset.
  */
 
+import { quantityValue } from './validation/quantity.ts';
+
 type Obj = Record<string, unknown>;
 
 const COMPUTE = ['cpu', 'memory'];
@@ -13,8 +15,9 @@ function compute(list: unknown): Map<string, string> {
   if (!list || typeof list !== 'object') return out;
   for (const name of COMPUTE) {
     const value = (list as Obj)[name];
-    const text = typeof value === 'number' ? String(value) : value;
-    if (typeof text === 'string' && !/^[-+]?0+(?:\.0*)?[a-zA-Z]*$/.test(text)) out.set(name, text);
+    if (typeof value !== 'string' && typeof value !== 'number') continue;
+    // Zero by value, through the one quantity parser ("0", "0m", "0.0Gi"); what it cannot read counts.
+    if (quantityValue(value)?.mantissa !== 0n) out.set(name, String(value));
   }
   return out;
 }
