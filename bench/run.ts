@@ -222,6 +222,9 @@ async function startAgent(
       '127.0.0.1',
       '--ops-port',
       String(opsPort),
+      // As the chart runs it: the leader keeps its restart memo (ADR 0010).
+      '--restart-memo',
+      'mooring-restart-memo',
       ...o.agentArgs,
     ],
   });

@@ -10,6 +10,7 @@ import type { ConvergedPass } from '../reconcile/converged.ts';
 import type { ReconcileResult } from '../reconcile/result.ts';
 import type { Redactor } from '../redact.ts';
 import type { Clock } from './clock.ts';
+import type { ColdPass } from './cold-start.ts';
 import type { LeaseClient } from './leader-election.ts';
 import type { OrphanPassResult, PruneRefusal } from './orphan-pass.ts';
 import type { DesiredDeployment, Snapshot } from './poll-cycle.ts';
@@ -52,6 +53,12 @@ export interface AgentDeps {
   ownsObjects?: (deploymentId: string) => boolean | undefined;
   /** Told once when the poller refuses a deployment (or its reason changes). */
   onRefused?: (d: DesiredDeployment) => void;
+  /**
+   * Called once the leader's last term ended by shutdown (not by losing the lease), with what its
+   * reconciles left verified, before the lease is released: the restart memo (ADR 0010). Never
+   * throws (a failure is logged).
+   */
+  saveRestartMemo?: (passes: Iterable<[string, ColdPass]>) => Promise<void>;
   /** Observes each successful reconcile's result (`mooring diff` prints the change sets). */
   onReconciled?: (deploymentId: string, result: ReconcileResult) => void;
   /**

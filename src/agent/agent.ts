@@ -2,8 +2,8 @@
  * The agent: start-up checks and registration, then (as the leader, or always without leader
  * election) the poll loop feeding the runner, the orphan pass after each complete listing, and
  * the heartbeat. Shutdown stops polling, lets in-flight reconciles finish within the grace period,
- * releases the lease and resolves. Kubernetes and control-plane access come in through `AgentDeps`
- * (see `cli/wiring.ts` for the real ones), so this file holds the loop mechanics only.
+ * saves the restart memo, releases the lease and resolves. Kubernetes and control-plane access
+ * come in through `AgentDeps` (`cli/wiring.ts` gives the real ones): loop mechanics only here.
  */
 import { MooringError } from '../errors.ts';
 import type { Check } from '../ops/server.ts';
@@ -79,7 +79,6 @@ export class Agent {
   get queueDepth(): number {
     return this.#term?.runner.depth ?? 0;
   }
-
   get inFlight(): number {
     return this.#term?.runner.inFlight ?? 0;
   }
@@ -128,13 +127,13 @@ export class Agent {
       });
       const electing = this.#elector.run(electorAbort.signal);
       await stopped;
-      await this.#stopTerm(config.shutdownGracePeriodMs, 'shutdown');
+      await this.#shutDown();
       electorAbort.abort();
       await electing;
     } else {
       this.#startTerm();
       await stopped;
-      await this.#stopTerm(config.shutdownGracePeriodMs, 'shutdown');
+      await this.#shutDown();
     }
     logger.info('agent stopped');
   }
@@ -182,6 +181,13 @@ export class Agent {
       deployments: this.status.list(),
     };
     return redactor ? redactor.scrubDeep(doc) : doc;
+  }
+
+  /** Ends the term on shutdown; a leader then saves its restart memo while it still holds the lease. */
+  async #shutDown(): Promise<void> {
+    const leading = this.#term !== undefined;
+    await this.#stopTerm(this.#d.config.shutdownGracePeriodMs, 'shutdown');
+    if (leading && !this.#deposed) await this.#d.saveRestartMemo?.(this.#deployments.convergedPasses());
   }
 
   async #startUp(signal: AbortSignal, opts: { register?: boolean } = {}): Promise<void> {

@@ -5,14 +5,16 @@
  * first time one of its objects is listed, and each rendered object is let go once its live
  * counterpart has been compared; what is left is let go with the judge when the listing ends.
  * A deployment whose every rendered object was found converged is handed on as a converged pass,
- * so that its first reconcile takes the resync's shortcut instead of rendering it again.
+ * so that its first reconcile takes the resync's shortcut instead of rendering it again. Objects
+ * the memo already holds at their version (a restart memo, ADR 0010) are not compared, and a
+ * deployment none of whose objects needs comparing is not rendered.
  */
 import { LABELS } from '../labels.ts';
 import { objectId } from '../objects/object-id.ts';
 import type { PageJudge } from '../kube/observed-state.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
 import type { ConvergedPass } from '../reconcile/converged.ts';
-import { claimPrefixes } from '../reconcile/steps.ts';
+import { claimPrefixes, isClaimOf } from '../reconcile/steps.ts';
 import type { DesiredDeployment } from './poller.ts';
 
 export interface ColdStartJudgeOptions {
@@ -25,6 +27,12 @@ export interface ColdStartJudgeOptions {
   render(d: DesiredDeployment): readonly KubeObject[];
   /** `verifyListed`: whether `live` holds what `desired` applies, recording it in the memo. */
   verify(live: KubeObject, desired: KubeObject, key: string): boolean;
+  /**
+   * Whether `live` needs no comparison for `key`: the memo holds it at this version (a restart
+   * memo filled it), or it is a volume claim of the deployment's StatefulSets, never rendered. A
+   * deployment none of whose objects needs comparing is not rendered.
+   */
+  known?(deploymentId: string, live: KubeObject, key: string): boolean;
   /** Told of a deployment all of whose rendered objects were found converged (`ColdPasses`). */
   onConverged?(deploymentId: string, pass: ColdPass): void;
 }
@@ -36,7 +44,9 @@ export interface ColdPass extends ConvergedPass {
 
 interface Rendered {
   key: string;
-  byId: Map<string, KubeObject>;
+  desired: DesiredDeployment;
+  /** Its rendered objects not yet compared, made at the first object the memo does not hold; null when it cannot be rendered. */
+  byId: Map<string, KubeObject> | null | undefined;
   /** The pass to hand on once `byId` is empty, or undefined once any comparison failed. */
   pass: ColdPass | undefined;
 }
@@ -50,30 +60,32 @@ function passOf(key: string, objects: readonly KubeObject[]): ColdPass | undefin
 
 /** A judge for one cold listing; make a new one per listing. */
 export function coldStartJudge(o: ColdStartJudgeOptions): PageJudge {
-  // Per deployment: its rendered objects not yet compared, or null (nothing to compare it with).
+  // Per deployment: what to compare its objects with, or null (nothing to compare it with).
   const rendered = new Map<string, Promise<Rendered | null>>();
   const renderedOf = (id: string): Promise<Rendered | null> => {
     let r = rendered.get(id);
     if (!r) {
-      r = Promise.resolve(o.desiredOf(id)).then((d) => {
+      r = Promise.resolve(o.desiredOf(id)).then((d) =>
         // Refused or being deleted: its reconcile decides, nothing is compared.
-        if (!d || d.refused || d.deployment.status === 'AWAITING_DELETE') return null;
-        try {
-          const objects = o.render(d);
-          const byId = new Map(objects.map((obj) => [objectId(obj), obj]));
-          return {
-            key: d.hash,
-            byId,
-            pass: byId.size === objects.length ? passOf(d.hash, objects) : undefined,
-          };
-        } catch {
-          // A render error is its reconcile's to report.
-          return null;
-        }
-      });
+        !d || d.refused || d.deployment.status === 'AWAITING_DELETE'
+          ? null
+          : { key: d.hash, desired: d, byId: undefined, pass: undefined },
+      );
       rendered.set(id, r);
     }
     return r;
+  };
+  const objectsOf = (r: Rendered): Map<string, KubeObject> | null => {
+    if (r.byId !== undefined) return r.byId;
+    try {
+      const objects = o.render(r.desired);
+      r.byId = new Map(objects.map((obj) => [objectId(obj), obj]));
+      r.pass = r.byId.size === objects.length ? passOf(r.key, objects) : undefined;
+    } catch {
+      // A render error is its reconcile's to report.
+      r.byId = null;
+    }
+    return r.byId;
   };
   return async (items) => {
     const ids = new Set<string>();
@@ -87,12 +99,14 @@ export function coldStartJudge(o: ColdStartJudgeOptions): PageJudge {
       const deploymentId = item.metadata?.labels?.[LABELS.deploymentId] ?? '';
       const r = ready.get(deploymentId);
       if (!r || typeof item.metadata.name !== 'string') continue;
+      if (o.known?.(deploymentId, item, r.key)) continue;
+      const byId = objectsOf(r);
       const id = objectId(item);
-      const desired = r.byId.get(id);
-      if (!desired) continue;
-      r.byId.delete(id);
+      const desired = byId?.get(id);
+      if (!byId || !desired) continue;
+      byId.delete(id);
       if (!o.verify(item, desired, r.key)) r.pass = undefined;
-      else if (r.byId.size === 0 && r.pass) o.onConverged?.(deploymentId, r.pass);
+      else if (byId.size === 0 && r.pass) o.onConverged?.(deploymentId, r.pass);
     }
   };
 }
@@ -112,6 +126,12 @@ export class ColdPasses {
 
   set(deploymentId: string, pass: ColdPass): void {
     this.#passes.set(deploymentId, pass);
+  }
+
+  /** Whether `obj` is a volume claim of the pass held for the deployment at `key`. */
+  holdsClaim(deploymentId: string, key: string, obj: KubeObject): boolean {
+    const pass = this.#passes.get(deploymentId);
+    return pass !== undefined && pass.key === key && isClaimOf(pass.claimPrefixes, obj);
   }
 
   /** The deployment's pass when it was found for `key` in `namespace`; forgotten either way. */

@@ -24,6 +24,7 @@ import type { ReconcileResult } from '../reconcile/result.ts';
 import type { Redactor } from '../redact.ts';
 import { allUnchanged, hasChanges } from '../objects/change-set.ts';
 import type { Clock } from './clock.ts';
+import type { ColdPass } from './cold-start.ts';
 import { deleteHold } from './delete-cap.ts';
 import { DesiredBook, secretValuesOf } from './desired-book.ts';
 import { DesiredWaiters } from './desired-waiters.ts';
@@ -224,6 +225,11 @@ export class Deployments {
    * `id`'s desired state as taken, or (while a poll is resolving its deployments) a promise of it,
    * settled once the poll takes it or ends; undefined when there is none (a cold start's listing).
    */
+  /** What the deployments' latest reconciles left verified (the restart memo's content). */
+  convergedPasses(): Iterable<[string, ColdPass]> {
+    return this.#desired.convergedPasses();
+  }
+
   desiredOf(id: string): DesiredDeployment | Promise<DesiredDeployment | undefined> | undefined {
     return this.#desired.get(id) ?? (this.#poll ? this.#waiters.wait(id) : undefined);
   }

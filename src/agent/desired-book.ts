@@ -5,7 +5,8 @@
  * what a reconcile found is kept only while the desired state it worked on is still the one taken.
  */
 import type { ConvergedPass } from '../reconcile/converged.ts';
-import { secretValues } from '../reconcile/steps.ts';
+import { namespaceOf, secretValues } from '../reconcile/steps.ts';
+import type { ColdPass } from './cold-start.ts';
 import type { DesiredDeployment } from './poll-cycle.ts';
 
 /**
@@ -69,6 +70,15 @@ export class DesiredBook {
     const current = this.#desired.get(id);
     if (current) this.#reconciledHash.set(id, worked.hash);
     if (converged && current?.hash === worked.hash) this.#converged.set(id, converged);
+  }
+
+  /** The passes held now, each with its deployment's namespace (the restart memo's content). */
+  *convergedPasses(): Generator<[string, ColdPass]> {
+    for (const [id, pass] of this.#converged) {
+      const d = this.#desired.get(id);
+      const namespace = d && namespaceOf(d.deployment);
+      if (namespace) yield [id, { ...pass, namespace }];
+    }
   }
 
   /** Whether `d`'s desired state is the one its last successful reconcile applied. */

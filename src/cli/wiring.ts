@@ -12,6 +12,7 @@ import { kubeLeaseClient } from '../kube/lease.ts';
 import { kubeNamespaceReader } from '../kube/namespaces.ts';
 import { ObservedState, type PageJudge } from '../kube/observed-state.ts';
 import { ResourceManager } from '../kube/resource-manager.ts';
+import { kubeRestartMemoStore } from '../kube/restart-memo-store.ts';
 import type { Logger } from '../log.ts';
 import { createMetrics, type AgentMetrics } from '../ops/metrics.ts';
 import { EventRecorder } from '../reconcile/events.ts';
@@ -25,6 +26,7 @@ import type { Redactor } from '../redact.ts';
 import { renderDeployment } from '../render/index.ts';
 import { Agent, type AgentDeps } from '../agent/agent.ts';
 import { ColdPasses, coldStartJudge } from '../agent/cold-start.ts';
+import { RestartMemoKeeper } from '../agent/restart-memo-keeper.ts';
 import { checkExposureKind } from '../agent/exposure-check.ts';
 import { proxyPasswords } from '../proxy/from-environment.ts';
 import { controlPlaneTls, describeRoutes } from '../agent/routes.ts';
@@ -144,14 +146,33 @@ export function wireAgent(o: WireOptions): WiredAgent {
   // A cold start's listing comes whole and is compared page by page (ADR 0008): no object is read
   // again. Not in dry run, which keeps no memo.
   const coldPasses = new ColdPasses();
-  const coldJudge = () => {
+  // What the leader verified, kept across restarts (ADR 0010): read by each cold listing.
+  const restartMemo =
+    config.restartMemo === undefined || config.dryRun
+      ? undefined
+      : new RestartMemoKeeper({
+          store: kubeRestartMemoStore(kube, config.leaseNamespace, config.restartMemo),
+          secret: config.apiKey,
+          settings: () => ({ settings, listener: config.listenerId, namespaces: config.namespaces }),
+          memo: observed.memo,
+          logger,
+        });
+  const coldJudge = (): PageJudge => {
     coldPasses.clear();
-    return coldStartJudge({
+    const judge = coldStartJudge({
       desiredOf: (id) => agent?.desiredOf(id),
       render: (d) => renderDeployment({ deployment: d.deployment, revision: d.revision, settings }).objects,
       verify: (live, desired, key) => resources.verifyListed(live, desired, key),
+      known: (id, live, key) => resources.isListedVerified(live, key) || coldPasses.holdsClaim(id, key, live),
       onConverged: (id, pass) => coldPasses.set(id, pass),
     });
+    const loaded = restartMemo?.load(coldPasses);
+    if (!loaded) return judge;
+    // The memo is filled before the first page is judged.
+    return async (items) => {
+      await loaded;
+      return judge(items);
+    };
   };
   const cachedResources = observed.wrap(resources);
   const directResources = observed.wrap(resources, { listDirectly: true });
@@ -197,6 +218,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
         },
       ),
     ownsObjects: (id) => observed.ownsObjects(id),
+    ...(restartMemo ? { saveRestartMemo: (passes) => restartMemo.save(passes) } : {}),
     // A record the agent cannot use refuses its deployment alone: said in an Event there too.
     onRefused: (d) => {
       const namespace = namespaceOf(d.deployment);

@@ -32,6 +32,8 @@ export interface AgentConfig {
   leaderElection: boolean;
   leaseName: string;
   leaseNamespace: string;
+  /** The restart memo's ConfigMap in `leaseNamespace` (ADR 0010); undefined: none kept. */
+  restartMemo: string | undefined;
   identity: string;
   shutdownGracePeriodMs: number;
   dryRun: boolean;

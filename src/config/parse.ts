@@ -170,6 +170,7 @@ export function parseAgentConfig(sources: ConfigSources): ConfigResult {
       (values.leaseNamespace as string | undefined) ??
       (sources.env.MOORING_POD_NAMESPACE || undefined) ??
       namespaces[0]!,
+    restartMemo: values.restartMemo as string | undefined,
     identity: (values.identity as string | undefined) ?? (sources.hostname ?? hostname)(),
     shutdownGracePeriodMs: seconds('shutdownGracePeriod'),
     dryRun: values.dryRun as boolean,

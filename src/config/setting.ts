@@ -15,7 +15,8 @@ export type Kind =
   | 'names'
   | 'tenants'
   | 'podSecurity'
-  | 'volumeTypes';
+  | 'volumeTypes'
+  | 'objectName';
 
 export interface Setting {
   /** Key in `AgentConfig` (before unit conversion). */

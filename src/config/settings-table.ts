@@ -214,6 +214,14 @@ export const SETTINGS: readonly Setting[] = [
     description: 'Lease namespace',
   },
   {
+    key: 'restartMemo',
+    flag: 'restart-memo',
+    env: 'MOORING_RESTART_MEMO',
+    kind: 'objectName',
+    defaultText: 'none',
+    description: 'ConfigMap (lease namespace) keeping what the leader verified, for a fast restart',
+  },
+  {
     key: 'identity',
     flag: 'identity',
     env: 'MOORING_POD_NAME',

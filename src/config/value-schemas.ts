@@ -42,6 +42,10 @@ const tenantsSchema = z.string().transform((s, ctx) => {
 /** One zod schema per kind: raw string in, value out. Messages say what is expected. */
 export const KIND_SCHEMAS: Record<Kind, z.ZodType> = {
   string: z.string().trim().min(1, 'must not be empty'),
+  objectName: z
+    .string()
+    .trim()
+    .refine(isDnsSubdomain, 'must be a Kubernetes object name (DNS-1123 subdomain)'),
   url: z
     .string()
     .trim()

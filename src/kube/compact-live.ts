@@ -19,7 +19,7 @@
  * restart's empty memo), it is read again.
  */
 import { LABELS } from '../labels.ts';
-import { hasPinnedVersion, objectVersion, pinVersion } from './object-version.ts';
+import { hasPinnedVersion, listedVersion, pinVersion } from './object-version.ts';
 import type { KubeObject, ManagedFieldsEntry } from '../objects/kube-object.ts';
 
 function replicasOnly(fields: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
@@ -228,6 +228,6 @@ export function slim(obj: KubeObject, fieldManager: string, pool?: ListingPool):
     out.status = healthStatus(obj.status as Record<string, unknown>, pool);
   }
   if (pool && typeof metadata.namespace === 'string') metadata.namespace = shared(metadata.namespace, pool);
-  pinVersion(out, objectVersion(obj));
+  pinVersion(out, listedVersion(obj));
   return out;
 }

@@ -13,11 +13,12 @@ export function isVerified(
   id: string,
   key: string | undefined,
   live: KubeObject,
+  versionOf: (obj: KubeObject) => string | undefined = objectVersion,
 ): boolean {
   if (key === undefined || ctx.dryRun) return false;
   const memo = ctx.verified?.get(id);
   // The memo first: the version of a whole object costs a digest of its labels and annotations.
-  return memo !== undefined && memo.key === key && memo.version === objectVersion(live);
+  return memo !== undefined && memo.key === key && memo.version === versionOf(live);
 }
 
 /** Records that `obj` (live, or the apply's answer) holds what `key` stands for. */

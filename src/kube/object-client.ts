@@ -63,6 +63,7 @@ const EXTRA_PLURALS: Record<string, string> = {
   'v1/Event': 'events',
   'v1/Namespace': 'namespaces',
   'coordination.k8s.io/v1/Lease': 'leases',
+  'v1/ConfigMap': 'configmaps',
 };
 
 /** The plural resource name of a kind (`deployments`), from the kind table. */

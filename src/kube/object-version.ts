@@ -43,6 +43,20 @@ export function hasPinnedVersion(obj: KubeObject): boolean {
   return pinned.has(obj);
 }
 
+/**
+ * Versions of whole listed objects, each taken once for a cold listing's judge and its slim copy:
+ * nothing changes a listed page's objects between the two.
+ */
+const listed = new WeakMap<KubeObject, string | undefined>();
+
+/** `objectVersion` of a whole object of a listing page, computed once per object. */
+export function listedVersion(obj: KubeObject): string | undefined {
+  if (listed.has(obj)) return listed.get(obj);
+  const version = objectVersion(obj);
+  listed.set(obj, version);
+  return version;
+}
+
 /** The object's version for the memo; undefined when it has none (never memoized). */
 export function objectVersion(obj: KubeObject): string | undefined {
   if (pinned.has(obj)) return pinned.get(obj);

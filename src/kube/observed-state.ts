@@ -68,6 +68,7 @@ function ownersOf(inventory: Inventory): Set<string> {
 }
 
 export type { PageJudge } from './slim-listing.ts';
+export type { Verified } from './apply-context.ts';
 
 export class ObservedState {
   /**

@@ -18,6 +18,7 @@ import { FIELD_MANAGER } from './labels.ts';
 import { LISTED_KINDS, type KindInfo } from '../objects/kinds.ts';
 import { type Inventory, type ListOwnedOptions, listOwned } from './list.ts';
 import { ObjectClient } from './object-client.ts';
+import { listedVersion } from './object-version.ts';
 import { objectId } from '../objects/object-id.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
 import { verifyListed } from './verify-listed.ts';
@@ -85,6 +86,11 @@ export class ResourceManager {
    * Whether `live`, a whole listed object, holds what `desired` (its rendered object) applies for
    * input key `key`; when it does, it enters the memo (a cold start's listing, ADR 0008).
    */
+  /** `isVerified` of a whole object of a cold listing's page (its version is taken once). */
+  isListedVerified(obj: KubeObject, key: string): boolean {
+    return isVerified(this.#context, objectId(obj), key, obj, listedVersion);
+  }
+
   verifyListed(live: KubeObject, desired: KubeObject, key: string): boolean {
     return verifyListed(this.#context, desired, live, key);
   }

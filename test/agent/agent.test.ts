@@ -361,6 +361,52 @@ describe('Agent with leader election', () => {
     expect(lease.state.record?.holderIdentity).toBeUndefined();
   });
 
+  it('a stopping leader saves its restart memo while it still holds the lease; a standby saves none', async () => {
+    const lease = memoryLease(undefined);
+    const saved: { passes: unknown[]; holder: string | undefined }[] = [];
+    const saveRestartMemo = async (passes: Iterable<unknown>) => {
+      saved.push({ passes: [...passes], holder: lease.state.record?.holderIdentity });
+    };
+    const leader = setup([dep('d1', 'alpha')], {
+      config: config(['--leader-election', '--identity', 'me']),
+      leaseClient: lease.client,
+      saveRestartMemo,
+    });
+    const controller = new AbortController();
+    const running = leader.agent.run(controller.signal);
+    await leader.clock.advance(100);
+    leader.pending[0]!.resolve({ ...READY, converged: { key: 'k', objects: 2, claimPrefixes: [] } });
+    await leader.clock.advance(100);
+    controller.abort();
+    await leader.clock.advance(1000);
+    await running;
+    const pass = { key: 'k', objects: 2, claimPrefixes: [], namespace: 'apps' };
+    expect(saved).toEqual([{ passes: [['d1', pass]], holder: 'me' }]);
+    expect(lease.state.record?.holderIdentity).toBeUndefined();
+
+    const held = memoryLease({
+      holderIdentity: 'other',
+      leaseDurationSeconds: 15,
+      acquireTimeMs: 0,
+      renewTimeMs: 0,
+      leaseTransitions: 0,
+      resourceVersion: '1',
+    });
+    saved.length = 0;
+    const standby = setup([dep('d1', 'alpha')], {
+      config: config(['--leader-election', '--identity', 'me']),
+      leaseClient: held.client,
+      saveRestartMemo,
+    });
+    const stop = new AbortController();
+    const standing = standby.agent.run(stop.signal);
+    await standby.clock.advance(5000);
+    stop.abort();
+    await standby.clock.advance(1000);
+    await standing;
+    expect(saved).toEqual([]);
+  });
+
   it('after losing the lease, a new term waits for the old reconcile to return', async () => {
     const lease = memoryLease(undefined);
     const { agent, clock, calls, pending } = setup([dep('d1', 'alpha')], {

@@ -9,11 +9,11 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WiredAgent } from '../../src/cli/wiring.ts';
 import { ControlPlaneClient } from '../../src/control-plane/client.ts';
-import { type ControlPlaneServer, startControlPlane } from '../../src/control-plane/server/index.ts';
+import type { ControlPlaneServer } from '../../src/control-plane/server/index.ts';
 import { createKubeClient } from '../../src/kube/clients.ts';
 import { LISTED_KINDS } from '../../src/objects/kinds.ts';
 import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';
-import { wireTestAgent } from '../support/wired-agent.ts';
+import { smallDeployment, startListenerControlPlane, wireTestAgent } from '../support/wired-agent.ts';
 
 const LISTENER = '7d2e1b3c-4e5f-4a6b-9c7d-8e9f0a1b2c3d';
 const NAMESPACE = 'apps';
@@ -64,30 +64,16 @@ const verbs = () => {
 beforeAll(async () => {
   apiKey = randomBytes(16).toString('hex');
   kube = await startKubeApi({ namespaces: [NAMESPACE] });
-  cp = await startControlPlane({
+  cp = await startListenerControlPlane({
     apiKey,
-    seed: {
-      listeners: [
-        {
-          id: LISTENER,
-          compute_type: 'k8s',
-          compute_id: `cold-start-${randomBytes(4).toString('hex')}`,
-          compute_config: { k8s_namespaces: [NAMESPACE] },
-        },
-      ],
-    },
+    listenerId: LISTENER,
+    namespaces: [NAMESPACE],
+    name: 'cold-start',
   });
   client = new ControlPlaneClient({ baseUrl: cp.url, apiKey, retries: 0 });
   for (const name of ['alpha', 'beta', 'gamma']) {
     await client.createDeployment({
-      name,
-      source: 'external_docker',
-      source_config: {
-        listener_id: LISTENER,
-        listener_config: { k8s_namespace: NAMESPACE },
-        resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.25, memory_mb: 128 },
-      },
-      source_revision_config: { image_uri: `registry.example/${name}:1.0.0` },
+      ...smallDeployment(name, LISTENER, NAMESPACE),
       secrets: [{ name: 'TOKEN', value: `value-of-${name}` }],
     });
   }

@@ -7,10 +7,10 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WiredAgent } from '../../src/cli/wiring.ts';
 import { ControlPlaneClient } from '../../src/control-plane/client.ts';
-import { type ControlPlaneServer, startControlPlane } from '../../src/control-plane/server/index.ts';
+import type { ControlPlaneServer } from '../../src/control-plane/server/index.ts';
 import { LISTED_KINDS } from '../../src/objects/kinds.ts';
 import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';
-import { wireTestAgent } from '../support/wired-agent.ts';
+import { startListenerControlPlane, wireTestAgent } from '../support/wired-agent.ts';
 
 const LISTENER = '6c1f0a2b-3d4e-4f5a-8b6c-7d8e9f0a1b2c';
 const NAMESPACES = ['apps', 'other'];
@@ -23,18 +23,11 @@ let wired: WiredAgent;
 beforeAll(async () => {
   const apiKey = randomBytes(16).toString('hex');
   kube = await startKubeApi({ namespaces: NAMESPACES });
-  cp = await startControlPlane({
+  cp = await startListenerControlPlane({
     apiKey,
-    seed: {
-      listeners: [
-        {
-          id: LISTENER,
-          compute_type: 'k8s',
-          compute_id: `orphan-pass-${randomBytes(4).toString('hex')}`,
-          compute_config: { k8s_namespaces: NAMESPACES },
-        },
-      ],
-    },
+    listenerId: LISTENER,
+    namespaces: NAMESPACES,
+    name: 'orphan-pass',
   });
   client = new ControlPlaneClient({ baseUrl: cp.url, apiKey, retries: 0 });
   wired = wireTestAgent({

@@ -9,13 +9,13 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WiredAgent } from '../../src/cli/wiring.ts';
 import { ControlPlaneClient } from '../../src/control-plane/client.ts';
-import { type ControlPlaneServer, startControlPlane } from '../../src/control-plane/server/index.ts';
+import type { ControlPlaneServer } from '../../src/control-plane/server/index.ts';
 import { orphanListing } from '../../src/reconcile/orphan-pass.ts';
 import { OrphanCollector } from '../../src/reconcile/orphans.ts';
 import { createKubeClient } from '../../src/kube/clients.ts';
 import { inventoryOf } from '../../src/kube/list.ts';
 import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';
-import { wireTestAgent } from '../support/wired-agent.ts';
+import { startListenerControlPlane, wireTestAgent } from '../support/wired-agent.ts';
 import type { DeploymentRecord } from '../../src/contract/index.ts';
 import { type ListingProxy, startListingProxy } from '../reliability/lib/listing-proxy.ts';
 
@@ -32,18 +32,11 @@ let proxy: ListingProxy;
 beforeAll(async () => {
   const apiKey = randomBytes(16).toString('hex');
   kube = await startKubeApi({ namespaces: [NS] });
-  cp = await startControlPlane({
+  cp = await startListenerControlPlane({
     apiKey,
-    seed: {
-      listeners: [
-        {
-          id: LISTENER,
-          compute_type: 'k8s',
-          compute_id: `secretless-${randomBytes(4).toString('hex')}`,
-          compute_config: { k8s_namespaces: [NS] },
-        },
-      ],
-    },
+    listenerId: LISTENER,
+    namespaces: [NS],
+    name: 'secretless',
   });
   client = new ControlPlaneClient({ baseUrl: cp.url, apiKey, retries: 0 });
   proxy = await startListingProxy(cp.url);

@@ -137,7 +137,15 @@ function universe(namespaces: string[], leaseName: string): AccessRequest[] {
     ['apiextensions.k8s.io', 'customresourcedefinitions'],
   ];
   const spaces = [...namespaces, RELEASE.namespace, 'kube-system', ''];
-  const names = [undefined, 'web', leaseName, 'mooring-leader', 'kube-system', ...namespaces];
+  const names = [
+    undefined,
+    'web',
+    leaseName,
+    'mooring-leader',
+    'mooring-restart-memo',
+    'kube-system',
+    ...namespaces,
+  ];
   const out: AccessRequest[] = [];
   for (const verb of verbs) {
     for (const [group, resource] of resources) {
@@ -161,6 +169,7 @@ describe.each([...ciValueSets().entries()])(
     const namespaces = (env.get('MOORING_NAMESPACES') ?? '').split(',');
     const leaderElection = env.get('MOORING_LEADER_ELECTION') === 'true';
     const leaseName = env.get('MOORING_LEASE_NAME') ?? 'mooring-leader';
+    const restartMemo = env.get('MOORING_RESTART_MEMO');
     const values = parse(readFileSync(file, 'utf8')) as { rendering?: { exposure?: { kind?: string } } };
     const exposure = values.rendering?.exposure?.kind;
     const deleteVolumes = env.get('MOORING_DELETE_VOLUMES') === 'true';
@@ -169,15 +178,16 @@ describe.each([...ciValueSets().entries()])(
       releaseNamespace: RELEASE.namespace,
       leaderElection,
       leaseName,
+      restartMemo,
       ...(exposure ? { exposure } : {}),
       deleteVolumes,
     });
 
     it('binds every Role it renders to the agent ServiceAccount', () => {
       expect(roles.length).toBe(objects.filter((o) => o.kind === 'Role').length);
-      // The release namespace has a Role only for the leader Lease.
+      // The release namespace has a Role only for the leader Lease and the restart memo.
       expect(roles.map((r) => r.metadata.namespace).sort()).toEqual(
-        [...namespaces, ...(leaderElection ? [RELEASE.namespace] : [])].sort(),
+        [...namespaces, ...(leaderElection || restartMemo ? [RELEASE.namespace] : [])].sort(),
       );
     });
 
@@ -341,7 +351,17 @@ describe('chartRoles', () => {
   it('returns the Roles bound to the agent for the namespaces and options asked', () => {
     const roles = chartRoles({ namespaces: ['one', 'two'], leaderElection: true, leaseName: 'my-lease' });
     expect(roles.map((r) => r.metadata.namespace).sort()).toEqual(['mooring', 'one', 'two']);
-    expect(chartRoles({ namespaces: ['one'] }).map((r) => r.metadata.namespace)).toEqual(['one']);
+    // The restart memo (on by default) has the release namespace's Role hold its ConfigMap.
+    expect(chartRoles({ namespaces: ['one'] }).map((r) => r.metadata.namespace)).toEqual(['one', 'mooring']);
+    expect(chartRoles({ namespaces: ['one'], restartMemo: false }).map((r) => r.metadata.namespace)).toEqual([
+      'one',
+    ]);
+    const memo = { verb: 'update', group: '', resource: 'configmaps', namespace: 'mooring' };
+    expect(rolesAllow(chartRoles(), { ...memo, name: 'mooring-restart-memo' })).toBe(true);
+    expect(rolesAllow(chartRoles(), { ...memo, name: 'another' })).toBe(false);
+    expect(
+      rolesAllow(chartRoles(), { ...memo, namespace: 'mooring-apps', name: 'mooring-restart-memo' }),
+    ).toBe(false);
     const lease = { verb: 'update', group: 'coordination.k8s.io', resource: 'leases', namespace: 'mooring' };
     expect(rolesAllow(roles, { ...lease, name: 'my-lease' })).toBe(true);
     expect(rolesAllow(chartRoles(), { ...lease, name: 'mooring-leader' })).toBe(false);

@@ -44,6 +44,8 @@ export interface ChartRolesOptions {
   leaderElection?: boolean;
   /** The chart's `leaderElection.leaseName`; default the chart's (`mooring-leader`). */
   leaseName?: string;
+  /** The chart's `restartMemo.enabled`; default the chart's (on). */
+  restartMemo?: boolean;
   /** The chart's `rendering.exposure`; default none. */
   exposure?: Record<string, unknown>;
 }
@@ -62,6 +64,7 @@ export function chartRoles(options: ChartRolesOptions = {}): RoleLike[] {
         ...(options.leaseName ? { leaseName: options.leaseName } : {}),
       },
       ...(options.exposure ? { rendering: { exposure: options.exposure } } : {}),
+      ...(options.restartMemo === undefined ? {} : { restartMemo: { enabled: options.restartMemo } }),
     },
   ]);
   return boundRoles(objects, { name: 'mooring', namespace: RELEASE.namespace });

@@ -75,7 +75,9 @@ describe('kubectl apply --server-side of the plain manifests against the sandbox
       'configmap/mooring-rendering serverside-applied',
       'deployment.apps/mooring serverside-applied',
       'role.rbac.authorization.k8s.io/mooring serverside-applied',
+      'role.rbac.authorization.k8s.io/mooring-self serverside-applied',
       'rolebinding.rbac.authorization.k8s.io/mooring serverside-applied',
+      'rolebinding.rbac.authorization.k8s.io/mooring-self serverside-applied',
       'service/mooring-metrics serverside-applied',
       'serviceaccount/mooring serverside-applied',
     ]);
@@ -86,7 +88,7 @@ describe('kubectl apply --server-side of the plain manifests against the sandbox
     expect(before.status, before.stderr).toBe(0);
     const items = (JSON.parse(before.stdout) as { items: Array<{ metadata: { resourceVersion: string } }> })
       .items;
-    expect(items).toHaveLength(6);
+    expect(items).toHaveLength(8);
     const again = await kubectl([
       'apply',
       '--server-side',

@@ -30,6 +30,8 @@ describe('deploy/ is the chart rendered with its default values', () => {
       'ConfigMap',
       'Deployment',
       'Role',
+      'Role',
+      'RoleBinding',
       'RoleBinding',
       'Service',
       'ServiceAccount',

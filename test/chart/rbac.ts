@@ -229,10 +229,12 @@ export const EXPOSURE_LEFTOVER_PERMISSIONS: Readonly<Record<'ingress' | 'httprou
   },
 };
 
-/** What the agent does in its own (release) namespace: only the leader Lease. */
+/** What the agent does in its own (release) namespace: the leader Lease, the restart memo. */
 export function releaseNamespacePermissions(options: {
   leaderElection: boolean;
   leaseName: string;
+  /** The restart memo's ConfigMap; none when undefined. */
+  restartMemo?: string | undefined;
 }): Permission[] {
   const permissions: Permission[] = [];
   if (options.leaderElection) {
@@ -247,6 +249,18 @@ export function releaseNamespacePermissions(options: {
       },
     );
   }
+  if (options.restartMemo !== undefined) {
+    permissions.push(
+      { group: '', resource: 'configmaps', verbs: ['create'], why: 'create the restart memo ConfigMap' },
+      {
+        group: '',
+        resource: 'configmaps',
+        verbs: ['get', 'update'],
+        names: [options.restartMemo],
+        why: 'read the restart memo at a start, replace it when the leader stops',
+      },
+    );
+  }
   return permissions;
 }
 
@@ -256,6 +270,7 @@ export function documentedRoles(options: {
   releaseNamespace: string;
   leaderElection: boolean;
   leaseName: string;
+  restartMemo?: string | undefined;
   deleteVolumes?: boolean;
   /** `rendering.exposure.kind`; default none. */
   exposure?: string;

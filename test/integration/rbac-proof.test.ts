@@ -1,7 +1,8 @@
 /**
  * RBAC proof, both ways: the agent runs with the environment the Helm chart gives it and goes
  * through every path that makes a Kubernetes request (start-up namespace check, leader Lease
- * create/get/renew, create, update, drift repair, prune, UNUSED, AWAITING_DELETE, Events); the
+ * create/get/renew, create, update, drift repair, prune, UNUSED, AWAITING_DELETE, Events, the
+ * restart memo read at the start and saved at the stop); the
  * sandbox's request log is what it did. Every request must be allowed by the Roles the chart
  * renders for the same values (`helm template`), and every verb those Roles grant must have been
  * used. A permission the agent needs and the chart lacks fails here before a real cluster answers
@@ -36,7 +37,12 @@ import {
 const VALUES: ChartValues = [{ namespaces: [NAMESPACE], leaderElection: { enabled: true } }];
 
 /** The agent settings that change what it asks of the API server, as the chart sets them. */
-const CHART_SETTINGS = ['MOORING_LEADER_ELECTION', 'MOORING_LEASE_NAME', 'MOORING_DELETE_VOLUMES'];
+const CHART_SETTINGS = [
+  'MOORING_LEADER_ELECTION',
+  'MOORING_LEASE_NAME',
+  'MOORING_DELETE_VOLUMES',
+  'MOORING_RESTART_MEMO',
+];
 
 describe('RBAC proof: the chart grants exactly what the agent uses', { timeout: 120_000 }, () => {
   let stack: Stack;
@@ -183,6 +189,9 @@ describe('RBAC proof: the chart grants exactly what the agent uses', { timeout: 
       () => agentRequests().some((r) => r.resource === 'leases' && r.verb === 'update'),
       20_000,
     );
+    // Stopped as Kubernetes stops it: the leader saves its restart memo (read at its start).
+    const exit = await agent.stop(15_000);
+    expect(exit.code).toBe(0);
   });
 
   it('every request the agent made is allowed by the Roles the chart renders', () => {
@@ -222,6 +231,8 @@ describe('RBAC proof: the chart grants exactly what the agent uses', { timeout: 
       'delete core/services @watched',
       'create core/events @watched',
       'get core/namespaces @watched',
+      'get core/configmaps @release',
+      'create core/configmaps @release',
     ]) {
       expect(used, access).toContain(access);
     }

@@ -3,11 +3,13 @@
  * would parse it: for tests that drive it cycle by cycle (`runOnce`) against a control plane and
  * the sandbox Kubernetes API.
  */
+import { randomBytes } from 'node:crypto';
 import { agentRedactor } from '../../src/cli/agent-settings.ts';
-import { type WiredAgent, wireAgent } from '../../src/cli/wiring.ts';
+import { type WireOptions, type WiredAgent, wireAgent } from '../../src/cli/wiring.ts';
 import { parseAgentConfig } from '../../src/config.ts';
 import type { Logger } from 'pino';
 import { silentLogger } from '../../src/log.ts';
+import { type ControlPlaneServer, startControlPlane } from '../../src/control-plane/server/index.ts';
 
 export interface WiredAgentOptions {
   controlPlaneUrl: string;
@@ -19,6 +21,9 @@ export interface WiredAgentOptions {
   /** Where the agent logs (silent by default), at `logLevel` (the agent's default when unset). */
   logger?: Logger;
   logLevel?: string;
+  /** More `MOORING_*` settings, as the environment gives them. */
+  env?: Record<string, string>;
+  onReconciled?: WireOptions['onReconciled'];
 }
 
 /** A wired agent with the given settings and every other one at its default. */
@@ -31,6 +36,7 @@ export function wireTestAgent(o: WiredAgentOptions): WiredAgent {
       MOORING_LISTENER_ID: o.listenerId,
       MOORING_NAMESPACES: o.namespaces.join(','),
       ...(o.logLevel ? { MOORING_LOG_LEVEL: o.logLevel } : {}),
+      ...o.env,
     },
     hostname: () => 'test',
   });
@@ -42,5 +48,43 @@ export function wireTestAgent(o: WiredAgentOptions): WiredAgent {
     logger: o.logger ?? silentLogger(),
     redactor: agentRedactor(parsed.config),
     kubeconfig: o.kubeconfig,
+    ...(o.onReconciled ? { onReconciled: o.onReconciled } : {}),
   });
+}
+
+/** The reference control plane, seeded with one k8s listener of `namespaces` (a fresh compute id). */
+export function startListenerControlPlane(o: {
+  apiKey: string;
+  listenerId: string;
+  namespaces: readonly string[];
+  /** Names the test in the listener's compute id. */
+  name: string;
+}): Promise<ControlPlaneServer> {
+  return startControlPlane({
+    apiKey: o.apiKey,
+    seed: {
+      listeners: [
+        {
+          id: o.listenerId,
+          compute_type: 'k8s',
+          compute_id: `${o.name}-${randomBytes(4).toString('hex')}`,
+          compute_config: { k8s_namespaces: [...o.namespaces] },
+        },
+      ],
+    },
+  });
+}
+
+/** A create body for a one-replica `external_docker` deployment `name` of `listenerId` in `namespace`. */
+export function smallDeployment(name: string, listenerId: string, namespace: string) {
+  return {
+    name,
+    source: 'external_docker' as const,
+    source_config: {
+      listener_id: listenerId,
+      listener_config: { k8s_namespace: namespace },
+      resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.25, memory_mb: 128 },
+    },
+    source_revision_config: { image_uri: `registry.example/${name}:1.0.0` },
+  };
 }

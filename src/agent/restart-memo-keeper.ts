@@ -1,0 +1,103 @@
+/**
+ * Loads the restart memo for a cold start and saves it when the leader stops (restart-memo.ts,
+ * ADR 0010). Every failure only costs speed: the start then compares every listed object, as
+ * without a memo, so failures are logged and never thrown.
+ */
+import { hash } from 'node:crypto';
+import type { Verified } from '../kube/observed-state.ts';
+import type { Logger } from '../log.ts';
+import { canonicalJson } from '../objects/canonical-json.ts';
+import type { ColdPass, ColdPasses } from './cold-start.ts';
+import { codeFingerprint } from './code-fingerprint.ts';
+import { openMemo, sealMemo, snapshotEntries } from './restart-memo.ts';
+import { safeErr } from './safe-error.ts';
+
+/** Where the snapshot is kept (src/kube/restart-memo-store.ts: one ConfigMap). */
+export interface RestartMemoStore {
+  /** The stored (sealed) snapshot; undefined when there is none. */
+  read(): Promise<Buffer | undefined>;
+  write(data: Buffer, signal?: AbortSignal): Promise<void>;
+}
+
+/** How long a stopping leader waits for its snapshot to be written. */
+const SAVE_TIMEOUT_MS = 5000;
+
+export interface RestartMemoKeeperOptions {
+  store: RestartMemoStore;
+  /** Seals the snapshot (the API key): who cannot read it can neither read nor forge one. */
+  secret: string;
+  /** What else decides what the agent renders and owns (render settings, listener, namespaces). */
+  settings: () => unknown;
+  /** The apply memo the snapshot fills and is made from. */
+  memo: Map<string, Verified>;
+  logger: Logger;
+  /** The agent's code (code-fingerprint.ts); a parameter for tests. */
+  code?: () => Promise<string>;
+}
+
+export class RestartMemoKeeper {
+  readonly #o: RestartMemoKeeperOptions;
+  /** The digest of the snapshot stored now, as far as this process knows: an unchanged one is not written again. */
+  #stored: string | undefined;
+
+  constructor(o: RestartMemoKeeperOptions) {
+    this.#o = o;
+  }
+
+  async #fingerprint(): Promise<string> {
+    const code = await (this.#o.code ?? codeFingerprint)();
+    return hash('sha256', `${code}\u0000${canonicalJson(this.#o.settings())}`, 'base64url');
+  }
+
+  /** Fills the memo (objects it does not hold yet) and `passes` from the stored snapshot, when it can be trusted. */
+  async load(passes: ColdPasses): Promise<void> {
+    const { store, logger } = this.#o;
+    try {
+      const stored = await store.read();
+      if (!stored) return;
+      const memo = openMemo(stored, { secret: this.#o.secret, fingerprint: await this.#fingerprint() });
+      if (typeof memo === 'string') {
+        const why = {
+          seal: 'it does not open (sealed with another API key, or not by the agent)',
+          fingerprint: 'another build or other settings wrote it',
+          size: 'it is too large',
+          format: 'it cannot be read',
+        }[memo];
+        logger.info({ reason: memo }, `restart memo not used: ${why}; every listed object is compared`);
+        return;
+      }
+      this.#stored = memo.digest;
+      for (const [id, v] of memo.memo) if (!this.#o.memo.has(id)) this.#o.memo.set(id, v);
+      for (const [id, pass] of memo.passes) passes.set(id, pass);
+      logger.info({ deployments: memo.passes.size }, 'restart memo taken over');
+    } catch (err) {
+      logger.warn({ err: safeErr(err) }, 'restart memo not read; every listed object is compared');
+    }
+  }
+
+  /** Saves what `passes` and the memo hold, unless the stored snapshot already says the same. */
+  async save(passes: Iterable<[string, ColdPass]>): Promise<void> {
+    const { store, logger } = this.#o;
+    try {
+      const entries = snapshotEntries(this.#o.memo, passes);
+      const encoded = sealMemo(entries, { secret: this.#o.secret, fingerprint: await this.#fingerprint() });
+      if (!encoded) {
+        logger.info({ deployments: entries.length }, 'restart memo not saved: too large for a ConfigMap');
+        return;
+      }
+      if (encoded.digest === this.#stored) {
+        logger.debug('restart memo unchanged: not written');
+        return;
+      }
+      // Bounded: a stop must not wait on an API server that does not answer.
+      await store.write(encoded.data, AbortSignal.timeout(SAVE_TIMEOUT_MS));
+      this.#stored = encoded.digest;
+      logger.info(
+        { deployments: encoded.deployments, of: entries.length, bytes: encoded.data.length },
+        'restart memo saved',
+      );
+    } catch (err) {
+      logger.warn({ err: safeErr(err) }, 'restart memo not saved; the next start compares every object');
+    }
+  }
+}

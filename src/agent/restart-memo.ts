@@ -1,0 +1,153 @@
+/**
+ * The restart memo (ADR 0010): what the leader found converged, kept across a restart in one
+ * ConfigMap of its own namespace, so that a restart on a converged cluster neither renders nor
+ * compares what nobody changed while it was down. A snapshot says "deployment D, rendered from
+ * input key K, was converged when its objects had these versions"; loaded, it fills the apply memo
+ * and the cold passes, and the resync's shortcut still checks every listed object's version
+ * against it, so an object edited, deleted or added while the agent was down is compared and
+ * repaired as before. Sealed with a key derived from the API key (AES-256-GCM): its input keys
+ * are digests of records that hold secret values, and whoever can write ConfigMaps in the agent's
+ * namespace must not make it skip a repair. Trusted only when it opens and its fingerprint (the
+ * agent's code and settings) matches: anything else is ignored, and the start judges the listing
+ * as without one.
+ */
+import { createCipheriv, createDecipheriv, hash, hkdfSync, randomBytes } from 'node:crypto';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { z } from 'zod';
+import type { Verified } from '../kube/observed-state.ts';
+import type { ColdPass } from './cold-start.ts';
+
+/** A ConfigMap's value is at most 1 MiB; this leaves room for the rest of the object. */
+export const MAX_SNAPSHOT_BYTES = 900 * 1024;
+/** A snapshot never inflates past this (a hostile one could be a gzip bomb). */
+const MAX_INFLATED_BYTES = 64 * 1024 * 1024;
+
+/** What a restart takes over: the memo's entries and the converged passes, by deployment. */
+export interface RestartMemo {
+  memo: Map<string, Verified>;
+  passes: Map<string, ColdPass>;
+}
+
+const Entry = z.tuple([
+  z.string().min(1), // deployment id
+  z.string().min(1), // input key
+  z.string().min(1), // namespace
+  z.array(z.string()), // claim prefixes
+  z.array(z.tuple([z.string().min(1), z.string().min(1)])), // [object id, version]
+]);
+const Document = z.object({ v: z.literal(1), fingerprint: z.string(), deployments: z.array(Entry) });
+type Entry = z.infer<typeof Entry>;
+
+/**
+ * The snapshot's entries: each pass whose objects the memo holds, all of them, at its key and in
+ * its namespace (anything less is left out, and judged at the next start). Sorted, so that an
+ * unchanged state gives the same bytes.
+ */
+export function snapshotEntries(
+  memo: ReadonlyMap<string, Verified>,
+  passes: Iterable<readonly [string, ColdPass]>,
+): Entry[] {
+  const byKey = new Map<string, [string, string][]>();
+  for (const [id, v] of memo) {
+    const list = byKey.get(v.key);
+    if (list) list.push([id, v.version]);
+    else byKey.set(v.key, [[id, v.version]]);
+  }
+  const out: Entry[] = [];
+  for (const [id, pass] of passes) {
+    const objects = byKey.get(pass.key) ?? [];
+    const inNamespace = (objectId: string) => objectId.split('/')[1] === pass.namespace;
+    if (objects.length !== pass.objects || !objects.every(([o]) => inNamespace(o))) continue;
+    objects.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    out.push([id, pass.key, pass.namespace, [...pass.claimPrefixes], objects]);
+  }
+  return out.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+}
+
+/** The sealing key: derived from the API key, for this use only. */
+const keyOf = (secret: string): Buffer =>
+  Buffer.from(hkdfSync('sha256', secret, '', 'mooring restart memo v1', 32));
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+
+/** `[iv | tag | AES-256-GCM(plain)]` under the key derived from `secret`. */
+export function seal(secret: string, plain: Buffer): Buffer {
+  const iv = randomBytes(IV_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', keyOf(secret), iv);
+  const body = Buffer.concat([cipher.update(plain), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), body]);
+}
+
+/** What `seal` sealed, or undefined when it was sealed with another key or changed since. */
+function open(secret: string, sealed: Buffer): Buffer | undefined {
+  if (sealed.length < IV_BYTES + TAG_BYTES) return undefined;
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', keyOf(secret), sealed.subarray(0, IV_BYTES));
+    decipher.setAuthTag(sealed.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+    return Buffer.concat([decipher.update(sealed.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A snapshot as written. */
+export interface SealedMemo {
+  data: Buffer;
+  /** A digest of what was sealed: the same state gives the same digest (the IV differs each time). */
+  digest: string;
+  /** How many deployments it holds (fewer than offered when the whole did not fit). */
+  deployments: number;
+}
+
+/**
+ * The snapshot of `entries`, sealed, within MAX_SNAPSHOT_BYTES: when the whole does not fit, the
+ * first deployments that do (the rest are judged at the next start); an empty one replaces a
+ * stale one. Undefined only when even that does not fit (a tiny `maxBytes`).
+ */
+export function sealMemo(
+  entries: readonly Entry[],
+  o: { secret: string; fingerprint: string; maxBytes?: number },
+): SealedMemo | undefined {
+  const max = (o.maxBytes ?? MAX_SNAPSHOT_BYTES) - IV_BYTES - TAG_BYTES;
+  let count = entries.length;
+  for (let attempt = 0; attempt < 4; attempt++) {
+    const doc = { v: 1, fingerprint: o.fingerprint, deployments: entries.slice(0, count) };
+    const plain = gzipSync(JSON.stringify(doc));
+    if (plain.length <= max) {
+      return { data: seal(o.secret, plain), digest: hash('sha256', plain, 'base64url'), deployments: count };
+    }
+    if (count === 0) break;
+    count = Math.floor((count * max * 0.9) / plain.length);
+  }
+  return undefined;
+}
+
+/** Why a stored snapshot was not taken over (logged; the start then judges the listing). */
+export type MemoRefusal = 'seal' | 'fingerprint' | 'size' | 'format';
+
+/** The restart memo sealed in `data`, with the digest of what was sealed, when it opens and its fingerprint matches; else why not. */
+export function openMemo(
+  data: Buffer,
+  o: { secret: string; fingerprint: string },
+): (RestartMemo & { digest: string }) | MemoRefusal {
+  if (data.length > MAX_SNAPSHOT_BYTES * 2) return 'size';
+  const plain = open(o.secret, data);
+  if (!plain) return 'seal';
+  let doc: z.infer<typeof Document>;
+  try {
+    doc = Document.parse(JSON.parse(gunzipSync(plain, { maxOutputLength: MAX_INFLATED_BYTES }).toString()));
+  } catch {
+    return 'format';
+  }
+  if (doc.fingerprint !== o.fingerprint) return 'fingerprint';
+  const out = {
+    memo: new Map<string, Verified>(),
+    passes: new Map<string, ColdPass>(),
+    digest: hash('sha256', plain, 'base64url'),
+  };
+  for (const [id, key, namespace, claimPrefixes, objects] of doc.deployments) {
+    out.passes.set(id, { key, objects: objects.length, claimPrefixes, namespace });
+    for (const [objectId, version] of objects) out.memo.set(objectId, { key, version });
+  }
+  return out;
+}

@@ -1,0 +1,176 @@
+/**
+ * The restart memo's snapshot (ADR 0010): what goes in, what a start takes back, and everything
+ * it refuses to trust. The agent-level behaviour (saved on stop, taken over, drift repaired) is in
+ * restart-memo-agent.test.ts.
+ */
+import { gzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import type { Verified } from '../../src/kube/apply-context.ts';
+import type { ColdPass } from '../../src/agent/cold-start.ts';
+import { ColdPasses } from '../../src/agent/cold-start.ts';
+import { RestartMemoKeeper } from '../../src/agent/restart-memo-keeper.ts';
+import { openMemo, seal, sealMemo, snapshotEntries } from '../../src/agent/restart-memo.ts';
+import { silentLogger } from '../../src/log.ts';
+
+const SECRET = 'the-api-key';
+const FINGERPRINT = 'code-and-settings';
+
+/** A memo and passes for `n` deployments of three objects each, in namespace `apps`. */
+function state(n: number): { memo: Map<string, Verified>; passes: [string, ColdPass][] } {
+  const memo = new Map<string, Verified>();
+  const passes: [string, ColdPass][] = [];
+  for (let i = 0; i < n; i++) {
+    const key = `key-${i}`;
+    for (const kind of ['Deployment', 'Service', 'Secret']) {
+      memo.set(`${kind}/apps/app-${i}`, { key, version: `g1#${kind}${i}` });
+    }
+    passes.push([`dep-${i}`, { key, objects: 3, claimPrefixes: [], namespace: 'apps' }]);
+  }
+  return { memo, passes };
+}
+
+const opts = { secret: SECRET, fingerprint: FINGERPRINT };
+
+describe('the restart memo snapshot', () => {
+  it('gives back the memo entries and passes it was made from, and shows none of them', () => {
+    const { memo, passes } = state(2);
+    const sealed = sealMemo(snapshotEntries(memo, passes), opts);
+    expect(sealed?.deployments).toBe(2);
+    const opened = openMemo(sealed!.data, opts);
+    if (typeof opened === 'string') throw new Error(opened);
+    expect(opened.memo).toEqual(memo);
+    expect([...opened.passes]).toEqual(passes);
+    // Input keys digest records that hold secret values: nothing of the content is readable.
+    const text = sealed!.data.toString('latin1');
+    for (const clue of ['key-0', 'app-0', 'apps', 'Deployment']) expect(text).not.toContain(clue);
+  });
+
+  it('leaves out a deployment whose objects the memo does not hold, all of them, in its namespace', () => {
+    const { memo, passes } = state(3);
+    memo.delete('Service/apps/app-0'); // one object fewer than its pass counts
+    memo.set('Secret/apps/app-1', { key: 'another-key', version: 'g1#x' }); // verified for another key
+    memo.delete('Deployment/apps/app-2');
+    memo.set('Deployment/other/app-2', { key: 'key-2', version: 'g1#y' }); // in another namespace
+    expect(snapshotEntries(memo, passes)).toEqual([]);
+  });
+
+  it('has the same digest for the same state, in whatever order it was gathered', () => {
+    const { memo, passes } = state(4);
+    const reversedMemo = new Map([...memo].reverse());
+    const a = sealMemo(snapshotEntries(memo, passes), opts);
+    const b = sealMemo(snapshotEntries(reversedMemo, [...passes].reverse()), opts);
+    expect(b?.digest).toBe(a?.digest);
+    memo.set('Secret/apps/app-1', { key: 'key-1', version: 'g2#moved' });
+    expect(sealMemo(snapshotEntries(memo, passes), opts)?.digest).not.toBe(a?.digest);
+  });
+
+  it('is not trusted with another key, another fingerprint, or a changed byte', () => {
+    const { memo, passes } = state(2);
+    const sealed = sealMemo(snapshotEntries(memo, passes), opts)!;
+    expect(openMemo(sealed.data, { ...opts, secret: 'another-key' })).toBe('seal');
+    expect(openMemo(sealed.data, { ...opts, fingerprint: 'another-build' })).toBe('fingerprint');
+    for (const at of [0, 20, sealed.data.length - 1]) {
+      const tampered = Buffer.from(sealed.data);
+      tampered[at] = (tampered[at] ?? 0) ^ 1;
+      expect(openMemo(tampered, opts)).toBe('seal');
+    }
+    expect(openMemo(Buffer.alloc(5), opts)).toBe('seal');
+  });
+
+  it('refuses what does not read as a snapshot, a gzip bomb included, even sealed with the right key', () => {
+    expect(openMemo(seal(SECRET, gzipSync('not json')), opts)).toBe('format');
+    const wrongShape = gzipSync(JSON.stringify({ v: 1, fingerprint: FINGERPRINT, deployments: [['x']] }));
+    expect(openMemo(seal(SECRET, wrongShape), opts)).toBe('format');
+    expect(openMemo(seal(SECRET, gzipSync(Buffer.alloc(80 * 1024 * 1024))), opts)).toBe('format');
+  });
+
+  it('keeps the first deployments that fit the size limit, and nothing when not even an empty one does', () => {
+    const { memo, passes } = state(400);
+    const entries = snapshotEntries(memo, passes);
+    const whole = sealMemo(entries, opts)!;
+    const part = sealMemo(entries, { ...opts, maxBytes: Math.floor(whole.data.length / 2) });
+    expect(part?.deployments).toBeGreaterThan(0);
+    expect(part?.deployments).toBeLessThan(400);
+    expect(part?.data.length).toBeLessThanOrEqual(Math.floor(whole.data.length / 2));
+    expect(sealMemo(entries, { ...opts, maxBytes: 10 })).toBeUndefined();
+    expect(sealMemo(entries, { ...opts, maxBytes: 120 })?.deployments).toBe(0);
+  });
+});
+
+/** A store in memory that counts its writes. */
+function memoryStore(): {
+  read(): Promise<Buffer | undefined>;
+  write(d: Buffer): Promise<void>;
+  writes: number;
+} {
+  let stored: Buffer | undefined;
+  return {
+    writes: 0,
+    async read() {
+      return stored;
+    },
+    async write(data) {
+      this.writes += 1;
+      stored = data;
+    },
+  };
+}
+
+describe('the restart memo keeper', () => {
+  const keeper = (store: ReturnType<typeof memoryStore>, memo: Map<string, Verified>, settings = {}) =>
+    new RestartMemoKeeper({
+      store,
+      secret: SECRET,
+      settings: () => settings,
+      memo,
+      logger: silentLogger(),
+      code: async () => 'this-build',
+    });
+
+  it('saves, gives it back to a new process, and does not write an unchanged one again', async () => {
+    const store = memoryStore();
+    const { memo, passes } = state(2);
+    await keeper(store, memo).save(passes);
+    expect(store.writes).toBe(1);
+
+    const restarted = new Map<string, Verified>();
+    const cold = new ColdPasses();
+    const next = keeper(store, restarted);
+    await next.load(cold);
+    expect(restarted).toEqual(memo);
+    expect(cold.take('dep-1', 'key-1', 'apps')).toEqual({ key: 'key-1', objects: 3, claimPrefixes: [] });
+    await next.save(passes);
+    expect(store.writes).toBe(1);
+  });
+
+  it('takes nothing over when the settings differ, and never replaces what the memo holds', async () => {
+    const store = memoryStore();
+    const { memo, passes } = state(1);
+    await keeper(store, memo, { podSecurity: 'baseline' }).save(passes);
+
+    const other = new Map<string, Verified>();
+    await keeper(store, other, { podSecurity: 'restricted' }).load(new ColdPasses());
+    expect(other.size).toBe(0);
+
+    const held = new Map<string, Verified>([['Service/apps/app-0', { key: 'newer', version: 'g2#z' }]]);
+    await keeper(store, held, { podSecurity: 'baseline' }).load(new ColdPasses());
+    expect(held.get('Service/apps/app-0')).toEqual({ key: 'newer', version: 'g2#z' });
+    expect(held.get('Deployment/apps/app-0')).toEqual({ key: 'key-0', version: 'g1#Deployment0' });
+  });
+
+  it('a store that fails costs nothing but the memo', async () => {
+    const failing = {
+      writes: 0,
+      read: async () => {
+        throw new Error('forbidden');
+      },
+      write: async () => {
+        throw new Error('forbidden');
+      },
+    };
+    const memo = new Map<string, Verified>();
+    const k = keeper(failing, memo);
+    await expect(k.load(new ColdPasses())).resolves.toBeUndefined();
+    await expect(k.save(state(1).passes)).resolves.toBeUndefined();
+  });
+});
