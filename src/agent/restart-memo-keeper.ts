@@ -40,12 +40,18 @@ export class RestartMemoKeeper {
   /** The digest of the snapshot stored now, as far as this process knows: an unchanged one is not written again. */
   #stored: string | undefined;
 
+  /** The code's digest, started at once: reading the sources must not delay the first listing. */
+  readonly #code: Promise<string>;
+
   constructor(o: RestartMemoKeeperOptions) {
     this.#o = o;
+    this.#code = (o.code ?? codeFingerprint)();
+    // Awaited (and its failure logged) where it is used.
+    this.#code.catch(() => {});
   }
 
   async #fingerprint(): Promise<string> {
-    const code = await (this.#o.code ?? codeFingerprint)();
+    const code = await this.#code;
     return hash('sha256', `${code}\u0000${canonicalJson(this.#o.settings())}`, 'base64url');
   }
 
