@@ -329,16 +329,19 @@ function memoryLease(initial: LeaseRecord | undefined) {
   return { state, client };
 }
 
+/** A Lease another replica holds, renewed at time 0. */
+const HELD_BY_OTHER: LeaseRecord = {
+  holderIdentity: 'other',
+  leaseDurationSeconds: 15,
+  acquireTimeMs: 0,
+  renewTimeMs: 0,
+  leaseTransitions: 0,
+  resourceVersion: '1',
+};
+
 describe('Agent with leader election', () => {
   it('writes nothing while another replica holds the lease; takes over when it expires', async () => {
-    const lease = memoryLease({
-      holderIdentity: 'other',
-      leaseDurationSeconds: 15,
-      acquireTimeMs: 0,
-      renewTimeMs: 0,
-      leaseTransitions: 0,
-      resourceVersion: '1',
-    });
+    const lease = memoryLease(HELD_BY_OTHER);
     const { agent, clock, calls, pending } = setup([dep('d1', 'alpha')], {
       config: config(['--leader-election', '--identity', 'me']),
       leaseClient: lease.client,
@@ -384,14 +387,7 @@ describe('Agent with leader election', () => {
     expect(saved).toEqual([{ passes: [['d1', pass]], holder: 'me' }]);
     expect(lease.state.record?.holderIdentity).toBeUndefined();
 
-    const held = memoryLease({
-      holderIdentity: 'other',
-      leaseDurationSeconds: 15,
-      acquireTimeMs: 0,
-      renewTimeMs: 0,
-      leaseTransitions: 0,
-      resourceVersion: '1',
-    });
+    const held = memoryLease(HELD_BY_OTHER);
     saved.length = 0;
     const standby = setup([dep('d1', 'alpha')], {
       config: config(['--leader-election', '--identity', 'me']),

@@ -10,10 +10,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WiredAgent } from '../../src/cli/wiring.ts';
 import { ControlPlaneClient } from '../../src/control-plane/client.ts';
 import type { ControlPlaneServer } from '../../src/control-plane/server/index.ts';
-import { createKubeClient } from '../../src/kube/clients.ts';
 import { LISTED_KINDS } from '../../src/objects/kinds.ts';
 import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';
-import { smallDeployment, startListenerControlPlane, wireTestAgent } from '../support/wired-agent.ts';
+import {
+  scaleByHand,
+  smallDeployment,
+  startListenerControlPlane,
+  wireTestAgent,
+} from '../support/wired-agent.ts';
 
 const LISTENER = '7d2e1b3c-4e5f-4a6b-9c7d-8e9f0a1b2c3d';
 const NAMESPACE = 'apps';
@@ -112,14 +116,7 @@ describe('a restart from list calls (ADR 0008)', () => {
       spec: { replicas: number };
     };
     expect(before.spec.replicas).toBe(1);
-    const http = createKubeClient(kube.kubeconfig);
-    await http.request({
-      method: 'PATCH',
-      path: `/apis/apps/v1/namespaces/${NAMESPACE}/deployments/beta?fieldManager=kubectl-edit`,
-      body: { spec: { replicas: 7 } },
-      contentType: 'application/merge-patch+json',
-    });
-    await http.close();
+    await scaleByHand(kube.kubeconfig, NAMESPACE, 'beta', 7);
     kube.clearRequests();
     await restart();
     const after = kube.getObject('apps/v1', 'Deployment', NAMESPACE, 'beta') as {

@@ -10,7 +10,12 @@ import { ControlPlaneClient } from '../../src/control-plane/client.ts';
 import type { ControlPlaneServer } from '../../src/control-plane/server/index.ts';
 import { createKubeClient } from '../../src/kube/clients.ts';
 import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';
-import { smallDeployment, startListenerControlPlane, wireTestAgent } from '../support/wired-agent.ts';
+import {
+  scaleByHand,
+  smallDeployment,
+  startListenerControlPlane,
+  wireTestAgent,
+} from '../support/wired-agent.ts';
 
 // Counts renders: the judge and the reconciles both render through it.
 const renders = vi.hoisted(() => ({ count: 0 }));
@@ -134,14 +139,7 @@ describe('the restart memo (ADR 0010)', () => {
   }, 30_000);
 
   it('an object edited while no agent ran is repaired, though the memo says converged', async () => {
-    const http = createKubeClient(kube.kubeconfig);
-    await http.request({
-      method: 'PATCH',
-      path: `/apis/apps/v1/namespaces/${NAMESPACE}/deployments/beta?fieldManager=kubectl-edit`,
-      body: { spec: { replicas: 7 } },
-      contentType: 'application/merge-patch+json',
-    });
-    await http.close();
+    await scaleByHand(kube.kubeconfig, NAMESPACE, 'beta', 7);
     kube.clearRequests();
     renders.count = 0;
     await runAgent(1);

@@ -9,6 +9,7 @@ import { type WireOptions, type WiredAgent, wireAgent } from '../../src/cli/wiri
 import { parseAgentConfig } from '../../src/config.ts';
 import type { Logger } from 'pino';
 import { silentLogger } from '../../src/log.ts';
+import { createKubeClient } from '../../src/kube/clients.ts';
 import { type ControlPlaneServer, startControlPlane } from '../../src/control-plane/server/index.ts';
 
 export interface WiredAgentOptions {
@@ -87,4 +88,19 @@ export function smallDeployment(name: string, listenerId: string, namespace: str
     },
     source_revision_config: { image_uri: `registry.example/${name}:1.0.0` },
   };
+}
+
+/** Scales a Deployment as `kubectl edit` would (another field manager): drift for the agent to repair. */
+export async function scaleByHand(kubeconfig: string, namespace: string, name: string, replicas: number) {
+  const http = createKubeClient(kubeconfig);
+  try {
+    await http.request({
+      method: 'PATCH',
+      path: `/apis/apps/v1/namespaces/${namespace}/deployments/${name}?fieldManager=kubectl-edit`,
+      body: { spec: { replicas } },
+      contentType: 'application/merge-patch+json',
+    });
+  } finally {
+    await http.close();
+  }
 }
