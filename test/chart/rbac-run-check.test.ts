@@ -23,19 +23,25 @@ const record = (r: Partial<RequestRecord>): RequestRecord => ({
 });
 
 describe("the run's record of the agent's accesses", () => {
-  it("keeps the agent's requests only; the Lease is in the release namespace, namespace checks in watched ones", () => {
+  it("keeps the agent's requests only; the Lease and the restart memo are in the release namespace, namespace checks in watched ones", () => {
     const kube = {
       requests: () => [
         record({}),
         record({ verb: 'watch', userAgent: 'kubectl/v1.35' }),
         record({ verb: 'update', group: 'coordination.k8s.io', resource: 'leases' }),
         record({ group: '', resource: 'namespaces', namespace: '', name: 'ghost' }),
+        record({ verb: 'update', group: '', resource: 'configmaps', name: 'mooring-restart-memo' }),
+        record({ verb: 'create', group: '', resource: 'configmaps' }),
+        record({ verb: 'get', group: '', resource: 'configmaps', name: 'app-settings' }),
       ],
     };
     expect(agentAccesses(kube, ['team'])).toEqual([
+      'create core/configmaps @release',
       'get apps/deployments @watched',
+      'get core/configmaps @watched',
       'get core/namespaces @watched',
       'update coordination.k8s.io/leases @release',
+      'update core/configmaps @release',
     ]);
   });
 

@@ -8,17 +8,23 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { KubeApi } from '../../src/sandbox/server.ts';
+import type { KubeApi, RequestRecord } from '../../src/sandbox/server.ts';
 import { accessesOf } from '../chart/rbac-usage.ts';
 import { REPO } from './agent-process.ts';
 
 /** Where the per-stack records go; emptied when a test run starts. */
 export const ACCESS_RECORD_DIR = path.join(REPO, 'test-output', 'rbac-usage');
 
+/** A request for the restart memo's ConfigMap (the chart's default name; a create names none). */
+const isRestartMemo = (r: RequestRecord): boolean =>
+  r.resource === 'configmaps' &&
+  r.group === '' &&
+  (r.name === undefined || r.name === 'mooring-restart-memo');
+
 /**
  * The accesses the agent's requests in `kube`'s log need, with the watched `namespaces` as one
- * scope. The Lease is put in the release namespace, where the chart's Role for it is, whatever
- * namespace a test gave it; the start-up check of a namespace counts as in a watched one (the
+ * scope. The Lease and the restart memo are put in the release namespace, where the chart's Role
+ * for them is, whatever namespace a test gave them; the start-up check of a namespace counts as in a watched one (the
  * agent reads only those it is given, and a test may give it one the stack does not serve).
  */
 export function agentAccesses(kube: Pick<KubeApi, 'requests'>, namespaces: readonly string[]): string[] {
@@ -27,7 +33,7 @@ export function agentAccesses(kube: Pick<KubeApi, 'requests'>, namespaces: reado
   for (const record of kube.requests()) {
     if (!(record.userAgent ?? '').startsWith('mooring/')) continue;
     for (const access of accessesOf(record, scopes)) {
-      if (record.resource === 'leases') out.add(access.replace(/@.*$/, '@release'));
+      if (record.resource === 'leases' || isRestartMemo(record)) out.add(access.replace(/@.*$/, '@release'));
       else if (record.resource === 'namespaces') out.add(access.replace(/@.*$/, '@watched'));
       else out.add(access);
     }
