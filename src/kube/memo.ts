@@ -27,7 +27,8 @@ export function remember(
   id: string,
   key: string | undefined,
   obj: KubeObject,
+  versionOf: (obj: KubeObject) => string | undefined = objectVersion,
 ): void {
-  const version = objectVersion(obj);
+  const version = versionOf(obj);
   if (key !== undefined && version !== undefined && !ctx.dryRun) ctx.verified?.set(id, { key, version });
 }

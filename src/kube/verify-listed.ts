@@ -10,6 +10,7 @@ import { isCreateOnly } from './create-only.ts';
 import { liveHash, prepareForApply } from './desired-hash.ts';
 import { findDrift } from './live-compare.ts';
 import { remember } from './memo.ts';
+import { listedVersion } from './object-version.ts';
 import { objectId } from '../objects/object-id.ts';
 import { foreignOwner } from './ownership.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
@@ -32,11 +33,11 @@ export function verifyListed(
   if (objectId(live) !== id) return false;
   if (isCreateOnly(raw)) {
     // Never updated: present and ours is converged (apply.ts, foundCreateOnly).
-    remember(ctx, id, key, live);
+    remember(ctx, id, key, live, listedVersion);
     return true;
   }
   const { object: desired } = prepareForApply(raw);
   if (liveHash(live) !== liveHash(desired) || findDrift(desired, live) !== undefined) return false;
-  remember(ctx, id, key, live);
+  remember(ctx, id, key, live, listedVersion);
   return true;
 }
