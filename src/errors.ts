@@ -108,6 +108,10 @@ export const ERROR_CODES = {
     summary: 'Two deployments would produce the same object names in one namespace.',
     retryable: false,
   },
+  MOORING_E_RENDER_URL_CLAIMED: {
+    summary: "The deployment's custom_url is an older deployment's (same host and path).",
+    retryable: false,
+  },
   MOORING_E_RENDER_NO_IMAGE: { summary: 'The revision has no image_uri to run.', retryable: false },
   MOORING_E_NAMESPACE_NOT_ALLOWED: {
     summary: "The deployment's target namespace is not one of the agent's namespaces.",

@@ -27,6 +27,8 @@ export interface AgentDeps {
   metrics: AgentMetrics;
   controlPlane: PollClient & ListenerClient;
   readNamespace: NamespaceReader;
+  /** Whether deployments are exposed at their custom_url now (two may then not share one). */
+  exposesUrls?: () => boolean;
   /** Start-up checks of the cluster beyond the namespaces (the exposure kind); may only warn. */
   checkCluster?: () => Promise<void>;
   /** Only with leader election. */

@@ -229,7 +229,7 @@ export class Agent {
       client: this.#d.controlPlane,
       listenerId: config.listenerId,
       intervalMs: config.pollIntervalMs,
-      namespaceTenants: config.references.namespaceTenants,
+      collisions: { namespaceTenants: config.references.namespaceTenants, urls: this.#d.exposesUrls },
       clock,
       random,
       logger,

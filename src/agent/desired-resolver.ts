@@ -1,8 +1,8 @@
 /**
  * From listed records to desired deployments: which revision each should run (fetched once per
  * revision id once its status is final, else at every poll), its desired-state hash, or the coded
- * reason it is refused alone (nested too deep, unsupported, a name collision, secrets without
- * values, a revision the control plane does not have).
+ * reason it is refused alone (nested too deep, unsupported, a name collision or a URL an older
+ * deployment has, secrets without values, a revision the control plane does not have).
  */
 import type { ControlPlaneClient } from '../control-plane/client.ts';
 import { type DeploymentRecord, FINAL_REVISION_STATUSES, type RevisionRecord } from '../contract/index.ts';
@@ -10,6 +10,7 @@ import { type ErrorCode, MooringError } from '../errors.ts';
 import { chooseRevision } from '../reconcile/revision-choice.ts';
 import { detectCollisions } from '../render/names.ts';
 import { tenantMayUse } from '../render/references.ts';
+import { detectUrlClaims } from '../render/url-claims.ts';
 import type { DesiredDeployment } from './poll-cycle.ts';
 import { desiredStateHash, MAX_RECORD_DEPTH, tooDeep } from './record-digest.ts';
 
@@ -19,18 +20,43 @@ import { desiredStateHash, MAX_RECORD_DEPTH, tooDeep } from './record-digest.ts'
  * the others are refused before anything of theirs is applied (until the collision is gone). A
  * deployment being deleted does not count: its objects are on their way out. Nor does one in a
  * namespace bound to another tenant: rendering refuses it, and it must not hold that tenant's
- * names against it.
+ * names against it. With `urls` (exposure is on), a custom_url another deployment keeps
+ * (`detectUrlClaims`: the one that held it at the previous poll, `urlHolders`, else the oldest)
+ * refuses the others too; `urlHolders` is then replaced by this poll's holders.
  */
 export function collisionsOf(
   deployments: readonly DeploymentRecord[],
-  namespaceTenants: Readonly<Record<string, string>>,
-): Map<string, string> {
+  rules: CollisionRules,
+  urlHolders: Map<string, string> = new Map(),
+): Map<string, Refusal> {
   const live = deployments.filter(
     (d) =>
       d.status !== 'AWAITING_DELETE' &&
-      tenantMayUse(d, d.source_config?.listener_config?.k8s_namespace ?? '', namespaceTenants),
+      tenantMayUse(d, d.source_config?.listener_config?.k8s_namespace ?? '', rules.namespaceTenants ?? {}),
   );
-  return new Map(detectCollisions(live).map((c) => [c.deploymentIds[1], c.reason]));
+  const out = new Map<string, Refusal>();
+  for (const c of detectCollisions(live)) out.set(c.deploymentIds[1], { code: c.code, message: c.reason });
+  const urls = rules.urls?.() ? detectUrlClaims(live, urlHolders) : { claims: [], holders: new Map() };
+  for (const c of urls.claims) {
+    if (!out.has(c.deploymentIds[1])) out.set(c.deploymentIds[1], { code: c.code, message: c.reason });
+  }
+  urlHolders.clear();
+  for (const [url, id] of urls.holders) urlHolders.set(url, id);
+  return out;
+}
+
+/** What decides collisions between a listener's deployments. */
+export interface CollisionRules {
+  /** Namespace → tenant id (`--namespace-tenants`); default none bound. */
+  namespaceTenants?: Readonly<Record<string, string>> | undefined;
+  /** Whether deployments are exposed at their custom_url (then two may not share one); default not. */
+  urls?: (() => boolean) | undefined;
+}
+
+/** A coded refusal of one deployment. */
+interface Refusal {
+  code: ErrorCode;
+  message: string;
 }
 
 /** Resolves deployments to their desired state, with a cache of final revisions. */
@@ -49,7 +75,7 @@ export class DesiredResolver {
   async resolve(
     deployment: DeploymentRecord,
     unsupported: string | undefined,
-    collision: string | undefined,
+    collision: Refusal | undefined,
   ): Promise<DesiredDeployment> {
     // A refused record is never queued, so its hash only has to be stable, not a digest.
     const refuse = (code: ErrorCode, message: string): DesiredDeployment => ({
@@ -67,7 +93,7 @@ export class DesiredResolver {
       );
     }
     if (unsupported !== undefined) return refuse('MOORING_E_RECORD_UNSUPPORTED', unsupported);
-    if (collision !== undefined) return refuse('MOORING_E_RENDER_NAME_COLLISION', collision);
+    if (collision !== undefined) return refuse(collision.code, collision.message);
     // Being deleted, it needs no revision: its reconcile removes what it owns whatever its revisions
     // say. A failed, missing or malformed revision would otherwise refuse it and keep its objects.
     if (deployment.status === 'AWAITING_DELETE') {

@@ -18,7 +18,7 @@ import type { DeploymentRecord } from '../contract/index.ts';
 import { errorCode, MooringError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { type Clock, sleep, systemClock } from './clock.ts';
-import { collisionsOf, DesiredResolver } from './desired-resolver.ts';
+import { type CollisionRules, collisionsOf, DesiredResolver } from './desired-resolver.ts';
 import { openPollCycle, type PollCycle, type Snapshot } from './poll-cycle.ts';
 import { safeErr } from './safe-error.ts';
 
@@ -53,8 +53,8 @@ export interface PollerOptions {
   onCycle?: (cycle: PollCycle) => Promise<void> | void;
   /** Metrics hook, once per cycle. */
   onPoll?: (result: 'success' | 'failure', durationMs: number) => void;
-  /** Namespace → tenant id (`--namespace-tenants`); default none bound. */
-  namespaceTenants?: Readonly<Record<string, string>>;
+  /** What makes two deployments collide (names by tenant, URLs when exposed); default names only. */
+  collisions?: CollisionRules;
 }
 
 export class Poller {
@@ -66,6 +66,8 @@ export class Poller {
    * holds two copies of every record until the listing is complete (bench/README.md, "Measured decisions").
    */
   #held = new Map<string, DeploymentRecord>();
+  /** custom_url -> the deployment that kept it at the last poll (it keeps it while it has it). */
+  readonly #urlHolders = new Map<string, string>();
   #failures = 0;
   #nextDueAtMs: number | undefined;
   #cycleStartedAtMs: number | undefined;
@@ -135,7 +137,7 @@ export class Poller {
       const listing = await client.listAllDeployments({ remote_reconciled: true }, (raw) => this.#known(raw));
       const unsupported = new Map(listing.unsupported.map((u) => [u.id, u.reason]));
       const ours = listing.items.filter((d) => d.source_config.listener_id === listenerId);
-      const collided = collisionsOf(ours, this.#o.namespaceTenants ?? {});
+      const collided = collisionsOf(ours, this.#o.collisions ?? {}, this.#urlHolders);
       const cycle = openPollCycle();
       writer = cycle;
       // Handed on now, before any revision is read: the consumer decides what this poll does

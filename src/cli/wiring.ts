@@ -186,6 +186,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
     controlPlane,
     routes,
     readNamespace: kubeNamespaceReader(kube),
+    exposesUrls: () => settings.exposure.kind !== 'none',
     checkCluster: async () => {
       settings = await checkExposureKind(
         { serves: (info) => servesKind(kube, info), resources, logger },

@@ -408,7 +408,7 @@ describe('name collisions across tenants', () => {
       intervalMs: 10_000,
       logger: silentLogger(),
     };
-    const bound = new Poller({ ...options, namespaceTenants: { default: OTHER } });
+    const bound = new Poller({ ...options, collisions: { namespaceTenants: { default: OTHER } } });
     const snap = await bound.pollOnce();
     expect(snap.deployments.map((d) => [d.deployment.id, d.refused?.code])).toEqual([
       [D2, undefined],
@@ -456,6 +456,64 @@ describe('nestedDeeperThan', () => {
     });
     const next = await again.pollOnce();
     expect(next.deployments.every((d) => d.refused === undefined)).toBe(true);
+  });
+
+  it('refuses the younger of two deployments exposed at one URL, only while exposure is on', async () => {
+    const url = { custom_url: 'https://shop.example.com/' };
+    const withUrl = (d: DeploymentRecord, createdAt: string, namespace: string) =>
+      ({
+        ...d,
+        created_at: createdAt,
+        source_config: { ...d.source_config, ...url, listener_config: { k8s_namespace: namespace } },
+      }) as DeploymentRecord;
+    const older = withUrl(deployment(D1, LISTENER, null), '2026-01-01T00:00:00Z', 'default');
+    const younger = withUrl(deployment(D2, LISTENER, null), '2026-02-01T00:00:00Z', 'other');
+    const { client } = fakeClient({ deployments: [younger, older], revisions: {} });
+    const options = { client, listenerId: LISTENER, intervalMs: 10_000, logger: silentLogger() };
+    let exposed = true;
+    const poller = new Poller({ ...options, collisions: { urls: () => exposed } });
+    const byId = new Map((await poller.pollOnce()).deployments.map((d) => [d.deployment.id, d]));
+    expect(byId.get(D1)!.refused).toBeUndefined();
+    expect(byId.get(D2)!.refused).toEqual({
+      code: 'MOORING_E_RENDER_URL_CLAIMED',
+      message: expect.stringContaining(`${D1} is older, so ${D2} is refused`),
+    });
+    // Exposure off: no route is rendered, so nothing is claimed.
+    exposed = false;
+    expect((await poller.pollOnce()).deployments.every((d) => d.refused === undefined)).toBe(true);
+  });
+
+  it('a URL stays with the deployment exposed at it when an older record takes it up', async () => {
+    const at = (d: DeploymentRecord, createdAt: string, customUrl: string) =>
+      ({
+        ...d,
+        created_at: createdAt,
+        source_config: { ...d.source_config, custom_url: customUrl },
+      }) as DeploymentRecord;
+    const state = {
+      deployments: [
+        at(deployment(D1, LISTENER, null), '2026-01-01T00:00:00Z', 'https://a.example.com/'),
+        at(deployment(D2, LISTENER, null), '2026-02-01T00:00:00Z', 'https://shop.example.com/'),
+      ],
+      revisions: {},
+    };
+    const { client } = fakeClient(state);
+    const poller = new Poller({
+      client,
+      listenerId: LISTENER,
+      intervalMs: 10_000,
+      logger: silentLogger(),
+      collisions: { urls: () => true },
+    });
+    expect((await poller.pollOnce()).deployments.every((d) => d.refused === undefined)).toBe(true);
+    state.deployments[0] = at(
+      deployment(D1, LISTENER, null),
+      '2026-01-01T00:00:00Z',
+      'https://shop.example.com/',
+    );
+    const byId = new Map((await poller.pollOnce()).deployments.map((d) => [d.deployment.id, d]));
+    expect(byId.get(D2)!.refused).toBeUndefined();
+    expect(byId.get(D1)!.refused?.code).toBe('MOORING_E_RENDER_URL_CLAIMED');
   });
 
   it("refuses a deployment named after an older one's objects (`shop-redis`), whichever way round", async () => {

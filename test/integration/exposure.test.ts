@@ -110,6 +110,27 @@ describe('exposure end to end (agent process + sandbox + kubectl)', { timeout: 6
     expect((await deploymentState(agent, id))?.state).toBe('Ready');
   });
 
+  it("a second deployment at web's URL is refused, naming the one that has it; web keeps its route", async () => {
+    const copy = (await stack.client.createDeployment(withUrl('copycat', 'https://WEB.example.com/app'))).id;
+    const refused = await waitFor(
+      'copycat refused',
+      async () => {
+        const s = await deploymentState(agent, copy);
+        return s?.state === 'Refused' ? s : undefined;
+      },
+      20_000,
+    );
+    expect(refused.reason).toBe(
+      `MOORING_E_RENDER_URL_CLAIMED: deployments ${id} ("web") and ${copy} ("copycat") would both be exposed at web.example.com/app: ${id} has it already, so ${copy} is refused`,
+    );
+    expect(await stack.kubectl(['get', 'ingress', '-n', NAMESPACE, '-o', 'name'])).toBe(
+      'ingress.networking.k8s.io/web\n',
+    );
+    expect((await deploymentState(agent, id))?.state).toBe('Ready');
+    await stack.client.deleteDeployment(copy);
+    await waitForState(agent, copy, 'Deleted', 30_000);
+  });
+
   it('idle cycles write nothing', async () => {
     clearRequests();
     const before = shortcuts();
