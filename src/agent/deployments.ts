@@ -221,15 +221,15 @@ export class Deployments {
     );
   }
 
-  /**
-   * `id`'s desired state as taken, or (while a poll is resolving its deployments) a promise of it,
-   * settled once the poll takes it or ends; undefined when there is none (a cold start's listing).
-   */
   /** What the deployments' latest reconciles left verified (the restart memo's content). */
   convergedPasses(): Iterable<[string, ColdPass]> {
     return this.#desired.convergedPasses();
   }
 
+  /**
+   * `id`'s desired state as taken, or (while a poll is resolving its deployments) a promise of it,
+   * settled once the poll takes it or ends; undefined when there is none (a cold start's listing).
+   */
   desiredOf(id: string): DesiredDeployment | Promise<DesiredDeployment | undefined> | undefined {
     return this.#desired.get(id) ?? (this.#poll ? this.#waiters.wait(id) : undefined);
   }

@@ -15,7 +15,7 @@ import { OrphanCollector } from '../../src/reconcile/orphans.ts';
 import { createKubeClient } from '../../src/kube/clients.ts';
 import { inventoryOf } from '../../src/kube/list.ts';
 import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';
-import { startListenerControlPlane, wireTestAgent } from '../support/wired-agent.ts';
+import { smallDeployment, startListenerControlPlane, wireTestAgent } from '../support/wired-agent.ts';
 import type { DeploymentRecord } from '../../src/contract/index.ts';
 import { type ListingProxy, startListingProxy } from '../reliability/lib/listing-proxy.ts';
 
@@ -57,14 +57,7 @@ afterAll(async () => {
 });
 
 const body = (name: string) => ({
-  name,
-  source: 'external_docker' as const,
-  source_config: {
-    listener_id: LISTENER,
-    listener_config: { k8s_namespace: NS },
-    resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.25, memory_mb: 128 },
-  },
-  source_revision_config: { image_uri: `registry.example/${name}:1` },
+  ...smallDeployment(name, LISTENER, NS),
   secrets: [{ name: 'TOKEN', value: `token-of-${name}` }],
 });
 
