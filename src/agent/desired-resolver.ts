@@ -1,8 +1,8 @@
 /**
  * From listed records to desired deployments: which revision each should run (fetched once per
  * revision id once its status is final, else at every poll), its desired-state hash, or the coded
- * reason it is refused alone (nested too deep, unsupported, a name collision or a URL an older
- * deployment has, secrets without values, a revision the control plane does not have).
+ * reason it is refused alone (nested too deep, unsupported, a name collision or a URL another
+ * deployment keeps, secrets without values, a revision the control plane does not have).
  */
 import type { ControlPlaneClient } from '../control-plane/client.ts';
 import { type DeploymentRecord, FINAL_REVISION_STATUSES, type RevisionRecord } from '../contract/index.ts';

@@ -66,7 +66,10 @@ export class Poller {
    * holds two copies of every record until the listing is complete (bench/README.md, "Measured decisions").
    */
   #held = new Map<string, DeploymentRecord>();
-  /** custom_url -> the deployment that kept it at the last poll (it keeps it while it has it). */
+  /**
+   * custom_url -> the deployment that kept it at the last poll (it keeps it while it has it). A
+   * poller lives for one term: a new leader starts from the older-keeps rule.
+   */
   readonly #urlHolders = new Map<string, string>();
   #failures = 0;
   #nextDueAtMs: number | undefined;
