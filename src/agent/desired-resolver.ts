@@ -22,13 +22,13 @@ import { desiredStateHash, MAX_RECORD_DEPTH, tooDeep } from './record-digest.ts'
  * namespace bound to another tenant: rendering refuses it, and it must not hold that tenant's
  * names against it. With `urls` (exposure is on), a custom_url another deployment keeps
  * (`detectUrlClaims`: the one that held it at the previous poll, `urlHolders`, else the oldest)
- * refuses the others too; `urlHolders` is then replaced by this poll's holders.
+ * refuses the others too. Returns the refusals by deployment id, and this poll's URL holders.
  */
 export function collisionsOf(
   deployments: readonly DeploymentRecord[],
   rules: CollisionRules,
-  urlHolders: Map<string, string> = new Map(),
-): Map<string, Refusal> {
+  urlHolders: ReadonlyMap<string, string> = new Map(),
+): { refused: Map<string, Refusal>; urlHolders: Map<string, string> } {
   const live = deployments.filter(
     (d) =>
       d.status !== 'AWAITING_DELETE' &&
@@ -40,9 +40,7 @@ export function collisionsOf(
   for (const c of urls.claims) {
     if (!out.has(c.deploymentIds[1])) out.set(c.deploymentIds[1], { code: c.code, message: c.reason });
   }
-  urlHolders.clear();
-  for (const [url, id] of urls.holders) urlHolders.set(url, id);
-  return out;
+  return { refused: out, urlHolders: urls.holders };
 }
 
 /** What decides collisions between a listener's deployments. */

@@ -70,7 +70,7 @@ export class Poller {
    * custom_url -> the deployment that kept it at the last poll (it keeps it while it has it). A
    * poller lives for one term: a new leader starts from the older-keeps rule.
    */
-  readonly #urlHolders = new Map<string, string>();
+  #urlHolders = new Map<string, string>();
   #failures = 0;
   #nextDueAtMs: number | undefined;
   #cycleStartedAtMs: number | undefined;
@@ -140,7 +140,12 @@ export class Poller {
       const listing = await client.listAllDeployments({ remote_reconciled: true }, (raw) => this.#known(raw));
       const unsupported = new Map(listing.unsupported.map((u) => [u.id, u.reason]));
       const ours = listing.items.filter((d) => d.source_config.listener_id === listenerId);
-      const collided = collisionsOf(ours, this.#o.collisions ?? {}, this.#urlHolders);
+      const { refused: collided, urlHolders } = collisionsOf(
+        ours,
+        this.#o.collisions ?? {},
+        this.#urlHolders,
+      );
+      this.#urlHolders = urlHolders;
       const cycle = openPollCycle();
       writer = cycle;
       // Handed on now, before any revision is read: the consumer decides what this poll does

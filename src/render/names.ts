@@ -65,7 +65,16 @@ export interface NameCollision {
   reason: string;
 }
 
-type Candidate = Pick<DeploymentRecord, 'id' | 'name' | 'created_at' | 'source_config'>;
+/** What collision checks read of a deployment record (names here, URLs in url-claims.ts). */
+export type Candidate = Pick<DeploymentRecord, 'id' | 'name' | 'created_at' | 'source_config'>;
+
+/** `deployments` oldest first (created_at, then id), each record once: who keeps a contested name or URL. */
+export function oldestFirst<T extends Candidate>(deployments: ReadonlyArray<T>): T[] {
+  const seen = new Set<string>();
+  return [...deployments]
+    .sort((a, b) => cmp(a.created_at, b.created_at) || cmp(a.id, b.id))
+    .filter((d) => !seen.has(d.id) && seen.add(d.id));
+}
 
 /**
  * Finds deployments that would render an object of the same name as an older deployment in the
@@ -77,14 +86,10 @@ type Candidate = Pick<DeploymentRecord, 'id' | 'name' | 'created_at' | 'source_c
  * namespace are skipped (rendering refuses them anyway); a record listed twice counts once.
  */
 export function detectCollisions(deployments: ReadonlyArray<Candidate>): NameCollision[] {
-  const seen = new Set<string>();
-  const oldestFirst = [...deployments]
-    .sort((a, b) => cmp(a.created_at, b.created_at) || cmp(a.id, b.id))
-    .filter((d) => !seen.has(d.id) && seen.add(d.id));
   /** `namespace/name` -> the oldest deployment that would use it. */
   const claimed = new Map<string, Candidate>();
   const collisions: NameCollision[] = [];
-  for (const d of oldestFirst) {
+  for (const d of oldestFirst(deployments)) {
     const namespace = d.source_config?.listener_config?.k8s_namespace;
     if (!namespace) continue;
     let found: { name: string; older: Candidate } | undefined;

@@ -7,10 +7,10 @@
  * one host (`/` and `/api`) are not claims: the longest prefix wins there, as the operator intends
  * when giving teams paths of one host (`exposure.allowedHosts` decides who may use a host).
  */
-import type { DeploymentRecord } from '../contract/index.ts';
 import { parseCustomUrl } from './exposure.ts';
+import { type Candidate, oldestFirst } from './names.ts';
 
-/** A deployment refused because an older one of the listener is exposed at the same URL. */
+/** A deployment refused because another of the listener keeps the URL it asks for. */
 export interface UrlClaim {
   code: 'MOORING_E_RENDER_URL_CLAIMED';
   /** The deployment that keeps the URL, then the refused one. */
@@ -18,20 +18,24 @@ export interface UrlClaim {
   reason: string;
 }
 
-type Candidate = Pick<DeploymentRecord, 'id' | 'name' | 'created_at' | 'source_config'>;
-
-const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+/** Host and path of each record's custom_url, parsed once: a parsed record is never changed. */
+const urls = new WeakMap<Candidate, string | undefined>();
 
 /** Host and path of `d`'s custom_url, or undefined when it has none or one rendering refuses. */
 function urlOf(d: Candidate): string | undefined {
+  if (urls.has(d)) return urls.get(d);
   const raw = d.source_config?.custom_url;
-  if (typeof raw !== 'string' || raw === '') return undefined;
-  try {
-    const { host, path } = parseCustomUrl(raw);
-    return `${host}${path}`;
-  } catch {
-    return undefined;
+  let url: string | undefined;
+  if (typeof raw === 'string' && raw !== '') {
+    try {
+      const { host, path } = parseCustomUrl(raw);
+      url = `${host}${path}`;
+    } catch {
+      url = undefined;
+    }
   }
+  urls.set(d, url);
+  return url;
 }
 
 /** The claims found, and who holds each URL (for the next poll's `previous`). */
@@ -49,37 +53,29 @@ export function detectUrlClaims(
   deployments: ReadonlyArray<Candidate>,
   previous: ReadonlyMap<string, string> = new Map(),
 ): UrlClaims {
-  const seen = new Set<string>();
-  const urls = new Map<string, string | undefined>();
-  const urlOfOnce = (d: Candidate) => {
-    if (!urls.has(d.id)) urls.set(d.id, urlOf(d));
-    return urls.get(d.id);
-  };
-  const held = (d: Candidate) => {
-    const url = urlOfOnce(d);
-    return url !== undefined && previous.get(url) === d.id;
-  };
-  const order = [...deployments]
-    .filter((d) => !seen.has(d.id) && seen.add(d.id))
-    .sort((a, b) => Number(held(b)) - Number(held(a)) || cmp(a.created_at, b.created_at) || cmp(a.id, b.id));
-  const holders = new Map<string, Candidate>();
+  const exposed = oldestFirst(deployments).flatMap((d) => {
+    const url = urlOf(d);
+    return url === undefined ? [] : [{ d, url, held: previous.get(url) === d.id }];
+  });
+  // Last poll's holders first; the sort is stable, so the rest stay oldest first.
+  exposed.sort((a, b) => Number(b.held) - Number(a.held));
+  const holders = new Map<string, (typeof exposed)[number]>();
   const claims: UrlClaim[] = [];
-  for (const d of order) {
-    const url = urlOfOnce(d);
-    if (url === undefined) continue;
-    const holder = holders.get(url);
+  for (const e of exposed) {
+    const holder = holders.get(e.url);
     if (holder === undefined) {
-      holders.set(url, d);
+      holders.set(e.url, e);
       continue;
     }
-    const why = held(holder) ? 'has it already' : 'is older';
+    const { d } = e;
+    const h = holder.d;
     claims.push({
       code: 'MOORING_E_RENDER_URL_CLAIMED',
-      deploymentIds: [holder.id, d.id],
+      deploymentIds: [h.id, d.id],
       reason:
-        `deployments ${holder.id} (${JSON.stringify(holder.name)}) and ${d.id} (${JSON.stringify(d.name)}) ` +
-        `would both be exposed at ${url}: ${holder.id} ${why}, so ${d.id} is refused`,
+        `deployments ${h.id} (${JSON.stringify(h.name)}) and ${d.id} (${JSON.stringify(d.name)}) ` +
+        `would both be exposed at ${e.url}: ${h.id} ${holder.held ? 'has it already' : 'is older'}, so ${d.id} is refused`,
     });
   }
-  return { claims, holders: new Map([...holders].map(([url, d]) => [url, d.id])) };
+  return { claims, holders: new Map([...holders].map(([url, h]) => [url, h.d.id])) };
 }
