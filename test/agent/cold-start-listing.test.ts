@@ -12,12 +12,8 @@ import { ControlPlaneClient } from '../../src/control-plane/client.ts';
 import type { ControlPlaneServer } from '../../src/control-plane/server/index.ts';
 import { LISTED_KINDS } from '../../src/objects/kinds.ts';
 import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';
-import {
-  scaleByHand,
-  smallDeployment,
-  startListenerControlPlane,
-  wireTestAgent,
-} from '../support/wired-agent.ts';
+import { scaleByHand, startListenerControlPlane, wireTestAgent } from '../support/wired-agent.ts';
+import { smallDeployment } from '../support/deployment-body.ts';
 
 const LISTENER = '7d2e1b3c-4e5f-4a6b-9c7d-8e9f0a1b2c3d';
 const NAMESPACE = 'apps';

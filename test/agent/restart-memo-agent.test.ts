@@ -10,12 +10,8 @@ import { ControlPlaneClient } from '../../src/control-plane/client.ts';
 import type { ControlPlaneServer } from '../../src/control-plane/server/index.ts';
 import { createKubeClient } from '../../src/kube/clients.ts';
 import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';
-import {
-  scaleByHand,
-  smallDeployment,
-  startListenerControlPlane,
-  wireTestAgent,
-} from '../support/wired-agent.ts';
+import { scaleByHand, startListenerControlPlane, wireTestAgent } from '../support/wired-agent.ts';
+import { smallDeployment } from '../support/deployment-body.ts';
 
 // Counts renders: the judge and the reconciles both render through it.
 const renders = vi.hoisted(() => ({ count: 0 }));

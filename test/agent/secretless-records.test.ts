@@ -15,7 +15,8 @@ import { OrphanCollector } from '../../src/reconcile/orphans.ts';
 import { createKubeClient } from '../../src/kube/clients.ts';
 import { inventoryOf } from '../../src/kube/list.ts';
 import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';
-import { smallDeployment, startListenerControlPlane, wireTestAgent } from '../support/wired-agent.ts';
+import { startListenerControlPlane, wireTestAgent } from '../support/wired-agent.ts';
+import { smallDeployment } from '../support/deployment-body.ts';
 import type { DeploymentRecord } from '../../src/contract/index.ts';
 import { type ListingProxy, startListingProxy } from '../reliability/lib/listing-proxy.ts';
 

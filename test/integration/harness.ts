@@ -13,6 +13,7 @@ import {
   spawnAgent as spawnAgentProcess,
   type StatusEntry,
 } from '../support/agent-process.ts';
+import { smallDeployment } from '../support/deployment-body.ts';
 import { agentEnv, type Servers, startServers } from '../support/stack.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -74,13 +75,7 @@ export function spawnAgent(env: Record<string, string>): AgentProcess {
 /** A deployment of `source: external_docker` for the stack's listener in `apps`. */
 export function deploymentBody(name: string, image: string, secrets: { name: string; value: string }[] = []) {
   return {
-    name,
-    source: 'external_docker' as const,
-    source_config: {
-      listener_id: LISTENER_ID,
-      listener_config: { k8s_namespace: NAMESPACE },
-      resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.25, memory_mb: 128 },
-    },
+    ...smallDeployment(name, LISTENER_ID, NAMESPACE),
     source_revision_config: { image_uri: image },
     secrets,
   };

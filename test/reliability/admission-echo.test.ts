@@ -21,6 +21,7 @@ import { kubeGet } from './lib/cluster-check.ts';
 import { type EchoProxy, startEchoProxy } from './lib/echo-proxy.ts';
 import { type Stack, spawnAgent, startStack } from './lib/stack.ts';
 import { AgentLogs } from '../support/agent-logs.ts';
+import { smallDeployment } from '../support/deployment-body.ts';
 import type { AgentProcess, StatusEntry } from '../support/agent-process.ts';
 import { sleep, waitFor } from '../support/wait.ts';
 
@@ -41,13 +42,7 @@ const GATEKEEPER = 'validation.gatekeeper.sh';
 
 function body(name: string, listenerId: string, value: string) {
   return {
-    name,
-    source: 'external_docker' as const,
-    source_config: {
-      listener_id: listenerId,
-      listener_config: { k8s_namespace: NS },
-      resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.25, memory_mb: 128 },
-    },
+    ...smallDeployment(name, listenerId, NS),
     source_revision_config: { image_uri: `registry.example.com/redact/${name}:1.0.0` },
     secrets: [
       { name: 'APP_TOKEN', value },
