@@ -236,29 +236,33 @@ export function releaseNamespacePermissions(options: {
   /** The restart memo's ConfigMap; none when undefined. */
   restartMemo?: string | undefined;
 }): Permission[] {
+  // Each is one object the agent reads, creates once and replaces: `create` (not limited by name)
+  // and `get`, `update` on its name.
+  const ownObject = (group: string, resource: string, name: string, created: string, kept: string) => [
+    { group, resource, verbs: ['create'], why: created },
+    { group, resource, verbs: ['get', 'update'], names: [name], why: kept },
+  ];
   const permissions: Permission[] = [];
   if (options.leaderElection) {
     permissions.push(
-      { group: 'coordination.k8s.io', resource: 'leases', verbs: ['create'], why: 'create the leader Lease' },
-      {
-        group: 'coordination.k8s.io',
-        resource: 'leases',
-        verbs: ['get', 'update'],
-        names: [options.leaseName],
-        why: 'acquire and renew the leader Lease',
-      },
+      ...ownObject(
+        'coordination.k8s.io',
+        'leases',
+        options.leaseName,
+        'create the leader Lease',
+        'acquire and renew the leader Lease',
+      ),
     );
   }
   if (options.restartMemo !== undefined) {
     permissions.push(
-      { group: '', resource: 'configmaps', verbs: ['create'], why: 'create the restart memo ConfigMap' },
-      {
-        group: '',
-        resource: 'configmaps',
-        verbs: ['get', 'update'],
-        names: [options.restartMemo],
-        why: 'read the restart memo at a start, replace it when the leader stops',
-      },
+      ...ownObject(
+        '',
+        'configmaps',
+        options.restartMemo,
+        'create the restart memo ConfigMap',
+        'read the restart memo at a start, replace it when the leader stops',
+      ),
     );
   }
   return permissions;
