@@ -85,7 +85,7 @@ api-key
 {{- end }}
 {{- end }}
 
-{{/* The release namespace's Role (Lease and Events); distinct from the watched-namespace Role. */}}
+{{/* The release namespace's Role (the Lease, the restart memo); distinct from the watched-namespace Role. */}}
 {{- define "mooring.selfRoleName" -}}
 {{- printf "%s-self" (include "mooring.fullname" .) | trunc 63 | trimSuffix "-" }}
 {{- end }}
