@@ -209,3 +209,25 @@ describe('helm test', () => {
     expect(checkPod(template([base]))).toBeDefined();
   });
 });
+
+describe('the agent pod’s lifecycle', () => {
+  it('gives the pod the shutdown grace period plus 10 s, as the values table says', () => {
+    const objects = template([base, { shutdownGracePeriodSeconds: 45 }]);
+    const spec = podSpec(objects);
+    expect(spec.terminationGracePeriodSeconds).toBe(55);
+    const env = spec.containers[0].env.find((e: Any) => e.name === 'MOORING_SHUTDOWN_GRACE_PERIOD');
+    expect(env.value).toBe('45');
+  });
+
+  it('never runs two writers: one replica is replaced by Recreate, two elect a leader', () => {
+    const single = only(template([base]), 'Deployment').spec as Any;
+    expect(single.replicas).toBe(1);
+    expect(single.strategy).toEqual({ type: 'Recreate' });
+    const ha = template([ciValueSets().get('leader-election')!]);
+    const deployment = only(ha, 'Deployment').spec as Any;
+    expect(deployment.replicas).toBe(2);
+    expect(deployment.strategy).toBeUndefined();
+    const env = deployment.template.spec.containers[0].env as Any[];
+    expect(env.find((e) => e.name === 'MOORING_LEADER_ELECTION').value).toBe('true');
+  });
+});
