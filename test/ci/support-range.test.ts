@@ -58,3 +58,18 @@ describe('the support range docs/install.md states', () => {
     expect(install).toContain(`Kubernetes before ${oldest} and Helm 3 are not tested`);
   });
 });
+
+describe('the Node versions the README states', () => {
+  it('are the CI matrix, whose oldest is package.json’s engines floor', () => {
+    const ci = parse(read('.github', 'workflows', 'ci.yml')) as {
+      jobs: Record<string, { strategy?: { matrix?: { node?: string[] } } }>;
+    };
+    const nodes = Object.values(ci.jobs).flatMap((j) => j.strategy?.matrix?.node ?? []);
+    expect(nodes.length).toBeGreaterThan(0);
+    const readme = read('README.md').replaceAll(/\s+/g, ' ');
+    expect(readme).toContain(`the suite on Node ${nodes.join(' and ')},`);
+    const engines = (JSON.parse(read('package.json')) as { engines: { node: string } }).engines.node;
+    expect(engines).toBe(`>=${nodes[0]}`);
+    expect(readme).toContain(`Node ${nodes[0]} or newer runs mooring`);
+  });
+});
