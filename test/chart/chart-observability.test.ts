@@ -11,7 +11,7 @@ import type { AgentProcess } from '../support/agent-process.ts';
 import { deploymentBody, spawnAgent, type Stack, startStack, waitForState } from '../integration/harness.ts';
 import { ciValueSets, type KubeObject, only, RELEASE, template } from './helm.ts';
 import { validateObject } from './models.ts';
-import { exportedNames, parsePromql, withGrafanaIntervals } from './promql.ts';
+import { exportedLabels, exportedNames, parsePromql, withGrafanaIntervals } from './promql.ts';
 
 interface Rule {
   alert: string;
@@ -153,6 +153,15 @@ describe('alerts and dashboard in the chart', () => {
     ]);
     const exported = exportedNames('# TYPE a_seconds histogram\n# TYPE b_total counter\nb_total 1\n');
     expect([...exported].sort()).toEqual(['a_seconds_bucket', 'a_seconds_count', 'a_seconds_sum', 'b_total']);
+    expect(parsePromql('rate(b_total{job="j", reslt="x"}[5m])').matchers).toEqual([
+      { metric: 'b_total', labels: ['job', 'reslt'] },
+    ]);
+    expect(exportedLabels('b_total{result="x",code="y"} 1\nc 2\n')).toEqual(
+      new Map([
+        ['b_total', new Set(['result', 'code'])],
+        ['c', new Set()],
+      ]),
+    );
   });
 
   it('take their selector, runbook address and names from the values', () => {
@@ -183,6 +192,7 @@ describe('alerts and dashboard in the chart', () => {
     let stack: Stack;
     let agent: AgentProcess;
     let exported: Set<string>;
+    let labels: Map<string, Set<string>>;
 
     beforeAll(async () => {
       stack = await startStack();
@@ -191,7 +201,9 @@ describe('alerts and dashboard in the chart', () => {
       );
       agent = spawnAgent(stack.agentEnv());
       await waitForState(agent, id, 'Ready', 30_000);
-      exported = exportedNames(await agent.text('/metrics'));
+      const exposition = await agent.text('/metrics');
+      exported = exportedNames(exposition);
+      labels = exportedLabels(exposition);
     }, 60_000);
 
     afterAll(async () => {
@@ -208,6 +220,27 @@ describe('alerts and dashboard in the chart', () => {
       ]);
       expect(named.size).toBeGreaterThanOrEqual(12);
       expect([...named].filter((m) => !exported.has(m))).toEqual([]);
+    });
+
+    it('match only on labels the agent’s series carry (or the scrape adds)', () => {
+      // namespace, job and pod come from the scrape target, not from the agent.
+      const TARGET = new Set(['namespace', 'job', 'pod', 'instance']);
+      const exprs = [
+        ...rules.map((r) => r.expr),
+        ...panels.flatMap((p) => (p.targets ?? []).map((t) => withGrafanaIntervals(t.expr))),
+      ];
+      const unknown: string[] = [];
+      let checked = 0;
+      for (const { metric, labels: used } of exprs.flatMap((e) => parsePromql(e).matchers)) {
+        const carried = labels.get(metric);
+        if (!carried) continue; // no sample yet (e.g. no 429 was ever answered)
+        for (const label of used.filter((l) => !TARGET.has(l))) {
+          checked++;
+          if (!carried.has(label)) unknown.push(`${metric}: ${label}`);
+        }
+      }
+      expect(checked).toBeGreaterThanOrEqual(8);
+      expect(unknown).toEqual([]);
     });
   });
 });

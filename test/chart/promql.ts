@@ -12,6 +12,8 @@ export interface ParsedPromql {
   metrics: string[];
   /** The text of each vector selector, label matchers included, in order. */
   selectors: string[];
+  /** Each selector's metric name and the label names it matches on, in order. */
+  matchers: Array<{ metric: string; labels: string[] }>;
 }
 
 /**
@@ -27,16 +29,28 @@ export function parsePromql(expr: string): ParsedPromql {
   const errors: number[] = [];
   const metrics = new Set<string>();
   const selectors: string[] = [];
+  const matchers: ParsedPromql['matchers'] = [];
+  const text = (n: { from: number; to: number }) => expr.slice(n.from, n.to);
   parser.parse(expr).iterate({
     enter(node) {
       if (node.type.isError) errors.push(node.from);
-      if (node.name === 'VectorSelector') selectors.push(expr.slice(node.from, node.to));
+      if (node.name === 'VectorSelector') {
+        selectors.push(text(node));
+        const metric = node.node.getChild('Identifier');
+        const labels = (
+          node.node.getChild('LabelMatchers')?.getChildren('UnquotedLabelMatcher') ?? []
+        ).flatMap((m) => {
+          const name = m.getChild('LabelName');
+          return name ? [text(name)] : [];
+        });
+        if (metric) matchers.push({ metric: text(metric), labels });
+      }
       if (node.name === 'Identifier' && node.node.parent?.name === 'VectorSelector') {
         metrics.add(expr.slice(node.from, node.to));
       }
     },
   });
-  return { errors, metrics: [...metrics].sort(), selectors };
+  return { errors, metrics: [...metrics].sort(), selectors, matchers };
 }
 
 /**
@@ -55,4 +69,19 @@ export function exportedNames(exposition: string): Set<string> {
     } else names.add(name);
   }
   return names;
+}
+
+/**
+ * The label names each sample name carries in an exposition (`name{a="x",b="y"} 1`), for the
+ * series it has; a family without a sample yet is absent.
+ */
+export function exportedLabels(exposition: string): Map<string, Set<string>> {
+  const labels = new Map<string, Set<string>>();
+  for (const m of exposition.matchAll(/^([a-zA-Z_:][\w:]*)(?:\{([^}]*)\})? \S+$/gm)) {
+    const [, name, body] = m as unknown as [string, string, string | undefined];
+    const set = labels.get(name) ?? new Set<string>();
+    for (const pair of (body ?? '').matchAll(/([a-zA-Z_]\w*)="/g)) set.add(pair[1]!);
+    labels.set(name, set);
+  }
+  return labels;
 }
