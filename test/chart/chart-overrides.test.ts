@@ -188,7 +188,7 @@ describe('helm test', () => {
     expect(pod.spec.automountServiceAccountToken).toBe(false);
   });
 
-  it('is picked by no selector of the agent’s (ReplicaSet, Service, disruption budget, NetworkPolicy)', () => {
+  it('is picked by no selector of the agent’s (ReplicaSet, Service, disruption budget)', () => {
     const withPdb = template([
       ciValueSets().get('proxy-network-policy')!,
       { podDisruptionBudget: { enabled: true } },
@@ -197,10 +197,20 @@ describe('helm test', () => {
       (only(withPdb, 'Deployment').spec as Any).selector.matchLabels,
       (only(withPdb, 'Service').spec as Any).selector,
       (only(withPdb, 'PodDisruptionBudget').spec as Any).selector.matchLabels,
-      (only(withPdb, 'NetworkPolicy').spec as Any).podSelector.matchLabels,
     ];
     for (const s of selectors)
       expect(selects(s, checkPod(withPdb).metadata.labels), JSON.stringify(s)).toBe(false);
+  });
+
+  it('goes out through the chart’s NetworkPolicy, as the agent does', () => {
+    const policy = only(objects, 'NetworkPolicy').spec as Any;
+    for (const labels of [
+      pod.metadata.labels,
+      (only(objects, 'Deployment').spec as Any).template.metadata.labels,
+    ]) {
+      expect(selects(policy.podSelector.matchLabels, labels)).toBe(true);
+      for (const e of policy.podSelector.matchExpressions) expect(e.values).toContain(labels[e.key]);
+    }
   });
 
   it('is left out of the plain manifests of deploy/', () => {

@@ -155,3 +155,8 @@ baseline
 {{- printf "namespace=%q, job=%q" .Release.Namespace (include "mooring.metricsServiceName" .) }}
 {{- end }}
 {{- end }}
+
+{{/* app.kubernetes.io/name of the `helm test` Pod: not the agent's, so no selector of its picks it. */}}
+{{- define "mooring.checkName" -}}
+{{- printf "%s-check" (include "mooring.name" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}
