@@ -7,7 +7,12 @@
 #   docker build -t mooring:dev --build-arg VERSION="$(node -p 'require("./package.json").version')" \
 #     --build-arg REVISION="$(git rev-parse HEAD)" .
 
-ARG NODE_IMAGE=node:24-slim
+# The base pinned by digest: a rebuild of the same commit starts from the same bytes, whatever the
+# tag points at since. The digest is the multi-arch index of node:24-slim (Node 24.19.0, Debian
+# bookworm, linux/amd64 and linux/arm64 among its platforms) as Docker Official Images published
+# it on 2026-08-03. To move on: `docker buildx imagetools inspect node:24-slim` prints the tag's
+# current index digest; set it here and in the base.digest label below.
+ARG NODE_IMAGE=node:24-slim@sha256:cd84903a12dbd26b46f1f3b8144a2568c41c5d37ddd0c7a80a34c7a19786b35f
 
 # Production dependencies only; install scripts are not needed and not run.
 FROM ${NODE_IMAGE} AS deps
@@ -28,7 +33,8 @@ LABEL org.opencontainers.image.title="mooring" \
       org.opencontainers.image.created="${CREATED}" \
       org.opencontainers.image.licenses="Apache-2.0" \
       org.opencontainers.image.source="https://github.com/mooring-dev/mooring" \
-      org.opencontainers.image.base.name="docker.io/library/node:24-slim"
+      org.opencontainers.image.base.name="docker.io/library/node:24-slim" \
+      org.opencontainers.image.base.digest="sha256:cd84903a12dbd26b46f1f3b8144a2568c41c5d37ddd0c7a80a34c7a19786b35f"
 ENV NODE_ENV=production \
     HOME=/tmp
 WORKDIR /app

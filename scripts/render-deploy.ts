@@ -53,6 +53,9 @@ export function renderDeploy(helm: string = ensureTools().helm): Map<string, str
       DEPLOY_RELEASE.namespace,
       '--values',
       path.join(chartDir, 'ci', 'default-values.yaml'),
+      // The `helm test` Pod is for `helm test`: applied as a plain manifest it would run once and
+      // then refuse every later apply (a Pod's spec is immutable).
+      '--skip-tests',
     ],
     { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
   );

@@ -73,6 +73,9 @@ export const ERROR_CODES = {
     summary:
       "The control plane's TLS certificate is not trusted (give its CA with --control-plane-ca-file or NODE_EXTRA_CA_CERTS).",
     retryable: false,
+    // A failure of the control-plane connection, not of one deployment: nothing is parked.
+    handling:
+      'at start-up no: the agent exits 1; while running, each poll and heartbeat tries again, with backoff',
   },
   MOORING_E_RECORD_INVALID: {
     summary: 'A record in a control-plane page is malformed; it is refused alone.',

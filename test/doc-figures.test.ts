@@ -48,6 +48,15 @@ describe('benchmark figures in docs/', () => {
     },
   );
 
+  it('a count of tests in docs/ is dated: the suite grows, the count stays of its day', () => {
+    for (const file of readdirSync(DOCS).filter((f) => f.endsWith('.md'))) {
+      const paragraphs = readFileSync(path.join(DOCS, file), 'utf8').split(/\n\s*\n/);
+      for (const p of paragraphs.filter((p) => /\b\d[\d,]* tests\b/.test(p))) {
+        expect(p, file).toMatch(/\b\d{4}-\d{2}-\d{2}\b/);
+      }
+    }
+  });
+
   it('the operator guide has the generated sizing block, with the commit of each row', () => {
     const guide = readFileSync(path.join(DOCS, 'operator-guide.md'), 'utf8');
     const block = guide.slice(guide.indexOf(SIZING_START), guide.indexOf(SIZING_END));

@@ -15,6 +15,20 @@ export const Registry = require('prom-client/lib/registry.js') as typeof promCli
 export const Counter = require('prom-client/lib/counter.js') as typeof promClient.Counter;
 export const Gauge = require('prom-client/lib/gauge.js') as typeof promClient.Gauge;
 export const Histogram = require('prom-client/lib/histogram.js') as typeof promClient.Histogram;
+
+/** Registers a collector of prom-client's default metrics in `registry`, as the index's own do. */
+export type DefaultMetricCollector = (registry: promClient.Registry) => void;
+
+/**
+ * Two of prom-client's default metrics, by their own modules: `process_resident_memory_bytes`
+ * (with `process_virtual_memory_bytes` and `process_heap_bytes` on Linux) and
+ * `process_start_time_seconds`, which the chart's dashboard and restart alert read. The other
+ * defaults (event loop lag, GC, handles) stay unloaded.
+ */
+export const processMemoryMetrics =
+  require('prom-client/lib/metrics/osMemoryHeap.js') as DefaultMetricCollector;
+export const processStartTimeMetric =
+  require('prom-client/lib/metrics/processStartTime.js') as DefaultMetricCollector;
 export type Registry<T extends promClient.RegistryContentType = promClient.PrometheusContentType> =
   promClient.Registry<T>;
 export type Counter<T extends string = string> = promClient.Counter<T>;

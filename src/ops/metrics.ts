@@ -3,7 +3,14 @@
  * so two agents in one process, as in tests and the sandbox, do not collide). Label values come
  * from closed sets or ids the operator configured; never from secrets or free text.
  */
-import { Counter, Gauge, Histogram, Registry } from '../lean/prom-client.ts';
+import {
+  Counter,
+  Gauge,
+  Histogram,
+  processMemoryMetrics,
+  processStartTimeMetric,
+  Registry,
+} from '../lean/prom-client.ts';
 
 export interface AgentMetrics {
   registry: Registry;
@@ -169,9 +176,19 @@ export function createMetrics(sources: MetricsSources): AgentMetrics {
       registers,
     }),
   };
+  // The process's resident memory and start time, under prom-client's standard names: the chart's
+  // dashboard shows the one, its restart alert counts changes of the other.
+  processMemoryMetrics(registry);
+  processStartTimeMetric(registry);
   metrics.buildInfo.set({ version: sources.version, node_version: process.versions.node }, 1);
   metrics.leader.set(0);
   // A series without a sample before its first increment hides that increment from increase().
   for (const code of PRUNE_REFUSAL_CODES) metrics.pruneRefusals.inc({ code }, 0);
+  // The same for the results the chart's alerts count: the first refusal or failure must show.
+  for (const result of ['success', 'retry', 'terminal']) metrics.reconciles.inc({ result }, 0);
+  for (const result of ['success', 'failure']) {
+    metrics.polls.inc({ result }, 0);
+    metrics.heartbeats.inc({ result }, 0);
+  }
   return metrics;
 }

@@ -23,12 +23,15 @@ interface SchemaNode {
 /** Required values have no default, so values.yaml does not hold them. */
 const REQUIRED = ['controlPlane.url', 'listenerId', 'namespaces'];
 
-/** Dotted keys of values.yaml; `resources` is documented as one value. */
+/** Values documented as one map, not key by key. */
+const WHOLE_MAPS = new Set(['resources', 'podSecurityContext', 'securityContext']);
+
+/** Dotted keys of values.yaml; the maps of {@link WHOLE_MAPS} are documented as one value each. */
 function leafKeys(node: Record<string, unknown>, prefix = ''): string[] {
   return Object.entries(node).flatMap(([key, value]) => {
     const full = prefix + key;
     const isMap = value !== null && typeof value === 'object' && !Array.isArray(value);
-    return isMap && Object.keys(value).length > 0 && key !== 'resources'
+    return isMap && Object.keys(value).length > 0 && !WHOLE_MAPS.has(key)
       ? leafKeys(value as Record<string, unknown>, `${full}.`)
       : [full];
   });

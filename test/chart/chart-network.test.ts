@@ -128,7 +128,13 @@ describe('chart NetworkPolicy for the agent', () => {
     expect(spec.policyTypes).toEqual(['Ingress', 'Egress']);
     expect(spec.ingress).toEqual([]);
     expect(egressPorts(spec)).toEqual([[53, 53], [443, 6443], [443]]);
-    expect(spec.podSelector.matchLabels).toMatchObject({ 'app.kubernetes.io/name': 'mooring' });
+    // The agent's pods and the helm test Pod, which must go out the way the agent does.
+    expect(spec.podSelector).toEqual({
+      matchLabels: { 'app.kubernetes.io/instance': 'mooring' },
+      matchExpressions: [
+        { key: 'app.kubernetes.io/name', operator: 'In', values: ['mooring', 'mooring-check'] },
+      ],
+    });
   });
 
   it("opens the proxy's port rather than the control plane's when a proxy is set", () => {

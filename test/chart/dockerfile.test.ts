@@ -59,7 +59,14 @@ describe('Dockerfile', () => {
       .find((a) => a.getProperty()?.getName() === 'NODE_IMAGE')
       ?.getProperty()
       ?.getValue();
-    expect(base).toBe('node:24-slim');
+    // The tag for the reader, the digest for the build: the image a tag names can change.
+    expect(base).toMatch(/^node:24-slim@sha256:[0-9a-f]{64}$/);
+    const digest = base!.split('@')[1];
+    const labels = ofKind(dockerfile.getInstructions(), 'LABEL')
+      .map((l) => l.getRawArgumentsContent())
+      .join(' ');
+    expect(labels).toContain(`org.opencontainers.image.base.digest="${digest}"`);
+    expect(labels).toContain('org.opencontainers.image.base.name="docker.io/library/node:24-slim"');
     // Every stage starts from the one pinned base (a Dockerfile variable, not a JS template).
     const variable = ['$', '{NODE_IMAGE}'].join('');
     for (const from of froms) expect(from.getImageName()).toBe(variable);

@@ -22,6 +22,17 @@ describe('lean imports', () => {
     expect(leanPromClient.Histogram).toBe(promClient.Histogram);
   });
 
+  it('register prom-client’s process memory and start time metrics under their standard names', async () => {
+    const registry = new leanPromClient.Registry();
+    leanPromClient.processMemoryMetrics(registry);
+    leanPromClient.processStartTimeMetric(registry);
+    const text = await registry.metrics();
+    const rss = Number(/^process_resident_memory_bytes (\d+)$/m.exec(text)?.[1]);
+    expect(rss).toBeGreaterThan(1024 * 1024);
+    const start = Number(/^process_start_time_seconds (\d+)$/m.exec(text)?.[1]);
+    expect(Math.abs(start - (Date.now() / 1000 - process.uptime()))).toBeLessThan(5);
+  });
+
   it('serve the agent in a process that never loads the packages’ indexes', () => {
     // A fresh process (vitest's own workers load undici's index, which adds methods to every
     // dispatcher): load `mooring run`, make one control-plane request through the lean Pool, and

@@ -2,17 +2,25 @@
 Names and labels shared by every template.
 */}}
 
-{{/* Chart name, truncated to the 63 characters a label value allows. */}}
+{{/* Chart name (or nameOverride), truncated to the 63 characters a label value allows. */}}
 {{- define "mooring.name" -}}
-{{- .Chart.Name | trunc 63 | trimSuffix "-" }}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
 {{- end }}
 
-{{/* Release full name: the release name when it already contains the chart name. */}}
+{{/*
+Release full name: fullnameOverride when set; else the release name when it already contains the
+name, else release-name.
+*/}}
 {{- define "mooring.fullname" -}}
-{{- if contains .Chart.Name .Release.Name }}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
 {{- .Release.Name | trunc 63 | trimSuffix "-" }}
 {{- else }}
-{{- printf "%s-%s" .Release.Name .Chart.Name | trunc 63 | trimSuffix "-" }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
 {{- end }}
 {{- end }}
 
@@ -77,7 +85,7 @@ api-key
 {{- end }}
 {{- end }}
 
-{{/* The release namespace's Role (Lease and Events); distinct from the watched-namespace Role. */}}
+{{/* The release namespace's Role (the Lease, the restart memo); distinct from the watched-namespace Role. */}}
 {{- define "mooring.selfRoleName" -}}
 {{- printf "%s-self" (include "mooring.fullname" .) | trunc 63 | trimSuffix "-" }}
 {{- end }}
@@ -132,4 +140,23 @@ baseline
 {{- $p.podSecurity }}
 {{- end }}
 {{- end }}
+{{- end }}
+
+{{/* Name of the metrics Service: the `job` label of the series a ServiceMonitor scrapes. */}}
+{{- define "mooring.metricsServiceName" -}}
+{{- printf "%s-metrics" (include "mooring.fullname" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* Label matchers of the agent's series in alerts: the value's own, else namespace and job. */}}
+{{- define "mooring.metricsSelector" -}}
+{{- with .Values.metrics.prometheusRule.selector }}
+{{- . }}
+{{- else }}
+{{- printf "namespace=%q, job=%q" .Release.Namespace (include "mooring.metricsServiceName" .) }}
+{{- end }}
+{{- end }}
+
+{{/* app.kubernetes.io/name of the `helm test` Pod: not the agent's, so no selector of its picks it. */}}
+{{- define "mooring.checkName" -}}
+{{- printf "%s-check" (include "mooring.name" .) | trunc 63 | trimSuffix "-" }}
 {{- end }}
