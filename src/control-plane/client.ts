@@ -24,7 +24,7 @@ import { MooringError } from '../errors.ts';
 import { type Logger, silentLogger } from '../log.ts';
 import { type Call, type ControlPlaneRoute, Transport, type TransportOptions } from './client-http.ts';
 import { filterQuery } from './client-query.ts';
-import { pageVerdict, TOTAL_COUNT_HEADER } from './listing-total.ts';
+import { pageVerdict, parseTotalCount, TOTAL_COUNT_HEADER } from './listing-total.ts';
 
 export type { ControlPlaneRoute, RequestEvent } from './client-http.ts';
 
@@ -88,7 +88,7 @@ export class ControlPlaneClient {
     filters: DeploymentFilters = {},
     known?: (raw: unknown) => DeploymentRecord | undefined,
   ): Promise<Listing<DeploymentRecord>> {
-    return collect(this.listDeployments(filters, known));
+    return collectStable(() => this.listDeployments(filters, known));
   }
 
   listRevisions(
@@ -147,7 +147,7 @@ export class ControlPlaneClient {
 
   /** Every listener, from all pages; throws when any page fails. */
   listListeners(): Promise<Listing<ListenerRecord>> {
-    return collect(this.listListenerPages());
+    return collectStable(() => this.listListenerPages());
   }
 
   async createListener(body: ListenerCreate): Promise<ListenerRecord> {
@@ -208,6 +208,7 @@ export class ControlPlaneClient {
   ): AsyncGenerator<ParsedPage<T>> {
     const size = limit ?? PAGE_LIMIT;
     let offset = 0;
+    let lastTotal: number | undefined;
     for (;;) {
       const call = get(route, path, { ...filters, limit: String(size), offset: String(offset) });
       const { body, headers } = await this.#http.exchange(call);
@@ -222,6 +223,18 @@ export class ControlPlaneClient {
       if (count > 0 && page.offset <= offset) {
         throw badResponse(call, `page offset ${page.offset} does not move past ${offset}`);
       }
+      // Records that left the listing ahead of the read position shift the rest of it towards
+      // the front, so the next page would start past a record that is still there. A falling
+      // total is how that shows (new records only raise it, and only repeat one at a boundary).
+      const total = parseTotalCount(headers[TOTAL_COUNT_HEADER]);
+      if (lastTotal !== undefined && total !== undefined && total < lastTotal) {
+        throw new MooringError(
+          'MOORING_E_CP_LISTING_SHIFTED',
+          `${call.method} ${route}: the total fell from ${lastTotal} to ${total} during the walk`,
+          { details: { method: call.method, route } },
+        );
+      }
+      lastTotal = total ?? lastTotal;
       const verdict = pageVerdict({
         limit: size,
         requestedOffset: offset,
@@ -242,12 +255,60 @@ export class ControlPlaneClient {
   }
 }
 
-async function collect<T>(pages: AsyncIterable<ParsedPage<T>>): Promise<Listing<T>> {
+/** How many times a whole listing is walked again when its records shift under it. */
+export const LISTING_WALKS = 3;
+
+/**
+ * A whole listing, walked again from the start (up to `LISTING_WALKS` times) when records left
+ * it while it was read (`MOORING_E_CP_LISTING_SHIFTED`, ADR 0011); after the last try the error
+ * goes to the caller, so a listing that may have missed a record is never returned as complete.
+ */
+async function collectStable<T extends { id: string }>(
+  walk: () => AsyncIterable<ParsedPage<T>>,
+): Promise<Listing<T>> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await collect(walk());
+    } catch (err) {
+      if (
+        attempt >= LISTING_WALKS ||
+        !(err instanceof MooringError) ||
+        err.code !== 'MOORING_E_CP_LISTING_SHIFTED'
+      ) {
+        throw err;
+      }
+    }
+  }
+}
+
+/**
+ * The records of all pages. A record added while the walk runs pushes the others one place
+ * back, so one may come twice, at a page boundary: it is kept once, in the later (fresher) copy.
+ */
+async function collect<T extends { id: string }>(pages: AsyncIterable<ParsedPage<T>>): Promise<Listing<T>> {
   const listing: Listing<T> = { items: [], rejected: [], unsupported: [] };
+  const at = new Map<string, number>();
+  const seenRefused = new Set<string>();
   for await (const page of pages) {
-    listing.items.push(...page.items);
-    listing.rejected.push(...page.rejected);
-    listing.unsupported.push(...page.unsupported);
+    for (const item of page.items) {
+      const index = at.get(item.id);
+      if (index === undefined) {
+        at.set(item.id, listing.items.length);
+        listing.items.push(item);
+      } else {
+        listing.items[index] = item;
+      }
+    }
+    for (const r of page.rejected) {
+      if (r.id !== undefined && seenRefused.has(`r:${r.id}`)) continue;
+      if (r.id !== undefined) seenRefused.add(`r:${r.id}`);
+      listing.rejected.push(r);
+    }
+    for (const u of page.unsupported) {
+      if (seenRefused.has(`u:${u.id}`)) continue;
+      seenRefused.add(`u:${u.id}`);
+      listing.unsupported.push(u);
+    }
   }
   return listing;
 }

@@ -24,7 +24,19 @@ export interface CreateExtras {
   tagValueIds?: readonly string[];
 }
 
-const ORDER = 'created_at, seq';
+/**
+ * Newest first, by the insertion sequence: a monotonic number that neither equal timestamps nor a
+ * clock stepping back can reorder. New records go to the front, so a walk that runs while records
+ * are added sees one again at a page boundary but never misses one (docs/control-plane.md, "Order
+ * and paging").
+ */
+const ORDER = 'seq DESC';
+
+/** What a bulk DELETE did: the ids marked, and the ids refused with why. */
+export interface BulkDeleteOutcome {
+  deleted: string[];
+  failed: { deployment_id: string; detail: string }[];
+}
 
 /** Deployments and their revisions: validation against stored state, revision rules, filters. */
 export class DeploymentStore {
@@ -119,12 +131,96 @@ export class DeploymentStore {
     });
   }
 
-  /** DELETE: marks the deployment AWAITING_DELETE; the agent removes its objects. Idempotent. */
+  /**
+   * DELETE: marks the deployment AWAITING_DELETE (the agent removes its objects) and notes when,
+   * for the purge after the retention. Idempotent: a second DELETE keeps the first time.
+   */
   markForDeletion(id: string, tenantId: string | undefined): void {
     this.#db.transaction(() => {
       const current = this.get(id, tenantId);
       if (current.status !== 'AWAITING_DELETE') this.setStatus(id, 'AWAITING_DELETE');
+      this.#db.sqlite
+        .prepare('UPDATE deployments SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL')
+        .run(this.#db.timestamp(), id);
     });
+  }
+
+  /** Bulk DELETE: marks each deployment found; the ones not found (or not the tenant's) are reported. */
+  markManyForDeletion(ids: readonly string[], tenantId: string | undefined): BulkDeleteOutcome {
+    return this.#db.transaction(() => {
+      const outcome: BulkDeleteOutcome = { deleted: [], failed: [] };
+      for (const id of new Set(ids)) {
+        if (!this.#exists(id, tenantId)) {
+          outcome.failed.push({ deployment_id: id, detail: 'deployment not found' });
+          continue;
+        }
+        this.markForDeletion(id, tenantId);
+        outcome.deleted.push(id);
+      }
+      return outcome;
+    });
+  }
+
+  /**
+   * Removes, with their revisions and tags, the deployments deleted at or before `cutoff` (an ISO
+   * time). Returns how many went.
+   */
+  purgeDeletedBefore(cutoff: string): { purged: number } {
+    return this.#db.transaction(() => {
+      const due = this.#db.sqlite
+        .prepare('SELECT id FROM deployments WHERE deleted_at IS NOT NULL AND deleted_at <= ?')
+        .all(cutoff) as { id: string }[];
+      for (const { id } of due) {
+        this.#db.sqlite.prepare('DELETE FROM deployment_tags WHERE deployment_id = ?').run(id);
+        this.#db.sqlite.prepare('DELETE FROM revisions WHERE deployment_id = ?').run(id);
+        this.#db.sqlite.prepare('DELETE FROM deployments WHERE id = ?').run(id);
+      }
+      return { purged: due.length };
+    });
+  }
+
+  /** The earliest `deleted_at` still waiting for its purge, if any. */
+  earliestDeletedAt(): string | undefined {
+    const row = this.#db.sqlite
+      .prepare('SELECT MIN(deleted_at) AS at FROM deployments WHERE deleted_at IS NOT NULL')
+      .get() as { at: string | null };
+    return row.at ?? undefined;
+  }
+
+  /**
+   * Redeploys a revision: a new revision with that revision's source and configuration becomes
+   * the latest, as a PATCH back to those values would make (the public API's redeploy).
+   */
+  redeploy(id: string, revisionId: string, tenantId: string | undefined): Deployment {
+    return this.#db.transaction(() => {
+      const current = this.get(id, tenantId);
+      if (current.status === 'AWAITING_DELETE') throw conflict(`deployment ${id} is being deleted`);
+      const revision = this.getRevision(id, revisionId);
+      const sourceRevisionConfig = { ...revision.source_revision_config, repo_commit_sha: null };
+      const next: Deployment = {
+        ...current,
+        source_revision_config: sourceRevisionConfig,
+        image_version: imageVersion(sourceRevisionConfig.image_uri),
+        updated_at: this.#db.timestamp(),
+      };
+      this.#addRevision(next, revision.source, next.updated_at);
+      return next;
+    });
+  }
+
+  /** How many deployments name this listener (any status: a deployment being deleted still does). */
+  countOnListener(listenerId: string): number {
+    const row = this.#db.sqlite
+      .prepare('SELECT COUNT(*) AS n FROM deployments WHERE listener_id = ?')
+      .get(listenerId) as { n: number };
+    return row.n;
+  }
+
+  #exists(id: string, tenantId: string | undefined): boolean {
+    const row = this.#db.sqlite.prepare('SELECT tenant_id FROM deployments WHERE id = ?').get(id) as
+      | { tenant_id: string }
+      | undefined;
+    return row !== undefined && (tenantId === undefined || row.tenant_id === tenantId);
   }
 
   /** For tests and operators: statuses are read-only on the wire. */
@@ -156,6 +252,7 @@ export class DeploymentStore {
     eq('remote_reconciled', q.remote_reconciled === undefined ? undefined : q.remote_reconciled ? 1 : 0);
     eq('image_version', q.image_version);
     eq('deployment_type', q.deployment_type);
+    eq('listener_id', q.agent_id);
     if (q.name_contains !== undefined) {
       where.push('instr(name, ?) > 0');
       params.push(q.name_contains);
@@ -201,6 +298,16 @@ export class DeploymentStore {
       params.push(q.remote_reconciled ? 1 : 0);
     }
     return this.#db.page<Revision>('revisions', where, params, ORDER, q.limit, q.offset);
+  }
+
+  /** Revisions in one of `statuses`, oldest first, with their deployment's id (for the build simulator). */
+  revisionsInStatus(statuses: readonly string[]): { deploymentId: string; revision: Revision }[] {
+    const rows = this.#db.sqlite
+      .prepare(
+        `SELECT deployment_id, doc FROM revisions WHERE status IN (${placeholders(statuses.length)}) ORDER BY seq`,
+      )
+      .all(...statuses) as { deployment_id: string; doc: string }[];
+    return rows.map((r) => ({ deploymentId: r.deployment_id, revision: JSON.parse(r.doc) as Revision }));
   }
 
   /** For tests: a build service would move revisions on; nothing on the wire can. */
