@@ -57,7 +57,8 @@ export const DeploymentListQuery = z.strictObject({
   limit,
   offset,
   name: z.string().min(1).optional(),
-  name_contains: z.string().min(1).optional(),
+  /** Empty matches every name: the public deploy client's `deploy list` sends `name_contains=` by default. */
+  name_contains: z.string().optional(),
   status: z.enum(DEPLOYMENT_STATUSES).optional(),
   remote_reconciled: bool.optional(),
   tag_value_ids: commaList(z.string()).optional(),
