@@ -77,7 +77,7 @@ describe('paging under concurrent writes', () => {
       // later record moves one place forward, and the first of page two would be skipped.
       if (page === 1) {
         h!.server.store.deployments.markForDeletion(newest, undefined);
-        h!.server.store.deployments.purgeDeletedBefore(new Date(Date.now() + 1000).toISOString());
+        h!.server.store.lifecycle.purgeDeletedBefore(new Date(Date.now() + 1000).toISOString());
       }
     });
     h!.server.resetStats();
@@ -95,7 +95,7 @@ describe('paging under concurrent writes', () => {
     const c = hookedClient(() => {
       const id = ids[next--]!;
       h!.server.store.deployments.markForDeletion(id, undefined);
-      h!.server.store.deployments.purgeDeletedBefore(new Date(Date.now() + 1000).toISOString());
+      h!.server.store.lifecycle.purgeDeletedBefore(new Date(Date.now() + 1000).toISOString());
     });
     await expect(c.listAllDeployments()).rejects.toMatchObject({ code: 'MOORING_E_CP_LISTING_SHIFTED' });
   });

@@ -49,7 +49,7 @@ export class BuildSimulator {
   advance(): number {
     const now = this.#options.now().getTime();
     let moved = 0;
-    for (const { deploymentId, revision } of this.#store.deployments.revisionsInStatus(SIMULATED_STAGES)) {
+    for (const { deploymentId, revision } of this.#store.lifecycle.revisionsInStatus(SIMULATED_STAGES)) {
       const target = this.#target(revision, now);
       if (target === revision.status) continue;
       this.#store.setRevisionStatus(deploymentId, revision.id, target);

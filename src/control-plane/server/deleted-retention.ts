@@ -24,10 +24,10 @@ export class DeletedRetention {
 
   /** Purges what is due; returns how many deployments went. */
   sweep(): number {
-    const earliest = this.#store.deployments.earliestDeletedAt();
+    const earliest = this.#store.lifecycle.earliestDeletedAt();
     if (earliest === undefined) return 0;
     const cutoffMs = this.#now().getTime() - this.#retentionMs;
     if (Date.parse(earliest) > cutoffMs) return 0;
-    return this.#store.deployments.purgeDeletedBefore(new Date(cutoffMs).toISOString()).purged;
+    return this.#store.lifecycle.purgeDeletedBefore(new Date(cutoffMs).toISOString()).purged;
   }
 }

@@ -34,7 +34,7 @@ export function deploymentRoutes(router: Router, store: ControlStore): void {
 
   router.on('DELETE', '/v2/deployments', (ctx) => {
     const ids = bulkDeleteIds(ctx);
-    const outcome = store.deployments.markManyForDeletion(ids, ctx.tenantId);
+    const outcome = store.lifecycle.markManyForDeletion(ids, ctx.tenantId);
     if (outcome.deleted.length === 0) throw new HttpError(404, 'none of the deployments was found');
     return { status: outcome.failed.length === 0 ? 200 : 207, body: outcome };
   });

@@ -37,7 +37,7 @@ export function listenerRoutes(router: Router, store: ControlStore): void {
   router.on('DELETE', '/v2/listeners/{listener_id}', (ctx) => {
     const id = uuidParam(ctx.params, 'listener_id');
     parseQuery(NoQuery, ctx.query);
-    store.listeners.delete(id, (listenerId) => store.deployments.countOnListener(listenerId));
+    store.listeners.delete(id, (listenerId) => store.lifecycle.countOnListener(listenerId));
     return { status: 204 };
   });
 }

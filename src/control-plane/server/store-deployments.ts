@@ -32,12 +32,6 @@ export interface CreateExtras {
  */
 const ORDER = 'seq DESC';
 
-/** What a bulk DELETE did: the ids marked, and the ids refused with why. */
-export interface BulkDeleteOutcome {
-  deleted: string[];
-  failed: { deployment_id: string; detail: string }[];
-}
-
 /** Deployments and their revisions: validation against stored state, revision rules, filters. */
 export class DeploymentStore {
   readonly #db: Database;
@@ -145,48 +139,6 @@ export class DeploymentStore {
     });
   }
 
-  /** Bulk DELETE: marks each deployment found; the ones not found (or not the tenant's) are reported. */
-  markManyForDeletion(ids: readonly string[], tenantId: string | undefined): BulkDeleteOutcome {
-    return this.#db.transaction(() => {
-      const outcome: BulkDeleteOutcome = { deleted: [], failed: [] };
-      for (const id of new Set(ids)) {
-        if (!this.#exists(id, tenantId)) {
-          outcome.failed.push({ deployment_id: id, detail: 'deployment not found' });
-          continue;
-        }
-        this.markForDeletion(id, tenantId);
-        outcome.deleted.push(id);
-      }
-      return outcome;
-    });
-  }
-
-  /**
-   * Removes, with their revisions and tags, the deployments deleted at or before `cutoff` (an ISO
-   * time). Returns how many went.
-   */
-  purgeDeletedBefore(cutoff: string): { purged: number } {
-    return this.#db.transaction(() => {
-      const due = this.#db.sqlite
-        .prepare('SELECT id FROM deployments WHERE deleted_at IS NOT NULL AND deleted_at <= ?')
-        .all(cutoff) as { id: string }[];
-      for (const { id } of due) {
-        this.#db.sqlite.prepare('DELETE FROM deployment_tags WHERE deployment_id = ?').run(id);
-        this.#db.sqlite.prepare('DELETE FROM revisions WHERE deployment_id = ?').run(id);
-        this.#db.sqlite.prepare('DELETE FROM deployments WHERE id = ?').run(id);
-      }
-      return { purged: due.length };
-    });
-  }
-
-  /** The earliest `deleted_at` still waiting for its purge, if any. */
-  earliestDeletedAt(): string | undefined {
-    const row = this.#db.sqlite
-      .prepare('SELECT MIN(deleted_at) AS at FROM deployments WHERE deleted_at IS NOT NULL')
-      .get() as { at: string | null };
-    return row.at ?? undefined;
-  }
-
   /**
    * Redeploys a revision: a new revision with that revision's source and configuration becomes
    * the latest, as a PATCH back to those values would make (the public API's redeploy).
@@ -206,21 +158,6 @@ export class DeploymentStore {
       this.#addRevision(next, revision.source, next.updated_at);
       return next;
     });
-  }
-
-  /** How many deployments name this listener (any status: a deployment being deleted still does). */
-  countOnListener(listenerId: string): number {
-    const row = this.#db.sqlite
-      .prepare('SELECT COUNT(*) AS n FROM deployments WHERE listener_id = ?')
-      .get(listenerId) as { n: number };
-    return row.n;
-  }
-
-  #exists(id: string, tenantId: string | undefined): boolean {
-    const row = this.#db.sqlite.prepare('SELECT tenant_id FROM deployments WHERE id = ?').get(id) as
-      | { tenant_id: string }
-      | undefined;
-    return row !== undefined && (tenantId === undefined || row.tenant_id === tenantId);
   }
 
   /** For tests and operators: statuses are read-only on the wire. */
@@ -298,16 +235,6 @@ export class DeploymentStore {
       params.push(q.remote_reconciled ? 1 : 0);
     }
     return this.#db.page<Revision>('revisions', where, params, ORDER, q.limit, q.offset);
-  }
-
-  /** Revisions in one of `statuses`, oldest first, with their deployment's id (for the build simulator). */
-  revisionsInStatus(statuses: readonly string[]): { deploymentId: string; revision: Revision }[] {
-    const rows = this.#db.sqlite
-      .prepare(
-        `SELECT deployment_id, doc FROM revisions WHERE status IN (${placeholders(statuses.length)}) ORDER BY seq`,
-      )
-      .all(...statuses) as { deployment_id: string; doc: string }[];
-    return rows.map((r) => ({ deploymentId: r.deployment_id, revision: JSON.parse(r.doc) as Revision }));
   }
 
   /** For tests: a build service would move revisions on; nothing on the wire can. */
