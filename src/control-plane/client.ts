@@ -211,7 +211,7 @@ export class ControlPlaneClient {
   ): AsyncGenerator<ParsedPage<T>> {
     const size = limit ?? PAGE_LIMIT;
     let offset = 0;
-    let lastTotal: number | undefined;
+    let believedTotal: number | undefined;
     for (;;) {
       const call = get(route, path, { ...filters, limit: String(size), offset: String(offset) });
       const { body, headers } = await this.#http.exchange(call);
@@ -227,17 +227,19 @@ export class ControlPlaneClient {
         throw badResponse(call, `page offset ${page.offset} does not move past ${offset}`);
       }
       // Records that left the listing ahead of the read position shift the rest of it towards
-      // the front, so the next page would start past a record that is still there. A falling
-      // total is how that shows (new records only raise it, and only repeat one at a boundary).
+      // the front, so the next page would start past a record that is still there. A total
+      // below one the walk could believe earlier shows it (new records only raise the total,
+      // and only repeat one record at a boundary). A total below what was already received is
+      // believed only as that evidence: on its own it is ignored, as ADR 0003 says.
       const total = parseTotalCount(headers[TOTAL_COUNT_HEADER]);
-      if (lastTotal !== undefined && total !== undefined && total < lastTotal) {
+      if (total !== undefined && believedTotal !== undefined && total < believedTotal) {
         throw new MooringError(
           'MOORING_E_CP_LISTING_SHIFTED',
-          `${call.method} ${route}: the total fell from ${lastTotal} to ${total} during the walk`,
+          `${call.method} ${route}: the total fell from ${believedTotal} to ${total} during the walk`,
           { details: { method: call.method, route } },
         );
       }
-      lastTotal = total ?? lastTotal;
+      if (total !== undefined && total >= offset + count) believedTotal = total;
       const verdict = pageVerdict({
         limit: size,
         requestedOffset: offset,

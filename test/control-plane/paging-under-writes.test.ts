@@ -89,6 +89,20 @@ describe('paging under concurrent writes', () => {
     expect(h!.server.stats().byRoute['GET /v2/deployments']).toBe(5);
   });
 
+  it('a purge so large that the total falls below what the walk received is still caught (no record skipped)', async () => {
+    const ids = await seeded(250);
+    // The 100 newest, all read on page one, purged after page two: the total (150) falls below
+    // the 200 received, and the 50 oldest move forward past the read position.
+    const c = hookedClient((page) => {
+      if (page === 2) {
+        for (const id of ids.slice(-100)) h!.server.store.deployments.markForDeletion(id, undefined);
+        h!.server.store.lifecycle.purgeDeletedBefore(new Date(Date.now() + 1000).toISOString());
+      }
+    });
+    const listing = await c.listAllDeployments();
+    expect(listing.items.map((d) => d.id).sort()).toEqual(ids.slice(0, 150).sort());
+  });
+
   it(`a listing that keeps shifting fails after ${LISTING_WALKS} walks (MOORING_E_CP_LISTING_SHIFTED) rather than come back incomplete`, async () => {
     const ids = await seeded(300);
     let next = ids.length - 1;
