@@ -39,8 +39,11 @@ export interface ServersOptions {
   sandboxLogger?: Logger;
   /** CRDs the sandbox serves as installed (e.g. the Gateway API's HTTPRoute); default none. */
   crds?: string[];
-  /** The control plane's clock and deleted retention; default the real clock and its default retention. */
-  controlPlane?: Pick<ControlPlaneOptions, 'now' | 'deletedRetentionSeconds'>;
+  /** The control plane's clock, deleted retention and simulated builds; default the real clock, its default retention, no builds. */
+  controlPlane?: Pick<
+    ControlPlaneOptions,
+    'now' | 'deletedRetentionSeconds' | 'simulateBuildsSeconds' | 'buildFailureRate' | 'random'
+  >;
 }
 
 /** The running programs and the files an agent needs to reach them. */
