@@ -60,14 +60,14 @@ export async function controlPlane(argv: string[], ctx: CliContext): Promise<num
   if (!apiKey) problems.push('--api-key (or MOORING_API_KEY) is required');
   const db = typeof values.db === 'string' ? values.db : ':memory:';
   if (db === '') problems.push('--db must be a file path or :memory:');
-  const simulateBuilds = seconds(values['simulate-builds'], '--simulate-builds', problems, {
+  const simulateBuilds = decimalFlag(values['simulate-builds'], '--simulate-builds', problems, {
     positive: true,
   });
-  const failureRate = seconds(values['build-failure-rate'], '--build-failure-rate', problems, { max: 1 });
+  const failureRate = decimalFlag(values['build-failure-rate'], '--build-failure-rate', problems, { max: 1 });
   if (failureRate !== undefined && simulateBuilds === undefined) {
     problems.push('--build-failure-rate needs --simulate-builds');
   }
-  const retention = seconds(values['deleted-retention'], '--deleted-retention', problems);
+  const retention = decimalFlag(values['deleted-retention'], '--deleted-retention', problems);
   if (problems.length > 0) {
     for (const p of problems) writeCliError(ctx, 'control-plane', 'MOORING_E_INPUT_INVALID', p);
     return EXIT.usage;
@@ -115,7 +115,7 @@ export async function controlPlane(argv: string[], ctx: CliContext): Promise<num
  * A non-negative decimal number flag (seconds, or a rate with `max: 1`), or undefined when not
  * given; a problem is recorded for anything else.
  */
-function seconds(
+function decimalFlag(
   value: unknown,
   flag: string,
   problems: string[],
