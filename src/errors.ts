@@ -69,6 +69,17 @@ export const ERROR_CODES = {
     summary: 'The control plane sent a response that does not match the interface.',
     retryable: true,
   },
+  MOORING_E_CP_LISTING_SHIFTED: {
+    summary:
+      'A listing kept losing records between its pages (the total fell while it was read); it is not used for pruning.',
+    retryable: true,
+  },
+  MOORING_E_CP_NOT_PROVIDED: {
+    summary:
+      'The reference control plane does not provide this service (image registry, source upload, build or deploy logs): it answers 501.',
+    retryable: false,
+    handling: 'no: push the image elsewhere and PATCH its `image_uri` (docs/control-plane.md)',
+  },
   MOORING_E_CP_TLS_UNTRUSTED: {
     summary:
       "The control plane's TLS certificate is not trusted (give its CA with --control-plane-ca-file or NODE_EXTRA_CA_CERTS).",

@@ -17,6 +17,16 @@ Flags:
   --api-key KEY      the key callers must send as X-Api-Key (default: $MOORING_API_KEY; required)
   --seed FILE        YAML or JSON seed of listeners, deployments, tokens, connections, integrations
                      (default: none; records that already exist are skipped)
+  --simulate-builds S
+                     move each new revision of a built source (every source but external_docker)
+                     through QUEUED, AWAITING_BUILD, BUILDING, AWAITING_DEPLOY, DEPLOYING to
+                     DEPLOYED within S seconds (default: off; such revisions stay QUEUED)
+  --build-failure-rate R
+                     with --simulate-builds, the share of builds that end BUILD_FAILED, 0 to 1
+                     (default 0)
+  --deleted-retention S
+                     seconds a deleted deployment stays listed as AWAITING_DELETE before it is
+                     removed (default 3600)
   --help             print this help
 
 Environment:
@@ -35,6 +45,9 @@ export async function controlPlane(argv: string[], ctx: CliContext): Promise<num
       db: { type: 'string' },
       'api-key': { type: 'string' },
       seed: { type: 'string' },
+      'simulate-builds': { type: 'string' },
+      'build-failure-rate': { type: 'string' },
+      'deleted-retention': { type: 'string' },
     },
     HELP,
     ctx,
@@ -47,6 +60,14 @@ export async function controlPlane(argv: string[], ctx: CliContext): Promise<num
   if (!apiKey) problems.push('--api-key (or MOORING_API_KEY) is required');
   const db = typeof values.db === 'string' ? values.db : ':memory:';
   if (db === '') problems.push('--db must be a file path or :memory:');
+  const simulateBuilds = decimalFlag(values['simulate-builds'], '--simulate-builds', problems, {
+    positive: true,
+  });
+  const failureRate = decimalFlag(values['build-failure-rate'], '--build-failure-rate', problems, { max: 1 });
+  if (failureRate !== undefined && simulateBuilds === undefined) {
+    problems.push('--build-failure-rate needs --simulate-builds');
+  }
+  const retention = decimalFlag(values['deleted-retention'], '--deleted-retention', problems);
   if (problems.length > 0) {
     for (const p of problems) writeCliError(ctx, 'control-plane', 'MOORING_E_INPUT_INVALID', p);
     return EXIT.usage;
@@ -64,6 +85,9 @@ export async function controlPlane(argv: string[], ctx: CliContext): Promise<num
       db: db === ':memory:' ? db : resolve(ctx.cwd, db),
       apiKey: apiKey!,
       ...(typeof values.seed === 'string' ? { seed: resolve(ctx.cwd, values.seed) } : {}),
+      ...(simulateBuilds !== undefined ? { simulateBuildsSeconds: simulateBuilds } : {}),
+      ...(failureRate !== undefined ? { buildFailureRate: failureRate } : {}),
+      ...(retention !== undefined ? { deletedRetentionSeconds: retention } : {}),
       logger,
     });
   } catch (err) {
@@ -85,4 +109,26 @@ export async function controlPlane(argv: string[], ctx: CliContext): Promise<num
   await server.close();
   logger.flush();
   return EXIT.ok;
+}
+
+/**
+ * A non-negative decimal number flag (seconds, or a rate with `max: 1`), or undefined when not
+ * given; a problem is recorded for anything else.
+ */
+function decimalFlag(
+  value: unknown,
+  flag: string,
+  problems: string[],
+  limits: { positive?: boolean; max?: number } = {},
+): number | undefined {
+  if (typeof value !== 'string') return undefined;
+  const n = /^[0-9]+(\.[0-9]+)?$/.test(value) ? Number(value) : Number.NaN;
+  const low = limits.positive ? n > 0 : n >= 0;
+  if (!(low && (limits.max === undefined || n <= limits.max) && Number.isFinite(n))) {
+    const range =
+      limits.max !== undefined ? `between 0 and ${limits.max}` : limits.positive ? 'above 0' : '0 or more';
+    problems.push(`${flag} must be a decimal number ${range}`);
+    return undefined;
+  }
+  return n;
 }

@@ -24,8 +24,24 @@ function decimalInteger(min: number, max?: number) {
 const limit = decimalInteger(1, 100).default(20);
 const offset = decimalInteger(0).default(0);
 
-/** `true`/`false` only: a typo such as `yes` is a 422, not silently false. */
-const bool = z.enum(['true', 'false']).transform((v) => v === 'true');
+/**
+ * The words a boolean query parameter may be, as the public API's framework (pydantic) reads them,
+ * in any letter case: Python clients send `True`/`False`. Anything else (`ture`, `2`, empty) is a
+ * 422, never silently false. The agent's own client sends `true`/`false`.
+ */
+export const QUERY_TRUE_WORDS: readonly string[] = ['true', '1', 'yes', 'on', 't', 'y'];
+export const QUERY_FALSE_WORDS: readonly string[] = ['false', '0', 'no', 'off', 'f', 'n'];
+
+const bool = z.string().transform((value, ctx) => {
+  const word = value.toLowerCase();
+  if (QUERY_TRUE_WORDS.includes(word)) return true;
+  if (QUERY_FALSE_WORDS.includes(word)) return false;
+  ctx.addIssue({
+    code: 'custom',
+    message: 'Input should be a valid boolean (true/false, 1/0, yes/no, on/off)',
+  });
+  return z.NEVER;
+});
 
 /** A comma list: items trimmed; an empty item is rejected (docs/control-plane.md). */
 function commaList<T extends z.ZodType<string, string>>(item: T) {
@@ -41,13 +57,19 @@ export const DeploymentListQuery = z.strictObject({
   limit,
   offset,
   name: z.string().min(1).optional(),
-  name_contains: z.string().min(1).optional(),
+  /** Empty matches every name: the public deploy client's `deploy list` sends `name_contains=` by default. */
+  name_contains: z.string().optional(),
   status: z.enum(DEPLOYMENT_STATUSES).optional(),
   remote_reconciled: bool.optional(),
   tag_value_ids: commaList(z.string()).optional(),
   image_version: z.string().min(1).optional(),
   deployment_type: z.enum(DEPLOYMENT_TYPES).optional(),
   deployment_ids: commaList(z.uuid()).optional(),
+  /**
+   * Not in the interface: newer public deploy clients send it to find the deployments placed on
+   * a listener; the reference reads it as `source_config.listener_id` (docs/control-plane.md).
+   */
+  agent_id: z.uuid().optional(),
 });
 export type DeploymentListQuery = z.infer<typeof DeploymentListQuery>;
 /** What a caller passes: every filter optional, lists as arrays. */
@@ -63,5 +85,8 @@ export type RevisionListQuery = z.infer<typeof RevisionListQuery>;
 export type RevisionFilters = Partial<Omit<RevisionListQuery, 'limit' | 'offset'>> & { limit?: number };
 
 export const ListenerListQuery = PageQuery;
+
+/** DELETE /v2/deployments/{id}: the public API's `delete_tracing_project` (no tracing here). */
+export const DeploymentDeleteQuery = z.strictObject({ delete_tracing_project: bool.optional() });
 
 export const TokenListQuery = z.strictObject({ provider_id: z.string().min(1).optional() });

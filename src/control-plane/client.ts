@@ -23,8 +23,11 @@ import {
 import { MooringError } from '../errors.ts';
 import { type Logger, silentLogger } from '../log.ts';
 import { type Call, type ControlPlaneRoute, Transport, type TransportOptions } from './client-http.ts';
+import { collectStable } from './client-listing.ts';
+
+export { LISTING_WALKS } from './client-listing.ts';
 import { filterQuery } from './client-query.ts';
-import { pageVerdict, TOTAL_COUNT_HEADER } from './listing-total.ts';
+import { pageVerdict, parseTotalCount, TOTAL_COUNT_HEADER } from './listing-total.ts';
 
 export type { ControlPlaneRoute, RequestEvent } from './client-http.ts';
 
@@ -88,7 +91,7 @@ export class ControlPlaneClient {
     filters: DeploymentFilters = {},
     known?: (raw: unknown) => DeploymentRecord | undefined,
   ): Promise<Listing<DeploymentRecord>> {
-    return collect(this.listDeployments(filters, known));
+    return collectStable(() => this.listDeployments(filters, known));
   }
 
   listRevisions(
@@ -147,7 +150,7 @@ export class ControlPlaneClient {
 
   /** Every listener, from all pages; throws when any page fails. */
   listListeners(): Promise<Listing<ListenerRecord>> {
-    return collect(this.listListenerPages());
+    return collectStable(() => this.listListenerPages());
   }
 
   async createListener(body: ListenerCreate): Promise<ListenerRecord> {
@@ -208,6 +211,7 @@ export class ControlPlaneClient {
   ): AsyncGenerator<ParsedPage<T>> {
     const size = limit ?? PAGE_LIMIT;
     let offset = 0;
+    let believedTotal: number | undefined;
     for (;;) {
       const call = get(route, path, { ...filters, limit: String(size), offset: String(offset) });
       const { body, headers } = await this.#http.exchange(call);
@@ -222,6 +226,20 @@ export class ControlPlaneClient {
       if (count > 0 && page.offset <= offset) {
         throw badResponse(call, `page offset ${page.offset} does not move past ${offset}`);
       }
+      // Records that left the listing ahead of the read position shift the rest of it towards
+      // the front, so the next page would start past a record that is still there. A total
+      // below one the walk could believe earlier shows it (new records only raise the total,
+      // and only repeat one record at a boundary). A total below what was already received is
+      // believed only as that evidence: on its own it is ignored, as ADR 0003 says.
+      const total = parseTotalCount(headers[TOTAL_COUNT_HEADER]);
+      if (total !== undefined && believedTotal !== undefined && total < believedTotal) {
+        throw new MooringError(
+          'MOORING_E_CP_LISTING_SHIFTED',
+          `${call.method} ${route}: the total fell from ${believedTotal} to ${total} during the walk`,
+          { details: { method: call.method, route } },
+        );
+      }
+      if (total !== undefined && total >= offset + count) believedTotal = total;
       const verdict = pageVerdict({
         limit: size,
         requestedOffset: offset,
@@ -240,16 +258,6 @@ export class ControlPlaneClient {
       offset = page.offset;
     }
   }
-}
-
-async function collect<T>(pages: AsyncIterable<ParsedPage<T>>): Promise<Listing<T>> {
-  const listing: Listing<T> = { items: [], rejected: [], unsupported: [] };
-  for await (const page of pages) {
-    listing.items.push(...page.items);
-    listing.rejected.push(...page.rejected);
-    listing.unsupported.push(...page.unsupported);
-  }
-  return listing;
 }
 
 function get(route: string, path: string, query?: Record<string, string>): Call {

@@ -102,7 +102,7 @@ describe('query schemas', () => {
     }
   });
 
-  it('parses comma lists (trimmed; empty items refused) and strict booleans', () => {
+  it('parses comma lists (trimmed; empty items refused) and booleans as the public API reads them', () => {
     const q = DeploymentListQuery.parse({
       deployment_ids: ' 11111111-1111-4111-8111-111111111111 ,22222222-2222-4222-8222-222222222222',
       tag_value_ids: 'a, b',
@@ -112,7 +112,15 @@ describe('query schemas', () => {
     expect(q.tag_value_ids).toEqual(['a', 'b']);
     expect(q.remote_reconciled).toBe(false);
     expect(DeploymentListQuery.safeParse({ tag_value_ids: 'a,,b' }).success).toBe(false);
-    expect(DeploymentListQuery.safeParse({ remote_reconciled: '1' }).success).toBe(false);
+    for (const word of ['true', 'True', 'TRUE', '1', 'yes', 'Yes', 'on', 't', 'y']) {
+      expect(DeploymentListQuery.parse({ remote_reconciled: word }).remote_reconciled).toBe(true);
+    }
+    for (const word of ['false', 'False', '0', 'no', 'off', 'f', 'n']) {
+      expect(RevisionListQuery.parse({ remote_reconciled: word }).remote_reconciled).toBe(false);
+    }
+    for (const word of ['', 'ture', '2', 'yess', ' true', 'null']) {
+      expect(DeploymentListQuery.safeParse({ remote_reconciled: word }).success).toBe(false);
+    }
     expect(RevisionListQuery.parse({ status: 'DEPLOYED, QUEUED' }).status).toEqual(['DEPLOYED', 'QUEUED']);
     expect(RevisionListQuery.safeParse({ status: 'DEPLOYED,RUNNING' }).success).toBe(false);
   });

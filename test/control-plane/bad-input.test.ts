@@ -43,7 +43,7 @@ const CASES: Case[] = [
   // routing
   { name: 'unknown path', method: 'GET', path: '/v2/nothing', status: 404 },
   { name: 'wrong method on a collection', method: 'PUT', path: '/v2/deployments', body: {}, status: 405 },
-  { name: 'wrong method on an item', method: 'GET', path: '/v2/deployments/{d}', status: 405 },
+  { name: 'wrong method on an item', method: 'PUT', path: '/v2/deployments/{d}', body: {}, status: 405 },
   // malformed bodies
   {
     name: 'malformed JSON on create',
@@ -122,10 +122,11 @@ const CASES: Case[] = [
     loc: ['body', 'name'],
   },
   {
+    // `github` is the provider's public name, accepted for `vcshost` (public-spellings.test.ts).
     name: 'unknown source',
     method: 'POST',
     path: '/v2/deployments',
-    body: dep({ source: 'github' }),
+    body: dep({ source: 'gitlab' }),
     status: 422,
     loc: ['body', 'source'],
   },
@@ -359,9 +360,10 @@ const CASES: Case[] = [
     loc: ['query', 'status'],
   },
   {
+    // `yes`, `True` and `1` are booleans as the public API reads them (test/contract/public-clients.test.ts).
     name: 'boolean typo',
     method: 'GET',
-    path: '/v2/deployments?remote_reconciled=yes',
+    path: '/v2/deployments?remote_reconciled=ture',
     status: 422,
     loc: ['query', 'remote_reconciled'],
   },
@@ -591,7 +593,7 @@ describe('bad input: each gets its documented 4xx with a detail, and the store i
   it('answers 405 with an Allow header', async () => {
     const res = await raw(h.server.url, 'PUT', `/v2/deployments/${ids.d}`, { body: '{}' });
     expect(res.status).toBe(405);
-    expect(String(res.headers.allow)).toBe('PATCH, DELETE');
+    expect(String(res.headers.allow)).toBe('GET, PATCH, DELETE');
   });
 
   it('refuses a declared body over 1 MiB with 413 without reading it', async () => {

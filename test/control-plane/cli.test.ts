@@ -39,8 +39,21 @@ describe('mooring control-plane', () => {
   it('prints every flag with its default on --help', async () => {
     const c = context();
     expect(await controlPlane(['--help'], c.ctx)).toBe(0);
-    for (const flag of ['--host', '--port', '--db', '--api-key', '--seed']) expect(c.out()).toContain(flag);
+    for (const flag of [
+      '--host',
+      '--port',
+      '--db',
+      '--api-key',
+      '--seed',
+      '--simulate-builds',
+      '--build-failure-rate',
+      '--deleted-retention',
+    ]) {
+      expect(c.out()).toContain(flag);
+    }
     expect(c.out()).toContain('default 8080');
+    expect(c.out()).toContain('default: off');
+    expect(c.out()).toContain('default 3600');
   });
 
   it.each([
@@ -48,6 +61,14 @@ describe('mooring control-plane', () => {
     [['--port', '70000'], '--port must be an integer'],
     [['--port', '0'], '--api-key (or MOORING_API_KEY) is required'],
     [['--bogus'], "Unknown option '--bogus'"],
+    [['--simulate-builds', '0'], '--simulate-builds must be a decimal number above 0'],
+    [['--simulate-builds', '1s'], '--simulate-builds must be a decimal number above 0'],
+    [
+      ['--simulate-builds', '1', '--build-failure-rate', '1.5'],
+      '--build-failure-rate must be a decimal number between 0 and 1',
+    ],
+    [['--build-failure-rate', '0.5'], '--build-failure-rate needs --simulate-builds'],
+    [['--deleted-retention', 'soon'], '--deleted-retention must be a decimal number 0 or more'],
   ])('refuses %j with one clear line and exit code 2', async (argv, message) => {
     const c = context();
     expect(await controlPlane(argv, c.ctx)).toBe(2);

@@ -144,7 +144,8 @@ describe('control plane endpoints through the client', () => {
       }
       return pages.flat();
     };
-    expect(await list({})).toEqual(['main:QUEUED', 'dev:BUILD_FAILED']);
+    // Newest first.
+    expect(await list({})).toEqual(['dev:BUILD_FAILED', 'main:QUEUED']);
     expect(await list({ status: ['BUILD_FAILED'] })).toEqual(['dev:BUILD_FAILED']);
     expect(await list({ status: ['QUEUED', 'DEPLOYED'] })).toEqual(['main:QUEUED']);
     expect(await list({ remote_reconciled: true })).toEqual(['dev:BUILD_FAILED']);
@@ -193,7 +194,8 @@ describe('control plane endpoints through the client', () => {
     const again = await h.client.patchListener(created.id, { version: '2.3.5' });
     expect(again.compute_config?.k8s_namespaces).toEqual(['a', 'b']);
     const all = await h.client.listListeners();
-    expect(all.items.map((l) => l.compute_id)).toEqual(['cluster-a', 'cluster-b', 'cluster-new']);
+    // Newest first.
+    expect(all.items.map((l) => l.compute_id)).toEqual(['cluster-new', 'cluster-b', 'cluster-a']);
     await expect(
       h.client.createListener({ compute_type: 'k8s', compute_id: 'cluster-new' }),
     ).rejects.toMatchObject({ details: { status: 409 } });

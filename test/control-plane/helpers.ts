@@ -1,6 +1,10 @@
 import { request } from 'undici';
 import { ControlPlaneClient, type ControlPlaneClientOptions } from '../../src/control-plane/client.ts';
-import { type ControlPlaneServer, startControlPlane } from '../../src/control-plane/server/index.ts';
+import {
+  type ControlPlaneOptions,
+  type ControlPlaneServer,
+  startControlPlane,
+} from '../../src/control-plane/server/index.ts';
 import type { DeploymentCreate } from '../../src/contract/index.ts';
 
 export const API_KEY = 'test-key-3f9a1c-canary';
@@ -60,12 +64,18 @@ export interface Harness {
 
 /** A server on 127.0.0.1:0 with the base seed, and a client for it. */
 export async function harness(
-  options: { seed?: object; db?: string; client?: Partial<ControlPlaneClientOptions> } = {},
+  options: {
+    seed?: object;
+    db?: string;
+    client?: Partial<ControlPlaneClientOptions>;
+    server?: Partial<ControlPlaneOptions>;
+  } = {},
 ): Promise<Harness> {
   const server = await startControlPlane({
     apiKey: API_KEY,
     seed: options.seed ?? BASE_SEED,
     ...(options.db ? { db: options.db } : {}),
+    ...options.server,
   });
   const client = new ControlPlaneClient({
     baseUrl: server.url,
@@ -138,4 +148,15 @@ export async function pagesOf<T>(iterator: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
   for await (const page of iterator) out.push(page);
   return out;
+}
+
+/** A clock tests move by hand: `now()` for the server, `advance(ms)` to move it on. */
+export function manualClock(startIso = '2026-11-29T00:00:00.000Z') {
+  let at = Date.parse(startIso);
+  return {
+    now: () => new Date(at),
+    advance: (ms: number) => {
+      at += ms;
+    },
+  };
 }

@@ -103,7 +103,7 @@ describe('listing requests against the reference server and servers without (or 
   let h: Harness;
   let proxy: HeaderProxy;
   let viaProxy: ControlPlaneClient;
-  /** Ids in creation order, by deployment_type: 200 dev_free, 250 prod, 550 dev (1,000 in all). */
+  /** Ids newest first (the order the server lists), by deployment_type: 200 dev_free, 250 prod, 550 dev (1,000 in all). */
   const byType: Record<'dev_free' | 'prod' | 'dev', string[]> = { dev_free: [], prod: [], dev: [] };
   const all: string[] = [];
 
@@ -116,8 +116,8 @@ describe('listing requests against the reference server and servers without (or 
       const body = dockerDeployment(`listed-${String(i).padStart(4, '0')}`);
       body.source_config = { ...body.source_config, deployment_type: type };
       const d = h.server.store.deployments.create(body, { tenantId: DEFAULT_TENANT_ID });
-      byType[type].push(d.id);
-      all.push(d.id);
+      byType[type].unshift(d.id);
+      all.unshift(d.id);
     }
     proxy = await startHeaderProxy(h.server.url, (total) => total);
     viaProxy = new ControlPlaneClient({ baseUrl: proxy.url, apiKey: API_KEY, retries: 0 });

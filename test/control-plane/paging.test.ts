@@ -7,8 +7,8 @@ describe('paging', () => {
 
   beforeAll(async () => {
     h = await harness();
-    // A fixed clock would make every created_at equal; creating fast gives many ties anyway,
-    // which is what the stable (created_at, insertion) order must survive.
+    // Creating fast gives many equal created_at values, which the order by insertion sequence
+    // must not care about.
     for (let i = 0; i < 250; i++) {
       const d = await h.client.createDeployment(dockerDeployment(`paged-${String(i).padStart(3, '0')}`));
       ids.push(d.id);
@@ -18,7 +18,7 @@ describe('paging', () => {
     await h.close();
   });
 
-  it('walks 250 deployments at limit 100 in 3 pages (3 requests) with no duplicate and no gap, in creation order', async () => {
+  it('walks 250 deployments at limit 100 in 3 pages (3 requests) with no duplicate and no gap, newest first', async () => {
     h.server.resetStats();
     const pages = await pagesOf(h.client.listDeployments({ limit: 100 }));
     expect(h.server.stats().byRoute['GET /v2/deployments']).toBe(3);
@@ -26,7 +26,7 @@ describe('paging', () => {
     expect(pages.map((p) => p.offset)).toEqual([100, 200, 250]);
     const seen = pages.flatMap((p) => p.items.map((d) => d.id));
     expect(new Set(seen).size).toBe(250);
-    expect(seen).toEqual(ids);
+    expect(seen).toEqual([...ids].reverse());
   });
 
   it('reports offset = offset + resources.length on every page, including past the end', async () => {
@@ -70,9 +70,9 @@ describe('paging', () => {
   it('pages filtered listings and listeners the same way', async () => {
     h.server.resetStats();
     const filtered = await pagesOf(h.client.listDeployments({ limit: 10, name_contains: 'paged-1' }));
-    // paged-100 .. paged-199: ten full pages; the total (100) ends the walk on the tenth.
+    // paged-199 .. paged-100 (newest first): ten full pages; the total (100) ends the walk on the tenth.
     expect(filtered.flatMap((p) => p.items).map((d) => d.name)).toEqual(
-      Array.from({ length: 100 }, (_, i) => `paged-${100 + i}`),
+      Array.from({ length: 100 }, (_, i) => `paged-${199 - i}`),
     );
     expect(filtered.length).toBe(10);
     expect(h.server.stats().byRoute['GET /v2/deployments']).toBe(10);
@@ -91,12 +91,12 @@ describe('paging', () => {
     expect(pages.map((p) => p.items.length)).toEqual([2, 2, 2]);
     expect(h.server.stats().byRoute['GET /v2/deployments/{deployment_id}/revisions']).toBe(3);
     expect(pages.flatMap((p) => p.items.map((r) => r.source_revision_config.image_uri))).toEqual([
-      'ghcr.io/example/app:1.0.0',
-      'repo/app:0',
-      'repo/app:1',
-      'repo/app:2',
-      'repo/app:3',
       'repo/app:4',
+      'repo/app:3',
+      'repo/app:2',
+      'repo/app:1',
+      'repo/app:0',
+      'ghcr.io/example/app:1.0.0',
     ]);
   });
 });

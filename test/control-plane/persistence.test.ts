@@ -38,8 +38,8 @@ describe('a file database', () => {
       expect(again).toEqual(p);
       const revisions = (await pagesOf(client.listRevisions(d.id))).flatMap((pg) => pg.items);
       expect(revisions.map((r) => r.source_revision_config.image_uri)).toEqual([
-        'ghcr.io/example/app:1.0.0',
         'repo/app:2',
+        'ghcr.io/example/app:1.0.0',
       ]);
       expect((await client.listTokens()).length).toBe(2);
       expect((await client.listListeners()).items.length).toBe(2);

@@ -142,10 +142,10 @@ describe('revision rules', () => {
     results.forEach((r) => {
       expect(byId.get(r.latest_revision_id!)).toBe(r.source_revision_config.image_uri);
     });
-    // The deployment ends on the last revision made.
+    // The deployment ends on the last revision made, which the list gives first (newest first).
     const [final] = (await h.client.listAllDeployments({ deployment_ids: [d.id] })).items;
-    expect(final!.latest_revision_id).toBe(revisions.at(-1)!.id);
-    expect(final!.source_revision_config.image_uri).toBe(revisions.at(-1)!.source_revision_config.image_uri);
+    expect(final!.latest_revision_id).toBe(revisions[0]!.id);
+    expect(final!.source_revision_config.image_uri).toBe(revisions[0]!.source_revision_config.image_uri);
   });
 
   it('marks a deployment remote reconciled exactly when source_config.listener_id is set', async () => {

@@ -14,7 +14,7 @@ import {
   type StatusEntry,
 } from '../support/agent-process.ts';
 import { smallDeployment } from '../support/deployment-body.ts';
-import { agentEnv, type Servers, startServers } from '../support/stack.ts';
+import { agentEnv, type Servers, type ServersOptions, startServers } from '../support/stack.ts';
 import { waitFor } from '../support/wait.ts';
 
 const run = promisify(execFile);
@@ -43,8 +43,11 @@ export function kubectlOf(servers: Servers): (args: string[]) => Promise<string>
 }
 
 /** Starts control plane + Kubernetes API with one k8s listener for namespace `apps`. */
-export async function startStack(opts: { rolloutDelayMs?: number; crds?: string[] } = {}): Promise<Stack> {
+export async function startStack(
+  opts: { rolloutDelayMs?: number; crds?: string[]; controlPlane?: ServersOptions['controlPlane'] } = {},
+): Promise<Stack> {
   const servers = await startServers({
+    ...(opts.controlPlane ? { controlPlane: opts.controlPlane } : {}),
     namespaces: [NAMESPACE],
     listenerId: LISTENER_ID,
     tmpPrefix: 'mooring-it-',

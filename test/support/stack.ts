@@ -7,7 +7,11 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type ControlPlaneServer, startControlPlane } from '../../src/control-plane/server/index.ts';
+import {
+  type ControlPlaneOptions,
+  type ControlPlaneServer,
+  startControlPlane,
+} from '../../src/control-plane/server/index.ts';
 import type { Logger } from '../../src/log.ts';
 import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';
 import { recordAgentAccesses } from './access-record.ts';
@@ -35,6 +39,11 @@ export interface ServersOptions {
   sandboxLogger?: Logger;
   /** CRDs the sandbox serves as installed (e.g. the Gateway API's HTTPRoute); default none. */
   crds?: string[];
+  /** The control plane's clock, deleted retention and simulated builds; default the real clock, its default retention, no builds. */
+  controlPlane?: Pick<
+    ControlPlaneOptions,
+    'now' | 'deletedRetentionSeconds' | 'simulateBuildsSeconds' | 'buildFailureRate' | 'random'
+  >;
 }
 
 /** The running programs and the files an agent needs to reach them. */
@@ -57,11 +66,14 @@ export interface Servers {
  * stack has it.
  */
 export async function startListenedControlPlane(
-  options: Pick<ServersOptions, 'namespaces' | 'listenerId' | 'computeId' | 'listenerVersion'> & {
+  options: Pick<
+    ServersOptions,
+    'namespaces' | 'listenerId' | 'computeId' | 'listenerVersion' | 'controlPlane'
+  > & {
     apiKey: string;
   },
 ): Promise<{ cp: ControlPlaneServer; listenerId: string }> {
-  const cp = await startControlPlane({ apiKey: options.apiKey, db: ':memory:' });
+  const cp = await startControlPlane({ apiKey: options.apiKey, db: ':memory:', ...options.controlPlane });
   const listener = cp.store.listeners.create(
     {
       compute_type: 'k8s',

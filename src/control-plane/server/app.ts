@@ -8,12 +8,18 @@ import { deploymentRoutes } from './routes-deployments.ts';
 import { directoryRoutes } from './routes-directory.ts';
 import { listenerRoutes } from './routes-listeners.ts';
 import { type Match, Router } from './router.ts';
+import { unprovidedRoutes } from './routes-unprovided.ts';
 
 export interface AppOptions {
   store: ControlStore;
   apiKey: string;
   logger: Logger;
   maxBodyBytes?: number;
+  /**
+   * Runs after authentication, before each request is routed: the purge of deleted deployments
+   * and the simulated builds, so what a request reads is current under any clock.
+   */
+  beforeRequest?: () => void;
 }
 
 export interface RequestStats {
@@ -41,6 +47,7 @@ export function createApp(options: AppOptions): App {
   deploymentRoutes(router, store);
   listenerRoutes(router, store);
   directoryRoutes(router, store);
+  unprovidedRoutes(router, store);
 
   let stats: RequestStats = { requests: 0, byRoute: {} };
 
@@ -69,6 +76,7 @@ export function createApp(options: AppOptions): App {
       // Authentication comes first so that an unauthenticated caller learns nothing about routes.
       checkAuth(req);
       if (!match) throw routingError;
+      options.beforeRequest?.();
       const reply = await match.handler({
         req,
         params: match.params,

@@ -2,6 +2,7 @@ import type { DeploymentStatus, RevisionStatus } from '../../contract/index.ts';
 import { Database, type DatabaseOptions } from './store.ts';
 import { DeploymentStore } from './store-deployments.ts';
 import { DirectoryStore } from './store-directory.ts';
+import { LifecycleStore } from './store-lifecycle.ts';
 import { ListenerStore } from './store-listeners.ts';
 
 /** The tenant new deployments belong to when a request names none (a fixed, valid UUID). */
@@ -17,6 +18,7 @@ export class ControlStore {
   readonly deployments: DeploymentStore;
   readonly listeners: ListenerStore;
   readonly directory: DirectoryStore;
+  readonly lifecycle: LifecycleStore;
   readonly defaultTenantId: string;
 
   constructor(options: ControlStoreOptions = {}) {
@@ -24,6 +26,7 @@ export class ControlStore {
     this.deployments = new DeploymentStore(this.db);
     this.listeners = new ListenerStore(this.db);
     this.directory = new DirectoryStore(this.db);
+    this.lifecycle = new LifecycleStore(this.db, this.deployments);
     this.defaultTenantId = options.defaultTenantId ?? DEFAULT_TENANT_ID;
   }
 

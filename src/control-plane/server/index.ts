@@ -2,12 +2,15 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Logger, silentLogger } from '../../log.ts';
 import { createApp, type RequestStats } from './app.ts';
+import { BuildSimulator } from './build-simulator.ts';
 import { ControlStore } from './control-store.ts';
+import { DEFAULT_DELETED_RETENTION_SECONDS, DeletedRetention } from './deleted-retention.ts';
 import { loadSeed, readSeed, type SeedResult } from './seed.ts';
 
 export { ControlStore, DEFAULT_TENANT_ID } from './control-store.ts';
 export { type SeedInput, type SeedResult, loadSeed, readSeed } from './seed.ts';
 export type { RequestStats } from './app.ts';
+export { DEFAULT_DELETED_RETENTION_SECONDS } from './deleted-retention.ts';
 
 export interface ControlPlaneOptions {
   /** Interface to listen on; default 127.0.0.1. */
@@ -25,6 +28,17 @@ export interface ControlPlaneOptions {
   now?: () => Date;
   /** Request bodies above this get 413; default 1 MiB. */
   maxBodyBytes?: number;
+  /**
+   * Simulated builds (`--simulate-builds`): seconds from a revision's creation to `DEPLOYED`.
+   * Off (undefined) by default: revisions of build sources then stay `QUEUED`.
+   */
+  simulateBuildsSeconds?: number;
+  /** Share of simulated builds that fail (`--build-failure-rate`), 0 to 1; default 0. */
+  buildFailureRate?: number;
+  /** Random source for simulated failures (tests). */
+  random?: () => number;
+  /** Seconds a deleted deployment stays listed as AWAITING_DELETE before it is purged; default 3600. */
+  deletedRetentionSeconds?: number;
 }
 
 export interface ControlPlaneServer {
@@ -44,6 +58,28 @@ export interface ControlPlaneServer {
   close(): Promise<void>;
 }
 
+/** The work done before each request: purge what is due, then move simulated builds on. */
+function makeUpkeep(store: ControlStore, options: ControlPlaneOptions, now: () => Date): () => void {
+  const retention = new DeletedRetention(
+    store,
+    options.deletedRetentionSeconds ?? DEFAULT_DELETED_RETENTION_SECONDS,
+    now,
+  );
+  const builds =
+    options.simulateBuildsSeconds === undefined
+      ? undefined
+      : new BuildSimulator(store, {
+          durationMs: options.simulateBuildsSeconds * 1000,
+          now,
+          ...(options.buildFailureRate !== undefined ? { failureRate: options.buildFailureRate } : {}),
+          ...(options.random ? { random: options.random } : {}),
+        });
+  return () => {
+    retention.sweep();
+    builds?.advance();
+  };
+}
+
 /** Starts the reference control plane (see docs/control-plane.md). */
 export async function startControlPlane(options: ControlPlaneOptions): Promise<ControlPlaneServer> {
   const logger = options.logger ?? silentLogger();
@@ -58,10 +94,19 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     store.close();
     throw err;
   }
+  const now = options.now ?? (() => new Date());
+  let upkeep: () => void;
+  try {
+    upkeep = makeUpkeep(store, options, now);
+  } catch (err) {
+    store.close();
+    throw err;
+  }
   const app = createApp({
     store,
     apiKey: options.apiKey,
     logger,
+    beforeRequest: upkeep,
     ...(options.maxBodyBytes ? { maxBodyBytes: options.maxBodyBytes } : {}),
   });
   const server: Server = createServer({ keepAliveTimeout: 5_000 }, (req, res) => {

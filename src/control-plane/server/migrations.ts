@@ -74,6 +74,14 @@ export const MIGRATIONS: readonly string[] = [
     UNIQUE (integration_id, repo_id)
   );
   `,
+  // When DELETE marked a deployment, so that it is purged after the retention; and the index the
+  // build simulator reads in-flight revisions through.
+  `
+  ALTER TABLE deployments ADD COLUMN deleted_at TEXT;
+  CREATE INDEX deployments_deleted ON deployments (deleted_at) WHERE deleted_at IS NOT NULL;
+  CREATE INDEX revisions_status ON revisions (status);
+  CREATE INDEX revisions_newest ON revisions (deployment_id, seq);
+  `,
 ];
 
 /** Brings the database to the latest schema version; refuses a database newer than this code. */

@@ -1,5 +1,6 @@
 import { TokenListQuery } from '../../contract/index.ts';
 import { NoQuery, parseQuery, uuidParam } from './params.ts';
+import { PUBLIC_PROVIDER_NAME } from './public-spellings.ts';
 import type { Router } from './router.ts';
 import type { ControlStore } from './control-store.ts';
 
@@ -15,15 +16,18 @@ export function directoryRoutes(router: Router, store: ControlStore): void {
     return { status: 200, body: { data: store.directory.connections(ctx.params.agent_id!) } };
   });
 
-  router.on('GET', '/v1/integrations/vcshost/{integration_id}/repos', (ctx) => {
-    const id = uuidParam(ctx.params, 'integration_id');
-    parseQuery(NoQuery, ctx.query);
-    return { status: 200, body: store.directory.repos(id, 'vcshost') };
-  });
+  // The public API names the provider in these paths (`github`); both spellings are served.
+  for (const provider of ['vcshost', PUBLIC_PROVIDER_NAME]) {
+    router.on('GET', `/v1/integrations/${provider}/{integration_id}/repos`, (ctx) => {
+      const id = uuidParam(ctx.params, 'integration_id');
+      parseQuery(NoQuery, ctx.query);
+      return { status: 200, body: store.directory.repos(id, 'vcshost') };
+    });
 
-  router.on('GET', '/v1/integrations/forge/vcshost/{integration_id}/repos', (ctx) => {
-    const id = uuidParam(ctx.params, 'integration_id');
-    parseQuery(NoQuery, ctx.query);
-    return { status: 200, body: store.directory.repos(id, 'forge') };
-  });
+    router.on('GET', `/v1/integrations/forge/${provider}/{integration_id}/repos`, (ctx) => {
+      const id = uuidParam(ctx.params, 'integration_id');
+      parseQuery(NoQuery, ctx.query);
+      return { status: 200, body: store.directory.repos(id, 'forge') };
+    });
+  }
 }

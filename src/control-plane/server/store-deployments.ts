@@ -24,7 +24,13 @@ export interface CreateExtras {
   tagValueIds?: readonly string[];
 }
 
-const ORDER = 'created_at, seq';
+/**
+ * Newest first, by the insertion sequence: a monotonic number that neither equal timestamps nor a
+ * clock stepping back can reorder. New records go to the front, so a walk that runs while records
+ * are added sees one again at a page boundary but never misses one (docs/control-plane.md, "Order
+ * and paging").
+ */
+const ORDER = 'seq DESC';
 
 /** Deployments and their revisions: validation against stored state, revision rules, filters. */
 export class DeploymentStore {
@@ -119,11 +125,38 @@ export class DeploymentStore {
     });
   }
 
-  /** DELETE: marks the deployment AWAITING_DELETE; the agent removes its objects. Idempotent. */
+  /**
+   * DELETE: marks the deployment AWAITING_DELETE (the agent removes its objects) and notes when,
+   * for the purge after the retention. Idempotent: a second DELETE keeps the first time.
+   */
   markForDeletion(id: string, tenantId: string | undefined): void {
     this.#db.transaction(() => {
       const current = this.get(id, tenantId);
       if (current.status !== 'AWAITING_DELETE') this.setStatus(id, 'AWAITING_DELETE');
+      this.#db.sqlite
+        .prepare('UPDATE deployments SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL')
+        .run(this.#db.timestamp(), id);
+    });
+  }
+
+  /**
+   * Redeploys a revision: a new revision with that revision's source and configuration becomes
+   * the latest, as a PATCH back to those values would make (the public API's redeploy).
+   */
+  redeploy(id: string, revisionId: string, tenantId: string | undefined): Deployment {
+    return this.#db.transaction(() => {
+      const current = this.get(id, tenantId);
+      if (current.status === 'AWAITING_DELETE') throw conflict(`deployment ${id} is being deleted`);
+      const revision = this.getRevision(id, revisionId);
+      const sourceRevisionConfig = { ...revision.source_revision_config, repo_commit_sha: null };
+      const next: Deployment = {
+        ...current,
+        source_revision_config: sourceRevisionConfig,
+        image_version: imageVersion(sourceRevisionConfig.image_uri),
+        updated_at: this.#db.timestamp(),
+      };
+      this.#addRevision(next, revision.source, next.updated_at);
+      return next;
     });
   }
 
@@ -156,6 +189,7 @@ export class DeploymentStore {
     eq('remote_reconciled', q.remote_reconciled === undefined ? undefined : q.remote_reconciled ? 1 : 0);
     eq('image_version', q.image_version);
     eq('deployment_type', q.deployment_type);
+    eq('listener_id', q.agent_id);
     if (q.name_contains !== undefined) {
       where.push('instr(name, ?) > 0');
       params.push(q.name_contains);

@@ -61,7 +61,22 @@ export class ListenerStore {
     return this.#db.sqlite.prepare('SELECT 1 FROM listeners WHERE id = ?').get(id) !== undefined;
   }
 
+  /** Newest first, by insertion sequence, as every list of the reference (docs/control-plane.md). */
   list(limit: number, offset: number): CountedPage<Listener> {
-    return this.#db.page<Listener>('listeners', [], [], 'created_at, seq', limit, offset);
+    return this.#db.page<Listener>('listeners', [], [], 'seq DESC', limit, offset);
+  }
+
+  /**
+   * Deletes a listener that no deployment names any more: `attached` counts the deployments that
+   * still do (a deployment being deleted counts until it is purged, since the agent on that
+   * listener still has to remove its objects).
+   */
+  delete(id: string, attached: (listenerId: string) => number): void {
+    this.#db.transaction(() => {
+      this.get(id);
+      const n = attached(id);
+      if (n > 0) throw conflict(`listener ${id} still has ${n} deployment(s) attached; delete them first`);
+      this.#db.sqlite.prepare('DELETE FROM listeners WHERE id = ?').run(id);
+    });
   }
 }

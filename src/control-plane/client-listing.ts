@@ -1,0 +1,61 @@
+import type { ParsedPage } from '../contract/index.ts';
+import { MooringError } from '../errors.ts';
+import type { Listing } from './client.ts';
+
+/** How many times a whole listing is walked again when its records shift under it. */
+export const LISTING_WALKS = 3;
+
+/**
+ * A whole listing, walked again from the start (up to `LISTING_WALKS` times) when records left
+ * it while it was read (`MOORING_E_CP_LISTING_SHIFTED`, ADR 0011); after the last try the error
+ * goes to the caller, so a listing that may have missed a record is never returned as complete.
+ */
+export async function collectStable<T extends { id: string }>(
+  walk: () => AsyncIterable<ParsedPage<T>>,
+): Promise<Listing<T>> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await collect(walk());
+    } catch (err) {
+      if (
+        attempt >= LISTING_WALKS ||
+        !(err instanceof MooringError) ||
+        err.code !== 'MOORING_E_CP_LISTING_SHIFTED'
+      ) {
+        throw err;
+      }
+    }
+  }
+}
+
+/**
+ * The records of all pages. A record added while the walk runs pushes the others one place
+ * back, so one may come twice, at a page boundary: it is kept once, in the later (fresher) copy.
+ */
+async function collect<T extends { id: string }>(pages: AsyncIterable<ParsedPage<T>>): Promise<Listing<T>> {
+  const listing: Listing<T> = { items: [], rejected: [], unsupported: [] };
+  const at = new Map<string, number>();
+  const seenRefused = new Set<string>();
+  for await (const page of pages) {
+    for (const item of page.items) {
+      const index = at.get(item.id);
+      if (index === undefined) {
+        at.set(item.id, listing.items.length);
+        listing.items.push(item);
+      } else {
+        listing.items[index] = item;
+      }
+    }
+    for (const r of page.rejected) {
+      if (r.id !== undefined && seenRefused.has(`r:${r.id}`)) continue;
+      if (r.id !== undefined) seenRefused.add(`r:${r.id}`);
+      listing.rejected.push(r);
+    }
+    for (const u of page.unsupported) {
+      if (seenRefused.has(`u:${u.id}`)) continue;
+      seenRefused.add(`u:${u.id}`);
+      listing.unsupported.push(u);
+    }
+  }
+  return listing;
+}
