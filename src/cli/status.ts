@@ -46,6 +46,11 @@ function routesLine(r: NonNullable<AgentStatus['routes']>): string {
   return `control plane ${via(r.controlPlane.via)} (${tls}); Kubernetes API ${via(r.kubernetes.via)}\n\n`;
 }
 
+/** `paused 2; ` when the last reconcile left paused objects alone (absent from older agents). */
+function pausedText(paused: readonly string[] | undefined): string {
+  return paused && paused.length > 0 ? `paused ${paused.length}; ` : '';
+}
+
 /** The table `mooring status` prints for a status document. */
 export function formatStatus(doc: AgentStatus, nowMs: number): string {
   const head = `listener ${doc.listenerId}  identity ${doc.identity}  version ${doc.version}  ${doc.leader ? 'leader' : 'standby'}${doc.dryRun ? '  dry-run' : ''}  last poll ${ago(doc.lastPollAt, nowMs)}\n\n`;
@@ -61,7 +66,7 @@ export function formatStatus(doc: AgentStatus, nowMs: number): string {
     d.state,
     d.revision ? d.revision.slice(0, 8) : '-',
     ago(d.lastAppliedAt, nowMs),
-    d.reason ?? '',
+    pausedText(d.paused) + (d.reason ?? ''),
   ]);
   return (
     head +

@@ -64,6 +64,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
   const metrics = createMetrics({
     version: o.version,
     deploymentStates: () => agent?.status.counts() ?? {},
+    pausedObjects: () => agent?.status.pausedObjects() ?? 0,
     queueDepth: () => agent?.queueDepth ?? 0,
     inFlight: () => agent?.inFlight ?? 0,
   });
