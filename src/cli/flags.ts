@@ -1,6 +1,7 @@
 import { writeCliError } from './cli-error.ts';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import type { CliContext } from './context.ts';
+import { joinNegativeValues } from '../config/negative-values.ts';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -17,8 +18,13 @@ export function parseCommandFlags(
 ): Record<string, string | boolean | undefined> | 'help' | 'usage' {
   let values: Record<string, string | boolean | (string | boolean)[] | undefined>;
   try {
+    const valueFlags = new Set(
+      Object.entries(options).flatMap(([name, o]) =>
+        o.type === 'string' ? [name, ...(o.short ? [o.short] : [])] : [],
+      ),
+    );
     values = parseArgs({
-      args: argv,
+      args: joinNegativeValues(argv, valueFlags),
       options: { ...options, help: { type: 'boolean' } },
       strict: true,
     }).values;
