@@ -159,7 +159,15 @@ export async function exposureCheck(
         );
       } else if (exposure.ingressClassName) {
         const cls = exposure.ingressClassName;
-        const found = await lookUp(kube, `/apis/networking.k8s.io/v1/ingressclasses/${cls}`);
+        // A cluster that does not serve IngressClass (the sandbox) cannot say: not verified.
+        const classes = {
+          apiVersion: 'networking.k8s.io/v1',
+          kind: 'IngressClass',
+          plural: 'ingressclasses',
+        };
+        const found = (await servesKind(kube, { ...classes, namespaced: false, recreatable: true }))
+          ? await lookUp(kube, `/apis/networking.k8s.io/v1/ingressclasses/${cls}`)
+          : 'unknown';
         checks.push(
           found === 'absent'
             ? result(name, 'fail', `Ingress served, but IngressClass ${cls} does not exist`, {
@@ -171,7 +179,7 @@ export async function exposureCheck(
                 found === 'present' ? 'ok' : 'warn',
                 found === 'present'
                   ? `Ingress served; IngressClass ${cls} exists`
-                  : `Ingress served; IngressClass ${cls} not verified (no permission to read IngressClasses)`,
+                  : `Ingress served; IngressClass ${cls} not verified (IngressClasses not readable here)`,
               ),
         );
       } else checks.push(result(name, 'ok', "Ingress served (the cluster's default class)"));

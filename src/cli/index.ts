@@ -28,6 +28,10 @@ export const COMMANDS: Record<string, CommandEntry> = {
     summary: "print a running agent's /status as a table",
     load: async () => (await import('./status.ts')).status,
   },
+  cp: {
+    summary: 'a small control-plane client: list deployments, change an image, create a listener',
+    load: async () => (await import('./cp.ts')).cp,
+  },
   'control-plane': {
     summary: 'serve the reference control plane (SQLite)',
     load: async () => (await import('./control-plane.ts')).controlPlane,

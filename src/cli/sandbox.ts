@@ -7,7 +7,7 @@
  */
 import { writeCliError } from './cli-error.ts';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +26,7 @@ import { assessObject } from '../reconcile/health.ts';
 import { EXIT, type CliContext } from './context.ts';
 import { emulatorFor } from './emulator.ts';
 import { untilAborted } from './flags.ts';
+import { nextSteps } from './sandbox-next-steps.ts';
 import { formatTable } from './status.ts';
 
 const HELP = `Usage: mooring sandbox [--once] [--port-base <port>] [--timeout <seconds>]
@@ -137,6 +138,8 @@ export async function sandbox(argv: string[], ctx: CliContext): Promise<number> 
     );
     return EXIT.usage;
   }
+  // examples/ as the repository's relative path, so the printed commands read as typed.
+  const shown = (p: string) => (path.relative(ctx.cwd, p).startsWith('..') ? p : path.relative(ctx.cwd, p));
   const emulator = await emulatorFor('sandbox', ctx);
   if (!emulator) return EXIT.usage;
   const port = (offset: number) => (portBase === 0 ? 0 : portBase + offset);
@@ -147,7 +150,8 @@ export async function sandbox(argv: string[], ctx: CliContext): Promise<number> 
   const apiKey = randomBytes(18).toString('base64url');
   writeFileSync(path.join(dir, 'api-key'), `${apiKey}\n`, { mode: 0o600 });
 
-  const cleanups: (() => Promise<unknown>)[] = [];
+  // The directory holds the API key: removed last, on every way out (Ctrl-C included).
+  const cleanups: (() => Promise<unknown>)[] = [async () => rmSync(dir, { recursive: true, force: true })];
   const cleanup = async () => {
     for (const c of cleanups.reverse()) await c().catch(() => undefined);
   };
@@ -182,20 +186,21 @@ export async function sandbox(argv: string[], ctx: CliContext): Promise<number> 
       settingsPath = path.join(dir, 'settings.yaml');
       writeFileSync(settingsPath, FALLBACK_SETTINGS);
     }
+    // The agent's settings as flags, through the same parser `mooring run` uses: the next steps
+    // print them, so `mooring diff` and `mooring check` see what this agent sees.
+    const keyFile = path.join(dir, 'api-key');
+    const agentFlags = [
+      ...['--control-plane-url', cp.url, '--api-key-file', keyFile, '--listener-id', listenerId],
+      ...['--namespaces', namespaces.join(','), '--kubeconfig', kubeconfigPath, '--settings', shown(settingsPath)],
+    ];
     const parsed = parseAgentConfig({
-      argv: [],
+      argv: agentFlags,
       env: {
-        MOORING_CONTROL_PLANE_URL: cp.url,
-        MOORING_API_KEY: apiKey,
-        MOORING_LISTENER_ID: listenerId,
-        MOORING_NAMESPACES: namespaces.join(','),
-        MOORING_KUBECONFIG: kubeconfigPath,
         MOORING_POLL_INTERVAL: '2',
         MOORING_OPS_HOST: '127.0.0.1',
         MOORING_OPS_PORT: String(port(2)),
         MOORING_POD_NAME: 'sandbox',
         MOORING_SHUTDOWN_GRACE_PERIOD: '5',
-        MOORING_SETTINGS: settingsPath,
       },
     });
     if (!parsed.ok || parsed.help) {
@@ -255,11 +260,17 @@ export async function sandbox(argv: string[], ctx: CliContext): Promise<number> 
     out(`\nobjects created by the agent (${rows.length}):`);
     out(formatTable(['KIND', 'NAMESPACE', 'NAME', 'READY'], rows).trimEnd());
     out(
-      `\nlook at them with kubectl:\n  kubectl --kubeconfig ${kubeconfigPath} get deploy,sts,svc,secret -n ${namespaces[0]}` +
-        `\n  kubectl --kubeconfig ${kubeconfigPath} get ingress -A`,
+      nextSteps({
+        kubeconfigPath,
+        namespace: namespaces[0]!,
+        opsUrl: ops.url,
+        cpUrl: cp.url,
+        keyFile,
+        agentFlags,
+        dir,
+      }),
     );
-    out(`status of the agent:\n  mooring status --url ${ops.url}`);
-
+    if (flags.once) out('(run without --once to try them: --once stops everything now)');
     const failed = wired.agent.status.list().some((d) => d.state === 'Failed' || d.state === 'Refused');
     if (flags.once) {
       await cleanup();

@@ -8,7 +8,14 @@ const HTTPROUTE_SERVED = {
   '/apis/gateway.networking.k8s.io/v1': { body: { resources: [{ name: 'httproutes', kind: 'HTTPRoute' }] } },
 };
 const INGRESS_SERVED = {
-  '/apis/networking.k8s.io/v1': { body: { resources: [{ name: 'ingresses', kind: 'Ingress' }] } },
+  '/apis/networking.k8s.io/v1': {
+    body: {
+      resources: [
+        { name: 'ingresses', kind: 'Ingress' },
+        { name: 'ingressclasses', kind: 'IngressClass' },
+      ],
+    },
+  },
 };
 
 describe('Kubernetes API reachable and its version supported', () => {
