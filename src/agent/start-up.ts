@@ -39,8 +39,8 @@ export async function startUp(
         await findListener(deps.controlPlane, config.listenerId);
       }
       logger.info(
+        // The listener id is the logger's own binding (run.ts): not repeated here.
         {
-          listenerId: config.listenerId,
           namespaces: config.namespaces,
           version: deps.version,
           dryRun: config.dryRun,

@@ -191,7 +191,14 @@ export async function sandbox(argv: string[], ctx: CliContext): Promise<number> 
     const keyFile = path.join(dir, 'api-key');
     const agentFlags = [
       ...['--control-plane-url', cp.url, '--api-key-file', keyFile, '--listener-id', listenerId],
-      ...['--namespaces', namespaces.join(','), '--kubeconfig', kubeconfigPath, '--settings', shown(settingsPath)],
+      ...[
+        '--namespaces',
+        namespaces.join(','),
+        '--kubeconfig',
+        kubeconfigPath,
+        '--settings',
+        shown(settingsPath),
+      ],
     ];
     const parsed = parseAgentConfig({
       argv: agentFlags,
