@@ -5,24 +5,32 @@ import { MooringError } from '../errors.ts';
 import { createLogger } from '../log.ts';
 import { type CliContext, EXIT } from './context.ts';
 import { parseCommandFlags, parsePort, untilAborted } from './flags.ts';
+import { formatHelp } from './help-format.ts';
 
-const HELP = `mooring control-plane: the reference deployment management service (SQLite)
-
-Usage: mooring control-plane [flags]
-
-Flags:
-  --host HOST        address to listen on (default 127.0.0.1)
-  --port PORT        TCP port; 0 picks a free one (default 8080)
-  --db PATH          SQLite database file, or :memory: (default :memory:, data lost at exit)
-  --api-key KEY      the key callers must send as X-Api-Key (default: $MOORING_API_KEY; required)
-  --seed FILE        YAML or JSON seed of listeners, deployments, tokens, connections, integrations
-                     (default: none; records that already exist are skipped)
-  --help             print this help
-
-Environment:
-  MOORING_API_KEY    the API key, when --api-key is not given
-  MOORING_LOG_LEVEL  log level (default info): one JSON line per request
-`;
+const HELP = formatHelp({
+  usage: 'mooring control-plane [flags]',
+  summary: 'Serves the reference deployment management service (SQLite) until Ctrl-C.',
+  notes: [
+    'Environment: MOORING_API_KEY (the API key, when --api-key is not given); MOORING_LOG_LEVEL (default info: one JSON line per request).',
+  ],
+  flags: [
+    { left: '--host <address>', description: 'address to listen on; default 127.0.0.1' },
+    { left: '--port <port>', description: 'TCP port; 0 picks a free one; default 8080' },
+    {
+      left: '--db <file>',
+      description: 'SQLite database file, or :memory:; default :memory: (data lost at exit)',
+    },
+    {
+      left: '--api-key <key>',
+      description: 'the key callers must send as X-Api-Key; default $MOORING_API_KEY; required',
+    },
+    {
+      left: '--seed <file>',
+      description:
+        'YAML or JSON seed of listeners, deployments, tokens, connections, integrations; default none (records that already exist are skipped)',
+    },
+  ],
+});
 
 /** `mooring control-plane`: serves the reference control plane until Ctrl-C. */
 export async function controlPlane(argv: string[], ctx: CliContext): Promise<number> {

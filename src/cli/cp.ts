@@ -15,8 +15,7 @@ import { formatHelp } from './help-format.ts';
 import { formatTable } from './status.ts';
 
 const HELP = formatHelp({
-  usage:
-    'mooring cp [flags] deployments list | deployments patch <name|id> --image <uri> | listeners create --namespaces <list>',
+  usage: 'mooring cp [flags] deployments list | deployments patch <name|id> | listeners create',
   summary:
     'A small client of the control plane: list the deployments, change the image of one (the control plane makes a new revision, which the agent rolls out at its next poll), or create a k8s listener for some namespaces (prints its id).',
   flags: [

@@ -26,23 +26,28 @@ import { assessObject } from '../reconcile/health.ts';
 import { EXIT, type CliContext } from './context.ts';
 import { emulatorFor } from './emulator.ts';
 import { untilAborted } from './flags.ts';
+import { joinNegativeValues } from '../config/negative-values.ts';
 import { nextSteps } from './sandbox-next-steps.ts';
 import { formatTable } from './status.ts';
+import { formatHelp } from './help-format.ts';
 
-const HELP = `Usage: mooring sandbox [--once] [--port-base <port>] [--timeout <seconds>]
-
-Starts the reference control plane (in memory, seeded from examples/seed.yaml), the sandbox
-Kubernetes API and the agent together (render settings examples/sandbox-settings.yaml: exposure
-through an Ingress); shows the example deployment being reconciled; prints the objects created and
-how to point kubectl at the sandbox. Runs until Ctrl-C.
-
-Flags:
-  --once                 exit 0 after printing the objects
-  --port-base <port>     control plane on <port>, Kubernetes API on <port>+1, agent ops on <port>+2;
-                         default 0 (free ports)
-  --timeout <seconds>    how long to wait for the deployments to become ready; default 60 (seconds)
-  --help                 print this text
-`;
+const HELP = formatHelp({
+  usage: 'mooring sandbox [flags]',
+  summary:
+    'Starts the reference control plane (in memory, seeded from examples/seed.yaml), the sandbox Kubernetes API and the agent together (render settings examples/sandbox-settings.yaml: exposure through an Ingress); shows the example deployment being reconciled; prints the objects created and next steps that work as printed. Runs until Ctrl-C, which removes its temporary directory.',
+  flags: [
+    { left: '--once', description: 'exit 0 after printing the objects' },
+    {
+      left: '--port-base <port>',
+      description:
+        'control plane on <port>, Kubernetes API on <port>+1, agent ops on <port>+2; default 0 (free ports)',
+    },
+    {
+      left: '--timeout <seconds>',
+      description: 'how long to wait for the deployments to become ready; default 60',
+    },
+  ],
+});
 
 const SEED = fileURLToPath(new URL('../../examples/seed.yaml', import.meta.url));
 const SETTINGS = fileURLToPath(new URL('../../examples/sandbox-settings.yaml', import.meta.url));
@@ -100,7 +105,7 @@ export async function sandbox(argv: string[], ctx: CliContext): Promise<number> 
   let flags: { once?: boolean; 'port-base'?: string; timeout?: string; help?: boolean };
   try {
     flags = parseArgs({
-      args: argv,
+      args: joinNegativeValues(argv, new Set(['port-base', 'timeout'])),
       options: {
         once: { type: 'boolean' },
         'port-base': { type: 'string' },

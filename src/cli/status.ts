@@ -5,20 +5,21 @@ import { writeCliError } from './cli-error.ts';
 import { parseArgs } from 'node:util';
 import type { AgentStatus } from '../agent/agent.ts';
 import { EXIT, type CliContext } from './context.ts';
+import { formatHelp } from './help-format.ts';
 
-const HELP = `Usage: mooring status [--url <url>] [--json]
-
-Prints a running agent's /status as a table: one row per deployment. The agent answers /status
-to loopback clients only: in a cluster, run it through kubectl port-forward
-(kubectl -n <ns> port-forward deploy/<release> 8080) or inside the pod
-(kubectl -n <ns> exec deploy/<release> -- node /app/bin/mooring.js status).
-
-Flags:
-  --url <url>   the agent's ops address; default http://127.0.0.1:8080 (env MOORING_STATUS_URL)
-  --timeout <seconds>   how long to wait for the answer; default 5 (seconds)
-  --json        print the JSON document as received
-  --help        print this text
-`;
+const HELP = formatHelp({
+  usage: 'mooring status [flags]',
+  summary:
+    "Prints a running agent's /status as a table: one row per deployment. The agent answers /status to loopback clients only: in a cluster, run it through kubectl port-forward (kubectl -n <ns> port-forward deploy/<release> 8080) or inside the pod (kubectl -n <ns> exec deploy/<release> -- node /app/bin/mooring.js status).",
+  flags: [
+    {
+      left: '--url <url>',
+      description: "the agent's ops address; default http://127.0.0.1:8080 (env MOORING_STATUS_URL)",
+    },
+    { left: '--timeout <seconds>', description: 'how long to wait for the answer; default 5' },
+    { left: '--json', description: 'print the JSON document as received' },
+  ],
+});
 
 /** Formats rows as left-aligned columns separated by two spaces. */
 export function formatTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
