@@ -28,6 +28,7 @@ import { emulatorFor } from './emulator.ts';
 import { untilAborted } from './flags.ts';
 import { joinNegativeValues } from '../config/negative-values.ts';
 import { nextSteps } from './sandbox-next-steps.ts';
+import { seedThroughClient } from './sandbox-seed.ts';
 import { formatTable } from './status.ts';
 import { formatHelp } from './help-format.ts';
 
@@ -54,30 +55,6 @@ const SETTINGS = fileURLToPath(new URL('../../examples/sandbox-settings.yaml', i
 /** The render settings when examples/ is not there (an npm install): exposure on, through an Ingress. */
 const FALLBACK_SETTINGS = 'exposure:\n  kind: ingress\n  ingressClassName: nginx\n';
 const SETTLED = new Set(['Ready', 'Failed', 'Refused', 'Deleted']);
-
-/** A listener and one external_docker deployment, for when the seed file is missing. */
-async function seedThroughClient(client: ControlPlaneClient): Promise<string> {
-  const listener = await client.createListener({
-    compute_type: 'k8s',
-    compute_id: 'sandbox-cluster',
-    compute_config: { k8s_namespaces: ['default'] },
-    version: '0.0.0',
-  });
-  await client.createDeployment({
-    name: 'hello-app',
-    source: 'external_docker',
-    source_config: {
-      deployment_type: 'dev',
-      listener_id: listener.id,
-      listener_config: { k8s_namespace: 'default' },
-      custom_url: 'https://hello.example.com/',
-      resource_spec: { min_scale: 1, max_scale: 2, cpu: 0.25, memory_mb: 256 },
-    },
-    source_revision_config: { image_uri: 'ghcr.io/example/app:1.0.0' },
-    secrets: [{ name: 'APP_GREETING', value: 'hello-from-the-sandbox' }],
-  });
-  return listener.id;
-}
 
 /** Prints a line whenever a deployment's state or reason changes; resolves when all settled. */
 async function watchProgress(
