@@ -32,6 +32,10 @@ export const COMMANDS: Record<string, CommandEntry> = {
     summary: 'a small control-plane client: list deployments, change an image, create a listener',
     load: async () => (await import('./cp.ts')).cp,
   },
+  completion: {
+    summary: 'print a bash or zsh completion script',
+    load: async () => (await import('./completion.ts')).completion,
+  },
   'control-plane': {
     summary: 'serve the reference control plane (SQLite)',
     load: async () => (await import('./control-plane.ts')).controlPlane,
