@@ -99,6 +99,8 @@ export async function runChecks(
   try {
     kube = createKubeClient(kubeconfigSource(config, env), {
       env,
+      // Not the agent's `mooring/<version> (<identity>)`: audit logs tell the preflight apart.
+      userAgent: 'mooring-check',
       onCredentials: (values) => redactor.set('kube-credentials', values),
     });
   } catch (err) {
