@@ -130,7 +130,7 @@ export async function runHeartbeat(o: HeartbeatOptions, signal: AbortSignal): Pr
       delayMs = backoffDelay(heartbeatBackoff(o.intervalMs), failures);
       o.onBeat?.('failure');
       o.logger.warn(
-        { err: safeErr(err), code: errorCode(err), listenerId: o.listenerId, failures, retryInMs: delayMs },
+        { err: safeErr(err), code: errorCode(err), failures, retryInMs: delayMs },
         'listener heartbeat failed; will retry',
       );
     }

@@ -65,6 +65,7 @@ export async function diff(argv: string[], ctx: CliContext): Promise<number> {
   const logger = createLogger({
     level: config.logLevel === 'info' ? 'warn' : config.logLevel,
     destination: process.stderr,
+    base: { listenerId: config.listenerId },
     scrubber: redactor,
   });
   const results = new Map<string, ReconcileResult>();

@@ -201,6 +201,7 @@ export async function sandbox(argv: string[], ctx: CliContext): Promise<number> 
     const redactor = agentRedactor(config);
     const logger = createLogger({
       level: 'info',
+      base: { listenerId: config.listenerId, identity: config.identity },
       destination: pino.destination({ dest: logPath, sync: true }),
       scrubber: redactor,
     });

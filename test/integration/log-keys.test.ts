@@ -16,7 +16,8 @@ describe('log lines', () => {
   beforeAll(async () => {
     stack = await startStack();
     const id = (await stack.client.createDeployment(deploymentBody('keys', 'registry.example/keys:1'))).id;
-    agent = spawnAgent(stack.agentEnv());
+    // Leader election on: its lines carry the identity the logger binds.
+    agent = spawnAgent(stack.agentEnv({ MOORING_LEADER_ELECTION: 'true' }));
     await waitForState(agent, id, 'Ready', 30_000);
     await stack.kubectl(['scale', 'deploy', 'keys', '-n', NAMESPACE, '--replicas=3']);
     await stack.kubectl([
@@ -46,6 +47,7 @@ describe('log lines', () => {
       .split('\n')
       .filter((l) => l.startsWith('{'));
     expect(lines.length).toBeGreaterThan(5);
+    expect(lines.some((l) => l.includes('"msg":"became the leader"'))).toBe(true);
     const repeats = lines
       .map((l) => ({ msg: (JSON.parse(l) as { msg: string }).msg, keys: repeatedTopLevelKeys(l) }))
       .filter((r) => r.keys.length > 0);
