@@ -27,4 +27,9 @@ export const ANNOTATIONS = {
   createOnly: 'mooring.dev/create-only',
   /** Comma list of Secret keys filled with CSPRNG values when a create-only Secret is created. */
   generateKeys: 'mooring.dev/generate-keys',
+  /**
+   * Set by an operator, never by mooring: `disabled` on a managed object pauses it (pause.ts); on
+   * a deployment's API server Deployment, the whole deployment.
+   */
+  reconcile: 'mooring.dev/reconcile',
 } as const;

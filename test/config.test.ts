@@ -75,7 +75,9 @@ describe('parseAgentConfig', () => {
       ok(parse([], { ...BASE_ENV, MOORING_POD_IP: '10.42.0.17', MOORING_OPS_HOST: '0.0.0.0' })).opsHost,
     ).toBe('0.0.0.0');
     expect(ok(parse(['--ops-host', '::'], { ...BASE_ENV, MOORING_POD_IP: '10.42.0.17' })).opsHost).toBe('::');
-    expect(configHelp('run', '')).toContain('env MOORING_OPS_HOST; default: $MOORING_POD_IP, else 127.0.0.1');
+    expect(unwrapped(configHelp('run', ''))).toContain(
+      'env MOORING_OPS_HOST; default: $MOORING_POD_IP, else 127.0.0.1',
+    );
   });
 
   it('paces Kubernetes requests by the server by default (auto), or by a number the operator sets', () => {
@@ -258,9 +260,23 @@ describe('parseAgentConfig', () => {
   });
 });
 
+/** Help text with its wrapped flag descriptions joined again, for phrase matches. */
+function unwrapped(help: string): string {
+  return help.replace(/\n {4,}/g, ' ');
+}
+
 describe('configHelp', () => {
+  it('no line of any agent command help is over 100 columns', () => {
+    for (const command of ['run', 'diff', 'check']) {
+      const long = configHelp(command, 'x '.repeat(80))
+        .split('\n')
+        .filter((l) => l.length > 100);
+      expect(long).toEqual([]);
+    }
+  });
+
   it('lists every setting with its env twin and default', () => {
-    const text = configHelp('run', 'Run the agent.');
+    const text = unwrapped(configHelp('run', 'Run the agent.'));
     for (const s of SETTINGS) {
       expect(text).toContain(`--${s.flag}`);
       expect(text).toContain(`env ${s.env}; default: ${s.defaultText}`);

@@ -34,6 +34,7 @@ import { type PlannedPoll, ResyncPacer } from './resync-pacer.ts';
 import { RunLog } from './run-log.ts';
 import type { RunReport, Runner } from './runner.ts';
 import type { StatusStore } from './status.ts';
+import { pausedIds } from '../reconcile/paused.ts';
 
 export { secretValuesOf } from './desired-book.ts';
 export type { OrphanPassResult, PruneRefusal } from './orphan-pass.ts';
@@ -275,7 +276,8 @@ export class Deployments {
     // Only a pass whose every object was found unchanged: a skipped or refused one stays at info.
     const quiet = allUnchanged(result.changeSet) && before?.state === state && before.reason === reason;
     const changes = this.#runs.returned(key, revision?.id ?? null, result.changeSet, quiet);
-    this.#d.status.record(key, { state, reason, changed, changes, atMs: this.#d.clock.now() });
+    const paused = pausedIds(result.changeSet);
+    this.#d.status.record(key, { state, reason, changed, changes, atMs: this.#d.clock.now(), paused });
     return result.requeueAfterMs === undefined ? {} : { requeueAfterMs: result.requeueAfterMs };
   }
 

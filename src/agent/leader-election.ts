@@ -76,7 +76,7 @@ export class LeaderElector {
         this.#lastRenewMs = now;
         if (!this.#leader) {
           this.#leader = true;
-          logger.info({ identity: this.#o.identity }, 'became the leader');
+          logger.info('became the leader');
           this.#o.onStartedLeading();
         }
       } else if (this.#leader && now - this.#lastRenewMs >= renewDeadlineMs) {
@@ -113,19 +113,16 @@ export class LeaderElector {
           renewTimeMs: this.#o.clock.now(),
         }),
       );
-      this.#o.logger.info({ identity: this.#o.identity }, 'released the lease');
+      this.#o.logger.info('released the lease');
     } catch (err) {
-      this.#o.logger.warn(
-        { err: safeErr(err), identity: this.#o.identity },
-        'could not release the lease; it will expire',
-      );
+      this.#o.logger.warn({ err: safeErr(err) }, 'could not release the lease; it will expire');
     }
   }
 
   #stepDown(reason: string): void {
     if (!this.#leader) return;
     this.#leader = false;
-    this.#o.logger.warn({ identity: this.#o.identity, reason }, 'stopped leading');
+    this.#o.logger.warn({ reason }, 'stopped leading');
     this.#o.onStoppedLeading();
   }
 

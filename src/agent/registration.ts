@@ -54,24 +54,39 @@ function patchBody(o: RegistrationOptions) {
 }
 
 /**
- * Checks that the listener exists and is `k8s`, then PATCHes it. Throws a TerminalError with
- * MOORING_E_LISTENER_NOT_FOUND or MOORING_E_LISTENER_NOT_K8S; other failures are retryable errors.
+ * Checks that the listener exists and is `k8s`, without writing (`mooring diff`, `mooring check`).
+ * Throws a TerminalError with MOORING_E_LISTENER_NOT_FOUND or MOORING_E_LISTENER_NOT_K8S; other
+ * failures are retryable errors. Resolves with the record (undefined when only a rejected record
+ * of that id was listed).
  */
-export async function registerListener(o: RegistrationOptions): Promise<ListenerRecord> {
-  const listing = await o.client.listListeners();
-  const found = listing.items.find((l) => l.id === o.listenerId);
-  if (!found && !listing.rejected.some((r) => r.id === o.listenerId)) {
-    throw new TerminalError('MOORING_E_LISTENER_NOT_FOUND', `listener ${o.listenerId} does not exist`, {
-      details: { listenerId: o.listenerId },
+export async function findListener(
+  client: Pick<ListenerClient, 'listListeners'>,
+  listenerId: string,
+): Promise<ListenerRecord | undefined> {
+  const listing = await client.listListeners();
+  const found = listing.items.find((l) => l.id === listenerId);
+  if (!found && !listing.rejected.some((r) => r.id === listenerId)) {
+    throw new TerminalError('MOORING_E_LISTENER_NOT_FOUND', `listener ${listenerId} does not exist`, {
+      details: { listenerId },
     });
   }
   if (found && found.compute_type !== 'k8s') {
     throw new TerminalError(
       'MOORING_E_LISTENER_NOT_K8S',
-      `listener ${o.listenerId} has compute_type "${found.compute_type}", not "k8s"`,
-      { details: { listenerId: o.listenerId } },
+      `listener ${listenerId} has compute_type "${found.compute_type}", not "k8s"`,
+      { details: { listenerId } },
     );
   }
+  return found;
+}
+
+/**
+ * Checks that the listener exists and is `k8s` (`findListener`), then PATCHes it. Throws a
+ * TerminalError with MOORING_E_LISTENER_NOT_FOUND or MOORING_E_LISTENER_NOT_K8S; other failures
+ * are retryable errors.
+ */
+export async function registerListener(o: RegistrationOptions): Promise<ListenerRecord> {
+  await findListener(o.client, o.listenerId);
   try {
     return await o.client.patchListener(o.listenerId, patchBody(o));
   } catch (err) {
@@ -115,7 +130,7 @@ export async function runHeartbeat(o: HeartbeatOptions, signal: AbortSignal): Pr
       delayMs = backoffDelay(heartbeatBackoff(o.intervalMs), failures);
       o.onBeat?.('failure');
       o.logger.warn(
-        { err: safeErr(err), code: errorCode(err), listenerId: o.listenerId, failures, retryInMs: delayMs },
+        { err: safeErr(err), code: errorCode(err), failures, retryInMs: delayMs },
         'listener heartbeat failed; will retry',
       );
     }

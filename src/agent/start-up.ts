@@ -7,7 +7,7 @@ import { backoffDelay, START_UP_BACKOFF } from '../backoff.ts';
 import { errorCode, isRetryable } from '../errors.ts';
 import type { AgentDeps } from './agent-deps.ts';
 import { type Clock, sleep } from './clock.ts';
-import { checkNamespaces, registerListener } from './registration.ts';
+import { checkNamespaces, findListener, registerListener } from './registration.ts';
 import { safeErr } from './safe-error.ts';
 
 /** Resolves true once started, false when `signal` aborted first; throws a refusal. */
@@ -34,10 +34,13 @@ export async function startUp(
           namespaces: config.namespaces,
           version: deps.version,
         });
+      } else {
+        // Not registering (mooring diff) still needs the listener: polling an absent one lists nothing.
+        await findListener(deps.controlPlane, config.listenerId);
       }
       logger.info(
+        // The listener id is the logger's own binding (run.ts): not repeated here.
         {
-          listenerId: config.listenerId,
           namespaces: config.namespaces,
           version: deps.version,
           dryRun: config.dryRun,

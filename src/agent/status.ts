@@ -44,6 +44,11 @@ export interface DeploymentStatusEntry {
   lastReconcileAt: string | null;
   /** Change-set summary of the last reconcile, e.g. "created 3, unchanged 2". */
   lastChanges: string | null;
+  /**
+   * Objects the last reconcile left alone because an operator paused them
+   * (`mooring.dev/reconcile: disabled`); all of them when the whole deployment is paused.
+   */
+  paused: string[];
 }
 
 export interface ObservedDeployment {
@@ -61,6 +66,8 @@ export interface ReconcileRecord {
   changed: boolean;
   changes: string | null;
   atMs: number;
+  /** Ids of the objects left alone for a pause (none when omitted). */
+  paused?: string[];
 }
 
 export class StatusStore {
@@ -81,6 +88,7 @@ export class StatusStore {
       lastAppliedAt: null,
       lastReconcileAt: null,
       lastChanges: null,
+      paused: [],
       ...prev,
       ...d,
     });
@@ -96,6 +104,7 @@ export class StatusStore {
     entry.lastReconcileAt = at;
     if (r.changes !== null) entry.lastChanges = r.changes;
     if (r.changed) entry.lastAppliedAt = at;
+    entry.paused = r.paused ?? [];
   }
 
   get(id: string): DeploymentStatusEntry | undefined {
@@ -113,8 +122,15 @@ export class StatusStore {
    */
   list(): DeploymentStatusEntry[] {
     return [...this.#entries.values()]
-      .map((e) => ({ ...e }))
+      .map((e) => ({ ...e, paused: [...e.paused] }))
       .sort((a, b) => byCodeUnit(a.namespace ?? '', b.namespace ?? '') || byCodeUnit(a.name, b.name));
+  }
+
+  /** Objects left alone for a pause, over every deployment (the `mooring_paused_objects` metric). */
+  pausedObjects(): number {
+    let n = 0;
+    for (const e of this.#entries.values()) n += e.paused.length;
+    return n;
   }
 
   /** Count per state, every state present (zeros included) so the metric series stay stable. */

@@ -5,34 +5,46 @@ import { MooringError } from '../errors.ts';
 import { createLogger } from '../log.ts';
 import { type CliContext, EXIT } from './context.ts';
 import { parseCommandFlags, parsePort, untilAborted } from './flags.ts';
+import { formatHelp } from './help-format.ts';
 
-const HELP = `mooring control-plane: the reference deployment management service (SQLite)
-
-Usage: mooring control-plane [flags]
-
-Flags:
-  --host HOST        address to listen on (default 127.0.0.1)
-  --port PORT        TCP port; 0 picks a free one (default 8080)
-  --db PATH          SQLite database file, or :memory: (default :memory:, data lost at exit)
-  --api-key KEY      the key callers must send as X-Api-Key (default: $MOORING_API_KEY; required)
-  --seed FILE        YAML or JSON seed of listeners, deployments, tokens, connections, integrations
-                     (default: none; records that already exist are skipped)
-  --simulate-builds S
-                     move each new revision of a built source (every source but external_docker)
-                     through QUEUED, AWAITING_BUILD, BUILDING, AWAITING_DEPLOY, DEPLOYING to
-                     DEPLOYED within S seconds (default: off; such revisions stay QUEUED)
-  --build-failure-rate R
-                     with --simulate-builds, the share of builds that end BUILD_FAILED, 0 to 1
-                     (default 0)
-  --deleted-retention S
-                     seconds a deleted deployment stays listed as AWAITING_DELETE before it is
-                     removed (default 3600)
-  --help             print this help
-
-Environment:
-  MOORING_API_KEY    the API key, when --api-key is not given
-  MOORING_LOG_LEVEL  log level (default info): one JSON line per request
-`;
+const HELP = formatHelp({
+  usage: 'mooring control-plane [flags]',
+  summary: 'Serves the reference deployment management service (SQLite) until Ctrl-C.',
+  notes: [
+    'Environment: MOORING_API_KEY (the API key, when --api-key is not given); MOORING_LOG_LEVEL (default info: one JSON line per request).',
+  ],
+  flags: [
+    { left: '--host <address>', description: 'address to listen on; default 127.0.0.1' },
+    { left: '--port <port>', description: 'TCP port; 0 picks a free one; default 8080' },
+    {
+      left: '--db <file>',
+      description: 'SQLite database file, or :memory:; default :memory: (data lost at exit)',
+    },
+    {
+      left: '--api-key <key>',
+      description: 'the key callers must send as X-Api-Key; default $MOORING_API_KEY; required',
+    },
+    {
+      left: '--seed <file>',
+      description:
+        'YAML or JSON seed of listeners, deployments, tokens, connections, integrations; default none (records that already exist are skipped)',
+    },
+    {
+      left: '--simulate-builds <seconds>',
+      description:
+        'move each new revision of a built source (every source but external_docker) through QUEUED, AWAITING_BUILD, BUILDING, AWAITING_DEPLOY, DEPLOYING to DEPLOYED within that many seconds; default off (such revisions stay QUEUED)',
+    },
+    {
+      left: '--build-failure-rate <rate>',
+      description: 'with --simulate-builds, the share of builds that end BUILD_FAILED, 0 to 1; default 0',
+    },
+    {
+      left: '--deleted-retention <seconds>',
+      description:
+        'seconds a deleted deployment stays listed as AWAITING_DELETE before it is removed; default 3600',
+    },
+  ],
+});
 
 /** `mooring control-plane`: serves the reference control plane until Ctrl-C. */
 export async function controlPlane(argv: string[], ctx: CliContext): Promise<number> {

@@ -3,12 +3,11 @@
  * `dryRun=All`, so the API server validates it and persists nothing), then the change set of each
  * deployment. Takes the same settings as `mooring run`; never registers, heartbeats or elects.
  */
-import { writeCliError } from './cli-error.ts';
+import { parseAgentCommand } from './agent-flags.ts';
 import type { Agent } from '../agent/agent.ts';
 import { describeError } from '../agent/safe-error.ts';
 import { agentRedactor } from './agent-settings.ts';
 import { wireAgent } from './wiring.ts';
-import { configHelp, parseAgentConfig } from '../config.ts';
 import type { ChangeSetEntry } from '../objects/change-set.ts';
 import { summarize } from '../objects/change-set.ts';
 import { createLogger } from '../log.ts';
@@ -55,18 +54,9 @@ export function formatDiff(
 }
 
 export async function diff(argv: string[], ctx: CliContext): Promise<number> {
-  const verbose = argv.includes('--verbose');
-  const parsed = parseAgentConfig({ argv: argv.filter((a) => a !== '--verbose'), env: ctx.env });
-  if (parsed.help) {
-    ctx.stdout.write(
-      configHelp('diff', SUMMARY).replace('  --help', '  --verbose  also list unchanged objects\n  --help'),
-    );
-    return EXIT.ok;
-  }
-  if (!parsed.ok) {
-    for (const p of parsed.problems) writeCliError(ctx, 'diff', 'MOORING_E_CONFIG_INVALID', p);
-    return EXIT.usage;
-  }
+  const parsed = parseAgentCommand('diff', SUMMARY, argv, ctx, { verbose: true });
+  if (typeof parsed === 'number') return parsed;
+  const { verbose } = parsed;
   const config = { ...parsed.config, dryRun: true, leaderElection: false };
   // The report, the log and the error lines alike are scrubbed of every known secret value.
   const redactor = agentRedactor(config);
@@ -75,6 +65,7 @@ export async function diff(argv: string[], ctx: CliContext): Promise<number> {
   const logger = createLogger({
     level: config.logLevel === 'info' ? 'warn' : config.logLevel,
     destination: process.stderr,
+    base: { listenerId: config.listenerId },
     scrubber: redactor,
   });
   const results = new Map<string, ReconcileResult>();

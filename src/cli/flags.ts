@@ -1,6 +1,7 @@
 import { writeCliError } from './cli-error.ts';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import type { CliContext } from './context.ts';
+import { joinNegativeValues } from '../config/negative-values.ts';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -14,14 +15,25 @@ export function parseCommandFlags(
   options: Options,
   help: string,
   ctx: CliContext,
+  /** Whether positionals are taken (returned under `_`). */
+  positionals = false,
 ): Record<string, string | boolean | undefined> | 'help' | 'usage' {
   let values: Record<string, string | boolean | (string | boolean)[] | undefined>;
+  let rest: string[] = [];
   try {
-    values = parseArgs({
-      args: argv,
-      options: { ...options, help: { type: 'boolean' } },
+    const valueFlags = new Set(
+      Object.entries(options).flatMap(([name, o]) =>
+        o.type === 'string' ? [name, ...(o.short ? [o.short] : [])] : [],
+      ),
+    );
+    const parsed = parseArgs({
+      args: joinNegativeValues(argv, valueFlags),
+      options: { ...options, help: { type: 'boolean', short: 'h' } },
       strict: true,
-    }).values;
+      allowPositionals: positionals,
+    });
+    values = parsed.values;
+    rest = parsed.positionals;
   } catch (error) {
     writeCliError(ctx, command, 'MOORING_E_INPUT_INVALID', (error as Error).message);
     return 'usage';
@@ -30,7 +42,7 @@ export function parseCommandFlags(
     ctx.stdout.write(help);
     return 'help';
   }
-  return values as Record<string, string | boolean | undefined>;
+  return (positionals ? { ...values, _: rest } : values) as Record<string, string | boolean | undefined>;
 }
 
 /** A TCP port from a flag's text: an integer 0..65535, or a problem line. */

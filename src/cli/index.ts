@@ -20,9 +20,21 @@ export const COMMANDS: Record<string, CommandEntry> = {
     summary: "print one cycle's change set against the cluster; write nothing",
     load: async () => (await import('./diff.ts')).diff,
   },
+  check: {
+    summary: 'check, writing nothing, that the agent can work with these settings (a preflight)',
+    load: async () => (await import('./check.ts')).check,
+  },
   status: {
     summary: "print a running agent's /status as a table",
     load: async () => (await import('./status.ts')).status,
+  },
+  cp: {
+    summary: 'a small control-plane client: list deployments, change an image, create a listener',
+    load: async () => (await import('./cp.ts')).cp,
+  },
+  completion: {
+    summary: 'print a bash or zsh completion script',
+    load: async () => (await import('./completion.ts')).completion,
   },
   'control-plane': {
     summary: 'serve the reference control plane (SQLite)',

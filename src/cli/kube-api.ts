@@ -4,19 +4,30 @@ import { type CliContext, EXIT } from './context.ts';
 import { isDnsLabel } from '../objects/dns-names.ts';
 import { emulatorFor } from './emulator.ts';
 import { parseCommandFlags, parsePort, untilAborted } from './flags.ts';
+import { formatHelp } from './help-format.ts';
 
-const HELP = `mooring kube-api: a sandbox Kubernetes API server (HTTPS, real semantics) for trying and testing mooring
-
-Usage: mooring kube-api [flags]
-
-Flags:
-  --host HOST              address to listen on (default 127.0.0.1)
-  --port PORT              TCP port; 0 picks a free one (default 0)
-  --kubeconfig-out FILE    write a kubeconfig for the server to FILE (default: none; printed path only when set)
-  --namespaces A,B         namespaces to create at start, besides default (default: none)
-  --rollout-delay-ms MS    simulated controller: milliseconds until a Deployment/StatefulSet is Available (default 0)
-  --help                   print this help
-`;
+const HELP = formatHelp({
+  usage: 'mooring kube-api [flags]',
+  summary:
+    'Serves a sandbox Kubernetes API server (HTTPS, real semantics) for trying and testing mooring, until Ctrl-C.',
+  flags: [
+    { left: '--host <address>', description: 'address to listen on; default 127.0.0.1' },
+    { left: '--port <port>', description: 'TCP port; 0 picks a free one; default 0' },
+    {
+      left: '--kubeconfig-out <file>',
+      description: 'write a kubeconfig for the server to this file; default none',
+    },
+    {
+      left: '--namespaces <list>',
+      description: 'comma list of namespaces to create at start, besides default; default none',
+    },
+    {
+      left: '--rollout-delay-ms <ms>',
+      description:
+        'simulated controller: milliseconds until a Deployment or StatefulSet is available; default 0',
+    },
+  ],
+});
 
 /** `mooring kube-api`: serves the sandbox API until Ctrl-C. */
 export async function kubeApi(argv: string[], ctx: CliContext): Promise<number> {

@@ -14,28 +14,35 @@ import {
 } from '../render/index.ts';
 import { toJsonList, toYamlStream } from '../render/serialize.ts';
 import { type CliContext, EXIT } from './context.ts';
+import { formatHelp } from './help-format.ts';
 
-const HELP = `Usage: mooring render --deployment FILE [flags]
-
-Prints the Kubernetes objects of one deployment, offline (like \`helm template\`). Writes nothing.
-
-Flags:
-  --deployment FILE   a Deployment record, YAML or JSON (required)
-  --revision FILE     the revision to run, YAML or JSON (default: the deployment's own image_uri)
-  --settings FILE     render settings, YAML or JSON, merged over the defaults; the same file
-                      \`mooring run --settings\` takes (default: none;
-                      members: listenerId, redisImage, postgresImage, storageClassName,
-                      clusterDomain, policy.podSecurity (baseline or restricted),
-                      policy.allowHostPath, policy.allowPrivileged, policy.allowedVolumeTypes,
-                      commands, args, probes, placement, datastoreImagePullSecrets,
-                      resources, service, references.agentServiceAccount, references.agentNamespace,
-                      references.serviceAccounts, references.allowServiceAccountTokens,
-                      references.namespaceTenants)
-  --listener-id ID    value of the mooring.dev/listener-id label (default: the settings file's
-                      listenerId, else the deployment's source_config.listener_id)
-  -o, --output FMT    yaml (a --- separated stream) or json (a v1 List) (default: yaml)
-  -h, --help          print this help
-`;
+const HELP = formatHelp({
+  usage: 'mooring render --deployment <file> [flags]',
+  summary: 'Prints the Kubernetes objects of one deployment, offline (like helm template). Writes nothing.',
+  flags: [
+    { left: '--deployment <file>', description: 'a Deployment record, YAML or JSON; required' },
+    {
+      left: '--revision <file>',
+      description: "the revision to run, YAML or JSON; default the deployment's own image_uri",
+    },
+    {
+      left: '--settings <file>',
+      description: [
+        'render settings, YAML or JSON, merged over the defaults; the same file mooring run --settings takes; default none.',
+        'Members: listenerId, redisImage, postgresImage, storageClassName, clusterDomain, policy.podSecurity (baseline or restricted), policy.allowHostPath, policy.allowPrivileged, policy.allowedVolumeTypes, commands, args, probes, placement, datastoreImagePullSecrets, resources, service, references.agentServiceAccount, references.agentNamespace, references.serviceAccounts, references.allowServiceAccountTokens, references.namespaceTenants',
+      ],
+    },
+    {
+      left: '--listener-id <id>',
+      description:
+        "value of the mooring.dev/listener-id label; default the settings file's listenerId, else the deployment's source_config.listener_id",
+    },
+    {
+      left: '-o, --output <format>',
+      description: 'yaml (a --- separated stream) or json (a v1 List); default yaml',
+    },
+  ],
+});
 
 /** `mooring render`: one deployment's objects, printed. Exit 0, or 2 for bad flags, files or specs. */
 export async function render(argv: string[], ctx: CliContext): Promise<number> {

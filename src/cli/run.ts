@@ -2,8 +2,7 @@
  * `mooring run`: the agent. Settings from flags and `MOORING_*` variables (`--help` lists them);
  * logs are pino JSON on stdout; SIGTERM/SIGINT shut it down gracefully (exit 0).
  */
-import { writeCliError } from './cli-error.ts';
-import { configHelp, parseAgentConfig } from '../config.ts';
+import { parseAgentCommand } from './agent-flags.ts';
 import { agentRedactor } from './agent-settings.ts';
 import { wireAgent } from './wiring.ts';
 import { errorCode } from '../errors.ts';
@@ -19,17 +18,8 @@ function flush(logger: Logger): Promise<void> {
 }
 
 export async function run(argv: string[], ctx: CliContext): Promise<number> {
-  const parsed = parseAgentConfig({ argv, env: ctx.env });
-  if (parsed.help) {
-    ctx.stdout.write(configHelp('run', SUMMARY));
-    return EXIT.ok;
-  }
-  if (!parsed.ok) {
-    for (const p of parsed.problems) writeCliError(ctx, 'run', 'MOORING_E_CONFIG_INVALID', p);
-    // A hint, not an error: the one line without a code.
-    ctx.stderr.write('mooring run: see mooring run --help\n');
-    return EXIT.usage;
-  }
+  const parsed = parseAgentCommand('run', SUMMARY, argv, ctx);
+  if (typeof parsed === 'number') return parsed;
   const { config } = parsed;
   // One redactor for everything the agent emits: every log line, /status, Events, stderr.
   const redactor = agentRedactor(config);

@@ -7,7 +7,7 @@
  */
 import { writeCliError } from './cli-error.ts';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,52 +26,35 @@ import { assessObject } from '../reconcile/health.ts';
 import { EXIT, type CliContext } from './context.ts';
 import { emulatorFor } from './emulator.ts';
 import { untilAborted } from './flags.ts';
+import { joinNegativeValues } from '../config/negative-values.ts';
+import { nextSteps } from './sandbox-next-steps.ts';
+import { seedThroughClient } from './sandbox-seed.ts';
 import { formatTable } from './status.ts';
+import { formatHelp } from './help-format.ts';
 
-const HELP = `Usage: mooring sandbox [--once] [--port-base <port>] [--timeout <seconds>]
-
-Starts the reference control plane (in memory, seeded from examples/seed.yaml), the sandbox
-Kubernetes API and the agent together (render settings examples/sandbox-settings.yaml: exposure
-through an Ingress); shows the example deployment being reconciled; prints the objects created and
-how to point kubectl at the sandbox. Runs until Ctrl-C.
-
-Flags:
-  --once                 exit 0 after printing the objects
-  --port-base <port>     control plane on <port>, Kubernetes API on <port>+1, agent ops on <port>+2;
-                         default 0 (free ports)
-  --timeout <seconds>    how long to wait for the deployments to become ready; default 60 (seconds)
-  --help                 print this text
-`;
+const HELP = formatHelp({
+  usage: 'mooring sandbox [flags]',
+  summary:
+    'Starts the reference control plane (in memory, seeded from examples/seed.yaml), the sandbox Kubernetes API and the agent together (render settings examples/sandbox-settings.yaml: exposure through an Ingress); shows the example deployment being reconciled; prints the objects created and next steps that work as printed. Runs until Ctrl-C, which removes its temporary directory.',
+  flags: [
+    { left: '--once', description: 'exit 0 after printing the objects' },
+    {
+      left: '--port-base <port>',
+      description:
+        'control plane on <port>, Kubernetes API on <port>+1, agent ops on <port>+2; default 0 (free ports)',
+    },
+    {
+      left: '--timeout <seconds>',
+      description: 'how long to wait for the deployments to become ready; default 60',
+    },
+  ],
+});
 
 const SEED = fileURLToPath(new URL('../../examples/seed.yaml', import.meta.url));
 const SETTINGS = fileURLToPath(new URL('../../examples/sandbox-settings.yaml', import.meta.url));
 /** The render settings when examples/ is not there (an npm install): exposure on, through an Ingress. */
 const FALLBACK_SETTINGS = 'exposure:\n  kind: ingress\n  ingressClassName: nginx\n';
 const SETTLED = new Set(['Ready', 'Failed', 'Refused', 'Deleted']);
-
-/** A listener and one external_docker deployment, for when the seed file is missing. */
-async function seedThroughClient(client: ControlPlaneClient): Promise<string> {
-  const listener = await client.createListener({
-    compute_type: 'k8s',
-    compute_id: 'sandbox-cluster',
-    compute_config: { k8s_namespaces: ['default'] },
-    version: '0.0.0',
-  });
-  await client.createDeployment({
-    name: 'hello-app',
-    source: 'external_docker',
-    source_config: {
-      deployment_type: 'dev',
-      listener_id: listener.id,
-      listener_config: { k8s_namespace: 'default' },
-      custom_url: 'https://hello.example.com/',
-      resource_spec: { min_scale: 1, max_scale: 2, cpu: 0.25, memory_mb: 256 },
-    },
-    source_revision_config: { image_uri: 'ghcr.io/example/app:1.0.0' },
-    secrets: [{ name: 'APP_GREETING', value: 'hello-from-the-sandbox' }],
-  });
-  return listener.id;
-}
 
 /** Prints a line whenever a deployment's state or reason changes; resolves when all settled. */
 async function watchProgress(
@@ -99,7 +82,7 @@ export async function sandbox(argv: string[], ctx: CliContext): Promise<number> 
   let flags: { once?: boolean; 'port-base'?: string; timeout?: string; help?: boolean };
   try {
     flags = parseArgs({
-      args: argv,
+      args: joinNegativeValues(argv, new Set(['port-base', 'timeout'])),
       options: {
         once: { type: 'boolean' },
         'port-base': { type: 'string' },
@@ -137,6 +120,8 @@ export async function sandbox(argv: string[], ctx: CliContext): Promise<number> 
     );
     return EXIT.usage;
   }
+  // examples/ as the repository's relative path, so the printed commands read as typed.
+  const shown = (p: string) => (path.relative(ctx.cwd, p).startsWith('..') ? p : path.relative(ctx.cwd, p));
   const emulator = await emulatorFor('sandbox', ctx);
   if (!emulator) return EXIT.usage;
   const port = (offset: number) => (portBase === 0 ? 0 : portBase + offset);
@@ -147,7 +132,8 @@ export async function sandbox(argv: string[], ctx: CliContext): Promise<number> 
   const apiKey = randomBytes(18).toString('base64url');
   writeFileSync(path.join(dir, 'api-key'), `${apiKey}\n`, { mode: 0o600 });
 
-  const cleanups: (() => Promise<unknown>)[] = [];
+  // The directory holds the API key: removed last, on every way out (Ctrl-C included).
+  const cleanups: (() => Promise<unknown>)[] = [async () => rmSync(dir, { recursive: true, force: true })];
   const cleanup = async () => {
     for (const c of cleanups.reverse()) await c().catch(() => undefined);
   };
@@ -182,20 +168,28 @@ export async function sandbox(argv: string[], ctx: CliContext): Promise<number> 
       settingsPath = path.join(dir, 'settings.yaml');
       writeFileSync(settingsPath, FALLBACK_SETTINGS);
     }
+    // The agent's settings as flags, through the same parser `mooring run` uses: the next steps
+    // print them, so `mooring diff` and `mooring check` see what this agent sees.
+    const keyFile = path.join(dir, 'api-key');
+    const agentFlags = [
+      ...['--control-plane-url', cp.url, '--api-key-file', keyFile, '--listener-id', listenerId],
+      ...[
+        '--namespaces',
+        namespaces.join(','),
+        '--kubeconfig',
+        kubeconfigPath,
+        '--settings',
+        shown(settingsPath),
+      ],
+    ];
     const parsed = parseAgentConfig({
-      argv: [],
+      argv: agentFlags,
       env: {
-        MOORING_CONTROL_PLANE_URL: cp.url,
-        MOORING_API_KEY: apiKey,
-        MOORING_LISTENER_ID: listenerId,
-        MOORING_NAMESPACES: namespaces.join(','),
-        MOORING_KUBECONFIG: kubeconfigPath,
         MOORING_POLL_INTERVAL: '2',
         MOORING_OPS_HOST: '127.0.0.1',
         MOORING_OPS_PORT: String(port(2)),
         MOORING_POD_NAME: 'sandbox',
         MOORING_SHUTDOWN_GRACE_PERIOD: '5',
-        MOORING_SETTINGS: settingsPath,
       },
     });
     if (!parsed.ok || parsed.help) {
@@ -207,6 +201,7 @@ export async function sandbox(argv: string[], ctx: CliContext): Promise<number> 
     const redactor = agentRedactor(config);
     const logger = createLogger({
       level: 'info',
+      base: { listenerId: config.listenerId, identity: config.identity },
       destination: pino.destination({ dest: logPath, sync: true }),
       scrubber: redactor,
     });
@@ -255,11 +250,17 @@ export async function sandbox(argv: string[], ctx: CliContext): Promise<number> 
     out(`\nobjects created by the agent (${rows.length}):`);
     out(formatTable(['KIND', 'NAMESPACE', 'NAME', 'READY'], rows).trimEnd());
     out(
-      `\nlook at them with kubectl:\n  kubectl --kubeconfig ${kubeconfigPath} get deploy,sts,svc,secret -n ${namespaces[0]}` +
-        `\n  kubectl --kubeconfig ${kubeconfigPath} get ingress -A`,
+      nextSteps({
+        kubeconfigPath,
+        namespace: namespaces[0]!,
+        opsUrl: ops.url,
+        cpUrl: cp.url,
+        keyFile,
+        agentFlags,
+        dir,
+      }),
     );
-    out(`status of the agent:\n  mooring status --url ${ops.url}`);
-
+    if (flags.once) out('(run without --once to try them: --once stops everything now)');
     const failed = wired.agent.status.list().some((d) => d.state === 'Failed' || d.state === 'Refused');
     if (flags.once) {
       await cleanup();

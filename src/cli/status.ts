@@ -5,20 +5,21 @@ import { writeCliError } from './cli-error.ts';
 import { parseArgs } from 'node:util';
 import type { AgentStatus } from '../agent/agent.ts';
 import { EXIT, type CliContext } from './context.ts';
+import { formatHelp } from './help-format.ts';
 
-const HELP = `Usage: mooring status [--url <url>] [--json]
-
-Prints a running agent's /status as a table: one row per deployment. The agent answers /status
-to loopback clients only: in a cluster, run it through kubectl port-forward
-(kubectl -n <ns> port-forward deploy/<release> 8080) or inside the pod
-(kubectl -n <ns> exec deploy/<release> -- node /app/bin/mooring.js status).
-
-Flags:
-  --url <url>   the agent's ops address; default http://127.0.0.1:8080 (env MOORING_STATUS_URL)
-  --timeout <seconds>   how long to wait for the answer; default 5 (seconds)
-  --json        print the JSON document as received
-  --help        print this text
-`;
+const HELP = formatHelp({
+  usage: 'mooring status [flags]',
+  summary:
+    "Prints a running agent's /status as a table: one row per deployment. The agent answers /status to loopback clients only: in a cluster, run it through kubectl port-forward (kubectl -n <ns> port-forward deploy/<release> 8080) or inside the pod (kubectl -n <ns> exec deploy/<release> -- node /app/bin/mooring.js status).",
+  flags: [
+    {
+      left: '--url <url>',
+      description: "the agent's ops address; default http://127.0.0.1:8080 (env MOORING_STATUS_URL)",
+    },
+    { left: '--timeout <seconds>', description: 'how long to wait for the answer; default 5' },
+    { left: '--json', description: 'print the JSON document as received' },
+  ],
+});
 
 /** Formats rows as left-aligned columns separated by two spaces. */
 export function formatTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
@@ -46,6 +47,11 @@ function routesLine(r: NonNullable<AgentStatus['routes']>): string {
   return `control plane ${via(r.controlPlane.via)} (${tls}); Kubernetes API ${via(r.kubernetes.via)}\n\n`;
 }
 
+/** `paused 2; ` when the last reconcile left paused objects alone (absent from older agents). */
+function pausedText(paused: readonly string[] | undefined): string {
+  return paused && paused.length > 0 ? `paused ${paused.length}; ` : '';
+}
+
 /** The table `mooring status` prints for a status document. */
 export function formatStatus(doc: AgentStatus, nowMs: number): string {
   const head = `listener ${doc.listenerId}  identity ${doc.identity}  version ${doc.version}  ${doc.leader ? 'leader' : 'standby'}${doc.dryRun ? '  dry-run' : ''}  last poll ${ago(doc.lastPollAt, nowMs)}\n\n`;
@@ -61,7 +67,7 @@ export function formatStatus(doc: AgentStatus, nowMs: number): string {
     d.state,
     d.revision ? d.revision.slice(0, 8) : '-',
     ago(d.lastAppliedAt, nowMs),
-    d.reason ?? '',
+    pausedText(d.paused) + (d.reason ?? ''),
   ]);
   return (
     head +

@@ -64,6 +64,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
   const metrics = createMetrics({
     version: o.version,
     deploymentStates: () => agent?.status.counts() ?? {},
+    pausedObjects: () => agent?.status.pausedObjects() ?? 0,
     queueDepth: () => agent?.queueDepth ?? 0,
     inFlight: () => agent?.inFlight ?? 0,
   });
@@ -100,9 +101,10 @@ export function wireAgent(o: WireOptions): WiredAgent {
   });
   const routes = describeRoutes(config, o.env, controlPlane.route.proxy, kube.route.proxy);
   const via = (v: string) => (v === 'direct' ? 'directly' : `through the proxy ${v}`);
+  // Said before any request: how each will be reached, not that it was (start-up says that).
   logger.info(
     { routes },
-    `control plane reached ${via(routes.controlPlane.via)} (CA: ${routes.controlPlane.ca}); Kubernetes API ${via(routes.kubernetes.via)}`,
+    `control plane to be reached ${via(routes.controlPlane.via)} (CA: ${routes.controlPlane.ca}); Kubernetes API ${via(routes.kubernetes.via)}`,
   );
   // What the agent knows of the cluster between calls, with its rules (observed-state.ts). The
   // cold judge is made per cold listing, below.

@@ -12,6 +12,7 @@ import { readSettingsFile } from '../settings-file.ts';
 import type { AgentConfig } from './agent-config.ts';
 import type { Setting } from './setting.ts';
 import { SETTINGS } from './settings-table.ts';
+import { joinNegativeValues } from './negative-values.ts';
 import { KIND_SCHEMAS } from './value-schemas.ts';
 
 export interface ConfigSources {
@@ -27,6 +28,11 @@ export type ConfigResult =
   | { ok: true; config: AgentConfig; help: false }
   | { ok: false; problems: string[]; help: false }
   | { ok: true; help: true };
+
+/** The flags that take a value (every setting but the booleans). */
+const VALUE_FLAGS: ReadonlySet<string> = new Set(
+  SETTINGS.filter((s) => s.kind !== 'bool').map((s) => s.flag),
+);
 
 function label(s: Setting): string {
   return `--${s.flag} (${s.env})`;
@@ -44,7 +50,7 @@ function collectRaw(
   let values: Record<string, string | boolean | undefined> = {};
   try {
     values = parseArgs({
-      args: [...argv],
+      args: joinNegativeValues(argv, VALUE_FLAGS),
       options,
       strict: true,
       allowPositionals: false,

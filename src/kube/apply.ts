@@ -21,6 +21,7 @@ import { isVerified, remember } from './memo.ts';
 import { objectId } from '../objects/object-id.ts';
 import type { Applied } from './object-client.ts';
 import { checkOwnership } from './ownership.ts';
+import { isPaused, leaveAlone } from './pause.ts';
 import { recreate } from './recreate.ts';
 import { HANDOVER_MANAGER, handOverReplicas } from './replicas-handover.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
@@ -108,6 +109,8 @@ async function applyOne(
 ): Promise<ChangeSetEntry> {
   const id = objectId(raw);
   let live = found;
+  // An operator paused it (pause.ts): not compared, not written, not recreated.
+  if (isPaused(live)) return leaveAlone(raw, live!, opts.observed);
   if (isCreateOnly(raw)) return createOnce(ctx, opts, raw, live);
   if (live && !live.metadata.deletionTimestamp && isVerified(ctx, id, opts.inputKey, live)) {
     opts.observed?.set(id, live);

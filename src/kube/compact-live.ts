@@ -18,7 +18,7 @@
  * object is marked (`isSlim`); when one must be compared after all (drift, a changed input, a
  * restart's empty memo), it is read again.
  */
-import { LABELS } from '../labels.ts';
+import { ANNOTATIONS, LABELS } from '../labels.ts';
 import { hasPinnedVersion, listedVersion, pinVersion } from './object-version.ts';
 import type { KubeObject, ManagedFieldsEntry } from '../objects/kube-object.ts';
 
@@ -194,7 +194,8 @@ function healthStatus(
  * The slim form of a listed object (see the module comment): what the memo, health, pruning and
  * the orphan pass read, and no more.
  * - Metadata: name, namespace, uid, versions, deletion state and finalizers; the ownership labels;
- *   whether we manage it (managedFields, as a shared mark); no annotations. The version the memo
+ *   whether we manage it (managedFields, as a shared mark); of the annotations only the pause
+ *   (pause.ts), so a paused object is known without a read. The version the memo
  *   compares is taken from the whole object first and pinned (object-version.ts), since it covers
  *   every label and annotation.
  * - Spec and status only where health reads them (Deployment, StatefulSet).
@@ -214,6 +215,8 @@ export function slim(obj: KubeObject, fieldManager: string, pool?: ListingPool):
       ? (managedMark(m.managedFields, fieldManager) as ManagedFieldsEntry[])
       : undefined,
   };
+  const pause = m.annotations?.[ANNOTATIONS.reconcile];
+  if (pause !== undefined) metadata.annotations = { [ANNOTATIONS.reconcile]: pause };
   if (m.deletionTimestamp !== undefined) metadata.deletionTimestamp = m.deletionTimestamp;
   if (m.finalizers !== undefined) metadata.finalizers = m.finalizers;
   const out: KubeObject = { apiVersion: obj.apiVersion, kind: obj.kind, metadata };

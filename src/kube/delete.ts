@@ -12,6 +12,7 @@ import { isManagedBy } from './field-owners.ts';
 import { kindInfo, sortForDelete } from '../objects/kinds.ts';
 import { LABELS, MANAGED_BY } from '../labels.ts';
 import type { ObjectClient } from './object-client.ts';
+import { isPaused, PAUSED_NOTE } from './pause.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
 
 /** The note on an entry whose object is marked for deletion but still held by finalizers. */
@@ -50,6 +51,7 @@ export function refuseDelete(
   if (opts.listenerId !== undefined && labels[LABELS.listenerId] !== opts.listenerId) {
     return 'not ours: another listener';
   }
+  if (isPaused(obj)) return PAUSED_NOTE;
   const volume = kindInfo(obj.kind)?.volume === true;
   if (volume && !opts.deleteVolumes) return VOLUME_KEPT;
   if (!volume && !isManagedBy(obj, fieldManager)) return `not ours: field manager ${fieldManager} absent`;

@@ -13,7 +13,7 @@ interface ResourceList {
 }
 
 /** True when the API server lists `info` in its group version's discovery document. */
-export async function servesKind(kube: KubeHttp, info: KindInfo): Promise<boolean> {
+export async function servesKind(kube: Pick<KubeHttp, 'request'>, info: KindInfo): Promise<boolean> {
   const path = info.apiVersion.includes('/') ? `/apis/${info.apiVersion}` : `/api/${info.apiVersion}`;
   try {
     const res = await kube.request<ResourceList>({ method: 'GET', path });

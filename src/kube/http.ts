@@ -52,6 +52,8 @@ export interface KubeRequest {
 export interface KubeResponse<T> {
   status: number;
   body: T;
+  /** The answer's headers (`mooring check` reads `Date`). */
+  headers?: Record<string, string | string[] | undefined>;
 }
 
 export interface KubeHttpOptions {
@@ -220,7 +222,7 @@ export class KubeHttp {
       if (res.status === 401) this.#exec?.invalidate();
       throw new KubeApiError(res.status, parsed ?? {}, req.method, res.headers);
     }
-    return { status: res.status, body: parsed as T };
+    return { status: res.status, body: parsed as T, headers: res.headers };
   }
 
   /** Closes the connection pool. */

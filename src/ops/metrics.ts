@@ -41,6 +41,7 @@ export interface AgentMetrics {
   pruneRefusals: Counter<'code'>;
   lastPollSuccess: Gauge;
   buildInfo: Gauge<'version' | 'node_version'>;
+  pausedObjects: Gauge;
 }
 
 export interface MetricsSources {
@@ -49,6 +50,8 @@ export interface MetricsSources {
   deploymentStates?: () => Readonly<Record<string, number>>;
   queueDepth?: () => number;
   inFlight?: () => number;
+  /** Objects left alone for a pause, at scrape time. */
+  pausedObjects?: () => number;
 }
 
 /** The codes `mooring_prune_refusals_total` counts, each with a sample (0) from the start. */
@@ -129,6 +132,14 @@ export function createMetrics(sources: MetricsSources): AgentMetrics {
       collect() {
         this.reset();
         for (const [state, count] of Object.entries(deploymentStates())) this.set({ state }, count);
+      },
+    }),
+    pausedObjects: new Gauge({
+      name: 'mooring_paused_objects',
+      help: 'Managed objects the agent leaves alone because an operator annotated them (or their deployment) mooring.dev/reconcile: disabled.',
+      registers,
+      collect() {
+        this.set(sources.pausedObjects?.() ?? 0);
       },
     }),
     queueDepth: new Gauge({

@@ -5,10 +5,11 @@
  * exactly that many (its StatefulSets' volumes aside) and each is still the version that pass
  * verified (src/kube/object-version.ts: any change to what we apply moves it), nothing can differ,
  * so the pass neither renders nor compares: it reports the objects unchanged, with their health.
- * Anything else (an object gone, added, edited or terminating, a dry run, another key) takes the
+ * Anything else (an object gone, added, edited, paused or terminating, a dry run, another key) takes the
  * full pass, which records the shortcut again once it finds everything converged.
  */
 import { entryFor } from '../kube/apply-context.ts';
+import { isPaused } from '../kube/pause.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
 import { assessObject, rollUp } from './health.ts';
 import { type ReconcileResult, resultOf } from './result.ts';
@@ -36,7 +37,8 @@ export function shortcut(
   const objects = owned.filter((o) => !isClaimOf(pass.claimPrefixes, o));
   if (objects.length !== pass.objects) return undefined;
   for (const o of objects) {
-    if (o.metadata.deletionTimestamp || !verified(o, pass.key)) return undefined;
+    // A paused object takes the full pass, which reports it paused (and leaves it alone).
+    if (o.metadata.deletionTimestamp || isPaused(o) || !verified(o, pass.key)) return undefined;
   }
   const result = resultOf(
     { entries: objects.map((o) => entryFor(o, 'unchanged')), dryRun: false },

@@ -8,7 +8,10 @@ import type { DeploymentRecord } from '../contract/index.ts';
 import { changeSetErrors, summarize } from '../objects/change-set.ts';
 import { ALREADY_TERMINATING, TERMINATING } from '../kube/delete.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
+import { isPaused } from '../kube/pause.ts';
+import { baseNameOf } from '../render/index.ts';
 import { deletionHealth } from './health.ts';
+import { pausedDeploymentResult, recordPaused } from './paused.ts';
 import { type ReconcileResult, resultOf } from './result.ts';
 import { eventTarget, failureOf } from './steps.ts';
 import type { ReconcileDeps } from './types.ts';
@@ -27,6 +30,19 @@ export async function reconcileDelete(
   };
   // 1. Inventory of what this deployment owns, wherever it is (a failed listing deletes nothing).
   const owned = await resources.listOwned(listing);
+  // 1b. Its API server Deployment paused (paused.ts): nothing deleted until the pause is lifted.
+  const base = baseNameOf(deployment.name);
+  const main = owned.objects.find((o) => o.kind === 'Deployment' && o.metadata.name === base && isPaused(o));
+  if (main) {
+    const result = pausedDeploymentResult([], owned, settings.dryRun);
+    const ns = main.metadata.namespace ?? namespace;
+    recordPaused(
+      deps,
+      eventTarget(ns, base, new Map([[`Deployment/${ns}/${base}`, main]])),
+      result.changeSet,
+    );
+    return result;
+  }
   // 2. Delete in reverse kind order; volumes only with the operator's opt-in.
   const cs = await resources.deleteAll(owned.objects, {
     deleteVolumes: settings.deleteVolumes,

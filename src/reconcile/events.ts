@@ -19,7 +19,7 @@ import { NO_SCRUB, type Scrubber } from '../redact.ts';
 import { formatObjectId } from '../objects/object-id.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
 
-export type EventReason = 'Applied' | 'ApplyFailed' | 'Pruned' | 'Refused' | 'VolumeKept';
+export type EventReason = 'Applied' | 'ApplyFailed' | 'Paused' | 'Pruned' | 'Refused' | 'VolumeKept';
 
 /** What the event is about. */
 export interface EventTarget {

@@ -21,6 +21,7 @@ import { renderDeployment } from '../render/index.ts';
 import { shortcut } from './converged.ts';
 import { reconcileDelete } from './delete-deployment.ts';
 import { assessObject, rollUp } from './health.ts';
+import { pausedDeploymentResult, pausedMain, recordPaused } from './paused.ts';
 import { type ReconcileResult, resultOf } from './result.ts';
 import {
   checkNamespace,
@@ -100,6 +101,23 @@ export async function reconcileDeployment(
 
   owned ??= await listOwned();
 
+  // 6b. Paused: `mooring.dev/reconcile: disabled` on the API server Deployment leaves the whole
+  //     deployment alone (no apply, no prune); on another object, apply and prune skip just it.
+  const pausedBy = pausedMain(owned, namespace, rendered.baseName);
+  if (pausedBy) {
+    const result = pausedDeploymentResult(desired, owned, settings.dryRun);
+    recordPaused(
+      deps,
+      eventTarget(namespace, rendered.baseName, new Map([[objectId(pausedBy), pausedBy]])),
+      result.changeSet,
+    );
+    logger.info(
+      { changes: summarize(result.changeSet), health: result.health.state },
+      `deployment ${deployment.id}: paused; nothing applied or pruned`,
+    );
+    return result;
+  }
+
   // 7. Apply in kind order; converged objects cost no request.
   const observed = new Map<string, KubeObject>();
   const applied = await resources.applyAll(desired, {
@@ -162,6 +180,7 @@ export async function reconcileDeployment(
       deps.events?.record({ target, reason: 'VolumeKept', type: 'Normal', message: kept });
   }
   const changeSet = mergeChangeSets(applied, pruned);
+  recordPaused(deps, target, changeSet);
   if (changeSetErrors(pruned).length > 0) throw failureOf(deployment.id, changeSet);
 
   // 9. Health, from the objects as the apply left them (no extra read).

@@ -115,7 +115,7 @@ describe('one settings file for mooring render and mooring run', () => {
   });
 
   it('--help documents the flag and that the file is the defaults of the flags it overlaps', () => {
-    const help = configHelp('run', '');
+    const help = configHelp('run', '').replace(/\n {4,}/g, ' ');
     expect(help).toContain('--settings <value>');
     expect(help).toContain('default: settings redisImage, else docker.io/library/redis:7.4-alpine');
   });

@@ -30,6 +30,7 @@ const DOC: AgentStatus = {
       lastAppliedAt: '2026-01-01T00:05:00Z',
       lastReconcileAt: '2026-01-01T00:09:58Z',
       lastChanges: 'unchanged 3',
+      paused: [],
     },
     {
       id: 'd-2',
@@ -42,6 +43,7 @@ const DOC: AgentStatus = {
       lastAppliedAt: null,
       lastReconcileAt: null,
       lastChanges: null,
+      paused: [],
     },
   ],
 };

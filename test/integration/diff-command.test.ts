@@ -44,6 +44,23 @@ describe('mooring diff against the three programs', { timeout: 60_000 }, () => {
     expect(stack.cp.stats().byRoute['PATCH /v2/listeners/{listener_id}'] ?? 0).toBe(0);
   });
 
+  it('a listener that does not exist fails with MOORING_E_LISTENER_NOT_FOUND instead of an empty diff', async () => {
+    const missing = '00000000-0000-4000-8000-000000000042';
+    const failed = await promisify(execFile)(
+      path.join(REPO, 'node_modules', '.bin', 'node'),
+      [path.join(REPO, 'bin', 'mooring.js'), 'diff', '--listener-id', missing],
+      { cwd: REPO, env: stack.agentEnv(), timeout: 60_000 },
+    ).then(
+      () => undefined,
+      (err: { code: number; stdout: string; stderr: string }) => err,
+    );
+    expect(failed?.code).toBe(1);
+    expect(failed?.stderr).toContain(
+      `mooring diff: MOORING_E_LISTENER_NOT_FOUND: listener ${missing} does not exist`,
+    );
+    expect(failed?.stdout).toBe('');
+  });
+
   it('mooring run --dry-run: reconciles and reports, persists nothing in the cluster', async () => {
     stack.kube.clearRequests();
     const agent = spawnAgent(stack.agentEnv({ MOORING_DRY_RUN: 'true' }));

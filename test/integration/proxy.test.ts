@@ -81,7 +81,7 @@ describe('an agent behind a corporate proxy', { timeout: 60_000 }, () => {
         new Set([`${CP_HOST}:${front.port}`, `${KUBE_HOST}:${new URL(stack.kube.url).port}`]),
       );
       expect(agent.stdout()).toContain(
-        `control plane reached through the proxy ${via} (CA: ${caFile}); Kubernetes API through the proxy ${via}`,
+        `control plane to be reached through the proxy ${via} (CA: ${caFile}); Kubernetes API through the proxy ${via}`,
       );
       const everything = `${agent.stdout()}${agent.stderr()}${JSON.stringify(status)}${await agent.text('/metrics')}`;
       expect(everything).not.toContain(PASSWORD);

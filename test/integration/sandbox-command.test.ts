@@ -1,5 +1,6 @@
 /** Acceptance: `npx mooring sandbox --once` prints the objects and exits 0. */
 import { execFile, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -50,4 +51,85 @@ describe('npx mooring sandbox (running)', () => {
       await new Promise((resolve) => child.once('exit', resolve));
     }
   }, 120_000);
+});
+
+/** The lines of the demo's output that are commands (`  npx mooring ...`, `  kubectl ...`). */
+function printedCommands(out: string): string[][] {
+  return out
+    .split('\n')
+    .filter((l) => /^ {2}(npx mooring|kubectl) /.test(l))
+    .map((l) => l.trim().split(' '));
+}
+
+describe("the demo's next steps, run as printed", () => {
+  it('status, cp list, cp patch (rolled out), diff (nothing to change), check (passes); Ctrl-C removes the directory', async () => {
+    const child = spawn(process.execPath, [path.join(REPO, 'bin', 'mooring.js'), 'sandbox'], {
+      cwd: REPO,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk;
+    });
+    const dir = () => /removes (\S+) \(it holds the API key\)/.exec(out)?.[1];
+    try {
+      await waitFor('the sandbox running', () => out.includes('running; Ctrl-C to stop'), 90_000, 200);
+      const commands = printedCommands(out);
+      const env = { ...process.env, npm_config_update_notifier: 'false' };
+      // Each as printed: `npx ...` from the repository, `kubectl` being the one the tools install.
+      const runPrinted = (words: string[]) =>
+        promisify(execFile)(words[0] === 'kubectl' ? toolPath('kubectl') : 'npx', words.slice(1), {
+          cwd: REPO,
+          env,
+          timeout: 60_000,
+        });
+      const find = (prefix: string) => {
+        const c = commands.find((w) => w.join(' ').startsWith(prefix));
+        expect(c, prefix).toBeDefined();
+        return c!;
+      };
+      expect(commands.length).toBe(7);
+      for (const c of commands.filter((w) => w[0] === 'kubectl')) await runPrinted(c);
+      expect((await runPrinted(find('npx mooring status'))).stdout).toMatch(
+        /^hello-app\s+default\s+READY\s+Ready/m,
+      );
+      expect((await runPrinted(find('npx mooring cp'))).stdout).toMatch(
+        /^hello-app\s+[0-9a-f-]{36}\s+READY\s+default\s+ghcr\.io\/example\/app:1\.0\.0$/m,
+      );
+      const patch = commands.find((w) => w.includes('patch'))!;
+      expect((await runPrinted(patch)).stdout).toMatch(
+        /^deployment hello-app \([0-9a-f-]{36}\): image ghcr\.io\/example\/app:1\.1\.0/,
+      );
+      const kubeconfig = find('kubectl')[2]!;
+      await waitFor(
+        'the new image rolled out',
+        async () =>
+          (
+            await promisify(execFile)(toolPath('kubectl'), [
+              '--kubeconfig',
+              kubeconfig,
+              'get',
+              'deploy',
+              'hello-app',
+              '-n',
+              'default',
+              '-o',
+              'jsonpath={.spec.template.spec.containers[0].image}',
+            ])
+          ).stdout === 'ghcr.io/example/app:1.1.0',
+        30_000,
+        500,
+      );
+      // diff with the agent's own settings: nothing deleted (the Ingress is the settings file's).
+      const diffed = (await runPrinted(find('npx mooring diff'))).stdout;
+      expect(diffed).toMatch(/^hello-app \([0-9a-f-]{36}\) in default/m);
+      expect(diffed).not.toMatch(/deleted/);
+      expect((await runPrinted(find('npx mooring check'))).stdout).toMatch(/\nall checks passed\n$/);
+      expect(existsSync(dir()!)).toBe(true);
+    } finally {
+      child.kill('SIGINT');
+      await new Promise((resolve) => child.once('exit', resolve));
+    }
+    expect(existsSync(dir()!)).toBe(false);
+  }, 200_000);
 });

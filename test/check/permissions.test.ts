@@ -1,0 +1,72 @@
+/** The permission check of `mooring check`: what the agent needs, asked through access reviews. */
+import { describe, expect, it } from 'vitest';
+import { accessText, permissionChecks, requiredAccess } from '../../src/check/permissions.ts';
+import type { KubeRequest } from '../../src/kube/http.ts';
+import { fakeKube } from './fake-kube.ts';
+
+const CONFIG = {
+  namespaces: ['apps', 'web'],
+  deleteVolumes: false,
+  leaderElection: true,
+  leaseName: 'mooring-leader',
+  leaseNamespace: 'mooring',
+  restartMemo: undefined,
+};
+
+/** An access review answered allowed unless its verb and resource are in `deny` (`verb resource`). */
+function reviews(deny: ReadonlySet<string>) {
+  return fakeKube({
+    'POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews': (req: KubeRequest) => {
+      const a = (req.body as { spec: { resourceAttributes: Record<string, string> } }).spec
+        .resourceAttributes;
+      return { body: { status: { allowed: !deny.has(`${a.namespace} ${a.verb} ${a.resource}`) } } };
+    },
+  });
+}
+
+describe('permissions (SelfSubjectAccessReview)', () => {
+  it('needs what the chart grants: full verbs on workloads, list on claims, the Lease by name', () => {
+    const texts = requiredAccess(CONFIG, 'none', false)
+      .filter((a) => a.namespace === 'apps')
+      .map(accessText);
+    expect(texts).toContain('patch deployments.apps');
+    expect(texts).toContain('list persistentvolumeclaims');
+    expect(texts).not.toContain('delete persistentvolumeclaims');
+    expect(texts).toContain('list ingresses.networking.k8s.io');
+    expect(texts).not.toContain('create ingresses.networking.k8s.io');
+    expect(texts).toContain('create events');
+    expect(texts).toContain('get namespaces/apps');
+    const lease = requiredAccess(CONFIG, 'none', false)
+      .filter((a) => a.namespace === 'mooring')
+      .map(accessText);
+    expect(lease).toEqual([
+      'create leases.coordination.k8s.io',
+      'get leases.coordination.k8s.io/mooring-leader',
+      'update leases.coordination.k8s.io/mooring-leader',
+    ]);
+  });
+
+  it('passes when every review is allowed: one line per namespace', async () => {
+    const results = await permissionChecks(reviews(new Set()), requiredAccess(CONFIG, 'none', false));
+    expect(results.map((r) => `${r.check} ${r.status}`)).toEqual([
+      'permissions in namespace apps ok',
+      'permissions in namespace web ok',
+      'permissions in namespace mooring ok',
+    ]);
+  });
+
+  it('fails in the namespace where one is missing, naming it', async () => {
+    const kube = reviews(new Set(['web delete secrets']));
+    const results = await permissionChecks(kube, requiredAccess(CONFIG, 'none', false));
+    const web = results.find((r) => r.check === 'permissions in namespace web')!;
+    expect(web).toMatchObject({ status: 'fail', code: 'MOORING_E_KUBE_FORBIDDEN' });
+    expect(web.detail).toMatch(/^1 of \d+ missing: delete secrets$/);
+    expect(results.find((r) => r.check === 'permissions in namespace apps')!.status).toBe('ok');
+  });
+
+  it('fails once when access reviews cannot be made at all', async () => {
+    const results = await permissionChecks(fakeKube({}), requiredAccess(CONFIG, 'none', false));
+    expect(results).toHaveLength(1);
+    expect(results[0]!.status).toBe('fail');
+  });
+});
