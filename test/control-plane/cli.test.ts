@@ -52,7 +52,7 @@ describe('mooring control-plane', () => {
       expect(c.out()).toContain(flag);
     }
     expect(c.out()).toContain('default 8080');
-    expect(c.out()).toContain('default: off');
+    expect(c.out()).toContain('default off');
     expect(c.out()).toContain('default 3600');
   });
 
