@@ -195,6 +195,9 @@ function pvc(o: Obj): void {
 function pod(o: Obj): void {
   const spec = obj(o, 'spec');
   defaultPodSpec(spec);
+  // The ServiceAccount admission plugin gives a Pod without one the namespace's `default`.
+  if (!spec.serviceAccountName) spec.serviceAccountName = spec.serviceAccount || 'default';
+  spec.serviceAccount = spec.serviceAccountName;
   const status = obj(o, 'status');
   def(status, 'phase', 'Pending');
   def(status, 'qosClass', podQosClass(spec));
