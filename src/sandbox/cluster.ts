@@ -4,12 +4,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { DefaultingContext } from './defaults.ts';
+import { ClaimProtectionController } from './claim-protection.ts';
 import { ServiceIPs } from './cluster-ips.ts';
 import { EventRecorder } from './events.ts';
 import { NamespaceController } from './namespaces.ts';
 import { findByKind, findByResource, qualifiedResource, type ResourceType } from './resources.ts';
 import { forbidden, namespaceNotFound } from './status.ts';
 import { Store } from './store.ts';
+import { TokenController } from './token-controller.ts';
 import type { StoredObject } from './types.ts';
 
 export interface ClusterOptions {
@@ -55,6 +57,8 @@ export class Cluster implements DefaultingContext {
     this.namespaces = new NamespaceController(this, options.caPem ?? '');
     this.events = new EventRecorder(this);
     this.serviceIPs = new ServiceIPs(this);
+    new ClaimProtectionController(this);
+    new TokenController(this, options.caPem ?? '');
   }
 
   /** Whether this server serves `type`: built-in types always, a CRD's only once installed. */

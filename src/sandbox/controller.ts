@@ -9,6 +9,7 @@
  * the Deployment's generation does not move.
  */
 import { recordUpdate } from './apply/index.ts';
+import { PVC_PROTECTION } from './claim-protection.ts';
 import type { Cluster } from './cluster.ts';
 import { syncControllerRevisions } from './controller-revisions.ts';
 import { clone } from './equal.ts';
@@ -188,6 +189,7 @@ export class WorkloadController {
             uid,
             creationTimestamp: this.cluster.now(),
             labels: { ...matchLabels, ...(template.metadata?.labels ?? {}) },
+            finalizers: [PVC_PROTECTION],
           },
           spec: claimSpec,
           status: {
