@@ -88,4 +88,19 @@ describe('a cluster as kube-apiserver starts it, through real kubectl', () => {
     const bad = await sb.kubectl(['get', 'pods', '-n', 'apps', '--field-selector', 'spec.priority=1']);
     expect(bad.stderr).toContain('field label not supported: spec.priority');
   });
+
+  it('/readyz?verbose and /livez?verbose list their checks; /readyz/<check> answers one', async () => {
+    const ready = await sb.kubectl(['get', '--raw', '/readyz?verbose']);
+    const lines = ready.stdout.trim().split('\n');
+    expect(lines[0]).toBe('[+]ping ok');
+    expect(lines).toContain('[+]etcd-readiness ok');
+    expect(lines).toContain('[+]informer-sync ok');
+    expect(lines).toContain('[+]shutdown ok');
+    expect(lines.at(-1)).toBe('readyz check passed');
+    const live = await sb.kubectl(['get', '--raw', '/livez?verbose']);
+    expect(live.stdout.trim().split('\n').at(-1)).toBe('livez check passed');
+    expect(live.stdout).not.toContain('shutdown');
+    expect((await sb.kubectl(['get', '--raw', '/readyz/etcd'])).stdout).toBe('ok');
+    expect((await sb.kubectl(['get', '--raw', '/readyz/nothing'])).code).not.toBe(0);
+  });
 });
