@@ -103,4 +103,23 @@ describe('a cluster as kube-apiserver starts it, through real kubectl', () => {
     expect((await sb.kubectl(['get', '--raw', '/readyz/etcd'])).stdout).toBe('ok');
     expect((await sb.kubectl(['get', '--raw', '/readyz/nothing'])).code).not.toBe(0);
   });
+
+  it('kubectl explain prints the API documentation: kinds, fields and type names as on a cluster', async () => {
+    const kind = await sb.kubectl(['explain', 'deployments']);
+    expect(kind.stdout).toContain(
+      'DESCRIPTION:\n    Deployment enables declarative updates for Pods and ReplicaSets.\n',
+    );
+    expect(kind.stdout).toMatch(
+      /^ {2}spec\t<DeploymentSpec>\n {4}Specification of the desired behavior of the Deployment\.$/m,
+    );
+    expect(kind.stdout).toMatch(
+      /^ {2}apiVersion\t<string>\n {4}APIVersion defines the versioned schema of this representation of an object\.$/m,
+    );
+    const field = await sb.kubectl(['explain', 'deployment.spec.replicas']);
+    expect(field.stdout).toContain(
+      'DESCRIPTION:\n    Number of desired pods. This is a pointer to distinguish between explicit\n    zero and not specified. Defaults to 1.\n',
+    );
+    const nested = await sb.kubectl(['explain', 'pod.spec.containers.imagePullPolicy']);
+    expect(nested.stdout).toContain('    Image pull policy.\n    One of Always, Never, IfNotPresent.\n');
+  });
 });
