@@ -122,4 +122,54 @@ describe('a cluster as kube-apiserver starts it, through real kubectl', () => {
     const nested = await sb.kubectl(['explain', 'pod.spec.containers.imagePullPolicy']);
     expect(nested.stdout).toContain('    Image pull policy.\n    One of Always, Never, IfNotPresent.\n');
   });
+
+  it('a strategic merge patch puts list items new to the list first, as apimachinery orders them', async () => {
+    const text = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: smp, namespace: apps}
+spec:
+  selector: {matchLabels: {app: smp}}
+  template:
+    metadata: {labels: {app: smp}}
+    spec:
+      containers:
+      - name: app
+        image: nginx:1.27
+        env: [{name: A, value: a}, {name: B, value: b}]
+`;
+    expect((await sb.kubectl(['create', '-f', manifest(sb, 'smp.yaml', text)])).stderr).toBe('');
+    const env = async (patch: unknown) => {
+      const out = await sb.kubectl(['patch', 'deployment', 'smp', '-n', 'apps', '-p', JSON.stringify(patch)]);
+      expect(out.stderr).toBe('');
+      const got: Json = JSON.parse(
+        (await sb.kubectl(['get', 'deployment', 'smp', '-n', 'apps', '-o', 'json'])).stdout,
+      );
+      return got.spec.template.spec.containers.map(
+        (c: Json) => `${c.name}:${(c.env ?? []).map((e: Json) => e.name).join(',')}`,
+      );
+    };
+    const containers = (list: unknown[]) => ({ spec: { template: { spec: { containers: list } } } });
+    expect(await env(containers([{ name: 'app', env: [{ name: 'NEW', value: '1' }] }]))).toEqual([
+      'app:NEW,A,B',
+    ]);
+    // The patch's items keep the patch's order; a live item the patch names keeps its place after
+    // the live items before it (mergeSortedSlice), so the new C, named first, comes first.
+    expect(
+      await env(
+        containers([
+          {
+            name: 'app',
+            env: [
+              { name: 'C', value: '1' },
+              { name: 'B', value: 'x' },
+            ],
+          },
+        ]),
+      ),
+    ).toEqual(['app:C,NEW,A,B']);
+    expect(await env(containers([{ name: 'sidecar', image: 'busybox:1.36' }]))).toEqual([
+      'sidecar:',
+      'app:C,NEW,A,B',
+    ]);
+  });
 });
