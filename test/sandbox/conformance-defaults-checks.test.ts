@@ -221,4 +221,12 @@ type: kubernetes.io/service-account-token
     const described = await sb.kubectl(['describe', 'secret', 'robot-token', '-n', 'dc']);
     expect(described.stdout).toMatch(/^token:\s+\S+$/m);
   });
+
+  it('a value the kind check refuses is reported once, in its words, not also as an OpenAPI enum miss', async () => {
+    const text = `apiVersion: v1\nkind: Service\nmetadata: {name: odd, namespace: dc}\nspec: {type: Bogus, ports: [{port: 80}]}\n`;
+    const refused = await create('odd', text);
+    expect(refused.stderr.trim()).toBe(
+      'The Service "odd" is invalid: spec.type: Unsupported value: "Bogus": supported values: "ClusterIP", "ExternalName", "LoadBalancer", "NodePort"',
+    );
+  });
 });
