@@ -6,7 +6,9 @@
  * are not API requests (they never appear in the request log). A Deployment's status write also
  * sets its `deployment.kubernetes.io/revision` annotation (the status subresource may change a
  * Deployment's annotations, not its spec or labels), so the controller owns that annotation and
- * the Deployment's generation does not move.
+ * the Deployment's generation does not move. It also watches the ReplicaSets it owns (a deleted
+ * current one is made again, one scaled by hand is scaled back), records the controllers' Events,
+ * and follows a StatefulSet's update strategy (`partition`, `OnDelete`).
  */
 import { recordUpdate } from './apply/index.ts';
 import { PVC_PROTECTION } from './claim-protection.ts';

@@ -2,8 +2,10 @@
  * The Deployment controller's ReplicaSets: one per pod template (`<name>-<pod-template-hash>`),
  * owned by the Deployment (so garbage collection removes them with it), the current one scaled to
  * the Deployment's replicas and the older ones to zero, with the revision annotation
- * `kubectl rollout history` reads. The Deployment carries its current ReplicaSet's revision too
- * (controller.ts writes it with the status, as the real controller does).
+ * `kubectl rollout history` reads and the Deployment's annotations (its change-cause). The
+ * Deployment carries its current ReplicaSet's revision too (controller.ts writes it with the
+ * status, as the real controller does). Old ReplicaSets beyond `revisionHistoryLimit` are deleted,
+ * and each change of size is a `ScalingReplicaSet` Event.
  */
 import { hash as cryptoHash } from 'node:crypto';
 import { recordUpdate } from './apply/index.ts';
