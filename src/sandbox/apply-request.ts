@@ -107,6 +107,7 @@ export function apply(
   applyDefaults(next, cluster);
   validateOrThrow(type, next, undefined);
   assignNodePorts(cluster, type, next, undefined);
+  cluster.serviceIPs.check(type, next);
   if (options.dryRun) return { code: 201, body: next };
   return { code: 201, body: cluster.commit(type, next, undefined) };
 }

@@ -4,10 +4,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { DefaultingContext } from './defaults.ts';
+import { ClaimProtectionController } from './claim-protection.ts';
+import { ServiceIPs } from './cluster-ips.ts';
+import { EventRecorder } from './events.ts';
 import { NamespaceController } from './namespaces.ts';
 import { findByKind, findByResource, qualifiedResource, type ResourceType } from './resources.ts';
 import { forbidden, namespaceNotFound } from './status.ts';
 import { Store } from './store.ts';
+import { TokenController } from './token-controller.ts';
 import type { StoredObject } from './types.ts';
 
 export interface ClusterOptions {
@@ -31,7 +35,6 @@ export class Cluster implements DefaultingContext {
   readonly store: Store;
   private readonly clock: () => Date;
   private readonly crds: ReadonlySet<string>;
-  private nextIp = 10;
   private lastSecond = Number.NaN;
   private lastTime = '';
   /** Called after every stored write (the simulated controller reacts to workloads). */
@@ -42,12 +45,20 @@ export class Cluster implements DefaultingContext {
   ) => void)[] = [];
   /** The namespace controllers: default ServiceAccount, root CA ConfigMap, termination. */
   readonly namespaces: NamespaceController;
+  /** The controllers' Events (bounded by age and per namespace). */
+  readonly events: EventRecorder;
+  /** Service cluster IPs in use, allocated and checked as the Service registry does. */
+  readonly serviceIPs: ServiceIPs;
 
   constructor(options: ClusterOptions = {}) {
     this.store = new Store({ historyPerType: options.historyPerType });
     this.clock = options.now ?? (() => new Date());
     this.crds = new Set(options.crds ?? []);
     this.namespaces = new NamespaceController(this, options.caPem ?? '');
+    this.events = new EventRecorder(this);
+    this.serviceIPs = new ServiceIPs(this);
+    new ClaimProtectionController(this);
+    new TokenController(this, options.caPem ?? '');
   }
 
   /** Whether this server serves `type`: built-in types always, a CRD's only once installed. */
@@ -74,10 +85,9 @@ export class Cluster implements DefaultingContext {
     return randomUUID();
   }
 
-  /** Allocates the next address of 10.96.0.0/12, skipping .0.1 (the kubernetes Service). */
+  /** Allocates the next free address of 10.96.0.0/12, never .0.1 (the kubernetes Service's). */
   allocateClusterIP(): string {
-    const n = this.nextIp++;
-    return `10.96.${Math.floor(n / 250) % 256}.${(n % 250) + 2}`;
+    return this.serviceIPs.allocate();
   }
 
   namespaceType(): ResourceType {

@@ -6,13 +6,22 @@
  * are not API requests (they never appear in the request log). A Deployment's status write also
  * sets its `deployment.kubernetes.io/revision` annotation (the status subresource may change a
  * Deployment's annotations, not its spec or labels), so the controller owns that annotation and
- * the Deployment's generation does not move.
+ * the Deployment's generation does not move. It also watches the ReplicaSets it owns (a deleted
+ * current one is made again, one scaled by hand is scaled back), records the controllers' Events,
+ * and follows a StatefulSet's update strategy (`partition`, `OnDelete`).
  */
 import { recordUpdate } from './apply/index.ts';
+import { PVC_PROTECTION } from './claim-protection.ts';
 import type { Cluster } from './cluster.ts';
 import { syncControllerRevisions } from './controller-revisions.ts';
 import { clone } from './equal.ts';
-import { controllerRef, podTemplateHash, REVISION, syncReplicaSets } from './replica-sets.ts';
+import {
+  annotationsPending,
+  controllerRef,
+  podTemplateHash,
+  REVISION,
+  syncReplicaSets,
+} from './replica-sets.ts';
 import type { ResourceType } from './resources.ts';
 import type { StoredObject } from './types.ts';
 
@@ -60,6 +69,10 @@ export class WorkloadController {
     previous: StoredObject | undefined,
   ): void {
     const kind = (object ?? previous)?.kind;
+    if (kind === 'ReplicaSet') {
+      this.observeReplicaSet(object, previous);
+      return;
+    }
     if (kind !== 'Deployment' && kind !== 'StatefulSet') return;
     const id = key(kind, (object ?? previous)?.metadata.namespace, (object ?? previous)?.metadata.name);
     if (!object) {
@@ -69,8 +82,38 @@ export class WorkloadController {
     }
     const status = (object.status ?? {}) as Obj;
     const replicas = ((object.spec as Obj | undefined)?.replicas as number | undefined) ?? 1;
-    if (status.observedGeneration === object.metadata.generation && (status.replicas ?? 0) === replicas)
+    const settled =
+      status.observedGeneration === object.metadata.generation && (status.replicas ?? 0) === replicas;
+    // An annotation change (a new change-cause) moves no generation; the controller copies it anyway.
+    if (settled && (kind !== 'Deployment' || !annotationsPending(this.cluster, object))) return;
+    this.schedule(type, object);
+  }
+
+  /**
+   * The Deployment controller watches its ReplicaSets: the current one deleted is made again, and
+   * one scaled by hand is scaled back to what the Deployment wants.
+   */
+  private observeReplicaSet(object: StoredObject | undefined, previous: StoredObject | undefined): void {
+    const rs = (object ?? previous) as StoredObject;
+    const ref = rs.metadata.ownerReferences?.find((r) => r.controller && r.kind === 'Deployment');
+    if (!ref) return;
+    const type = this.cluster.typeFor('apps/v1', 'Deployment');
+    const owner = this.cluster.store.get(type, rs.metadata.namespace ?? '', ref.name);
+    if (!owner || owner.metadata.uid !== ref.uid || owner.metadata.deletionTimestamp) return;
+    const current = rs.metadata.name === `${owner.metadata.name}-${podTemplateHash(owner)}`;
+    if (!object) {
+      if (current) this.schedule(type, owner);
       return;
+    }
+    const replicas = (object.spec as Obj | undefined)?.replicas;
+    if (!previous || replicas === (previous.spec as Obj | undefined)?.replicas) return;
+    const wanted = current ? (((owner.spec as Obj | undefined)?.replicas as number | undefined) ?? 1) : 0;
+    if (replicas !== wanted) this.schedule(type, owner);
+  }
+
+  /** Queues a sync of the workload, after the rollout delay; one at a time per workload. */
+  private schedule(type: ResourceType, object: StoredObject): void {
+    const id = key(object.kind, object.metadata.namespace, object.metadata.name);
     if (this.closed || this.timers.has(id)) return;
     const fail = this.failNext.delete(id);
     const run = (): void => {
@@ -148,6 +191,7 @@ export class WorkloadController {
             uid,
             creationTimestamp: this.cluster.now(),
             labels: { ...matchLabels, ...(template.metadata?.labels ?? {}) },
+            finalizers: [PVC_PROTECTION],
           },
           spec: claimSpec,
           status: {
@@ -176,6 +220,8 @@ export class WorkloadController {
           subresource: 'status',
         });
         this.cluster.commit(claims, bound as StoredObject, created);
+        const message = `create Claim ${name} Pod ${set.metadata.name}-${i} in StatefulSet ${set.metadata.name} success`;
+        this.cluster.events.record(set, 'Normal', 'SuccessfulCreate', message, 'statefulset-controller');
       }
     }
   }
@@ -253,18 +299,36 @@ export class WorkloadController {
   }
 }
 
-function statefulSetStatus(obj: StoredObject, fail: boolean, revision: string): Obj {
-  const replicas = ((obj.spec as Obj | undefined)?.replicas as number | undefined) ?? 1;
+/**
+ * The StatefulSet controller's status. Pods of ordinals at or above the RollingUpdate `partition`
+ * move to the update revision; under `OnDelete` none does (nothing deletes pods here); once every
+ * pod is updated, the update revision becomes the current one.
+ */
+function statefulSetStatus(obj: StoredObject, fail: boolean, updateRevision: string): Obj {
+  const spec = (obj.spec ?? {}) as Obj;
+  const replicas = (spec.replicas as number | undefined) ?? 1;
+  const strategy = (spec.updateStrategy ?? {}) as Obj;
+  const before = (obj.status ?? {}) as Obj;
+  let currentRevision = (before.currentRevision as string | undefined) || updateRevision;
+  let updated = replicas;
+  if (currentRevision !== updateRevision) {
+    const partition = ((strategy.rollingUpdate as Obj | undefined)?.partition as number | undefined) ?? 0;
+    updated = strategy.type === 'OnDelete' ? 0 : Math.max(0, replicas - partition);
+    if (updated === replicas) currentRevision = updateRevision;
+  }
   const status: Obj = {
     observedGeneration: obj.metadata.generation,
     replicas,
-    currentReplicas: replicas,
-    updatedReplicas: replicas,
-    currentRevision: revision,
-    updateRevision: revision,
+    currentReplicas: currentRevision === updateRevision ? replicas : replicas - updated,
+    updatedReplicas: updated,
+    currentRevision,
+    updateRevision,
     collisionCount: 0,
     availableReplicas: fail ? 0 : replicas,
   };
+  // Zero counts are left out, as the Go type's omitempty does.
+  if (status.currentReplicas === 0) delete status.currentReplicas;
+  if (updated === 0) delete status.updatedReplicas;
   if (!fail && replicas > 0) status.readyReplicas = replicas;
   return status;
 }

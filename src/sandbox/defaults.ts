@@ -46,7 +46,11 @@ function probe(p: unknown): void {
   def(probe, 'periodSeconds', 10);
   def(probe, 'successThreshold', 1);
   def(probe, 'failureThreshold', 3);
-  if (probe.httpGet && typeof probe.httpGet === 'object') def(probe.httpGet as Obj, 'scheme', 'HTTP');
+  if (probe.httpGet && typeof probe.httpGet === 'object') {
+    // SetDefaults_HTTPGetAction: an empty path is the root.
+    if (!(probe.httpGet as Obj).path) (probe.httpGet as Obj).path = '/';
+    def(probe.httpGet as Obj, 'scheme', 'HTTP');
+  }
 }
 
 function container(c: Obj): void {
@@ -156,9 +160,30 @@ function secret(o: Obj): void {
   delete o.stringData;
 }
 
+/**
+ * SetDefaults_HorizontalPodAutoscalerBehavior: a `behavior` that is given gets each direction's
+ * rules filled where left out (no behavior stays none). A scale-down window is left unset: the
+ * controller's own flag (five minutes) decides it.
+ */
+function hpaBehavior(spec: Obj): void {
+  const behavior = spec.behavior;
+  if (!behavior || typeof behavior !== 'object') return;
+  const up = obj(behavior as Obj, 'scaleUp');
+  def(up, 'stabilizationWindowSeconds', 0);
+  def(up, 'selectPolicy', 'Max');
+  def(up, 'policies', [
+    { type: 'Pods', value: 4, periodSeconds: 15 },
+    { type: 'Percent', value: 100, periodSeconds: 15 },
+  ]);
+  const down = obj(behavior as Obj, 'scaleDown');
+  def(down, 'selectPolicy', 'Max');
+  def(down, 'policies', [{ type: 'Percent', value: 100, periodSeconds: 15 }]);
+}
+
 function hpa(o: Obj): void {
   const spec = obj(o, 'spec');
   def(spec, 'minReplicas', 1);
+  hpaBehavior(spec);
   if (!Array.isArray(spec.metrics) || spec.metrics.length === 0) {
     spec.metrics = [
       {
@@ -191,10 +216,28 @@ function pvc(o: Obj): void {
   def(obj(o, 'status'), 'phase', 'Pending');
 }
 
-/** A new Pod starts Pending with its QoS class, as the pod registry's PrepareForCreate sets them. */
+/** SetDefaults_Pod: a resource with a limit and no request is requested at its limit. */
+function requestsFromLimits(c: Obj): void {
+  const resources = c.resources as Obj | undefined;
+  const limits = resources?.limits as Obj | undefined;
+  if (!resources || !limits || typeof limits !== 'object') return;
+  const requests = obj(resources, 'requests');
+  for (const [name, value] of Object.entries(limits)) def(requests, name, value);
+}
+
+/**
+ * A Pod's own defaults (SetDefaults_Pod, not its template's): requests from limits and
+ * `enableServiceLinks`. A new Pod starts Pending with its QoS class, as the pod registry's
+ * PrepareForCreate sets them.
+ */
 function pod(o: Obj): void {
   const spec = obj(o, 'spec');
+  for (const c of [...list(spec.containers), ...list(spec.initContainers)]) requestsFromLimits(c);
+  def(spec, 'enableServiceLinks', true);
   defaultPodSpec(spec);
+  // The ServiceAccount admission plugin gives a Pod without one the namespace's `default`.
+  if (!spec.serviceAccountName) spec.serviceAccountName = spec.serviceAccount || 'default';
+  spec.serviceAccount = spec.serviceAccountName;
   const status = obj(o, 'status');
   def(status, 'phase', 'Pending');
   def(status, 'qosClass', podQosClass(spec));

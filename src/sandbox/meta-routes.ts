@@ -13,6 +13,7 @@ import {
 import { type FaultRule, FaultRulesSchema } from './faults.ts';
 import type { HandlerDeps } from './handler.ts';
 import type { ResourceType } from './resources.ts';
+import { serveHealth } from './health.ts';
 import { parseJsonBody, readBody, send } from './http-body.ts';
 import { openApiDocument, openApiIndex } from './openapi.ts';
 import { badRequest, methodNotAllowed } from './status.ts';
@@ -64,11 +65,7 @@ export function discovery(
     send(res, 200, aggregatedDiscovery(path === '/api', served), { 'Content-Type': AGGREGATED });
     return true;
   }
-  if (path === '/healthz' || path === '/livez' || path === '/readyz') {
-    res.writeHead(200, { 'Content-Type': 'text/plain' });
-    res.end('ok');
-    return true;
-  }
+  if (serveHealth(path, new URLSearchParams((req.url ?? '').split('?')[1] ?? ''), res)) return true;
   const fixed: Record<string, () => unknown> = {
     '/version': versionInfo,
     '/api': () => coreVersions(deps.serverAddress()),

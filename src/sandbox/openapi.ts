@@ -4,23 +4,53 @@
  * `fieldValidation` (then it leaves strict validation to the server) and for client-side schemas.
  */
 import { createHash } from 'node:crypto';
+import type protobuf from 'protobufjs';
 import { listTable } from './apply/index.ts';
 import { KUBE_VERSION } from './discovery.ts';
 import { apiVersionOf, groupVersions, type ResourceType } from './resources.ts';
+import { descriptionOf, messageOfModel } from './proto-schema.ts';
 import { type SchemaNode, schemaOfModel } from './schema.ts';
 import { definitionName, paths, ref } from './openapi-paths.ts';
 
 type Json = Record<string, unknown>;
 
+/**
+ * A model's schema name: the API server's definition name (`io.k8s.api.apps.v1.DeploymentSpec`,
+ * which `kubectl explain` prints as `<DeploymentSpec>`) when the model has a message, else its own.
+ */
+function schemaName(model: string): string {
+  const full = messageOfModel(model)?.fullName;
+  return full ? `io.k8s.${full.replace(/^\.k8s\.io\./, '')}` : model;
+}
+
+/** The field's doc comment; `apiVersion` and `kind` are TypeMeta's, which the messages leave out. */
+function fieldComment(message: protobuf.Type | undefined, key: string): string | null | undefined {
+  const field = message?.fields[key];
+  if (field) return field.comment;
+  return key === 'apiVersion' || key === 'kind'
+    ? messageOfModel('V1TypeMeta')?.fields[key]?.comment
+    : undefined;
+}
+
 function toOpenApi(node: SchemaNode, schemas: Json): Json {
   switch (node.kind) {
-    case 'object':
-      if (!schemas[node.model]) {
+    case 'object': {
+      const name = schemaName(node.model);
+      if (!schemas[name]) {
         const props: Json = {};
-        schemas[node.model] = { type: 'object', properties: props };
-        for (const [key, child] of node.props) props[key] = toOpenApi(child, schemas);
+        // Descriptions from the API's doc comments (kept in the vendored .proto files), so
+        // `kubectl explain` reads as on a cluster.
+        const message = messageOfModel(node.model);
+        const description = descriptionOf(message?.comment);
+        schemas[name] = { ...(description ? { description } : {}), type: 'object', properties: props };
+        for (const [key, child] of node.props) {
+          const field = descriptionOf(fieldComment(message, key));
+          const schema = toOpenApi(child, schemas);
+          props[key] = field ? { ...schema, description: field } : schema;
+        }
       }
-      return { allOf: [ref(node.model)] };
+      return { allOf: [ref(name)] };
+    }
     case 'array':
       return { type: 'array', items: toOpenApi(node.items, schemas) };
     case 'map':
@@ -56,9 +86,9 @@ function annotateLists(type: ResourceType, root: SchemaNode, schemas: Json): voi
       if (part.endsWith('[]')) node = node?.kind === 'array' ? node.items : undefined;
     }
     if (node?.kind !== 'array' || !owner) continue;
-    const prop = ((schemas[owner.model] as Json | undefined)?.properties as Json | undefined)?.[owner.prop] as
-      | Json
-      | undefined;
+    const prop = ((schemas[schemaName(owner.model)] as Json | undefined)?.properties as Json | undefined)?.[
+      owner.prop
+    ] as Json | undefined;
     if (!prop) continue;
     prop['x-kubernetes-list-type'] = rule.kind;
     if (rule.kind === 'map') {
@@ -96,7 +126,7 @@ function document(gv: { group: string; version: string; types: ResourceType[] })
       toOpenApi(node, schemas);
       annotateLists(type, node, schemas);
       schemas[definitionName(type)] = {
-        ...(schemas[node.model] as Json),
+        ...(schemas[schemaName(node.model)] as Json),
         'x-kubernetes-group-version-kind': gvk,
       };
     }

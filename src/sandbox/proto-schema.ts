@@ -48,7 +48,8 @@ export function protoSchema(): ProtoSchema {
   if (loaded) return loaded;
   const root = new protobuf.Root();
   root.resolvePath = (_origin, target) => path.join(DIR, target);
-  root.loadSync(FILES, { keepCase: true });
+  // Comments kept: they are the API documentation the OpenAPI descriptions are made of.
+  root.loadSync(FILES, { keepCase: true, alternateCommentMode: true });
   root.resolveAll();
   const fields = JSON.parse(readFileSync(path.join(DIR, 'fields.json'), 'utf8')) as ProtoSchema['fields'];
   loaded = { root, fields };
@@ -65,4 +66,40 @@ export function messageOf(apiVersion: string, kind: string): protobuf.Type | und
   if (!pkg || !/^v\d+(?:(?:alpha|beta)\d+)?$/.test(version) || !/^\w+$/.test(kind)) return undefined;
   const found = protoSchema().root.lookup(`${pkg}.${version}.${kind}`);
   return found instanceof protobuf.Type ? found : undefined;
+}
+
+/**
+ * The message of a client-node model class name (`V1DeploymentSpec`, `CoreV1Event`,
+ * `V2HorizontalPodAutoscalerSpec`), looked up in each served group's package; undefined for none.
+ */
+export function messageOfModel(model: string): protobuf.Type | undefined {
+  const m = /^(?:Core)?(V\d+(?:alpha\d+|beta\d+)?)([A-Z]\w*)$/.exec(model);
+  if (!m) return undefined;
+  const [, version, name] = m as unknown as [string, string, string];
+  const root = protoSchema().root;
+  for (const pkg of Object.values(PACKAGES)) {
+    const found = root.lookup(`${pkg}.${version.toLowerCase()}.${name}`);
+    if (found instanceof protobuf.Type) return found;
+  }
+  return undefined;
+}
+
+/**
+ * A Go doc comment as the OpenAPI generator turns it into a description: generator tags (`+…`)
+ * and one-line TODOs dropped, anything after `---` dropped, a line ending a sentence keeps its
+ * line break, other lines are joined with a space, blank lines separate paragraphs.
+ */
+export function descriptionOf(comment: string | null | undefined): string | undefined {
+  if (!comment) return undefined;
+  let out = '';
+  for (const raw of (comment.split('---')[0] ?? '').split('\n')) {
+    const line = raw.trimEnd();
+    const leading = line.trimStart();
+    if (line === '') out = `${out.replace(/[ \n]$/, '')}\n\n`;
+    else if (leading.startsWith('TODO') || leading.startsWith('+')) continue;
+    else if (line.startsWith(' ') || line.startsWith('\t')) out = `${out.replace(/[ \n]$/, '')}\n${line}\n`;
+    else out += line.endsWith('.') ? `${line}\n` : `${line} `;
+  }
+  const text = out.replace(/\s+$/, '');
+  return text === '' ? undefined : text;
 }

@@ -2,12 +2,15 @@
  * The Deployment controller's ReplicaSets: one per pod template (`<name>-<pod-template-hash>`),
  * owned by the Deployment (so garbage collection removes them with it), the current one scaled to
  * the Deployment's replicas and the older ones to zero, with the revision annotation
- * `kubectl rollout history` reads. The Deployment carries its current ReplicaSet's revision too
- * (controller.ts writes it with the status, as the real controller does).
+ * `kubectl rollout history` reads and the Deployment's annotations (its change-cause). The
+ * Deployment carries its current ReplicaSet's revision too (controller.ts writes it with the
+ * status, as the real controller does). Old ReplicaSets beyond `revisionHistoryLimit` are deleted,
+ * and each change of size is a `ScalingReplicaSet` Event.
  */
 import { hash as cryptoHash } from 'node:crypto';
 import { recordUpdate } from './apply/index.ts';
 import type { Cluster } from './cluster.ts';
+import { deleteObject } from './deletes.ts';
 import { clone } from './equal.ts';
 import type { StoredObject } from './types.ts';
 
@@ -85,11 +88,76 @@ function rescaled(rs: StoredObject, replicas: number): StoredObject {
   };
 }
 
+/** Annotations the controller never copies from a Deployment to its ReplicaSets (skipCopyAnnotation). */
+const NOT_COPIED = new Set([
+  'kubectl.kubernetes.io/last-applied-configuration',
+  REVISION,
+  'deployment.kubernetes.io/revision-history',
+  'deployment.kubernetes.io/desired-replicas',
+  'deployment.kubernetes.io/max-replicas',
+  'deprecated.deployment.rollback.to',
+]);
+
+/**
+ * The ReplicaSet's annotations with the Deployment's copied over (change-cause among them, which
+ * `kubectl rollout history` reads from the ReplicaSets); the same object when nothing changes.
+ */
+function withDeploymentAnnotations(
+  annotations: Record<string, string> | undefined,
+  deployment: StoredObject,
+): Record<string, string> | undefined {
+  let out = annotations;
+  for (const [key, value] of Object.entries(deployment.metadata.annotations ?? {})) {
+    if (NOT_COPIED.has(key) || out?.[key] === value) continue;
+    out = { ...out, [key]: value };
+  }
+  return out;
+}
+
+/** Whether the Deployment has annotations its current ReplicaSet does not carry yet. */
+export function annotationsPending(cluster: Cluster, deployment: StoredObject): boolean {
+  const type = cluster.typeFor('apps/v1', 'ReplicaSet');
+  const name = `${deployment.metadata.name}-${podTemplateHash(deployment)}`;
+  const rs = cluster.store.get(type, deployment.metadata.namespace ?? '', name);
+  return (
+    rs !== undefined &&
+    withDeploymentAnnotations(rs.metadata.annotations, deployment) !== rs.metadata.annotations
+  );
+}
+
+/** The Deployment controller's Event for a ReplicaSet's new size (scaleReplicaSetAndRecordEvent). */
+function scaled(cluster: Cluster, deployment: StoredObject, rs: string, from: number, to: number): void {
+  if (from === to) return;
+  const how = from < to ? 'up' : 'down';
+  const message = `Scaled ${how} replica set ${rs} from ${from} to ${to}`;
+  cluster.events.record(deployment, 'Normal', 'ScalingReplicaSet', message, 'deployment-controller');
+}
+
+/**
+ * Deletes the oldest ReplicaSets scaled to zero beyond the Deployment's `revisionHistoryLimit`
+ * (cleanupDeployment), never one that still has replicas.
+ */
+function cleanup(cluster: Cluster, deployment: StoredObject, old: StoredObject[]): void {
+  const limit = (deployment.spec as Obj | undefined)?.revisionHistoryLimit;
+  if (typeof limit !== 'number') return;
+  const alive = old.filter((rs) => !rs.metadata.deletionTimestamp);
+  const revisionOf = (rs: StoredObject) => Number(rs.metadata.annotations?.[REVISION] ?? 0);
+  alive.sort((a, b) => revisionOf(a) - revisionOf(b));
+  const type = cluster.typeFor('apps/v1', 'ReplicaSet');
+  for (const rs of alive.slice(0, Math.max(0, alive.length - limit))) {
+    const live = cluster.store.get(type, rs.metadata.namespace ?? '', rs.metadata.name ?? '');
+    const status = (live?.status ?? {}) as Obj;
+    if (!live || (live.spec as Obj).replicas !== 0 || (status.replicas ?? 0) !== 0) continue;
+    deleteObject(cluster, type, rs.metadata.namespace, rs.metadata.name ?? '', { dryRun: false });
+  }
+}
+
 /**
  * Brings the Deployment's ReplicaSets in line with its spec; `ready` says whether the pods came
  * up. Returns the current ReplicaSet's revision: one more than any other's when its template is
  * new, or comes back after another (a rollback is a new revision, as in a cluster); undefined
- * when the Deployment is paused on a template that has no ReplicaSet yet.
+ * when the Deployment is paused on a template that has no ReplicaSet yet. Each change of a
+ * ReplicaSet's size is an Event on the Deployment, as the controller records it.
  */
 export function syncReplicaSets(
   cluster: Cluster,
@@ -122,6 +190,10 @@ export function syncReplicaSets(
       ...(((spec.selector as Obj | undefined)?.matchLabels ?? {}) as Record<string, string>),
       'pod-template-hash': hash,
     };
+    const annotations = withDeploymentAnnotations(
+      { [REVISION]: String(latest + 1), 'deployment.kubernetes.io/desired-replicas': String(replicas) },
+      deployment,
+    );
     current = write(cluster, undefined, {
       apiVersion: 'apps/v1',
       kind: 'ReplicaSet',
@@ -132,22 +204,22 @@ export function syncReplicaSets(
         creationTimestamp: cluster.now(),
         generation: 1,
         labels,
-        annotations: {
-          [REVISION]: String(latest + 1),
-          'deployment.kubernetes.io/desired-replicas': String(replicas),
-        },
+        ...(annotations ? { annotations } : {}),
         ownerReferences: [controllerRef('Deployment', deployment)],
       },
       spec: { replicas, selector: { matchLabels }, template },
     });
+    scaled(cluster, deployment, name, 0, replicas);
   } else {
     let next = current;
-    if (revisionOf(current) <= latest) {
-      const annotations = { ...current.metadata.annotations, [REVISION]: String(latest + 1) };
+    let annotations = withDeploymentAnnotations(current.metadata.annotations, deployment);
+    if (revisionOf(current) <= latest) annotations = { ...annotations, [REVISION]: String(latest + 1) };
+    if (annotations !== current.metadata.annotations)
       next = { ...next, metadata: { ...next.metadata, annotations } };
-    }
-    if ((current.spec as Obj).replicas !== replicas) next = rescaled(next, replicas);
+    const from = (current.spec as Obj).replicas as number;
+    if (from !== replicas) next = rescaled(next, replicas);
     if (next !== current) current = write(cluster, current, next);
+    scaled(cluster, deployment, name, from, replicas);
   }
   const status: Obj = {
     replicas,
@@ -158,15 +230,19 @@ export function syncReplicaSets(
   if (replicas === 0) delete status.fullyLabeledReplicas;
   write(cluster, current, { ...current, status }, 'status');
   // Older templates scale down once the new one is up (a finished rolling update).
-  for (const old of owned) {
-    if (old.metadata.name === name || !ready || (old.spec as Obj).replicas === 0) continue;
-    const stored = write(cluster, old, rescaled(old, 0));
+  const old = owned.filter((rs) => rs.metadata.name !== name);
+  for (const rs of old) {
+    const from = (rs.spec as Obj).replicas as number;
+    if (!ready || from === 0) continue;
+    const stored = write(cluster, rs, rescaled(rs, 0));
     write(
       cluster,
       stored,
       { ...stored, status: { replicas: 0, observedGeneration: stored.metadata.generation } },
       'status',
     );
+    scaled(cluster, deployment, rs.metadata.name ?? '', from, 0);
   }
+  if (ready && spec.paused !== true) cleanup(cluster, deployment, old);
   return String(revisionOf(current));
 }

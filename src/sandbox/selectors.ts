@@ -1,6 +1,7 @@
 /**
  * Label selectors (`=`, `==`, `!=`, `in`, `notin`, exists, `!`) and field selectors
- * (`metadata.name`, `metadata.namespace`) as the API server parses them from query strings.
+ * (`metadata.name`, `metadata.namespace` and each kind's indexed fields) as the API server parses
+ * them from query strings.
  */
 import { badRequest } from './status.ts';
 import type { KubeObject } from './types.ts';
@@ -111,6 +112,18 @@ const KIND_FIELDS: Record<string, string[]> = {
     'source',
     'type',
   ],
+  // The pod registry's selectable fields (podutil's ToSelectableFields).
+  Pod: [
+    'spec.nodeName',
+    'spec.restartPolicy',
+    'spec.schedulerName',
+    'spec.serviceAccountName',
+    'spec.hostNetwork',
+    'status.phase',
+    'status.podIP',
+    'status.nominatedNodeName',
+  ],
+  ReplicaSet: ['status.replicas'],
   Secret: ['type'],
   Namespace: ['status.phase'],
   StatefulSet: ['status.successful'],
@@ -140,6 +153,15 @@ export function parseFieldSelector(text: string | null | undefined, kind: string
 
 function fieldValue(obj: KubeObject, field: string): string {
   if (field === 'metadata.namespace') return obj.metadata?.namespace ?? '';
+  // A Go bool is always set: false when absent.
+  if (field === 'spec.hostNetwork')
+    return String((obj as { spec?: { hostNetwork?: boolean } }).spec?.hostNetwork === true);
+  if (field === 'status.podIP') {
+    const status = (obj as { status?: { podIP?: string; podIPs?: { ip?: string }[] } }).status;
+    return status?.podIPs?.[0]?.ip ?? status?.podIP ?? '';
+  }
+  if (field === 'status.replicas')
+    return String((obj as { status?: { replicas?: number } }).status?.replicas ?? 0);
   if (field === 'source') {
     const source = (obj as { source?: { component?: string } }).source;
     return source?.component ?? '';

@@ -19,7 +19,8 @@ import { findByKind } from './resources.ts';
 import { RequestLog, type RequestRecord } from './request-log.ts';
 import { createServingCertificate } from './tls.ts';
 import type { KubeObject } from './types.ts';
-import { parseWriteOptions } from './write-options.ts';
+import { parseWriteOptions, type WriteOptions } from './write-options.ts';
+import { KUBERNETES_SERVICE_IP } from './cluster-ips.ts';
 import { create } from './writes.ts';
 
 export type { FaultRule } from './faults.ts';
@@ -78,6 +79,34 @@ function stored(
 
 const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
+/**
+ * The `kubernetes` Service in `default` that kube-apiserver keeps for itself: the first address of
+ * the service range, port 443 to the server's own port, no selector (its endpoints are the servers).
+ */
+function createKubernetesService(cluster: Cluster, port: number, setup: WriteOptions): void {
+  const type = cluster.typeFor('v1', 'Service');
+  create(
+    cluster,
+    type,
+    'default',
+    {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: {
+        name: 'kubernetes',
+        namespace: 'default',
+        labels: { component: 'apiserver', provider: 'kubernetes' },
+      },
+      spec: {
+        type: 'ClusterIP',
+        clusterIP: KUBERNETES_SERVICE_IP,
+        ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: port }],
+      },
+    },
+    setup,
+  );
+}
+
 /** Starts the sandbox API; resolves once it listens. Close it with `close()`. */
 export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeApi> {
   const host = options.host ?? '127.0.0.1';
@@ -125,6 +154,7 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
   const port = (server.address() as AddressInfo).port;
   address = `${host.includes(':') ? `[${host}]` : host}:${port}`;
   const url = `https://${address}`;
+  createKubernetesService(cluster, port, setup);
   const kubeconfig = renderKubeconfig(url, cert.caPem);
   if (options.kubeconfigOut) writeFileSync(options.kubeconfigOut, kubeconfig, { mode: 0o600 });
   options.logger?.info({ url }, 'sandbox kube-api listening');

@@ -13,6 +13,8 @@ export interface StoreEvent {
   /** The global resourceVersion this event produced. */
   rv: number;
   object: StoredObject;
+  /** A MODIFIED event's object before the write: a watch with a selector needs both sides. */
+  previous?: StoredObject;
 }
 
 export type Listener = (event: StoreEvent) => void;
@@ -140,7 +142,10 @@ export class Store {
     else t.keys.splice(bound(t.keys, key, false), 0, key);
     t.byKey.set(key, object);
     this.index(type, object);
-    return this.emit(t, { type: previous ? 'MODIFIED' : 'ADDED', rv, object });
+    return this.emit(
+      t,
+      previous ? { type: 'MODIFIED', rv, object, previous } : { type: 'ADDED', rv, object },
+    );
   }
 
   /** Removes an object; the DELETED event carries `object` (with the deletion's resourceVersion). */

@@ -63,9 +63,20 @@ export function serveWatch(
   };
   res.on('close', end);
 
+  // As the watch cache does: an object that comes to match is ADDED, one that stops matching is
+  // DELETED with its last matching state (at the event's resourceVersion).
   const send = (event: StoreEvent): void => {
-    if (closed || !matches(event.object)) return;
-    res.write(line(event.type, render(event.object)));
+    if (closed) return;
+    const now = matches(event.object);
+    const before = event.previous !== undefined && matches(event.previous);
+    if (event.type !== 'MODIFIED' || (now && before)) {
+      if (now) res.write(line(event.type, render(event.object)));
+    } else if (now) res.write(line('ADDED', render(event.object)));
+    else if (before) {
+      const previous = event.previous as StoredObject;
+      const gone = { ...previous, metadata: { ...previous.metadata, resourceVersion: String(event.rv) } };
+      res.write(line('DELETED', render(gone)));
+    }
   };
 
   const initialEvents = query.get('sendInitialEvents') === 'true';

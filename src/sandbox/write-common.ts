@@ -1,4 +1,5 @@
 /** Pieces every write verb shares: body checks, typing, validation, server-owned metadata. */
+import { protectClaim } from './claim-protection.ts';
 import type { Cluster } from './cluster.ts';
 import { jsonEqual } from './equal.ts';
 import { apiVersionOf, type ResourceType } from './resources.ts';
@@ -120,6 +121,7 @@ export function initialise(
   if (GENERATION_KINDS.has(type.kind)) meta.generation = 1;
   else delete meta.generation;
   if (type.subresources.includes('status')) delete obj.status;
+  protectClaim(type.kind, meta);
 }
 
 export function randomSuffix(): string {

@@ -62,6 +62,7 @@ export function create(
   applyDefaults(recorded, cluster); // status defaults (phase, loadBalancer) on a new object
   // Allocated by the registry after the field manager ran, so no manager owns the node ports.
   assignNodePorts(cluster, type, recorded, undefined);
+  cluster.serviceIPs.check(type, recorded);
   if (options.dryRun) return { code: 201, body: recorded };
   return { code: 201, body: cluster.commit(type, recorded, undefined) };
 }

@@ -25,7 +25,7 @@ describe('npx mooring sandbox --once', () => {
 });
 
 describe('npx mooring sandbox (running)', () => {
-  it('exposes the example deployment: kubectl get ingress -A shows its host, describe its backend', async () => {
+  it('exposes the example deployment: kubectl get ingress -A shows its host, describe its backend; describe deployment shows the controller Events', async () => {
     const child = spawn(process.execPath, [path.join(REPO, 'bin', 'mooring.js'), 'sandbox'], {
       cwd: REPO,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -46,6 +46,13 @@ describe('npx mooring sandbox (running)', () => {
       expect(listed).toMatch(/^default\s+hello-app\s+nginx\s+hello\.example\.com\s+80\s/m);
       const { stdout: described } = await kubectl(['describe', 'ingress', 'hello-app', '-n', 'default']);
       expect(described).toMatch(/hello\.example\.com\s*\n\s+\/\s+hello-app:8000/);
+      // The controller's Events, as a cluster's describe shows them.
+      const { stdout: deployment } = await kubectl(['describe', 'deployment', 'hello-app', '-n', 'default']);
+      const events = deployment.slice(deployment.indexOf('\nEvents:'));
+      expect(events).toMatch(/^\s+Type\s+Reason\s+Age\s+From\s+Message$/m);
+      expect(events).toMatch(
+        /^\s+Normal\s+ScalingReplicaSet\s+\S+\s+deployment-controller\s+Scaled up replica set hello-app-\w+ from 0 to \d+$/m,
+      );
     } finally {
       child.kill('SIGINT');
       await new Promise((resolve) => child.once('exit', resolve));

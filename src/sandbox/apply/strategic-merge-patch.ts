@@ -64,7 +64,9 @@ function mergeMap(live: Obj | undefined, patch: Obj, atom: Atom, path: string): 
     if (!key.startsWith(ORDER) || !Array.isArray(order)) continue;
     const field = key.slice(ORDER.length);
     const list = fieldAtom(atom, field).list;
-    if (Array.isArray(out[field]) && list) out[field] = applyOrder(out[field] as unknown[], order, list);
+    const before = Array.isArray(live?.[field]) ? (live?.[field] as unknown[]) : [];
+    if (Array.isArray(out[field]) && list)
+      out[field] = applyOrder(out[field] as unknown[], order, before, list);
   }
   const retain = patch.$retainKeys;
   if (retain !== undefined) {
@@ -99,7 +101,7 @@ function mergeList(live: unknown[], patch: unknown[], list: ListType, path: stri
   if (list.kind === 'set') {
     const out = [...live];
     for (const v of patch) if (!out.some((x) => deepEqual(x, v))) out.push(v);
-    return out;
+    return normalizeOrder(out, patch, live, (x) => x);
   }
   if (patch.some((x) => isObj(x) && x.$patch === 'replace')) return clean(patch) as unknown[];
   const out = live.map((x) => x);
@@ -118,20 +120,48 @@ function mergeList(live: unknown[], patch: unknown[], list: ListType, path: stri
       else out[i] = merged;
     } else if (merged !== undefined) out.push(merged);
   }
+  return normalizeOrder(out, patch, live, (x) => keyOf(list, x));
+}
+
+/**
+ * The order apimachinery's normalizeElementOrder gives a merged list: the items the patch names
+ * in the patch's order, the others in the live order, merged so that an item of both keeps its
+ * live place relative to the others and an item new to the list goes before the live items that
+ * follow it (a new item of a patch that names nothing else comes first).
+ */
+function normalizeOrder(
+  merged: unknown[],
+  patchOrder: unknown[],
+  live: unknown[],
+  idOf: (x: unknown) => unknown,
+): unknown[] {
+  const patchIds = patchOrder.map(idOf);
+  const liveIds = live.map(idOf);
+  const at = (ids: unknown[], x: unknown) => ids.findIndex((id) => deepEqual(id, idOf(x)));
+  const named = merged.filter((x) => at(patchIds, x) >= 0).sort((a, b) => at(patchIds, a) - at(patchIds, b));
+  const serverOnly = merged
+    .filter((x) => at(patchIds, x) < 0)
+    .sort((a, b) => at(liveIds, a) - at(liveIds, b));
+  const out: unknown[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < serverOnly.length || j < named.length) {
+    if (j >= named.length) out.push(serverOnly[i++]);
+    else if (i >= serverOnly.length) out.push(named[j++]);
+    else {
+      // mergeSortedSlice: a server-only item goes first only when both are live and it is earlier.
+      const l = at(liveIds, serverOnly[i]);
+      const r = at(liveIds, named[j]);
+      if (l >= 0 && r >= 0 && l < r) out.push(serverOnly[i++]);
+      else out.push(named[j++]);
+    }
+  }
   return out;
 }
 
-function applyOrder(items: unknown[], order: unknown[], list: ListType): unknown[] {
+function applyOrder(items: unknown[], order: unknown[], live: unknown[], list: ListType): unknown[] {
   const keyed = list.kind === 'map';
-  const idOf = (x: unknown): unknown => (keyed ? keyOf(list, x) : x);
-  const wanted = order.map((o) => (keyed ? keyOf(list, o) : o));
-  const ordered: unknown[] = [];
-  const rest: unknown[] = [];
-  for (const item of items) (wanted.some((w) => deepEqual(w, idOf(item))) ? ordered : rest).push(item);
-  ordered.sort(
-    (a, b) => wanted.findIndex((w) => deepEqual(w, idOf(a))) - wanted.findIndex((w) => deepEqual(w, idOf(b))),
-  );
-  return [...ordered, ...rest];
+  return normalizeOrder(items, order, live, (x) => (keyed ? keyOf(list, x) : x));
 }
 
 /**

@@ -79,13 +79,17 @@ export function secretCauses(o: StoredObject): StatusCause[] {
   return out;
 }
 
-/** ValidateConfigMap: data and binaryData keys, no key in both. */
+/** ValidateConfigMap: data and binaryData keys, no key in both, 1 MiB in all (the whole object's error). */
 export function configMapCauses(o: StoredObject): StatusCause[] {
   const out = keyCauses(o.data, 'data');
   const data = asObj(o.data);
+  let size = 0;
+  for (const v of Object.values(data)) if (typeof v === 'string') size += Buffer.byteLength(v);
   for (const key of Object.keys(asObj(o.binaryData))) {
     out.push(...invalidEach(`binaryData[${key}]`, key, configMapKey(key)));
     if (key in data) out.push(invalid('binaryData', key, 'duplicate of key present in data'));
   }
+  size += decodedSize(o.binaryData);
+  if (size > DATA_MAX) out.push(tooLong('[]', DATA_MAX));
   return out;
 }

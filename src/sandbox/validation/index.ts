@@ -30,7 +30,12 @@ const KIND_CHECKS: Record<string, (o: StoredObject) => StatusCause[]> = {
 
 /** The causes that make `o` invalid, empty when it is valid. */
 export function validateObject(o: StoredObject): StatusCause[] {
-  const causes = [...metaCauses(o), ...schemaCauses(o), ...(KIND_CHECKS[o.kind]?.(o) ?? [])];
+  const own = KIND_CHECKS[o.kind]?.(o) ?? [];
+  // The server checks built-in kinds in Go, not against their OpenAPI enums: a value the kind's
+  // check already refuses (`spec.type: Unsupported value: …`) is reported in its words only.
+  const checked = new Set(own.map((c) => c.field));
+  const schema = schemaCauses(o).filter((c) => !(c.enum && checked.has(c.field)));
+  const causes = [...metaCauses(o), ...schema.map(({ enum: _, ...c }) => c), ...own];
   return dedupe(causes);
 }
 

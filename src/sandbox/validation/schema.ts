@@ -102,8 +102,11 @@ export function fieldPath(pointer: string): string {
   return out;
 }
 
-/** The schema's complaints about `o`, empty when it conforms (or its kind has no model). */
-export function schemaCauses(o: StoredObject): StatusCause[] {
+/**
+ * The schema's complaints about `o`, empty when it conforms (or its kind has no model); `enum`
+ * marks a value outside the schema's enum list.
+ */
+export function schemaCauses(o: StoredObject): (StatusCause & { enum?: true })[] {
   const model = MODELS[o.kind];
   if (!model) return [];
   // An undefined value fails a type check the model's copy would not see, never the reverse.
@@ -124,6 +127,7 @@ export function schemaCauses(o: StoredObject): StatusCause[] {
         reason: 'FieldValueInvalid',
         message: `Invalid value: ${e.message ?? e.keyword}`,
         field: base,
+        ...(e.keyword === 'enum' ? { enum: true as const } : {}),
       };
     });
   }

@@ -5,7 +5,8 @@
 import { jsonEqual } from '../equal.ts';
 import type { StatusCause } from '../status.ts';
 import type { StoredObject } from '../types.ts';
-import { invalid } from './field-errors.ts';
+import { forbidden, invalid } from './field-errors.ts';
+import { exceeds, quantityValue } from './quantity.ts';
 import { selectorJson } from './meta.ts';
 
 type Obj = Record<string, unknown>;
@@ -108,7 +109,7 @@ function pvc(live: StoredObject, next: StoredObject): StatusCause[] {
     delete s.volumeName; // bound by the control plane, not the user
     return s;
   };
-  if (jsonEqual(strip(live), strip(next))) return [];
+  if (jsonEqual(strip(live), strip(next))) return shrink(live, next);
   return [
     {
       reason: 'FieldValueForbidden',
@@ -119,8 +120,41 @@ function pvc(live: StoredObject, next: StoredObject): StatusCause[] {
   ];
 }
 
+/**
+ * A bound claim's storage request may go down (to recover from a failed expansion) but never
+ * below the capacity it has.
+ */
+function shrink(live: StoredObject, next: StoredObject): StatusCause[] {
+  const status = (live.status ?? {}) as Obj;
+  if (status.phase !== 'Bound') return [];
+  const request = (spec(next).resources as Obj | undefined)?.requests as Obj | undefined;
+  const wanted = quantityValue(request?.storage);
+  const capacity = quantityValue((status.capacity as Obj | undefined)?.storage);
+  if (!wanted || !capacity || !exceeds(capacity, wanted)) return [];
+  return [forbidden('spec.resources.requests.storage', 'field can not be less than status.capacity')];
+}
+
+/** ValidateNoNewFinalizers: an object being deleted may lose finalizers, never gain one. */
+function newFinalizers(live: StoredObject, next: StoredObject): StatusCause[] {
+  if (!live.metadata.deletionTimestamp) return [];
+  const had = new Set(live.metadata.finalizers ?? []);
+  const extra = [...new Set((next.metadata.finalizers ?? []).filter((f) => !had.has(f)))].sort();
+  if (extra.length === 0) return [];
+  const found = `[${extra.map((f) => JSON.stringify(f)).join(' ')}]`;
+  return [
+    forbidden(
+      'metadata.finalizers',
+      `no new finalizers can be added if the object is being deleted, found new finalizers ${found}`,
+    ),
+  ];
+}
+
 /** Causes for changing a field the kind does not allow to change; empty when the update is allowed. */
 export function immutableCauses(live: StoredObject, next: StoredObject): StatusCause[] {
+  return [...newFinalizers(live, next), ...kindCauses(live, next)];
+}
+
+function kindCauses(live: StoredObject, next: StoredObject): StatusCause[] {
   switch (next.kind) {
     case 'Deployment':
       return selector(live, next);

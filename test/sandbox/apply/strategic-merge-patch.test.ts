@@ -30,7 +30,7 @@ describe('strategicMergePatch', () => {
     ]);
   });
 
-  it('appends list items with a new key and merges env by name', () => {
+  it('merges env by name; the merged list takes the patch order (apimachinery normalizeElementOrder)', () => {
     const r = strategicMergePatch(
       live(),
       patchPod({
@@ -47,8 +47,8 @@ describe('strategicMergePatch', () => {
     );
     const app = (podSpec(r).containers as { env: unknown }[])[0];
     expect(app?.env).toEqual([
-      { name: 'A', value: '9' },
       { name: 'B', value: '2' },
+      { name: 'A', value: '9' },
     ]);
   });
 
@@ -82,9 +82,9 @@ describe('strategicMergePatch', () => {
     expect(podSpec(r).tolerations).toEqual([{ key: 'b', operator: 'Exists' }]);
   });
 
-  it('merge lists of primitives (finalizers) are unioned; $deleteFromPrimitiveList removes values', () => {
+  it('merge lists of primitives (finalizers) are unioned, a new value first; $deleteFromPrimitiveList removes values', () => {
     const added = strategicMergePatch(live(), { metadata: { finalizers: ['x.io/b'] } });
-    expect(added.metadata.finalizers).toEqual(['x.io/a', 'x.io/b']);
+    expect(added.metadata.finalizers).toEqual(['x.io/b', 'x.io/a']);
     const removed = strategicMergePatch(added, {
       metadata: { '$deleteFromPrimitiveList/finalizers': ['x.io/a'] },
     });
