@@ -280,11 +280,15 @@ export class Agent {
     this.#term = undefined;
     this.#d.metrics.leader.set(0);
     this.#termStopping = (async () => {
-      term.abort.abort(new MooringError('MOORING_E_LEADERSHIP_LOST', why));
+      // Cuts the writes in flight (each request carries its reconcile's signal): a deposed leader
+      // at once, a shutdown once the grace period is over.
+      term.abort.abort(
+        new MooringError(this.#deposed ? 'MOORING_E_LEADERSHIP_LOST' : 'MOORING_E_CANCELLED', why),
+      );
       // The whole stop fits in the grace period: most of it to finish, the rest to abort.
       const abortWaitMs = Math.min(2000, Math.floor(graceMs / 10));
       const started = this.#d.clock.now();
-      const finished = await term.runner.stop(graceMs - abortWaitMs, abortWaitMs);
+      const finished = await term.runner.stop(graceMs - abortWaitMs, abortWaitMs, term.abort.signal.reason);
       this.#previousSettled = term.runner.settled();
       // The poll and heartbeat loops stop at their next await; one stuck in a control-plane
       // request is left behind rather than holding the exit past the grace period (its result

@@ -25,7 +25,12 @@ export type RunResult =
   | { kind: 'success'; requeueAfterMs: number | undefined }
   | { kind: 'retry'; error: unknown; attempt: number; delayMs: number }
   /** Parked until the desired state changes (`change`) or until the next resync (`resync`). */
-  | { kind: 'terminal'; error: unknown; until: 'change' | 'resync' };
+  | { kind: 'terminal'; error: unknown; until: 'change' | 'resync' }
+  /**
+   * Cut by `stop` (shutdown, leadership lost): not a failure of the deployment, so no backoff and
+   * no status change; the next term or replica reconciles it. `reason` is what `stop` was given.
+   */
+  | { kind: 'cancelled'; reason: MooringError };
 
 export interface RunReport {
   key: string;
@@ -176,10 +181,14 @@ export class Runner {
 
   /**
    * Stops dispatching and cancels pending retries; lets in-flight reconciles finish within
-   * `graceMs`, then aborts them and waits at most `abortWaitMs` more. Resolves `true` when every
-   * reconcile finished on its own.
+   * `graceMs`, then aborts them with `reason` (their requests in flight are cut) and waits at most
+   * `abortWaitMs` more. Resolves `true` when every reconcile finished on its own.
    */
-  async stop(graceMs: number, abortWaitMs = 2000): Promise<boolean> {
+  async stop(
+    graceMs: number,
+    abortWaitMs = 2000,
+    reason = new MooringError('MOORING_E_CANCELLED', 'shutdown: grace period over'),
+  ): Promise<boolean> {
     this.#running = false;
     this.#queue.clearDelayed();
     const settled = () => Promise.all([...this.#inFlight.values()]).then(() => true);
@@ -187,7 +196,7 @@ export class Runner {
       new Promise<false>((resolve) => this.#options.clock.setTimeout(() => resolve(false), ms));
     if (this.#inFlight.size === 0) return true;
     if (await Promise.race([settled(), timeout(graceMs)])) return true;
-    this.#cancelAll.abort(new MooringError('MOORING_E_INTERNAL', 'shutdown: grace period over'));
+    this.#cancelAll.abort(reason);
     await Promise.race([settled(), timeout(abortWaitMs)]);
     return false;
   }
@@ -245,7 +254,11 @@ export class Runner {
         ),
       };
     }
-    const result = this.#interpret(key, desiredHash, outcome);
+    // Cut by stop(): whatever the run threw then is the cancellation's doing.
+    const cancelled = this.#cancelAll.signal.aborted && !timedOut.signal.aborted && !outcome.ok;
+    const result: RunResult = cancelled
+      ? { kind: 'cancelled', reason: this.#cancelAll.signal.reason as MooringError }
+      : this.#interpret(key, desiredHash, outcome);
     try {
       this.#options.onReport({ key, desiredHash, result, durationMs: clock.now() - started });
     } catch {

@@ -7,8 +7,8 @@
  * whole batch before anything is written.
  */
 import pMap from 'p-map';
-import { MooringError } from '../errors.ts';
-import { type ApplyContext, type ApplyOptions, entryFor } from './apply-context.ts';
+import { cancelledBy, MooringError } from '../errors.ts';
+import { type ApplyContext, type ApplyOptions, bound, entryFor } from './apply-context.ts';
 import type { ChangeSet, ChangeSetEntry } from '../objects/change-set.ts';
 import { isSlim } from './compact-live.ts';
 import { isCreateOnly, withGeneratedKeys } from './create-only.ts';
@@ -167,12 +167,22 @@ async function applyOne(
     return entry;
   }
   opts.observed?.set(id, after);
+  if (!live && !created) {
+    // Read as absent a moment ago, yet not created by this apply: made in between by someone else,
+    // whose object the forced apply took over. A refusal (not verified, so the next pass reads it).
+    entry.action = 'configured';
+    throw Object.assign(
+      new MooringError(
+        'MOORING_E_KUBE_APPLY_CONFLICT',
+        `${id}: appeared between its read and our apply; the forced apply took it over`,
+        { details: { id } },
+      ),
+      { entry },
+    );
+  }
   remember(ctx, id, key, after);
-  if (!live) {
-    entry.action = created ? 'created' : 'configured';
-    // Read as absent a moment ago, yet not created by this apply: made in between by someone else.
-    if (!created) ctx.logger.warn({ id }, `${id}: appeared between its read and our apply`);
-  } else
+  if (!live) entry.action = 'created';
+  else
     entry.action =
       after.metadata.resourceVersion === live.metadata.resourceVersion ? 'unchanged' : 'configured';
   // Taking replicas back from our own hand-over manager (autoscaling turned off) is no conflict.
@@ -256,12 +266,14 @@ export async function applyAll(
   objects: readonly KubeObject[],
   opts: ApplyOptions = {},
 ): Promise<ChangeSet> {
-  const ctx = opts.dryRun === undefined ? base : { ...base, dryRun: opts.dryRun };
+  const ctx = bound(opts.dryRun === undefined ? base : { ...base, dryRun: opts.dryRun }, opts.signal);
   const cs: ChangeSet = { entries: [], dryRun: ctx.dryRun };
   const sorted = sortForApply(objects);
   const found = await readUnlisted(ctx, sorted, opts);
   let stop: MooringError | undefined = found.refused ?? found.stop;
   for (const obj of sorted) {
+    // Cancelled (shutdown, leadership lost, timeout): nothing more is sent, nothing is reported.
+    if (opts.signal?.aborted) throw cancelledBy(opts.signal);
     const id = objectId(obj);
     const failed = found.errors.get(id);
     if (failed) {
@@ -284,6 +296,7 @@ export async function applyAll(
     try {
       cs.entries.push(await applyOne(ctx, opts, obj, found.live.get(id)));
     } catch (err) {
+      if (opts.signal?.aborted) throw cancelledBy(opts.signal);
       const error = err instanceof MooringError ? err : kubeError(err, id, 'apply');
       const carried = (err as { entry?: ChangeSetEntry }).entry;
       const e = carried ?? entryFor(obj, 'unknown');

@@ -17,7 +17,7 @@ export interface AgentMetrics {
   /** Poll cycles by result: success, failure. */
   polls: Counter<'result'>;
   pollDuration: Histogram<'result'>;
-  /** Reconciles by result: success, retry, terminal. */
+  /** Reconciles by result: success, retry, terminal, cancelled. */
   reconciles: Counter<'result'>;
   reconcileDuration: Histogram<'result'>;
   /** From a full resync's start until the work queue has drained. */
@@ -81,7 +81,7 @@ export function createMetrics(sources: MetricsSources): AgentMetrics {
     }),
     reconciles: new Counter({
       name: 'mooring_reconciles_total',
-      help: 'Reconciles of one deployment, by result (success, retry, terminal).',
+      help: 'Reconciles of one deployment, by result (success, retry, terminal, cancelled).',
       labelNames: ['result'],
       registers,
     }),

@@ -281,6 +281,32 @@ describe('Runner', () => {
     expect(await stopped).toBe(false);
   });
 
+  it('a run cut by stop() is a cancellation, with the reason given: no failure, no retry (regression: reported as a failure to retry)', async () => {
+    const { clock, calls, runner, reports } = setup();
+    runner.enqueue('a', 'h');
+    await flush();
+    const call = calls[0]!;
+    call.signal.addEventListener('abort', () => call.reject(call.signal.reason));
+    const reason = new MooringError('MOORING_E_LEADERSHIP_LOST', 'leadership lost');
+    const stopped = runner.stop(0, 0, reason);
+    await clock.advance(1);
+    await stopped;
+    await flush();
+    expect(call.signal.reason).toBe(reason);
+    expect(reports.map((r) => r.result)).toEqual([{ kind: 'cancelled', reason }]);
+  });
+
+  it('a timed-out run stays a failure, retried with backoff', async () => {
+    const { clock, calls, runner, reports } = setup({ timeoutMs: 1000 });
+    runner.enqueue('a', 'h');
+    await flush();
+    const call = calls[0]!;
+    call.signal.addEventListener('abort', () => call.reject(call.signal.reason));
+    await clock.advance(1000);
+    await flush();
+    expect(reports.map((r) => r.result.kind)).toEqual(['retry']);
+  });
+
   it('forgets a key: no retry after its in-flight run fails', async () => {
     const { clock, calls, runner } = setup();
     runner.enqueue('a', 'h');
