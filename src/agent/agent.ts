@@ -223,6 +223,7 @@ export class Agent {
       timeoutMs: config.reconcileTimeoutMs,
       clock,
       random,
+      logger,
       onReport: (r) => this.#deployments.report(r),
     });
     const poller = new Poller({

@@ -9,7 +9,10 @@
  */
 import { backoffDelay, RECONCILE_BACKOFF } from '../backoff.ts';
 import { isParkedUntilResync, isRetryable, MooringError } from '../errors.ts';
+import type { Logger } from '../log.ts';
+import { silentLogger } from '../log.ts';
 import { type Clock, systemClock } from './clock.ts';
+import { safeErr } from './safe-error.ts';
 import { WorkQueue } from './work-queue.ts';
 
 /** What a successful reconcile asks for: nothing, or to be looked at again after a while. */
@@ -58,8 +61,10 @@ export interface RunnerOptions {
   backoff?: BackoffOptions;
   clock?: Clock;
   random?: () => number;
-  /** Called once per finished run (metrics, status, logs). Must not throw. */
+  /** Called once per finished run (metrics, status, logs). Must not throw; if it does, it is logged. */
   onReport?: (report: RunReport) => void;
+  /** Where a report that threw is told (silent by default). */
+  logger?: Logger;
 }
 
 /** The delay before retry number `attempt` (1-based): the reconcile policy (src/backoff.ts), with `options` over it. */
@@ -70,7 +75,7 @@ export function backoffDelayMs(attempt: number, options: BackoffOptions = {}, ra
 }
 
 export class Runner {
-  readonly #options: Required<Omit<RunnerOptions, 'onReport' | 'backoff'>> & {
+  readonly #options: Required<Omit<RunnerOptions, 'onReport' | 'backoff' | 'logger'>> & {
     backoff: BackoffOptions;
     onReport: (report: RunReport) => void;
   };
@@ -88,8 +93,10 @@ export class Runner {
   readonly #cancelAll = new AbortController();
   #running = false;
   #idleWaiters: (() => void)[] = [];
+  readonly #logger: Logger;
 
   constructor(options: RunnerOptions) {
+    this.#logger = options.logger ?? silentLogger();
     this.#options = {
       reconcile: options.reconcile,
       concurrency: options.concurrency ?? 8,
@@ -261,8 +268,9 @@ export class Runner {
       : this.#interpret(key, desiredHash, outcome);
     try {
       this.#options.onReport({ key, desiredHash, result, durationMs: clock.now() - started });
-    } catch {
-      // Reporting must never break the loop.
+    } catch (err) {
+      // Reporting must never break the loop, nor fail unseen.
+      this.#logger.error({ deploymentId: key, err: safeErr(err) }, 'reconcile report failed');
     }
   }
 

@@ -149,6 +149,8 @@ export async function sandbox(argv: string[], ctx: CliContext): Promise<number> 
 
   const cleanups: (() => Promise<unknown>)[] = [];
   const cleanup = async () => {
+    // Tearing down a local sandbox: one part that fails to close must not keep the others open,
+    // and the process exits next, which releases whatever it held.
     for (const c of cleanups.reverse()) await c().catch(() => undefined);
   };
   try {
@@ -228,7 +230,11 @@ export async function sandbox(argv: string[], ctx: CliContext): Promise<number> 
     const running = wired.agent.run(AbortSignal.any([ctx.signal, stopAgent.signal]));
     cleanups.push(async () => {
       stopAgent.abort();
-      await running.catch(() => undefined);
+      // Only a refused start-up rejects: said on stderr (its code and message are secret-free).
+      await running.catch((err: unknown) => {
+        const { code, message } = describeError(err);
+        ctx.stderr.write(`mooring sandbox: agent: ${code}: ${message}\n`);
+      });
     });
     out('\nreconciling:');
     const settled = await watchProgress(
