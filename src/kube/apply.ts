@@ -26,8 +26,6 @@ import { HANDOVER_MANAGER, handOverReplicas } from './replicas-handover.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
 
 export type { ApplyContext, ApplyOptions } from './apply-context.ts';
-export { HANDOVER_MANAGER } from './replicas-handover.ts';
-export { RECREATE_WAIT_MS } from './recreate.ts';
 export { isVerified } from './memo.ts';
 
 async function createOnce(

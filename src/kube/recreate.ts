@@ -70,7 +70,7 @@ export async function recreate(
 }
 
 /** How long a recreate waits for the old object to go before giving up (retried next reconcile). */
-export const RECREATE_WAIT_MS = 5_000;
+const RECREATE_WAIT_MS = 5_000;
 const RECREATE_POLL_MS = 100;
 
 async function waitGone(ctx: ApplyContext, obj: KubeObject, signal: AbortSignal | undefined): Promise<void> {

@@ -52,7 +52,7 @@ export interface MetricsSources {
 }
 
 /** The codes `mooring_prune_refusals_total` counts, each with a sample (0) from the start. */
-export const PRUNE_REFUSAL_CODES = [
+const PRUNE_REFUSAL_CODES = [
   'MOORING_E_PRUNE_CAP_EXCEEDED',
   'MOORING_E_PRUNE_LISTING_INCOMPLETE',
 ] as const;
