@@ -1,11 +1,10 @@
 /**
  * The agent: start-up checks and registration, then (as the leader, or always without leader
- * election) the poll loop feeding the runner, the orphan pass after each complete listing, and
- * the heartbeat. Shutdown stops polling, lets in-flight reconciles finish within the grace period,
- * saves the restart memo, releases the lease and resolves. Kubernetes and control-plane access
- * come in through `AgentDeps` (`cli/wiring.ts` gives the real ones): loop mechanics only here.
+ * election) the poll loop feeding the runner, the orphan pass after each listing and the heartbeat,
+ * until a lost lease (its writes cut at once) or a shutdown (after the grace period; then the memo
+ * is saved and the lease released) ends them. Access comes through `AgentDeps` (`cli/wiring.ts`).
  */
-import { MooringError } from '../errors.ts';
+import { type ErrorCode, MooringError } from '../errors.ts';
 import type { Check } from '../ops/server.ts';
 import { pollLoopHealth, readiness } from './agent-checks.ts';
 import type { AgentDeps, AgentStatus } from './agent-deps.ts';
@@ -88,10 +87,10 @@ export class Agent {
     return this.#deployments.desiredOf(id);
   }
 
-  /** Called by the Kubernetes request instrumentation: network failures make the agent unready. */
+  /** Each Kubernetes request's result: network failures make the agent unready; cut ones say nothing. */
   observeKubeResult(result: string): void {
     if (result === 'error') this.#kubeUnreachableSinceMs ??= this.#d.clock.now();
-    else this.#kubeUnreachableSinceMs = undefined;
+    else if (result !== 'cancelled') this.#kubeUnreachableSinceMs = undefined;
   }
 
   /**
@@ -122,7 +121,7 @@ export class Agent {
         // Another replica may be writing already: stop at once, no grace.
         onStoppedLeading: () => {
           this.#deposed = true;
-          void this.#stopTerm(0, 'leadership lost');
+          void this.#stopTerm(0, 'leadership lost', 'MOORING_E_LEADERSHIP_LOST');
         },
       });
       const electing = this.#elector.run(electorAbort.signal);
@@ -275,17 +274,13 @@ export class Agent {
     term.loops = Promise.all(loops);
   }
 
-  #stopTerm(graceMs: number, why: string): Promise<void> {
+  #stopTerm(graceMs: number, why: string, code: ErrorCode = 'MOORING_E_CANCELLED'): Promise<void> {
     const term = this.#term;
     if (!term) return this.#termStopping ?? Promise.resolve();
     this.#term = undefined;
     this.#d.metrics.leader.set(0);
     this.#termStopping = (async () => {
-      // Cuts the writes in flight (each request carries its reconcile's signal): a deposed leader
-      // at once, a shutdown once the grace period is over.
-      term.abort.abort(
-        new MooringError(this.#deposed ? 'MOORING_E_LEADERSHIP_LOST' : 'MOORING_E_CANCELLED', why),
-      );
+      term.abort.abort(new MooringError(code, why));
       // The whole stop fits in the grace period: most of it to finish, the rest to abort.
       const abortWaitMs = Math.min(2000, Math.floor(graceMs / 10));
       const started = this.#d.clock.now();

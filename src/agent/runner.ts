@@ -9,39 +9,13 @@
  */
 import { backoffDelay, RECONCILE_BACKOFF } from '../backoff.ts';
 import { isParkedUntilResync, isRetryable, MooringError } from '../errors.ts';
-import type { Logger } from '../log.ts';
-import { silentLogger } from '../log.ts';
+import { type Logger, silentLogger } from '../log.ts';
 import { type Clock, systemClock } from './clock.ts';
 import { safeErr } from './safe-error.ts';
+import type { ReconcileFn, ReconcileOutcome, RunReport, RunResult } from './run-result.ts';
 import { WorkQueue } from './work-queue.ts';
 
-/** What a successful reconcile asks for: nothing, or to be looked at again after a while. */
-export interface ReconcileOutcome {
-  requeueAfterMs?: number;
-}
-
-/** Reconciles one key. Must honour `signal` (timeout or shutdown) promptly. */
-export type ReconcileFn = (key: string, signal: AbortSignal) => Promise<ReconcileOutcome | undefined>;
-
-/** How one run ended, as interpreted. */
-export type RunResult =
-  | { kind: 'success'; requeueAfterMs: number | undefined }
-  | { kind: 'retry'; error: unknown; attempt: number; delayMs: number }
-  /** Parked until the desired state changes (`change`) or until the next resync (`resync`). */
-  | { kind: 'terminal'; error: unknown; until: 'change' | 'resync' }
-  /**
-   * Cut by `stop` (shutdown, leadership lost): not a failure of the deployment, so no backoff and
-   * no status change; the next term or replica reconciles it. `reason` is what `stop` was given.
-   */
-  | { kind: 'cancelled'; reason: MooringError };
-
-export interface RunReport {
-  key: string;
-  /** The desired-state hash the run worked on. */
-  desiredHash: string;
-  result: RunResult;
-  durationMs: number;
-}
+export type { ReconcileFn, ReconcileOutcome, RunReport, RunResult } from './run-result.ts';
 
 export interface BackoffOptions {
   /** Delay after the first failure. Default 1 s. */
@@ -61,9 +35,8 @@ export interface RunnerOptions {
   backoff?: BackoffOptions;
   clock?: Clock;
   random?: () => number;
-  /** Called once per finished run (metrics, status, logs). Must not throw; if it does, it is logged. */
+  /** Called once per finished run (metrics, status, logs). Must not throw: if it does, `logger` says so. */
   onReport?: (report: RunReport) => void;
-  /** Where a report that threw is told (silent by default). */
   logger?: Logger;
 }
 
@@ -73,6 +46,9 @@ export function backoffDelayMs(attempt: number, options: BackoffOptions = {}, ra
   const policy = { ...RECONCILE_BACKOFF, baseMs: options.baseMs ?? baseMs, maxMs: options.maxMs ?? maxMs };
   return backoffDelay({ ...policy, jitter: options.jitterFraction ?? jitter }, attempt, random);
 }
+
+/** What `stop` cuts reconciles with unless told why. */
+const shutdown = () => new MooringError('MOORING_E_CANCELLED', 'shutdown: grace period over');
 
 export class Runner {
   readonly #options: Required<Omit<RunnerOptions, 'onReport' | 'backoff' | 'logger'>> & {
@@ -191,11 +167,7 @@ export class Runner {
    * `graceMs`, then aborts them with `reason` (their requests in flight are cut) and waits at most
    * `abortWaitMs` more. Resolves `true` when every reconcile finished on its own.
    */
-  async stop(
-    graceMs: number,
-    abortWaitMs = 2000,
-    reason = new MooringError('MOORING_E_CANCELLED', 'shutdown: grace period over'),
-  ): Promise<boolean> {
+  async stop(graceMs: number, abortWaitMs = 2000, reason = shutdown()): Promise<boolean> {
     this.#running = false;
     this.#queue.clearDelayed();
     const settled = () => Promise.all([...this.#inFlight.values()]).then(() => true);

@@ -26,7 +26,6 @@ import { HANDOVER_MANAGER, handOverReplicas } from './replicas-handover.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
 
 export type { ApplyContext, ApplyOptions } from './apply-context.ts';
-export { isVerified } from './memo.ts';
 
 async function createOnce(
   ctx: ApplyContext,
@@ -166,23 +165,16 @@ async function applyOne(
   }
   opts.observed?.set(id, after);
   if (!live && !created) {
-    // Read as absent a moment ago, yet not created by this apply: made in between by someone else,
-    // whose object the forced apply took over. A refusal (not verified, so the next pass reads it).
+    // Read as absent, yet not created by this apply: someone made it in between and the forced
+    // apply took it over. A refusal, and not verified: the next pass reads it again.
     entry.action = 'configured';
-    throw Object.assign(
-      new MooringError(
-        'MOORING_E_KUBE_APPLY_CONFLICT',
-        `${id}: appeared between its read and our apply; the forced apply took it over`,
-        { details: { id } },
-      ),
-      { entry },
-    );
+    const why = `${id}: appeared between its read and our apply; the forced apply took it over`;
+    const conflict = new MooringError('MOORING_E_KUBE_APPLY_CONFLICT', why, { details: { id } });
+    throw Object.assign(conflict, { entry });
   }
   remember(ctx, id, key, after);
-  if (!live) entry.action = 'created';
-  else
-    entry.action =
-      after.metadata.resourceVersion === live.metadata.resourceVersion ? 'unchanged' : 'configured';
+  const same = live?.metadata.resourceVersion === after.metadata.resourceVersion;
+  entry.action = !live ? 'created' : same ? 'unchanged' : 'configured';
   // Taking replicas back from our own hand-over manager (autoscaling turned off) is no conflict.
   const taken = takenFields(live, after, ctx.fieldManager).filter((t) => t.manager !== HANDOVER_MANAGER);
   if (taken.length > 0) {
@@ -270,8 +262,7 @@ export async function applyAll(
   const found = await readUnlisted(ctx, sorted, opts);
   let stop: MooringError | undefined = found.refused ?? found.stop;
   for (const obj of sorted) {
-    // Cancelled (shutdown, leadership lost, timeout): nothing more is sent, nothing is reported.
-    if (opts.signal?.aborted) throw cancelledBy(opts.signal);
+    if (opts.signal?.aborted) throw cancelledBy(opts.signal); // cut: nothing more sent or reported
     const id = objectId(obj);
     const failed = found.errors.get(id);
     if (failed) {
