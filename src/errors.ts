@@ -170,6 +170,12 @@ export const ERROR_CODES = {
       'at start-up (a watched namespace is missing) no: the agent exits 1; in a reconcile: parked until the desired state changes',
   },
   MOORING_E_KUBE_REQUEST: { summary: 'The Kubernetes API rejected a request (other 4xx).', retryable: false },
+  MOORING_E_KUBE_APPLY_CONFLICT: {
+    summary:
+      'An object read as absent was made by someone else before our forced apply; the apply took it over and the deployment is refused until the next resync.',
+    retryable: false,
+    untilResync: true,
+  },
   MOORING_E_KUBE_OWNERSHIP: {
     summary:
       'An object of that name belongs to another deployment, another listener or another manager; nothing was written.',
@@ -210,6 +216,12 @@ export const ERROR_CODES = {
   MOORING_E_LEADERSHIP_LOST: {
     summary: 'The agent lost its leader lease; it stopped writing.',
     retryable: true,
+  },
+  MOORING_E_CANCELLED: {
+    summary:
+      'A reconcile was cancelled (shutdown, or the leader lease lost): its writes in flight were cut and nothing more was sent.',
+    retryable: true,
+    handling: 'not a failure of the deployment: no backoff; the next term or replica reconciles it',
   },
   // command line
   MOORING_E_STATUS_UNAVAILABLE: {
@@ -278,6 +290,17 @@ export function isParkedUntilResync(err: unknown): boolean {
   if (!(err instanceof MooringError) || err.retryable) return false;
   const spec: ErrorSpec = ERROR_CODES[err.code];
   return spec.untilResync === true;
+}
+
+/**
+ * Why `signal` aborted, as a MooringError: its reason when that is one (leadership lost, a
+ * timeout), else MOORING_E_CANCELLED. What a batch throws once its signal aborts.
+ */
+export function cancelledBy(signal: AbortSignal): MooringError {
+  const reason: unknown = signal.reason;
+  return reason instanceof MooringError
+    ? reason
+    : new MooringError('MOORING_E_CANCELLED', 'reconcile cancelled', { cause: reason });
 }
 
 /** The code of an error, `MOORING_E_INTERNAL` for errors that are not ours. */

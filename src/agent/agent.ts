@@ -1,11 +1,10 @@
 /**
  * The agent: start-up checks and registration, then (as the leader, or always without leader
- * election) the poll loop feeding the runner, the orphan pass after each complete listing, and
- * the heartbeat. Shutdown stops polling, lets in-flight reconciles finish within the grace period,
- * saves the restart memo, releases the lease and resolves. Kubernetes and control-plane access
- * come in through `AgentDeps` (`cli/wiring.ts` gives the real ones): loop mechanics only here.
+ * election) the poll loop feeding the runner, the orphan pass after each listing and the heartbeat,
+ * until a lost lease (its writes cut at once) or a shutdown (after the grace period; then the memo
+ * is saved and the lease released) ends them. Access comes through `AgentDeps` (`cli/wiring.ts`).
  */
-import { MooringError } from '../errors.ts';
+import { type ErrorCode, MooringError } from '../errors.ts';
 import type { Check } from '../ops/server.ts';
 import { pollLoopHealth, readiness } from './agent-checks.ts';
 import type { AgentDeps, AgentStatus } from './agent-deps.ts';
@@ -88,10 +87,10 @@ export class Agent {
     return this.#deployments.desiredOf(id);
   }
 
-  /** Called by the Kubernetes request instrumentation: network failures make the agent unready. */
+  /** Each Kubernetes request's result: network failures make the agent unready; cut ones say nothing. */
   observeKubeResult(result: string): void {
     if (result === 'error') this.#kubeUnreachableSinceMs ??= this.#d.clock.now();
-    else this.#kubeUnreachableSinceMs = undefined;
+    else if (result !== 'cancelled') this.#kubeUnreachableSinceMs = undefined;
   }
 
   /**
@@ -122,7 +121,7 @@ export class Agent {
         // Another replica may be writing already: stop at once, no grace.
         onStoppedLeading: () => {
           this.#deposed = true;
-          void this.#stopTerm(0, 'leadership lost');
+          void this.#stopTerm(0, 'leadership lost', 'MOORING_E_LEADERSHIP_LOST');
         },
       });
       const electing = this.#elector.run(electorAbort.signal);
@@ -223,6 +222,7 @@ export class Agent {
       timeoutMs: config.reconcileTimeoutMs,
       clock,
       random,
+      logger,
       onReport: (r) => this.#deployments.report(r),
     });
     const poller = new Poller({
@@ -274,17 +274,17 @@ export class Agent {
     term.loops = Promise.all(loops);
   }
 
-  #stopTerm(graceMs: number, why: string): Promise<void> {
+  #stopTerm(graceMs: number, why: string, code: ErrorCode = 'MOORING_E_CANCELLED'): Promise<void> {
     const term = this.#term;
     if (!term) return this.#termStopping ?? Promise.resolve();
     this.#term = undefined;
     this.#d.metrics.leader.set(0);
     this.#termStopping = (async () => {
-      term.abort.abort(new MooringError('MOORING_E_LEADERSHIP_LOST', why));
+      term.abort.abort(new MooringError(code, why));
       // The whole stop fits in the grace period: most of it to finish, the rest to abort.
       const abortWaitMs = Math.min(2000, Math.floor(graceMs / 10));
       const started = this.#d.clock.now();
-      const finished = await term.runner.stop(graceMs - abortWaitMs, abortWaitMs);
+      const finished = await term.runner.stop(graceMs - abortWaitMs, abortWaitMs, term.abort.signal.reason);
       this.#previousSettled = term.runner.settled();
       // The poll and heartbeat loops stop at their next await; one stuck in a control-plane
       // request is left behind rather than holding the exit past the grace period (its result

@@ -4,7 +4,7 @@
  * so its objects are pruned like the others. Not served: one warning line, and the agent renders
  * without exposure rather than failing the apply of every deployment with a `custom_url`.
  */
-import { MooringError } from '../errors.ts';
+import { errorCode, MooringError } from '../errors.ts';
 import { EXPOSURE_KIND_INFOS, type KindInfo, kindInfo } from '../objects/kinds.ts';
 import type { Logger } from '../log.ts';
 import type { RenderSettings } from '../render/index.ts';
@@ -38,7 +38,17 @@ export async function checkExposureKind(
 async function listLeftovers(deps: ExposureCheckDeps, settings: RenderSettings): Promise<void> {
   const inUse = settings.exposure.kind === 'none' ? undefined : KIND_OF[settings.exposure.kind];
   const candidates = EXPOSURE_KIND_INFOS.filter((info) => info.kind !== inUse);
-  const served = await Promise.all(candidates.map((info) => deps.serves(info).catch(() => false)));
+  const served = await Promise.all(
+    candidates.map((info) =>
+      deps.serves(info).catch((err: unknown) => {
+        deps.logger.info(
+          { kind: info.kind, code: errorCode(err) },
+          `${info.kind}: discovery failed; objects an earlier exposure setting left of it are not looked for`,
+        );
+        return false;
+      }),
+    ),
+  );
   const others = candidates.filter((_, i) => served[i]);
   if (others.length > 0) deps.resources.listOnceMore(others);
 }

@@ -105,13 +105,16 @@ export class LeaderElector {
     const observed = this.#observed;
     if (!observed || observed.holderIdentity !== this.#o.identity) return;
     try {
-      await this.#withTimeout(
-        this.#o.client.update({
-          ...observed,
-          holderIdentity: undefined,
-          leaseDurationSeconds: 1,
-          renewTimeMs: this.#o.clock.now(),
-        }),
+      await this.#withTimeout((signal) =>
+        this.#o.client.update(
+          {
+            ...observed,
+            holderIdentity: undefined,
+            leaseDurationSeconds: 1,
+            renewTimeMs: this.#o.clock.now(),
+          },
+          signal,
+        ),
       );
       this.#o.logger.info('released the lease');
     } catch (err) {
@@ -138,9 +141,13 @@ export class LeaderElector {
       leaseTransitions: 0,
     };
     try {
-      const current = await this.#withTimeout(client.get());
+      const current = await this.#withTimeout((signal) => client.get(signal));
       if (!current) {
-        this.#observe(await this.#withTimeout(client.create({ ...fresh, resourceVersion: undefined })));
+        this.#observe(
+          await this.#withTimeout((signal) =>
+            client.create({ ...fresh, resourceVersion: undefined }, signal),
+          ),
+        );
         return true;
       }
       this.#observe(current);
@@ -157,7 +164,7 @@ export class LeaderElector {
               leaseTransitions: (current.leaseTransitions ?? 0) + 1,
               resourceVersion: current.resourceVersion,
             };
-      this.#observe(await this.#withTimeout(client.update(next)));
+      this.#observe(await this.#withTimeout((signal) => client.update(next, signal)));
       return true;
     } catch (err) {
       if (!(err instanceof LeaseConflict))
@@ -179,12 +186,21 @@ export class LeaderElector {
     this.#observed = record;
   }
 
-  /** A hung request must not keep a deposed leader writing: each call gets a retry period. */
-  #withTimeout<T>(promise: Promise<T>): Promise<T> {
+  /**
+   * A hung request must not keep a deposed leader writing: each call gets a retry period, then its
+   * request is cut (a renewal given up on must not land later).
+   */
+  #withTimeout<T>(call: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const { clock, retryPeriodMs } = this.#o;
+    const cut = new AbortController();
+    const promise = call(cut.signal);
     return new Promise<T>((resolve, reject) => {
       const timer = clock.setTimeout(
-        () => reject(new Error('lease request timed out')),
+        () => {
+          const err = new Error('lease request timed out');
+          cut.abort(err);
+          reject(err);
+        },
         Math.max(retryPeriodMs, 1000),
       );
       promise.then(

@@ -60,6 +60,14 @@ export class OrphanPass {
         );
       }
     } catch (err) {
+      if (signal.aborted) {
+        // Cut by the end of the term (leadership lost, shutdown): not a failure of the pass.
+        logger.info(
+          { code: errorCode(err) },
+          'orphan pass cancelled; what was not deleted is left to the next leader',
+        );
+        return;
+      }
       const code = errorCode(err);
       logger.warn({ err: safeErr(err), code }, 'orphan pass failed; nothing pruned this cycle');
       // A failed inventory listing refuses the pass as surely as an unparsable record does.

@@ -74,6 +74,12 @@ export class RunLog {
       else logger.info(fields, 'reconciled');
       return;
     }
+    if (result.kind === 'cancelled') {
+      // Not a failure (shutdown, leadership lost): the status keeps what the last run found, and
+      // the agent's own "stopped reconciling" line says the term ended.
+      logger.debug({ ...line, code: result.reason.code }, `reconcile cancelled: ${result.reason.message}`);
+      return;
+    }
     const { code, message } = describeError(result.error);
     if (result.kind === 'retry') {
       this.setState(r.key, 'Retrying', `${code}: ${message}`);

@@ -9,31 +9,13 @@
  */
 import { backoffDelay, RECONCILE_BACKOFF } from '../backoff.ts';
 import { isParkedUntilResync, isRetryable, MooringError } from '../errors.ts';
+import { type Logger, silentLogger } from '../log.ts';
 import { type Clock, systemClock } from './clock.ts';
+import { safeErr } from './safe-error.ts';
+import type { ReconcileFn, ReconcileOutcome, RunReport, RunResult } from './run-result.ts';
 import { WorkQueue } from './work-queue.ts';
 
-/** What a successful reconcile asks for: nothing, or to be looked at again after a while. */
-export interface ReconcileOutcome {
-  requeueAfterMs?: number;
-}
-
-/** Reconciles one key. Must honour `signal` (timeout or shutdown) promptly. */
-export type ReconcileFn = (key: string, signal: AbortSignal) => Promise<ReconcileOutcome | undefined>;
-
-/** How one run ended, as interpreted. */
-export type RunResult =
-  | { kind: 'success'; requeueAfterMs: number | undefined }
-  | { kind: 'retry'; error: unknown; attempt: number; delayMs: number }
-  /** Parked until the desired state changes (`change`) or until the next resync (`resync`). */
-  | { kind: 'terminal'; error: unknown; until: 'change' | 'resync' };
-
-export interface RunReport {
-  key: string;
-  /** The desired-state hash the run worked on. */
-  desiredHash: string;
-  result: RunResult;
-  durationMs: number;
-}
+export type { ReconcileFn, ReconcileOutcome, RunReport, RunResult } from './run-result.ts';
 
 export interface BackoffOptions {
   /** Delay after the first failure. Default 1 s. */
@@ -53,8 +35,9 @@ export interface RunnerOptions {
   backoff?: BackoffOptions;
   clock?: Clock;
   random?: () => number;
-  /** Called once per finished run (metrics, status, logs). Must not throw. */
+  /** Called once per finished run (metrics, status, logs). Must not throw: if it does, `logger` says so. */
   onReport?: (report: RunReport) => void;
+  logger?: Logger;
 }
 
 /** The delay before retry number `attempt` (1-based): the reconcile policy (src/backoff.ts), with `options` over it. */
@@ -64,8 +47,11 @@ export function backoffDelayMs(attempt: number, options: BackoffOptions = {}, ra
   return backoffDelay({ ...policy, jitter: options.jitterFraction ?? jitter }, attempt, random);
 }
 
+/** What `stop` cuts reconciles with unless told why. */
+const shutdown = () => new MooringError('MOORING_E_CANCELLED', 'shutdown: grace period over');
+
 export class Runner {
-  readonly #options: Required<Omit<RunnerOptions, 'onReport' | 'backoff'>> & {
+  readonly #options: Required<Omit<RunnerOptions, 'onReport' | 'backoff' | 'logger'>> & {
     backoff: BackoffOptions;
     onReport: (report: RunReport) => void;
   };
@@ -83,8 +69,10 @@ export class Runner {
   readonly #cancelAll = new AbortController();
   #running = false;
   #idleWaiters: (() => void)[] = [];
+  readonly #logger: Logger;
 
   constructor(options: RunnerOptions) {
+    this.#logger = options.logger ?? silentLogger();
     this.#options = {
       reconcile: options.reconcile,
       concurrency: options.concurrency ?? 8,
@@ -176,10 +164,10 @@ export class Runner {
 
   /**
    * Stops dispatching and cancels pending retries; lets in-flight reconciles finish within
-   * `graceMs`, then aborts them and waits at most `abortWaitMs` more. Resolves `true` when every
-   * reconcile finished on its own.
+   * `graceMs`, then aborts them with `reason` (their requests in flight are cut) and waits at most
+   * `abortWaitMs` more. Resolves `true` when every reconcile finished on its own.
    */
-  async stop(graceMs: number, abortWaitMs = 2000): Promise<boolean> {
+  async stop(graceMs: number, abortWaitMs = 2000, reason = shutdown()): Promise<boolean> {
     this.#running = false;
     this.#queue.clearDelayed();
     const settled = () => Promise.all([...this.#inFlight.values()]).then(() => true);
@@ -187,7 +175,7 @@ export class Runner {
       new Promise<false>((resolve) => this.#options.clock.setTimeout(() => resolve(false), ms));
     if (this.#inFlight.size === 0) return true;
     if (await Promise.race([settled(), timeout(graceMs)])) return true;
-    this.#cancelAll.abort(new MooringError('MOORING_E_INTERNAL', 'shutdown: grace period over'));
+    this.#cancelAll.abort(reason);
     await Promise.race([settled(), timeout(abortWaitMs)]);
     return false;
   }
@@ -245,11 +233,16 @@ export class Runner {
         ),
       };
     }
-    const result = this.#interpret(key, desiredHash, outcome);
+    // Cut by stop(): whatever the run threw then is the cancellation's doing.
+    const cancelled = this.#cancelAll.signal.aborted && !timedOut.signal.aborted && !outcome.ok;
+    const result: RunResult = cancelled
+      ? { kind: 'cancelled', reason: this.#cancelAll.signal.reason as MooringError }
+      : this.#interpret(key, desiredHash, outcome);
     try {
       this.#options.onReport({ key, desiredHash, result, durationMs: clock.now() - started });
-    } catch {
-      // Reporting must never break the loop.
+    } catch (err) {
+      // Reporting must never break the loop, nor fail unseen.
+      this.#logger.error({ deploymentId: key, err: safeErr(err) }, 'reconcile report failed');
     }
   }
 

@@ -135,6 +135,8 @@ export async function sandbox(argv: string[], ctx: CliContext): Promise<number> 
   // The directory holds the API key: removed last, on every way out (Ctrl-C included).
   const cleanups: (() => Promise<unknown>)[] = [async () => rmSync(dir, { recursive: true, force: true })];
   const cleanup = async () => {
+    // Tearing down a local sandbox: one part that fails to close must not keep the others open,
+    // and the process exits next, which releases whatever it held.
     for (const c of cleanups.reverse()) await c().catch(() => undefined);
   };
   try {
@@ -223,7 +225,11 @@ export async function sandbox(argv: string[], ctx: CliContext): Promise<number> 
     const running = wired.agent.run(AbortSignal.any([ctx.signal, stopAgent.signal]));
     cleanups.push(async () => {
       stopAgent.abort();
-      await running.catch(() => undefined);
+      // Only a refused start-up rejects: said on stderr (its code and message are secret-free).
+      await running.catch((err: unknown) => {
+        const { code, message } = describeError(err);
+        ctx.stderr.write(`mooring sandbox: agent: ${code}: ${message}\n`);
+      });
     });
     out('\nreconciling:');
     const settled = await watchProgress(

@@ -48,6 +48,16 @@ export interface ApplyOptions {
   inputKey?: string;
   /** Filled with each object as it stands after the call (apply response or the listed object), for health. */
   observed?: Map<string, KubeObject>;
+  /**
+   * The reconcile's signal: every request of the batch carries it, so an abort cuts the one in
+   * flight and sends no other; the batch then throws `cancelledBy(signal)`.
+   */
+  signal?: AbortSignal;
+}
+
+/** `ctx` with its client bound to `signal` (ObjectClient.withSignal); `ctx` itself without one. */
+export function bound<C extends { client: ObjectClient }>(ctx: C, signal: AbortSignal | undefined): C {
+  return signal === undefined ? ctx : { ...ctx, client: ctx.client.withSignal(signal) };
 }
 
 /** A fresh change-set entry for an object. */

@@ -7,8 +7,8 @@
  * whole batch before anything is written.
  */
 import pMap from 'p-map';
-import { MooringError } from '../errors.ts';
-import { type ApplyContext, type ApplyOptions, entryFor } from './apply-context.ts';
+import { cancelledBy, MooringError } from '../errors.ts';
+import { type ApplyContext, type ApplyOptions, bound, entryFor } from './apply-context.ts';
 import type { ChangeSet, ChangeSetEntry } from '../objects/change-set.ts';
 import { isSlim } from './compact-live.ts';
 import { isCreateOnly, withGeneratedKeys } from './create-only.ts';
@@ -27,9 +27,6 @@ import { HANDOVER_MANAGER, handOverReplicas } from './replicas-handover.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
 
 export type { ApplyContext, ApplyOptions } from './apply-context.ts';
-export { HANDOVER_MANAGER } from './replicas-handover.ts';
-export { RECREATE_WAIT_MS } from './recreate.ts';
-export { isVerified } from './memo.ts';
 
 async function createOnce(
   ctx: ApplyContext,
@@ -170,14 +167,17 @@ async function applyOne(
     return entry;
   }
   opts.observed?.set(id, after);
+  if (!live && !created) {
+    // Read as absent, yet not created by this apply: someone made it in between and the forced
+    // apply took it over. A refusal, and not verified: the next pass reads it again.
+    entry.action = 'configured';
+    const why = `${id}: appeared between its read and our apply; the forced apply took it over`;
+    const conflict = new MooringError('MOORING_E_KUBE_APPLY_CONFLICT', why, { details: { id } });
+    throw Object.assign(conflict, { entry });
+  }
   remember(ctx, id, key, after);
-  if (!live) {
-    entry.action = created ? 'created' : 'configured';
-    // Read as absent a moment ago, yet not created by this apply: made in between by someone else.
-    if (!created) ctx.logger.warn({ id }, `${id}: appeared between its read and our apply`);
-  } else
-    entry.action =
-      after.metadata.resourceVersion === live.metadata.resourceVersion ? 'unchanged' : 'configured';
+  const same = live?.metadata.resourceVersion === after.metadata.resourceVersion;
+  entry.action = !live ? 'created' : same ? 'unchanged' : 'configured';
   // Taking replicas back from our own hand-over manager (autoscaling turned off) is no conflict.
   const taken = takenFields(live, after, ctx.fieldManager).filter((t) => t.manager !== HANDOVER_MANAGER);
   if (taken.length > 0) {
@@ -259,12 +259,13 @@ export async function applyAll(
   objects: readonly KubeObject[],
   opts: ApplyOptions = {},
 ): Promise<ChangeSet> {
-  const ctx = opts.dryRun === undefined ? base : { ...base, dryRun: opts.dryRun };
+  const ctx = bound(opts.dryRun === undefined ? base : { ...base, dryRun: opts.dryRun }, opts.signal);
   const cs: ChangeSet = { entries: [], dryRun: ctx.dryRun };
   const sorted = sortForApply(objects);
   const found = await readUnlisted(ctx, sorted, opts);
   let stop: MooringError | undefined = found.refused ?? found.stop;
   for (const obj of sorted) {
+    if (opts.signal?.aborted) throw cancelledBy(opts.signal); // cut: nothing more sent or reported
     const id = objectId(obj);
     const failed = found.errors.get(id);
     if (failed) {
@@ -287,6 +288,7 @@ export async function applyAll(
     try {
       cs.entries.push(await applyOne(ctx, opts, obj, found.live.get(id)));
     } catch (err) {
+      if (opts.signal?.aborted) throw cancelledBy(opts.signal);
       const error = err instanceof MooringError ? err : kubeError(err, id, 'apply');
       const carried = (err as { entry?: ChangeSetEntry }).entry;
       const e = carried ?? entryFor(obj, 'unknown');

@@ -66,7 +66,10 @@ export interface KubeHttpOptions {
    * kubeconfig cluster without a proxy-url (never for the in-cluster API server).
    */
   env?: Readonly<Record<string, string | undefined>>;
-  /** Told of every request's verb and result (the HTTP status, or `error`): the request metrics. */
+  /**
+   * Told of every request's verb and result (the HTTP status, `error`, or `cancelled` for one its
+   * signal cut): the request metrics.
+   */
   onResult?: (verb: KubeVerb, result: string) => void;
   /**
    * Client-side rate limit (`--kube-qps`, `--kube-burst`; rate-limit.ts). Unset: no limit (tests
@@ -174,6 +177,8 @@ export class KubeHttp {
       return res;
     } catch (err) {
       if (err instanceof KubeApiError) result = String(err.code);
+      // Cut by its signal (a deposed leader, a timed-out reconcile): says nothing of the server.
+      else if (req.signal?.aborted) result = 'cancelled';
       throw err;
     } finally {
       this.#onResult?.(kubeVerb(req.method, req.path, req.contentType), result);

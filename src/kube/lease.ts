@@ -55,27 +55,28 @@ export function kubeLeaseClient(kube: KubeHttp, namespace: string, name: string)
     },
   });
   return {
-    async get() {
+    async get(signal) {
       try {
-        return fromLease((await kube.request<Lease>({ method: 'GET', path: one })).body);
+        return fromLease((await kube.request<Lease>({ method: 'GET', path: one, signal })).body);
       } catch (err) {
         if (httpStatusOf(err) === 404) return undefined;
         throw err;
       }
     },
-    async create(record) {
+    async create(record, signal) {
       try {
         return fromLease(
-          (await kube.request<Lease>({ method: 'POST', path: collection, body: toBody(record) })).body,
+          (await kube.request<Lease>({ method: 'POST', path: collection, body: toBody(record), signal }))
+            .body,
         );
       } catch (err) {
         throw httpStatusOf(err) === 409 ? new LeaseConflict() : err;
       }
     },
-    async update(record) {
+    async update(record, signal) {
       try {
         return fromLease(
-          (await kube.request<Lease>({ method: 'PUT', path: one, body: toBody(record) })).body,
+          (await kube.request<Lease>({ method: 'PUT', path: one, body: toBody(record), signal })).body,
         );
       } catch (err) {
         throw httpStatusOf(err) === 409 ? new LeaseConflict() : err;

@@ -45,6 +45,8 @@ export interface ListOwnedOptions {
    */
   optionalKinds?: readonly KindInfo[];
   onOptionalFailure?: (kind: KindInfo, namespace: string, err: unknown) => void;
+  /** A reconcile's signal (ResourceManager binds the client to it): an abort cuts the listing. */
+  signal?: AbortSignal;
 }
 
 /** A complete listing of owned objects. */

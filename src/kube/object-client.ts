@@ -4,7 +4,7 @@
  * they come (`KubeApiError`, network errors): callers map them with `kubeError` and the object id.
  */
 import { httpStatusOf } from './errors.ts';
-import type { KubeHttp } from './http.ts';
+import type { KubeHttp, KubeRequest, KubeResponse } from './http.ts';
 import { kindInfo } from '../objects/kinds.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
 
@@ -99,9 +99,25 @@ function query(params: Record<string, string | number | boolean | undefined>): s
 
 export class ObjectClient {
   readonly #http: KubeHttp;
+  readonly #signal: AbortSignal | undefined;
 
-  constructor(http: KubeHttp) {
+  constructor(http: KubeHttp, signal?: AbortSignal) {
     this.#http = http;
+    this.#signal = signal;
+  }
+
+  /**
+   * This client with every request bound to `signal`: once it aborts, the request in flight is cut
+   * (its promise rejects with the signal's reason) and none is sent after it. A batch of writes
+   * takes its reconcile's signal this way, so a deposed leader or a timed-out reconcile stops
+   * mid-batch instead of finishing each request. Without a signal, this very client.
+   */
+  withSignal(signal: AbortSignal | undefined): ObjectClient {
+    return signal === undefined || signal === this.#signal ? this : new ObjectClient(this.#http, signal);
+  }
+
+  #request<T>(req: KubeRequest): Promise<KubeResponse<T>> {
+    return this.#http.request<T>(this.#signal === undefined ? req : { ...req, signal: this.#signal });
   }
 
   /**
@@ -109,7 +125,7 @@ export class ObjectClient {
    * `obj` already serialized (see `prepareForApply`).
    */
   async apply(obj: KubeObject, opts: WriteOptions, body?: string): Promise<Applied> {
-    const res = await this.#http.request<KubeObject>({
+    const res = await this.#request<KubeObject>({
       method: 'PATCH',
       path: `${objectPath(obj)}${query({ fieldManager: opts.fieldManager, force: opts.force ?? false, dryRun: opts.dryRun ? 'All' : undefined })}`,
       body: body ?? obj,
@@ -127,7 +143,7 @@ export class ObjectClient {
 
   /** POST: fails with 409 AlreadyExists when the object exists (never overwrites). */
   async create(obj: KubeObject, opts: WriteOptions): Promise<KubeObject> {
-    const res = await this.#http.request<KubeObject>({
+    const res = await this.#request<KubeObject>({
       method: 'POST',
       path: `${objectPath(obj, false)}${query({ fieldManager: opts.fieldManager, dryRun: opts.dryRun ? 'All' : undefined })}`,
       body: obj,
@@ -138,7 +154,7 @@ export class ObjectClient {
   /** GET; undefined on 404. */
   async get(obj: KubeObject): Promise<KubeObject | undefined> {
     try {
-      return (await this.#http.request<KubeObject>({ method: 'GET', path: objectPath(obj) })).body;
+      return (await this.#request<KubeObject>({ method: 'GET', path: objectPath(obj) })).body;
     } catch (err) {
       if (httpStatusOf(err) === 404) return undefined;
       throw err;
@@ -169,7 +185,7 @@ export class ObjectClient {
     const limit = opts.pageSize ?? LIST_PAGE_SIZE[opts.metadataOnly ? 'metadataOnly' : 'wholeObjects'];
     let token: string | undefined;
     do {
-      const res = await this.#http.request<{ items?: KubeObject[]; metadata?: { continue?: string } }>({
+      const res = await this.#request<{ items?: KubeObject[]; metadata?: { continue?: string } }>({
         method: 'GET',
         path: `${path}${query({ labelSelector, limit, continue: token })}`,
         ...(opts.metadataOnly ? { accept: METADATA_LIST } : {}),
@@ -190,7 +206,7 @@ export class ObjectClient {
   /** DELETE; 'absent' on 404 (already gone counts as deleted). */
   async delete(obj: KubeObject, opts: DeleteOptions = {}): Promise<'deleted' | 'absent'> {
     try {
-      await this.#http.request({
+      await this.#request({
         method: 'DELETE',
         path: `${objectPath(obj)}${query({ dryRun: opts.dryRun ? 'All' : undefined })}`,
         body: {

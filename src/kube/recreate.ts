@@ -5,7 +5,7 @@
  * `propagationPolicy: Orphan` so its pods and volumes survive; anything else is a TerminalError
  * naming the field. Only an object that is ours is ever deleted (ownership.ts, ADR 0007).
  */
-import { MooringError, TerminalError } from '../errors.ts';
+import { cancelledBy, MooringError, TerminalError } from '../errors.ts';
 import type { ApplyContext, ApplyOptions } from './apply-context.ts';
 import { httpStatusOf, kubeError } from './errors.ts';
 import { kindInfo } from '../objects/kinds.ts';
@@ -52,7 +52,7 @@ export async function recreate(
   if (ctx.dryRun) return before;
   // An orphaning delete leaves the object in place (finalizer `orphan`) until the garbage
   // collector has released its dependents; applying to it then would fail the same way.
-  await waitGone(ctx, before);
+  await waitGone(ctx, before, opts.signal);
   try {
     return (await ctx.client.apply(desired, { fieldManager: ctx.fieldManager, force: true })).object;
   } catch (err) {
@@ -70,13 +70,16 @@ export async function recreate(
 }
 
 /** How long a recreate waits for the old object to go before giving up (retried next reconcile). */
-export const RECREATE_WAIT_MS = 5_000;
+const RECREATE_WAIT_MS = 5_000;
 const RECREATE_POLL_MS = 100;
 
-async function waitGone(ctx: ApplyContext, obj: KubeObject): Promise<void> {
+async function waitGone(ctx: ApplyContext, obj: KubeObject, signal: AbortSignal | undefined): Promise<void> {
   const deadline = Date.now() + RECREATE_WAIT_MS;
   for (;;) {
+    // A read that fails counts as "still there": the wait is bounded, and the apply that follows
+    // reports what is wrong with the API server. A cancelled one ends the wait.
     const live = await ctx.client.get(obj).catch(() => obj);
+    if (signal?.aborted) throw cancelledBy(signal);
     if (!live || live.metadata.uid !== obj.metadata.uid) return;
     if (Date.now() >= deadline) return;
     await new Promise((resolve) => setTimeout(resolve, RECREATE_POLL_MS));

@@ -7,7 +7,8 @@ import type { Logger } from 'pino';
 import { errorCode, MooringError } from '../errors.ts';
 import { LABELS } from '../labels.ts';
 import { silentLogger } from '../log.ts';
-import { type ApplyContext, type ApplyOptions, applyAll, isVerified } from './apply.ts';
+import { type ApplyContext, type ApplyOptions, applyAll } from './apply.ts';
+import { isVerified } from './memo.ts';
 import type { Verified } from './apply-context.ts';
 import type { ChangeSet } from '../objects/change-set.ts';
 import type { RandomBytes } from './create-only.ts';
@@ -98,8 +99,9 @@ export class ResourceManager {
   /** Every owned object in the namespaces (of one deployment when `deploymentId` is set). */
   listOwned(opts: ListOwnedOptions): Promise<Inventory> {
     const kinds = opts.kinds ?? this.#listed;
+    const client = this.#client.withSignal(opts.signal);
     const once = opts.slim && opts.deploymentId === undefined ? this.#once : [];
-    if (once.length === 0) return listOwned(this.#client, { ...opts, kinds }, this.fieldManager);
+    if (once.length === 0) return listOwned(client, { ...opts, kinds }, this.fieldManager);
     const warned = new Set<string>();
     const onOptionalFailure = (kind: KindInfo, namespace: string, err: unknown) => {
       if (warned.has(kind.kind)) return;
@@ -112,7 +114,7 @@ export class ResourceManager {
       );
     };
     return listOwned(
-      this.#client,
+      client,
       { ...opts, kinds, optionalKinds: once, onOptionalFailure },
       this.fieldManager,
     ).then((inventory) => {

@@ -9,6 +9,16 @@ export interface TakenFields {
   fields: string[];
 }
 
+/**
+ * What code may branch on beyond an entry's action; its `note` is for people and may be reworded.
+ * - `terminating`: deleted, but finalizers hold the object until their controllers release it;
+ * - `already-terminating`: found marked for deletion already: no request was made;
+ * - `already-gone`: the object was gone when the delete came (404);
+ * - `volume-kept`: a volume claim left in place (deleteVolumes is off);
+ * - `replaced`: not deleted: the name holds another object than the one listed (its uid differs).
+ */
+export type EntryDetail = 'terminating' | 'already-terminating' | 'already-gone' | 'volume-kept' | 'replaced';
+
 /** One object's outcome. `error` is set when the operation on this object failed. */
 export interface ChangeSetEntry {
   /** `Kind/namespace/name`. */
@@ -18,8 +28,10 @@ export interface ChangeSetEntry {
   namespace?: string;
   name: string;
   action: ChangeAction;
-  /** Why it was skipped or what it did beyond the action (secret-free). */
+  /** Why it was skipped or what it did beyond the action (secret-free), for people. */
   note?: string;
+  /** The same, typed, for code (see EntryDetail). */
+  detail?: EntryDetail;
   /** Set when a forced apply took fields another field manager owned. */
   conflicts?: TakenFields[];
   /** The object was deleted and created again (immutable-field change). */

@@ -15,14 +15,17 @@ export interface LeaseRecord {
   resourceVersion: string | undefined;
 }
 
-/** Lease storage: the Kubernetes API in production, an in-memory fake in unit tests. */
+/**
+ * Lease storage: the Kubernetes API in production, an in-memory fake in unit tests. Each call
+ * takes a signal that cuts its request once election has given up on it.
+ */
 export interface LeaseClient {
   /** The lease, or undefined when it does not exist. */
-  get(): Promise<LeaseRecord | undefined>;
+  get(signal?: AbortSignal): Promise<LeaseRecord | undefined>;
   /** Creates it; rejects with `LeaseConflict` when it exists. */
-  create(record: LeaseRecord): Promise<LeaseRecord>;
+  create(record: LeaseRecord, signal?: AbortSignal): Promise<LeaseRecord>;
   /** Replaces it if `record.resourceVersion` is current; rejects with `LeaseConflict` otherwise. */
-  update(record: LeaseRecord): Promise<LeaseRecord>;
+  update(record: LeaseRecord, signal?: AbortSignal): Promise<LeaseRecord>;
 }
 
 /** Another candidate wrote first (HTTP 409). */

@@ -17,14 +17,14 @@ export interface AgentMetrics {
   /** Poll cycles by result: success, failure. */
   polls: Counter<'result'>;
   pollDuration: Histogram<'result'>;
-  /** Reconciles by result: success, retry, terminal. */
+  /** Reconciles by result: success, retry, terminal, cancelled. */
   reconciles: Counter<'result'>;
   reconcileDuration: Histogram<'result'>;
   /** From a full resync's start until the work queue has drained. */
   resyncDuration: Histogram;
   /** Control-plane requests by route template and result (HTTP status or "error"). */
   controlPlaneRequests: Counter<'route' | 'result'>;
-  /** Kubernetes API requests by verb and result (HTTP status or "error"). */
+  /** Kubernetes API requests by verb and result (HTTP status, "error" or "cancelled"). */
   kubeRequests: Counter<'verb' | 'result'>;
   /** Time Kubernetes requests waited before being sent, by reason: rate_limiter, retry_after. */
   kubeWaitSeconds: Counter<'reason'>;
@@ -55,10 +55,7 @@ export interface MetricsSources {
 }
 
 /** The codes `mooring_prune_refusals_total` counts, each with a sample (0) from the start. */
-export const PRUNE_REFUSAL_CODES = [
-  'MOORING_E_PRUNE_CAP_EXCEEDED',
-  'MOORING_E_PRUNE_LISTING_INCOMPLETE',
-] as const;
+const PRUNE_REFUSAL_CODES = ['MOORING_E_PRUNE_CAP_EXCEEDED', 'MOORING_E_PRUNE_LISTING_INCOMPLETE'] as const;
 
 const DURATION_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 const RESYNC_BUCKETS = [0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
@@ -84,7 +81,7 @@ export function createMetrics(sources: MetricsSources): AgentMetrics {
     }),
     reconciles: new Counter({
       name: 'mooring_reconciles_total',
-      help: 'Reconciles of one deployment, by result (success, retry, terminal).',
+      help: 'Reconciles of one deployment, by result (success, retry, terminal, cancelled).',
       labelNames: ['result'],
       registers,
     }),
@@ -109,7 +106,7 @@ export function createMetrics(sources: MetricsSources): AgentMetrics {
     }),
     kubeRequests: new Counter({
       name: 'mooring_kube_requests_total',
-      help: 'Requests to the Kubernetes API, by verb and result (HTTP status or "error").',
+      help: 'Requests to the Kubernetes API, by verb and result (HTTP status, "error" or "cancelled").',
       labelNames: ['verb', 'result'],
       registers,
     }),

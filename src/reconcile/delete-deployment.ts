@@ -6,7 +6,6 @@
  */
 import type { DeploymentRecord } from '../contract/index.ts';
 import { changeSetErrors, summarize } from '../objects/change-set.ts';
-import { ALREADY_TERMINATING, TERMINATING } from '../kube/delete.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
 import { isPaused } from '../kube/pause.ts';
 import { baseNameOf } from '../render/index.ts';
@@ -51,7 +50,9 @@ export async function reconcileDelete(
   });
   const log = logger.child({ deploymentId: deployment.id, namespace });
   log.info({ changes: summarize(cs) }, `deployment ${deployment.id}: delete: ${summarize(cs)}`);
-  const deleted = cs.entries.filter((e) => e.action === 'deleted' && e.note !== ALREADY_TERMINATING).length;
+  const deleted = cs.entries.filter(
+    (e) => e.action === 'deleted' && e.detail !== 'already-terminating',
+  ).length;
   if (deleted > 0 && !settings.dryRun) {
     deps.events?.record({
       target: eventTarget(namespace, undefined, new Map()),
@@ -65,8 +66,8 @@ export async function reconcileDelete(
   const remaining = cs.entries
     .filter(
       (e) =>
-        (e.action !== 'deleted' || e.note === TERMINATING || e.note === ALREADY_TERMINATING) &&
-        !(e.action === 'skipped' && e.note?.startsWith('volume kept')),
+        (e.action !== 'deleted' || e.detail === 'terminating' || e.detail === 'already-terminating') &&
+        e.detail !== 'volume-kept',
     )
     .map((e) => owned.byId.get(e.id))
     .filter((o): o is KubeObject => o !== undefined);

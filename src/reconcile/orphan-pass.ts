@@ -8,7 +8,6 @@
 import type { Logger } from 'pino';
 import type { DeploymentRecord, RejectedRecord } from '../contract/index.ts';
 import { type ChangeSet, summarize } from '../objects/change-set.ts';
-import { ALREADY_TERMINATING } from '../kube/delete.ts';
 import type { Inventory } from '../kube/list.ts';
 import type { EventRecorder } from './events.ts';
 import type { DeploymentListing, OrphanCollector, PrunePlan } from './orphans.ts';
@@ -30,7 +29,7 @@ export interface OrphanPassInput {
   deleteVolumes: boolean;
   /** Preview: deletes are sent with dryRun=All and no event is recorded. */
   dryRun?: boolean;
-  /** Aborted when leadership ends: a deposed leader decides but deletes nothing. */
+  /** Aborted when leadership ends: a deposed leader decides but deletes nothing more (one in flight is cut). */
   signal?: AbortSignal;
 }
 
@@ -97,6 +96,7 @@ export async function runOrphanPass(
     deleteVolumes: input.deleteVolumes,
     listenerId: input.listenerId,
     dryRun,
+    ...(input.signal ? { signal: input.signal } : {}),
   });
   deps.collector.recordDeletes(cs, input.inventory);
   deps.logger.warn(
@@ -111,7 +111,7 @@ export async function runOrphanPass(
 async function recordPruned(events: EventRecorder, cs: ChangeSet, plan: PrunePlan): Promise<void> {
   const byNamespace = new Map<string, string[]>();
   for (const e of cs.entries) {
-    if (e.action !== 'deleted' || e.note === ALREADY_TERMINATING || !e.namespace) continue;
+    if (e.action !== 'deleted' || e.detail === 'already-terminating' || !e.namespace) continue;
     byNamespace.set(e.namespace, [...(byNamespace.get(e.namespace) ?? []), e.id]);
   }
   for (const [ns, ids] of byNamespace) {

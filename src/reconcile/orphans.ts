@@ -184,7 +184,8 @@ export class OrphanCollector {
       if (e.error) {
         const dep = inventory.byId.get(e.id)?.metadata.labels?.[LABELS.deploymentId];
         if (dep) this.#failed.set(e.id, dep);
-      } else if (e.action === 'deleted') {
+      } else if (e.action === 'deleted' || e.detail === 'replaced') {
+        // Replaced: what was due is gone; its successor is judged by the next listing.
         this.#failed.delete(e.id);
       }
     }

@@ -13,7 +13,6 @@ import {
   type ChangeSet,
 } from '../objects/change-set.ts';
 import { TerminalError } from '../errors.ts';
-import { ALREADY_TERMINATING } from '../kube/delete.ts';
 import type { Inventory } from '../kube/list.ts';
 import { objectId } from '../objects/object-id.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
@@ -166,7 +165,7 @@ export async function reconcileDeployment(
       listenerId: settings.listenerId,
       dryRun: settings.dryRun,
     });
-    const gone = pruned.entries.filter((e) => e.action === 'deleted' && e.note !== ALREADY_TERMINATING);
+    const gone = pruned.entries.filter((e) => e.action === 'deleted' && e.detail !== 'already-terminating');
     if (gone.length > 0 && !settings.dryRun) {
       deps.events?.record({
         target,

@@ -2,7 +2,6 @@
 import type { DeploymentRecord } from '../contract/index.ts';
 import { MooringError, TerminalError } from '../errors.ts';
 import { type ChangeSet, changeSetErrors, changeSetView } from '../objects/change-set.ts';
-import { VOLUME_KEPT } from '../kube/delete.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
 import type { EventTarget } from './events.ts';
 import type { ReconcileDeps } from './types.ts';
@@ -98,7 +97,7 @@ export function isClaimOf(prefixes: readonly string[], o: KubeObject): boolean {
 export function keptVolumesMessage(pruned: ChangeSet): string | undefined {
   const statefulSetGone = pruned.entries.some((e) => e.kind === 'StatefulSet' && e.action === 'deleted');
   const kept = pruned.entries
-    .filter((e) => e.action === 'skipped' && e.note === VOLUME_KEPT)
+    .filter((e) => e.action === 'skipped' && e.detail === 'volume-kept')
     .map((e) => e.id);
   if (!statefulSetGone || kept.length === 0) return undefined;
   return `kept ${kept.join(', ')}: its StatefulSet is no longer rendered; the data stays until you delete the claim (or run with --delete-volumes)`;

@@ -166,3 +166,37 @@ describe('LeaderElector', () => {
     await clock.advance(10_000);
   });
 });
+
+describe('LeaderElector: a lease request that hangs', () => {
+  it('is cut when its time is up, not left to land later (regression: only given up on)', async () => {
+    const clock = new FakeClock();
+    const signals: (AbortSignal | undefined)[] = [];
+    const client: LeaseClient = {
+      get: (signal) => {
+        signals.push(signal);
+        return new Promise(() => undefined);
+      },
+      create: () => new Promise(() => undefined),
+      update: () => new Promise(() => undefined),
+    };
+    const controller = new AbortController();
+    const elector = new LeaderElector({
+      client,
+      identity: 'a',
+      clock,
+      random: () => 0.5,
+      logger: silentLogger(),
+      onStartedLeading: () => undefined,
+      onStoppedLeading: () => undefined,
+    });
+    const done = elector.run(controller.signal);
+    await clock.advance(0);
+    expect(signals).toHaveLength(1);
+    expect(signals[0]?.aborted).toBe(false);
+    await clock.advance(2_000);
+    expect(signals[0]?.aborted).toBe(true);
+    controller.abort();
+    await clock.advance(5_000);
+    await done;
+  });
+});

@@ -1,3 +1,4 @@
+import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { backoffDelayMs, type ReconcileOutcome, type RunReport, Runner } from '../../src/agent/runner.ts';
 import { MooringError, TerminalError } from '../../src/errors.ts';
@@ -279,6 +280,57 @@ describe('Runner', () => {
     await clock.advance(5000);
     expect(call.signal.aborted).toBe(true);
     expect(await stopped).toBe(false);
+  });
+
+  it('a run cut by stop() is a cancellation, with the reason given: no failure, no retry (regression: reported as a failure to retry)', async () => {
+    const { clock, calls, runner, reports } = setup();
+    runner.enqueue('a', 'h');
+    await flush();
+    const call = calls[0]!;
+    call.signal.addEventListener('abort', () => call.reject(call.signal.reason));
+    const reason = new MooringError('MOORING_E_LEADERSHIP_LOST', 'leadership lost');
+    const stopped = runner.stop(0, 0, reason);
+    await clock.advance(1);
+    await stopped;
+    await flush();
+    expect(call.signal.reason).toBe(reason);
+    expect(reports.map((r) => r.result)).toEqual([{ kind: 'cancelled', reason }]);
+  });
+
+  it('a timed-out run stays a failure, retried with backoff', async () => {
+    const { clock, calls, runner, reports } = setup({ timeoutMs: 1000 });
+    runner.enqueue('a', 'h');
+    await flush();
+    const call = calls[0]!;
+    call.signal.addEventListener('abort', () => call.reject(call.signal.reason));
+    await clock.advance(1000);
+    await flush();
+    expect(reports.map((r) => r.result.kind)).toEqual(['retry']);
+  });
+
+  it('a report that throws is logged, and the loop carries on (regression: swallowed without a line)', async () => {
+    const clock = new FakeClock();
+    const { calls, reconcile } = controllable();
+    const lines: Record<string, unknown>[] = [];
+    const runner = new Runner({
+      reconcile,
+      clock,
+      concurrency: 1,
+      logger: pino({ level: 'debug' }, { write: (l: string) => lines.push(JSON.parse(l)) }),
+      onReport: () => {
+        throw new Error('metrics exploded');
+      },
+    });
+    runner.start();
+    runner.enqueue('a', 'h');
+    runner.enqueue('b', 'h');
+    await flush();
+    calls[0]!.resolve();
+    await flush();
+    expect(calls.map((c) => c.key)).toEqual(['a', 'b']);
+    const logged = lines.filter((l) => l.msg === 'reconcile report failed');
+    expect(logged).toHaveLength(1);
+    expect(logged[0]).toMatchObject({ deploymentId: 'a', level: 50 });
   });
 
   it('forgets a key: no retry after its in-flight run fails', async () => {

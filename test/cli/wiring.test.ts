@@ -123,4 +123,28 @@ describe('abortable', () => {
     await expect(guarded.applyAll([])).rejects.toThrow();
     expect(calls).toEqual(['list']);
   });
+
+  it('gives every call the signal, so a call under way is cut (regression: checked only before each call)', async () => {
+    const signals: (AbortSignal | undefined)[] = [];
+    const inner = {
+      applyAll: async (_o: unknown, opts?: { signal?: AbortSignal }) => {
+        signals.push(opts?.signal);
+        return { entries: [], dryRun: false };
+      },
+      listOwned: async (opts: { signal?: AbortSignal }) => {
+        signals.push(opts.signal);
+        return { objects: [], byId: new Map(), byDeployment: new Map() };
+      },
+      deleteAll: async (_o: unknown, opts: { signal?: AbortSignal }) => {
+        signals.push(opts.signal);
+        return { entries: [], dryRun: false };
+      },
+    };
+    const controller = new AbortController();
+    const guarded = abortable(inner, controller.signal);
+    await guarded.listOwned({ namespaces: ['a'], listenerId: 'l' });
+    await guarded.applyAll([], { dryRun: false });
+    await guarded.deleteAll([], { deleteVolumes: false });
+    expect(signals).toEqual([controller.signal, controller.signal, controller.signal]);
+  });
 });

@@ -62,3 +62,35 @@ describe('applyAll with a server that changes what we send', () => {
     expect(api.calls.filter((x) => x.startsWith('apply')).length).toBe(2);
   });
 });
+
+describe('applyAll over an object made between its read and the apply', () => {
+  it('is a coded refusal, not verified (regression: only a log line)', async () => {
+    const desired = deployment('ns');
+    const client = {
+      // Read: absent.
+      async get() {
+        return undefined;
+      },
+      // Yet the apply did not create it: someone made it in between, and the forced apply took it.
+      async apply(obj: KubeObject) {
+        const object = structuredClone(obj);
+        object.metadata.resourceVersion = '7';
+        return { object, created: false, partial: false };
+      },
+    } as unknown as ObjectClient;
+    const verified = new Map();
+    const ctx: ApplyContext = {
+      client,
+      fieldManager: 'mooring',
+      dryRun: false,
+      logger: silentLogger(),
+      random: (n) => Buffer.alloc(n),
+      verified,
+    };
+    const cs = await applyAll(ctx, [desired]);
+    expect(cs.entries).toHaveLength(1);
+    expect(cs.entries[0]?.error?.code).toBe('MOORING_E_KUBE_APPLY_CONFLICT');
+    expect(cs.entries[0]?.error?.retryable).toBe(false);
+    expect(verified.has(objectId(desired))).toBe(false);
+  });
+});

@@ -203,6 +203,25 @@ describe('KubeHttp', () => {
     expect(seen).toEqual(['get 404', 'list 200', 'apply 200', 'list error']);
   });
 
+  it('a request its signal cut is told as cancelled, not as an error of the server (regression: "error")', async () => {
+    const seen: string[] = [];
+    const kube = new KubeHttp(access({ type: 'none' }), {
+      onResult: (verb, result) => seen.push(`${verb} ${result}`),
+    });
+    const controller = new AbortController();
+    const reason = new Error('deposed');
+    const pending = kube.request({
+      method: 'GET',
+      path: '/api/v1/namespaces/slow',
+      signal: controller.signal,
+    });
+    await vi.waitFor(() => expect(sent.some((s) => s.url.includes('/slow'))).toBe(true));
+    controller.abort(reason);
+    await expect(pending).rejects.toBe(reason);
+    await kube.close();
+    expect(seen).toEqual(['get cancelled']);
+  });
+
   it('an unreachable server is MOORING_E_KUBE_UNREACHABLE', async () => {
     const kube = new KubeHttp({
       server: 'http://127.0.0.1:9',
