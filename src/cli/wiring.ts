@@ -9,7 +9,9 @@ import { ControlPlaneClient } from '../control-plane/client.ts';
 import { createKubeClient } from '../kube/clients.ts';
 import { servesKind } from '../kube/exposure-discovery.ts';
 import { kubeLeaseClient } from '../kube/lease.ts';
+import { ForeignSelectors } from '../kube/foreign-selectors.ts';
 import { kubeNamespaceReader } from '../kube/namespaces.ts';
+import { ObjectClient } from '../kube/object-client.ts';
 import { ObservedState, type PageJudge } from '../kube/observed-state.ts';
 import { ResourceManager } from '../kube/resource-manager.ts';
 import { kubeRestartMemoStore } from '../kube/restart-memo-store.ts';
@@ -174,6 +176,8 @@ export function wireAgent(o: WireOptions): WiredAgent {
       return judge(items);
     };
   };
+  // Listed per namespace at most once a cycle, and only for deployments whose records label pods.
+  const foreignSelectors = new ForeignSelectors(new ObjectClient(kube));
   const cachedResources = observed.wrap(resources);
   const directResources = observed.wrap(resources, { listDirectly: true });
   const deps: AgentDeps = {
@@ -209,6 +213,8 @@ export function wireAgent(o: WireOptions): WiredAgent {
           settings: reconcileSettings,
           verified: (obj, key) => resources.isVerified(obj, key),
           coldPass: (id, key, namespace) => coldPasses.take(id, key, namespace),
+          finder: () => observed.finder(),
+          foreignSelectors: (namespace) => foreignSelectors.of(namespace),
         },
         {
           deployment: input.deployment,
@@ -233,6 +239,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
       });
     },
     beginCycle: () => {
+      foreignSelectors.reset();
       void observed.refresh(
         (opts) => resources.listOwned(opts),
         (err) =>

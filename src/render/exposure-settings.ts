@@ -107,7 +107,13 @@ export const ExposureSettingsFile = z.discriminatedUnion('kind', [
       .optional(),
     from: NamespaceSelectorFile.optional(),
     allowedHosts: allowedHosts(),
-  }),
+  })
+    // A ClusterIssuer signs whatever host a record's custom_url names: without allowedHosts any
+    // tenant could have a certificate issued for any host (a domain of another tenant's, or ours).
+    .refine((s) => !(s.tls && 'clusterIssuer' in s.tls) || (s.allowedHosts?.length ?? 0) > 0, {
+      message: 'tls.clusterIssuer requires allowedHosts (the hosts a certificate may be issued for)',
+      path: ['allowedHosts'],
+    }),
   z.strictObject({
     kind: z.literal('httproute'),
     gateway: z.strictObject({

@@ -13,16 +13,20 @@ import { podTemplates } from './pod-templates.ts';
  * - run as the agent's own ServiceAccount (or, with an allow-list, any account not on it), nor mint
  *   ServiceAccount tokens through a projected volume unless the operator allows it;
  * - refer to a Secret mooring manages for another deployment (`<base>-env`,
- *   `<base>-postgres-credentials`): any Secret named so that is not this deployment's own;
+ *   `<base>-postgres-credentials`, `<base>-tls`): any Secret named so that is not this
+ *   deployment's own, nor a Secret the operator's settings name (`exposure.tls.secretName`,
+ *   `datastoreImagePullSecrets`), in any form;
  * - land in a namespace bound to another tenant.
  *
  * The ResourceSpec and `secret_references` are checked first, so a refusal names the field the
  * user wrote; the rendered pod specs are checked again as a second guard, so a reference that
  * some rendering path adds or passes through unseen is still refused before anything is written.
+ * A name here only ever refuses: whether a live object of an allowed name is this deployment's is
+ * read from its labels before anything is written (reconcile/identity.ts).
  */
 
 /** Suffixes of the Secret names mooring gives a deployment's objects (names.ts `objectNames`). */
-const MANAGED_SECRET_SUFFIXES = ['-env', '-postgres-credentials'] as const;
+const MANAGED_SECRET_SUFFIXES = ['-env', '-postgres-credentials', '-tls'] as const;
 
 /** True when `name` is a Secret name mooring would give some deployment. */
 export function isManagedSecretName(name: string): boolean {
@@ -34,6 +38,22 @@ export interface ReferenceOwner {
   baseName: string;
   namespace: string;
   references: ReferenceSettings;
+  /** Secrets the operator's settings name (`operatorSecrets`): no record may refer to them. */
+  operatorSecrets?: ReadonlySet<string> | undefined;
+}
+
+/**
+ * The Secrets the operator's settings name for mooring's own use: the Ingress certificate of
+ * `exposure.tls.secretName` and the datastores' pull secrets. Records may not refer to them.
+ */
+export function operatorSecrets(
+  settings: Pick<RenderContext['settings'], 'exposure' | 'datastoreImagePullSecrets'>,
+): ReadonlySet<string> {
+  const out = new Set(settings.datastoreImagePullSecrets ?? []);
+  const exposure = settings.exposure;
+  if (exposure.kind === 'ingress' && exposure.tls && 'secretName' in exposure.tls)
+    out.add(exposure.tls.secretName);
+  return out;
 }
 
 /** A reference found in a pod spec, or in the part of a ResourceSpec that becomes one. */
@@ -111,6 +131,13 @@ function collectPod(parts: Record<string, unknown>, volumesKey: string, out: Fou
   }
 }
 
+/** Every Secret a pod spec names (env, envFrom, volumes, projected, CSI and plugin refs, pull secrets), with its path. */
+export function secretNamesIn(spec: Record<string, unknown>): { name: string; path: string }[] {
+  const found: Found[] = [];
+  collectPod(spec, 'volumes', found);
+  return found.flatMap((f) => (f.kind === 'secret' ? [{ name: f.name, path: f.path }] : []));
+}
+
 /** Why `found` is refused, or undefined when it is allowed. */
 function refusal(found: Found, owner: ReferenceOwner, shown: string): string | undefined {
   if (found.kind === 'token') {
@@ -118,10 +145,12 @@ function refusal(found: Found, owner: ReferenceOwner, shown: string): string | u
     const volume = found.volume === undefined ? '' : ` (volume "${found.volume}")`;
     return `${shown}${volume}: projected ServiceAccount tokens are not allowed`;
   }
+  if (owner.operatorSecrets?.has(found.name))
+    return `${shown} "${found.name}" is a Secret the operator's settings name for mooring's own use; a deployment may not refer to it`;
   const own = objectNames(owner.baseName);
-  if (!isManagedSecretName(found.name) || found.name === own.env || found.name === own.postgresCredentials)
-    return undefined;
-  return `${shown} "${found.name}" is a Secret mooring manages for another deployment; this deployment may refer only to its own (${own.env}, ${own.postgresCredentials})`;
+  const owns: string[] = [own.env, own.postgresCredentials, own.tls];
+  if (!isManagedSecretName(found.name) || owns.includes(found.name)) return undefined;
+  return `${shown} "${found.name}" is a Secret mooring manages for another deployment; this deployment may refer only to its own (${owns.join(', ')})`;
 }
 
 /** Why running as ServiceAccount `name` is refused, or undefined when it is allowed. */
@@ -180,6 +209,7 @@ export function checkReferences(
     baseName: ctx.labels.baseName,
     namespace: ctx.namespace,
     references: ctx.settings.references,
+    operatorSecrets: operatorSecrets(ctx.settings),
   };
   const sa = ctx.spec.service_account_name;
   if (sa) {
