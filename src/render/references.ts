@@ -13,9 +13,9 @@ import { podTemplates } from './pod-templates.ts';
  * - run as the agent's own ServiceAccount (or, with an allow-list, any account not on it), nor mint
  *   ServiceAccount tokens through a projected volume unless the operator allows it;
  * - refer to a Secret mooring manages for another deployment (`<base>-env`,
- *   `<base>-postgres-credentials`, `<base>-tls`): any Secret named so that is not this
- *   deployment's own, nor a Secret the operator's settings name (`exposure.tls.secretName`,
- *   `datastoreImagePullSecrets`), in any form;
+ *   `<base>-postgres-credentials`): any Secret named so that is not this deployment's own; nor
+ *   any `<base>-tls` (an Ingress certificate), its own included; nor a Secret the operator's
+ *   settings name (`exposure.tls.secretName`, `datastoreImagePullSecrets`), in any form;
  * - land in a namespace bound to another tenant.
  *
  * The ResourceSpec and `secret_references` are checked first, so a refusal names the field the
@@ -26,7 +26,8 @@ import { podTemplates } from './pod-templates.ts';
  */
 
 /** Suffixes of the Secret names mooring gives a deployment's objects (names.ts `objectNames`). */
-const MANAGED_SECRET_SUFFIXES = ['-env', '-postgres-credentials', '-tls'] as const;
+const TLS_SUFFIX = '-tls';
+const MANAGED_SECRET_SUFFIXES = ['-env', '-postgres-credentials', TLS_SUFFIX] as const;
 
 /** True when `name` is a Secret name mooring would give some deployment. */
 export function isManagedSecretName(name: string): boolean {
@@ -147,8 +148,12 @@ function refusal(found: Found, owner: ReferenceOwner, shown: string): string | u
   }
   if (owner.operatorSecrets?.has(found.name))
     return `${shown} "${found.name}" is a Secret the operator's settings name for mooring's own use; a deployment may not refer to it`;
+  // The Ingress's certificate (cert-manager fills it, without mooring's labels) is the Ingress
+  // controller's to read: no record refers to one, not even its own deployment's.
+  if (found.name.endsWith(TLS_SUFFIX) && found.name.length > TLS_SUFFIX.length)
+    return `${shown} "${found.name}" is named like the TLS Secret of an Ingress mooring manages; a deployment may not refer to one`;
   const own = objectNames(owner.baseName);
-  const owns: string[] = [own.env, own.postgresCredentials, own.tls];
+  const owns: string[] = [own.env, own.postgresCredentials];
   if (!isManagedSecretName(found.name) || owns.includes(found.name)) return undefined;
   return `${shown} "${found.name}" is a Secret mooring manages for another deployment; this deployment may refer only to its own (${owns.join(', ')})`;
 }
