@@ -166,6 +166,46 @@ describe("another deployment's mooring-managed Secrets", () => {
   });
 });
 
+describe("Ingress certificates and the Secrets the operator's settings name (regression: readable by any record)", () => {
+  const operator = settings({
+    exposure: { kind: 'ingress', tls: { secretName: 'corp-wildcard' }, allowedHosts: ['*.example.com'] },
+    datastoreImagePullSecrets: ['corp-registry'],
+  });
+  const renderWith = (spec: ResourceSpecRecord, extra: Parameters<typeof deployment>[0] = {}) =>
+    renderDeployment({ deployment: deployment({ spec, ...extra }), settings: operator });
+  const cases = SECRET_FORMS.flatMap(([form, spec, field]) =>
+    ['billing-tls', 'shop-api-tls', 'corp-wildcard', 'corp-registry'].map(
+      (secret) => [form, secret, spec(secret), field] as const,
+    ),
+  );
+
+  it.each(cases)('%s naming %s is refused', (_form, secret, spec, field) => {
+    const err = errorOf(() => renderWith(spec));
+    expect(err.code).toBe('MOORING_E_RENDER_POLICY');
+    expect(err.field).toBe(`${S}.${field}`);
+    expect(err.message).toContain(`${field} "${secret}"`);
+  });
+
+  it.each(['billing-tls', 'corp-wildcard', 'corp-registry'])(
+    'a secret_references entry naming %s is refused',
+    (secret) => {
+      const refs = [{ name: 'STOLEN', secret_name: secret, secret_key: 'tls.key' }];
+      expect(errorOf(() => renderWith({}, { secret_references: refs })).field).toBe(
+        'secret_references[0].secret_name',
+      );
+    },
+  );
+
+  it("the datastores still pull with the operator's secret, and the Ingress still names its certificate", () => {
+    const { objects } = renderWith({}, { custom_url: 'https://shop.example.com/' });
+    const postgres = objects.find((o) => o.kind === 'StatefulSet' && o.metadata.name === 'shop-api-postgres');
+    expect(JSON.stringify(postgres)).toContain('"imagePullSecrets":[{"name":"corp-registry"}]');
+    expect(JSON.stringify(objects.find((o) => o.kind === 'Ingress'))).toContain(
+      '"secretName":"corp-wildcard"',
+    );
+  });
+});
+
 describe('service accounts', () => {
   const agent = { agentServiceAccount: 'mooring' };
 
