@@ -9,7 +9,7 @@ import { ControlPlaneClient } from '../control-plane/client.ts';
 import { createKubeClient } from '../kube/clients.ts';
 import { servesKind } from '../kube/exposure-discovery.ts';
 import { kubeLeaseClient } from '../kube/lease.ts';
-import { ForeignSelectors } from '../kube/foreign-selectors.ts';
+import { ForeignObjects } from '../kube/foreign-objects.ts';
 import { kubeNamespaceReader } from '../kube/namespaces.ts';
 import { ObjectClient } from '../kube/object-client.ts';
 import { ObservedState, type PageJudge } from '../kube/observed-state.ts';
@@ -176,8 +176,8 @@ export function wireAgent(o: WireOptions): WiredAgent {
       return judge(items);
     };
   };
-  // Listed per namespace at most once a cycle, and only for deployments whose records label pods.
-  const foreignSelectors = new ForeignSelectors(new ObjectClient(kube));
+  // Listed per namespace at most once a cycle, and only for a rendered deployment that needs them.
+  const foreign = new ForeignObjects(new ObjectClient(kube), config.listenerId);
   const cachedResources = observed.wrap(resources);
   const directResources = observed.wrap(resources, { listDirectly: true });
   const deps: AgentDeps = {
@@ -214,7 +214,8 @@ export function wireAgent(o: WireOptions): WiredAgent {
           verified: (obj, key) => resources.isVerified(obj, key),
           coldPass: (id, key, namespace) => coldPasses.take(id, key, namespace),
           finder: () => observed.finder(),
-          foreignSelectors: (namespace) => foreignSelectors.of(namespace),
+          foreignSelectors: (namespace) => foreign.selectors(namespace),
+          foreignClaims: (namespace) => foreign.claims(namespace),
         },
         {
           deployment: input.deployment,
@@ -239,7 +240,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
       });
     },
     beginCycle: () => {
-      foreignSelectors.reset();
+      foreign.reset();
       void observed.refresh(
         (opts) => resources.listOwned(opts),
         (err) =>

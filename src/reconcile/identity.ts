@@ -9,7 +9,10 @@
  * the same labels at apply (ADR 0007, kube/ownership.ts).
  *
  * The lookups read the listing the agent already makes each cycle (one map lookup per reference);
- * nothing is requested per object.
+ * nothing is requested per object. That listing holds this listener's objects only: a claim it
+ * does not hold is looked up among the namespace's claims labelled for other listeners, listed
+ * once per namespace per poll cycle and only when a rendered deployment meets one
+ * (kube/foreign-objects.ts).
  */
 import { TerminalError } from '../errors.ts';
 import type { ObjectFinder } from '../kube/observed-state.ts';
@@ -17,7 +20,7 @@ import { LABELS } from '../labels.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
 import { kindInfo } from '../objects/kinds.ts';
 import { formatObjectId } from '../objects/object-id.ts';
-import type { Resources } from './types.ts';
+import type { ReconcileDeps, Resources } from './types.ts';
 import { isObj } from '../render/plain-object.ts';
 import { podTemplates } from '../render/pod-templates.ts';
 import { secretNamesIn } from '../render/references.ts';
@@ -117,7 +120,8 @@ export function checkIdentity(
     const otherDeployment = deployment !== undefined && deployment !== owner.deploymentId;
     const otherListener = listener !== undefined && listener !== owner.listenerId;
     if (!otherDeployment && !otherListener) continue;
-    const whose = otherDeployment ? `deployment ${deployment}` : `listener ${listener}`;
+    const ofListener = otherListener ? ` of listener ${listener}` : '';
+    const whose = otherDeployment ? `deployment ${deployment}${ofListener}` : `listener ${listener}`;
     const verb = ref.field.includes(':spec.volumeClaimTemplates') ? 'would adopt' : 'refers to';
     throw new TerminalError(
       'MOORING_E_FOREIGN_OBJECT',
@@ -145,4 +149,27 @@ export async function namespaceFinder(
   const kinds = [kindInfo(CLAIM), kindInfo('Secret')].filter((k) => k !== undefined);
   const { byId } = await resources.listOwned({ namespaces: [namespace], listenerId, kinds });
   return (kind, ns, name) => byId.get(formatObjectId(kind, ns, name));
+}
+
+/**
+ * The identity check of a rendered deployment (step 6b of reconcile.ts): its references looked up
+ * in the agent's listing (else the namespace's claims and Secrets, listed), then the claims that
+ * listing does not hold among the namespace's claims of other listeners.
+ */
+export async function checkDesiredIdentity(
+  deps: Pick<ReconcileDeps, 'finder' | 'foreignClaims' | 'resources' | 'settings'>,
+  desired: readonly KubeObject[],
+  at: { namespace: string; deploymentId: string },
+): Promise<void> {
+  const refs = referencesOf(desired);
+  if (refs.length === 0) return;
+  const { namespace } = at;
+  const owner = { ...at, listenerId: deps.settings.listenerId };
+  const find =
+    (await deps.finder?.()) ?? (await namespaceFinder(deps.resources, namespace, owner.listenerId));
+  checkIdentity(refs, find, owner);
+  const unlisted = refs.some((r) => r.kind === CLAIM && find(CLAIM, namespace, r.name) === undefined);
+  if (!unlisted || !deps.foreignClaims) return;
+  const theirs = await deps.foreignClaims(namespace);
+  checkIdentity(refs, (kind, _ns, name) => (kind === CLAIM ? theirs.get(name) : undefined), owner);
 }

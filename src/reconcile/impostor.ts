@@ -3,14 +3,14 @@
  * deployment's: a Service of another workload would route to them, a NetworkPolicy of another
  * workload would let them through (issue 39, finding 5). Mooring's own selectors use only its own
  * label keys, which records cannot set (render/labels.ts); the Services and NetworkPolicies
- * mooring does not manage in the namespace are listed (kube/foreign-selectors.ts) and any whose
+ * mooring does not manage in the namespace are listed (kube/foreign-objects.ts) and any whose
  * selector matches a pod's labels, but not those labels without the record's, refuses the
  * deployment (MOORING_E_LABELS_FOREIGN_SELECTOR). A selector matching without the record's labels
  * (an empty one, one by mooring's keys) is not the record's doing and is left alone.
  */
 import { TerminalError } from '../errors.ts';
-import type { Selecting } from '../kube/foreign-selectors.ts';
-import { selectorMatches } from '../kube/foreign-selectors.ts';
+import type { Selecting } from '../kube/foreign-objects.ts';
+import { selectorMatches } from '../kube/foreign-objects.ts';
 import { LABELS } from '../labels.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
 import { isObj } from '../render/plain-object.ts';

@@ -20,7 +20,7 @@ import type { KubeObject } from '../objects/kube-object.ts';
 import { renderDeployment } from '../render/index.ts';
 import { shortcut } from './converged.ts';
 import { reconcileDelete } from './delete-deployment.ts';
-import { checkIdentity, namespaceFinder, referencesOf } from './identity.ts';
+import { checkDesiredIdentity } from './identity.ts';
 import { checkImpostorLabels, recordLabelledPods } from './impostor.ts';
 import { assessObject, rollUp } from './health.ts';
 import { type ReconcileResult, resultOf } from './result.ts';
@@ -102,12 +102,7 @@ export async function reconcileDeployment(
 
   // 6b. Identity: a claim or Secret the pods refer to, or a claim a StatefulSet would adopt, that
   //     is labelled for another deployment or listener refuses the deployment, whatever its name.
-  const refs = referencesOf(desired);
-  if (refs.length > 0) {
-    const find =
-      (await deps.finder?.()) ?? (await namespaceFinder(resources, namespace, settings.listenerId));
-    checkIdentity(refs, find, { namespace, deploymentId: deployment.id, listenerId: settings.listenerId });
-  }
+  await checkDesiredIdentity(deps, desired, { namespace, deploymentId: deployment.id });
   // 6c. The record's labels may not put its pods behind another workload's Service or inside its
   //     NetworkPolicy (impostor.ts); the namespace's are listed only for pods with such labels.
   const labelled = recordLabelledPods(desired);

@@ -28,6 +28,8 @@ const COLLIDING = [
   'tenant-shop-database-of-record-number-6514',
   'tenant-shop-database-of-record-number-9612',
 ];
+const OTHER_LISTENER = '44444444-4444-4444-8444-444444444444';
+const OTHER_DEPLOYMENT = '55555555-5555-4555-8555-555555555555';
 const KINDS = 'deploy,sts,svc,secret,hpa,pdb,networkpolicy,ingress';
 
 describe.each(['baseline', 'restricted'])(
@@ -196,6 +198,25 @@ describe.each(['baseline', 'restricted'])(
         'MOORING_E_FOREIGN_OBJECT',
         `data-${base}-postgres-0`,
         victims.oneColliding!,
+      );
+    });
+
+    it("refuses a deployment whose bundled Postgres would adopt a claim another listener's deployment kept", async () => {
+      const file = path.join(servers.dir, 'theirs.yaml');
+      const labels = `    app.kubernetes.io/managed-by: mooring\n    mooring.dev/listener-id: ${OTHER_LISTENER}\n    mooring.dev/deployment-id: ${OTHER_DEPLOYMENT}\n`;
+      const spec = '  accessModes: [ReadWriteOnce]\n  resources:\n    requests:\n      storage: 1Gi\n';
+      await writeFile(
+        file,
+        `apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: data-orders-postgres-0\n  namespace: one\n  labels:\n${labels}spec:\n${spec}`,
+      );
+      await kubectl(['create', '-f', file]);
+      const id = await create(tenant(TENANT_1), 'orders', 'one');
+      await refusedWith(
+        id,
+        'one',
+        'MOORING_E_FOREIGN_OBJECT',
+        'data-orders-postgres-0',
+        `listener ${OTHER_LISTENER}`,
       );
     });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MooringError } from '../../src/errors.ts';
-import { selectorMatches, selectorsOf } from '../../src/kube/foreign-selectors.ts';
+import { selectorMatches, selectorsOf } from '../../src/kube/foreign-objects.ts';
 import { LABELS } from '../../src/labels.ts';
 import type { KubeObject } from '../../src/objects/kube-object.ts';
 import { checkImpostorLabels, recordLabelledPods } from '../../src/reconcile/impostor.ts';

@@ -1,9 +1,13 @@
 /**
- * The pod selectors of the Services and NetworkPolicies mooring does not manage, per namespace:
- * what a record's labels must not match (reconcile/impostor.ts). Listed only when a deployment with
- * labels of its own is rendered, once per namespace per poll cycle (`reset` at each cycle), with
- * the selector `app.kubernetes.io/managed-by!=mooring`: mooring's own Services and policies select
- * by labels records cannot set, so they are not listed. Kept per object: its id and selectors only.
+ * What a deployment may meet in its namespace beyond this listener's objects, listed once per
+ * namespace per poll cycle (`reset` at each cycle) and only when a rendered deployment needs it:
+ *
+ * - the pod selectors of the Services and NetworkPolicies mooring does not manage (selector
+ *   `app.kubernetes.io/managed-by!=mooring`: mooring's own select by labels records cannot set):
+ *   what a record's labels must not match (reconcile/impostor.ts); kept as ids and selectors;
+ * - the claims mooring labelled for another listener (a kept Postgres claim of another agent's
+ *   deployment), which a deployment may not mount or adopt (reconcile/identity.ts); kept as
+ *   names and labels.
  */
 import { LABELS, MANAGED_BY } from '../labels.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
@@ -77,33 +81,48 @@ export function selectorMatches(selector: LabelSelector, labels: Readonly<Record
   return true;
 }
 
-/** Per namespace, for one poll cycle: the selectors of Services and NetworkPolicies mooring does not manage. */
-export class ForeignSelectors {
+/** Per namespace, for one poll cycle: what the agent's own listing (this listener's objects) does not hold. */
+export class ForeignObjects {
   readonly #client: Pick<ObjectClient, 'list'>;
-  #byNamespace = new Map<string, Promise<Selecting[]>>();
+  readonly #listenerId: string;
+  #selectors = new Map<string, Promise<Selecting[]>>();
+  #claims = new Map<string, Promise<Map<string, KubeObject>>>();
 
-  constructor(client: Pick<ObjectClient, 'list'>) {
+  constructor(client: Pick<ObjectClient, 'list'>, listenerId: string) {
     this.#client = client;
+    this.#listenerId = listenerId;
   }
 
-  /** Forgets what was listed: the next cycle lists again (a Service made since is then seen). */
+  /** Forgets what was listed: the next cycle lists again (an object made since is then seen). */
   reset(): void {
-    this.#byNamespace = new Map();
+    this.#selectors = new Map();
+    this.#claims = new Map();
   }
 
-  /** The namespace's selecting objects, listed at most once per cycle; a failed listing is not kept. */
-  of(namespace: string): Promise<Selecting[]> {
-    let listed = this.#byNamespace.get(namespace);
-    if (!listed) {
-      const map = this.#byNamespace;
-      listed = this.#list(namespace);
-      listed.catch(() => map.delete(namespace));
-      map.set(namespace, listed);
-    }
-    return listed;
+  /** The namespace's Services and NetworkPolicies mooring does not manage, by their selectors. */
+  selectors(namespace: string): Promise<Selecting[]> {
+    return once(this.#selectors, namespace, () => this.#listSelectors(namespace));
   }
 
-  async #list(namespace: string): Promise<Selecting[]> {
+  /**
+   * The namespace's claims labelled by mooring for another listener, by name, as their ownership
+   * labels: a kept Postgres claim of another agent's deployment is not in this agent's listing.
+   */
+  claims(namespace: string): Promise<ReadonlyMap<string, KubeObject>> {
+    return once(this.#claims, namespace, async () => {
+      const selector = `${LABELS.managedBy}=${MANAGED_BY},${LABELS.listenerId}!=${this.#listenerId}`;
+      const out = new Map<string, KubeObject>();
+      await this.#client.list('v1', 'PersistentVolumeClaim', namespace, selector, (item) => {
+        const metadata = { name: item.metadata.name, namespace, labels: { ...(item.metadata.labels ?? {}) } };
+        const slim: KubeObject = { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata };
+        out.set(item.metadata.name ?? '', slim);
+        return slim;
+      });
+      return out;
+    });
+  }
+
+  async #listSelectors(namespace: string): Promise<Selecting[]> {
     const selector = `${LABELS.managedBy}!=${MANAGED_BY}`;
     const kinds = [
       ['v1', 'Service'],
@@ -120,4 +139,15 @@ export class ForeignSelectors {
     }
     return out;
   }
+}
+
+/** `map`'s entry for `key`, made by `make` once; a failed one is forgotten (tried again next time). */
+function once<T>(map: Map<string, Promise<T>>, key: string, make: () => Promise<T>): Promise<T> {
+  let p = map.get(key);
+  if (!p) {
+    p = make();
+    p.catch(() => map.delete(key));
+    map.set(key, p);
+  }
+  return p;
 }
