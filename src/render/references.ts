@@ -13,9 +13,10 @@ import { podTemplates } from './pod-templates.ts';
  * - run as the agent's own ServiceAccount (or, with an allow-list, any account not on it), nor mint
  *   ServiceAccount tokens through a projected volume unless the operator allows it;
  * - refer to a Secret mooring manages for another deployment (`<base>-env`,
- *   `<base>-postgres-credentials`): any Secret named so that is not this deployment's own; nor
- *   any `<base>-tls` (an Ingress certificate), its own included; nor a Secret the operator's
- *   settings name (`exposure.tls.secretName`, `datastoreImagePullSecrets`), in any form;
+ *   `<base>-postgres-credentials`): any Secret named so that is not this deployment's own; nor,
+ *   while Ingresses get certificates from a ClusterIssuer, any `<base>-tls`, its own included;
+ *   nor a Secret the operator's settings name (`exposure.tls.secretName`,
+ *   `datastoreImagePullSecrets`), in any form;
  * - land in a namespace bound to another tenant.
  *
  * The ResourceSpec and `secret_references` are checked first, so a refusal names the field the
@@ -26,8 +27,9 @@ import { podTemplates } from './pod-templates.ts';
  */
 
 /** Suffixes of the Secret names mooring gives a deployment's objects (names.ts `objectNames`). */
+const MANAGED_SECRET_SUFFIXES = ['-env', '-postgres-credentials'] as const;
+/** The suffix of the Secret cert-manager fills for a deployment's Ingress (`exposure.tls.clusterIssuer`). */
 const TLS_SUFFIX = '-tls';
-const MANAGED_SECRET_SUFFIXES = ['-env', '-postgres-credentials', TLS_SUFFIX] as const;
 
 /** True when `name` is a Secret name mooring would give some deployment. */
 export function isManagedSecretName(name: string): boolean {
@@ -41,6 +43,8 @@ export interface ReferenceOwner {
   references: ReferenceSettings;
   /** Secrets the operator's settings name (`operatorSecrets`): no record may refer to them. */
   operatorSecrets?: ReadonlySet<string> | undefined;
+  /** Whether Ingresses get `<base>-tls` certificates (`exposure.tls.clusterIssuer`). */
+  issuesCertificates?: boolean | undefined;
 }
 
 /**
@@ -139,6 +143,12 @@ export function secretNamesIn(spec: Record<string, unknown>): { name: string; pa
   return found.flatMap((f) => (f.kind === 'secret' ? [{ name: f.name, path: f.path }] : []));
 }
 
+/** Whether mooring names a `<base>-tls` Secret for each exposed deployment (cert-manager fills it). */
+export function issuesCertificates(settings: Pick<RenderContext['settings'], 'exposure'>): boolean {
+  const e = settings.exposure;
+  return e.kind === 'ingress' && e.tls !== undefined && 'clusterIssuer' in e.tls;
+}
+
 /** Why `found` is refused, or undefined when it is allowed. */
 function refusal(found: Found, owner: ReferenceOwner, shown: string): string | undefined {
   if (found.kind === 'token') {
@@ -150,7 +160,7 @@ function refusal(found: Found, owner: ReferenceOwner, shown: string): string | u
     return `${shown} "${found.name}" is a Secret the operator's settings name for mooring's own use; a deployment may not refer to it`;
   // The Ingress's certificate (cert-manager fills it, without mooring's labels) is the Ingress
   // controller's to read: no record refers to one, not even its own deployment's.
-  if (found.name.endsWith(TLS_SUFFIX) && found.name.length > TLS_SUFFIX.length)
+  if (owner.issuesCertificates && found.name.endsWith(TLS_SUFFIX) && found.name.length > TLS_SUFFIX.length)
     return `${shown} "${found.name}" is named like the TLS Secret of an Ingress mooring manages; a deployment may not refer to one`;
   const own = objectNames(owner.baseName);
   const owns: string[] = [own.env, own.postgresCredentials];
@@ -215,6 +225,7 @@ export function checkReferences(
     namespace: ctx.namespace,
     references: ctx.settings.references,
     operatorSecrets: operatorSecrets(ctx.settings),
+    issuesCertificates: issuesCertificates(ctx.settings),
   };
   const sa = ctx.spec.service_account_name;
   if (sa) {

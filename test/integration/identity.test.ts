@@ -122,7 +122,7 @@ describe.each(['baseline', 'restricted'])(
           policy: { podSecurity },
           exposure: {
             kind: 'ingress',
-            tls: { secretName: 'corp-wildcard' },
+            tls: { clusterIssuer: 'letsencrypt' },
             allowedHosts: ['*.apps.example'],
           },
         }),
@@ -220,16 +220,11 @@ describe.each(['baseline', 'restricted'])(
       );
     });
 
-    it("refuses records that read another deployment's TLS Secret or the operator's exposure.tls.secretName", async () => {
-      const c = tenant(TENANT_1);
-      const tls = await create(c, 'tls-thief', 'one', {
+    it("refuses a record that reads another deployment's TLS Secret (a ClusterIssuer's certificate)", async () => {
+      const tls = await create(tenant(TENANT_1), 'tls-thief', 'one', {
         sidecars: [{ name: 'leak', image: 'busybox:1', envFrom: [{ secretRef: { name: 'shop-tls' } }] }],
       });
-      const wildcard = await create(c, 'wildcard-thief', 'one', {
-        volumes: [{ name: 'cert', secret: { secretName: 'corp-wildcard' } }],
-      });
       await refusedWith(tls, 'one', 'MOORING_E_RENDER_POLICY', '"shop-tls"');
-      await refusedWith(wildcard, 'one', 'MOORING_E_RENDER_POLICY', '"corp-wildcard"');
     });
 
     it("refuses record labels that put its pods behind another workload's Service or in its NetworkPolicy's allow-list", async () => {
@@ -240,6 +235,69 @@ describe.each(['baseline', 'restricted'])(
       await refusedWith(behind, 'one', 'MOORING_E_LABELS_FOREIGN_SELECTOR', 'Service/one/payments');
       await refusedWith(allowed, 'two', 'MOORING_E_LABELS_FOREIGN_SELECTOR', 'NetworkPolicy/two/db-allow');
       await waitForState(agent, harmless, 'Ready', 30_000);
+    });
+  },
+);
+
+describe.each(['baseline', 'restricted'])(
+  "the operator's exposure.tls.secretName at %s (control plane + sandbox + agent + kubectl)",
+  {
+    timeout: 60_000,
+  },
+  (podSecurity) => {
+    let servers: Servers;
+    let agent: AgentProcess;
+    let client: ControlPlaneClient;
+
+    beforeAll(async () => {
+      servers = await startServers({ namespaces: ['one'], tmpPrefix: 'mooring-it-', rolloutDelayMs: 300 });
+      const settingsFile = path.join(servers.dir, 'settings.yaml');
+      const exposure = {
+        kind: 'ingress',
+        tls: { secretName: 'corp-wildcard' },
+        allowedHosts: ['*.apps.example'],
+      };
+      await writeFile(settingsFile, YAML.stringify({ policy: { podSecurity }, exposure }));
+      client = new ControlPlaneClient({ baseUrl: servers.cp.url, apiKey: servers.apiKey, retries: 0 });
+      agent = spawnAgent(agentEnv(servers, { MOORING_SETTINGS: settingsFile }), { stopGraceMs: 0 });
+    }, 60_000);
+
+    afterAll(async () => {
+      await agent?.stop();
+      await client?.close();
+      await servers?.close();
+    });
+
+    it('refuses a record that mounts it, and writes nothing of it', async () => {
+      const body = (name: string, resource_spec: ResourceSpecRecord) => ({
+        name,
+        source: 'external_docker' as const,
+        source_config: {
+          listener_id: servers.listenerId,
+          listener_config: { k8s_namespace: 'one' },
+          resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.25, memory_mb: 128, ...resource_spec },
+        },
+        source_revision_config: { image_uri: 'registry.example/app:1' },
+        secrets: [],
+      });
+      const { id } = await client.createDeployment(
+        body('wildcard-thief', { volumes: [{ name: 'cert', secret: { secretName: 'corp-wildcard' } }] }),
+      );
+      await waitFor(
+        `${id} settled`,
+        async () => /^(Refused|Ready)$/.test((await deploymentState(agent, id))?.state ?? ''),
+        30_000,
+      );
+      const status = await deploymentState(agent, id);
+      expect(status?.state).toBe('Refused');
+      expect(status?.reason).toContain('MOORING_E_RENDER_POLICY');
+      expect(status?.reason).toContain('"corp-wildcard"');
+      const kubectl = kubectlOf(servers);
+      expect(
+        (
+          await kubectl(['get', KINDS, '-n', 'one', '-l', `mooring.dev/deployment-id=${id}`, '-o', 'name'])
+        ).trim(),
+      ).toBe('');
     });
   },
 );
