@@ -84,7 +84,7 @@ function ingress(ctx: RenderContext, exposure: IngressExposure, url: ExposedUrl)
   const annotations: Record<string, string> = { ...exposure.annotations };
   const tls = exposure.tls;
   if (tls && 'clusterIssuer' in tls) annotations[CLUSTER_ISSUER_ANNOTATION] = tls.clusterIssuer;
-  const secretName = tls && ('secretName' in tls ? tls.secretName : ctx.names.tls);
+  const secretName = tls && ('secretName' in tls ? tls.secretName : `${ctx.names.apiServer}-tls`);
   return {
     apiVersion: 'networking.k8s.io/v1',
     kind: 'Ingress',

@@ -38,7 +38,6 @@ export function objectNames(base: string) {
     postgres: `${base}-postgres`,
     postgresCredentials: `${base}-postgres-credentials`,
     env: `${base}-env`,
-    tls: `${base}-tls`,
     networkPolicy: `${base}-datastores`,
   } as const;
 }

@@ -59,7 +59,7 @@ function liveObjectsOf(a: DeploymentRecord, state: 'live' | 'deleting' | 'gone')
   const tls: KubeObject = {
     apiVersion: 'v1',
     kind: 'Secret',
-    metadata: { name: objectNames(baseNameOf(a.name)).tls, namespace: NAMESPACE },
+    metadata: { name: `${objectNames(baseNameOf(a.name)).apiServer}-tls`, namespace: NAMESPACE },
   };
   return [...objects, ...claims, tls];
 }
