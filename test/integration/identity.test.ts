@@ -84,10 +84,16 @@ describe.each(['baseline', 'restricted'])(
       return pvc.metadata.labels['mooring.dev/deployment-id'] as string;
     };
     const refusedWith = async (id: string, ns: string, ...parts: string[]) => {
-      // Settled either way: refused, or (the regression) applied and Ready.
+      // Settled either way: refused, or (the regression) applied and Ready. A deleted victim's
+      // names stay held until the agent's listing shows its objects gone (the next poll after):
+      // that refusal passes.
       await waitFor(
         `${id} settled`,
-        async () => /^(Refused|Ready)$/.test((await deploymentState(agent, id))?.state ?? ''),
+        async () => {
+          const now = await deploymentState(agent, id);
+          const held = now?.reason?.startsWith('MOORING_E_RENDER_NAME_COLLISION') ?? false;
+          return /^(Refused|Ready)$/.test(now?.state ?? '') && !held;
+        },
         30_000,
       );
       expect((await deploymentState(agent, id))?.state).toBe('Refused');
