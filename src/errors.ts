@@ -182,6 +182,18 @@ export const ERROR_CODES = {
     retryable: false,
     untilResync: true,
   },
+  MOORING_E_FOREIGN_OBJECT: {
+    summary:
+      'The deployment would mount, read or adopt an object labelled for another deployment or listener (whatever its name); nothing was written.',
+    retryable: false,
+    untilResync: true,
+  },
+  MOORING_E_LABELS_FOREIGN_SELECTOR: {
+    summary:
+      "The deployment's labels would put its pods behind a Service or inside a NetworkPolicy of a workload that is not its own; nothing was written.",
+    retryable: false,
+    untilResync: true,
+  },
 
   // proxies (both clients)
   MOORING_E_PROXY_REFUSED: {

@@ -229,7 +229,7 @@ export class Agent {
       client: this.#d.controlPlane,
       listenerId: config.listenerId,
       intervalMs: config.pollIntervalMs,
-      collisions: { namespaceTenants: config.references.namespaceTenants, urls: this.#d.exposesUrls },
+      collisions: { ...config.references, urls: this.#d.exposesUrls, holdsObjects: this.#d.ownsObjects },
       clock,
       random,
       logger,

@@ -18,7 +18,9 @@ import { desiredStateHash, MAX_RECORD_DEPTH, tooDeep } from './record-digest.ts'
  * Deployments any of whose object names an older deployment in the same namespace would use
  * (`detectCollisions`: every derived name, not only the base name): the oldest keeps its names,
  * the others are refused before anything of theirs is applied (until the collision is gone). A
- * deployment being deleted does not count: its objects are on their way out. Nor does one in a
+ * deployment being deleted holds its names until its objects are gone (`rules.holdsObjects`; its
+ * kept volumes are judged by their labels, reconcile/identity.ts), and is never refused itself:
+ * its deletion goes on. Nor does one in a
  * namespace bound to another tenant: rendering refuses it, and it must not hold that tenant's
  * names against it. With `urls` (exposure is on), a custom_url another deployment keeps
  * (`detectUrlClaims`: the one that held it at the previous poll, `urlHolders`, else the oldest)
@@ -29,13 +31,17 @@ export function collisionsOf(
   rules: CollisionRules,
   urlHolders: ReadonlyMap<string, string> = new Map(),
 ): { refused: Map<string, Refusal>; urlHolders: Map<string, string> } {
-  const live = deployments.filter(
-    (d) =>
-      d.status !== 'AWAITING_DELETE' &&
-      tenantMayUse(d, d.source_config?.listener_config?.k8s_namespace ?? '', rules.namespaceTenants ?? {}),
-  );
+  const mayUse = (d: DeploymentRecord) =>
+    tenantMayUse(d, d.source_config?.listener_config?.k8s_namespace ?? '', rules.namespaceTenants ?? {});
+  const deleting = (d: DeploymentRecord) => d.status === 'AWAITING_DELETE';
+  const live = deployments.filter((d) => !deleting(d) && mayUse(d));
+  // Unknown (no listing yet) counts as holding: a name is released only once seen free.
+  const holding = deployments.filter((d) => deleting(d) && mayUse(d) && rules.holdsObjects?.(d.id) !== false);
   const out = new Map<string, Refusal>();
-  for (const c of detectCollisions(live)) out.set(c.deploymentIds[1], { code: c.code, message: c.reason });
+  const held = new Set(holding.map((d) => d.id));
+  for (const c of detectCollisions(holding.length > 0 ? [...live, ...holding] : live)) {
+    if (!held.has(c.deploymentIds[1])) out.set(c.deploymentIds[1], { code: c.code, message: c.reason });
+  }
   const urls = rules.urls?.() ? detectUrlClaims(live, urlHolders) : { claims: [], holders: new Map() };
   for (const c of urls.claims) {
     if (!out.has(c.deploymentIds[1])) out.set(c.deploymentIds[1], { code: c.code, message: c.reason });
@@ -49,6 +55,11 @@ export interface CollisionRules {
   namespaceTenants?: Readonly<Record<string, string>> | undefined;
   /** Whether deployments are exposed at their custom_url (then two may not share one); default not. */
   urls?: (() => boolean) | undefined;
+  /**
+   * Whether a deployment still owns objects other than its kept volumes, by the agent's latest
+   * listing (undefined before one). A deployment being deleted holds its names while it does.
+   */
+  holdsObjects?: ((deploymentId: string) => boolean | undefined) | undefined;
 }
 
 /** A coded refusal of one deployment. */

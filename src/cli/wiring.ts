@@ -9,7 +9,9 @@ import { ControlPlaneClient } from '../control-plane/client.ts';
 import { createKubeClient } from '../kube/clients.ts';
 import { servesKind } from '../kube/exposure-discovery.ts';
 import { kubeLeaseClient } from '../kube/lease.ts';
+import { ForeignObjects } from '../kube/foreign-objects.ts';
 import { kubeNamespaceReader } from '../kube/namespaces.ts';
+import { ObjectClient } from '../kube/object-client.ts';
 import { ObservedState, type PageJudge } from '../kube/observed-state.ts';
 import { ResourceManager } from '../kube/resource-manager.ts';
 import { kubeRestartMemoStore } from '../kube/restart-memo-store.ts';
@@ -176,6 +178,8 @@ export function wireAgent(o: WireOptions): WiredAgent {
       return judge(items);
     };
   };
+  // Listed per namespace at most once a cycle, and only for a rendered deployment that needs them.
+  const foreign = new ForeignObjects(new ObjectClient(kube), config.listenerId);
   const cachedResources = observed.wrap(resources);
   const directResources = observed.wrap(resources, { listDirectly: true });
   const deps: AgentDeps = {
@@ -211,6 +215,9 @@ export function wireAgent(o: WireOptions): WiredAgent {
           settings: reconcileSettings,
           verified: (obj, key) => resources.isVerified(obj, key),
           coldPass: (id, key, namespace) => coldPasses.take(id, key, namespace),
+          finder: () => observed.finder(),
+          foreignSelectors: (namespace) => foreign.selectors(namespace),
+          foreignClaims: (namespace) => foreign.claims(namespace),
         },
         {
           deployment: input.deployment,
@@ -235,6 +242,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
       });
     },
     beginCycle: () => {
+      foreign.reset();
       void observed.refresh(
         (opts) => resources.listOwned(opts),
         (err) =>

@@ -31,7 +31,7 @@ import { kindInfo } from '../objects/kinds.ts';
 import { type Inventory, inventoryOf, type ListOwnedOptions } from './list.ts';
 import { LABELS } from '../labels.ts';
 import type { Verified } from './apply-context.ts';
-import { type PageJudge, type PreviousEntries, previousEntries } from './slim-listing.ts';
+import { type PageJudge, type PreviousEntries, previousEntries, previousEntry } from './slim-listing.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
 
 /** The resource calls the cache wraps (the ResourceManager has them). */
@@ -68,6 +68,9 @@ function ownersOf(inventory: Inventory): Set<string> {
 }
 
 export type { PageJudge } from './slim-listing.ts';
+
+/** An object of the listing by kind, namespace and name (`ObservedState.finder`). */
+export type ObjectFinder = (kind: string, namespace: string, name: string) => KubeObject | undefined;
 export type { Verified } from './apply-context.ts';
 
 export class ObservedState {
@@ -148,6 +151,17 @@ export class ObservedState {
    */
   ownsObjects(deploymentId: string): boolean | undefined {
     return this.#owners?.has(deploymentId);
+  }
+
+  /**
+   * Looks objects up by kind, namespace and name in the latest listing that succeeded (waiting for
+   * the current one when none has yet); undefined when no listing has succeeded. Its entries keep
+   * the ownership labels: what reconcile/identity.ts reads. No request, no copy.
+   */
+  async finder(): Promise<ObjectFinder | undefined> {
+    if (this.#previous === undefined) await this.#listing?.result;
+    const previous = this.#previous;
+    return previous && ((kind, namespace, name) => previousEntry(previous, kind, namespace, name));
   }
 
   /** Cache hits and misses of per-deployment listings so far (for tests and benchmarks). */

@@ -34,6 +34,16 @@ function scopeOf(kind: string, namespace: string): string {
   return `${kind}/${namespace}`;
 }
 
+/** The entry of one object in `previous`, if the listing held it. */
+export function previousEntry(
+  previous: PreviousEntries,
+  kind: string,
+  namespace: string,
+  name: string,
+): KubeObject | undefined {
+  return previous.get(scopeOf(kind, namespace))?.get(name);
+}
+
 /** The entries of a complete slim listing, for the next listing of the same namespaces. */
 export function previousEntries(inventory: Inventory): PreviousEntries {
   const out = new Map<string, Map<string, KubeObject>>();

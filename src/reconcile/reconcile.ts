@@ -19,6 +19,8 @@ import type { KubeObject } from '../objects/kube-object.ts';
 import { renderDeployment } from '../render/index.ts';
 import { shortcut } from './converged.ts';
 import { reconcileDelete } from './delete-deployment.ts';
+import { checkDesiredIdentity } from './identity.ts';
+import { checkImpostorLabels, recordLabelledPods } from './impostor.ts';
 import { assessObject, rollUp } from './health.ts';
 import { pausedDeploymentResult, pausedMain, recordPaused } from './paused.ts';
 import { type ReconcileResult, resultOf } from './result.ts';
@@ -96,6 +98,16 @@ export async function reconcileDeployment(
       `${objectId(stray)}: rendered outside the deployment's namespace ${namespace}; nothing written`,
       { details: { deploymentId: deployment.id, namespace: stray.metadata.namespace ?? null } },
     );
+  }
+
+  // 6b. Identity: a claim or Secret the pods refer to, or a claim a StatefulSet would adopt, that
+  //     is labelled for another deployment or listener refuses the deployment, whatever its name.
+  await checkDesiredIdentity(deps, desired, { namespace, deploymentId: deployment.id });
+  // 6c. The record's labels may not put its pods behind another workload's Service or inside its
+  //     NetworkPolicy (impostor.ts); the namespace's are listed only for pods with such labels.
+  const labelled = recordLabelledPods(desired);
+  if (labelled.length > 0 && deps.foreignSelectors) {
+    checkImpostorLabels(labelled, await deps.foreignSelectors(namespace), deployment.id);
   }
 
   owned ??= await listOwned();

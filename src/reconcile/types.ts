@@ -6,6 +6,8 @@ import type { ChangeSet } from '../objects/change-set.ts';
 import type { DeleteAllOptions } from '../kube/delete.ts';
 import type { Inventory, ListOwnedOptions } from '../kube/list.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
+import type { ObjectFinder } from '../kube/observed-state.ts';
+import type { Selecting } from '../kube/foreign-objects.ts';
 import type { RenderResult, RenderSettings } from '../render/index.ts';
 import type { ConvergedPass } from './converged.ts';
 import type { EventRecorder } from './events.ts';
@@ -47,6 +49,25 @@ export interface ReconcileDeps {
    * the shortcut too.
    */
   coldPass?: (deploymentId: string, key: string, namespace: string) => ConvergedPass | undefined;
+  /**
+   * The listener's objects by kind, namespace and name, from the agent's latest listing
+   * (`ObservedState.finder`); read for whose the objects a deployment refers to are
+   * (identity.ts). Without one (or before any listing), the namespace's claims and Secrets are
+   * listed when the deployment refers to any.
+   */
+  finder?: () => Promise<ObjectFinder | undefined>;
+  /**
+   * The selectors of the Services and NetworkPolicies mooring does not manage in a namespace
+   * (kube/foreign-objects.ts), read only for a deployment whose record labels its pods.
+   * Without it, record labels are not checked against them.
+   */
+  foreignSelectors?: (namespace: string) => Promise<readonly Selecting[]>;
+  /**
+   * The claims of a namespace labelled for another listener, by name (kube/foreign-objects.ts):
+   * the agent's listing holds only this listener's. Read only when a rendered deployment refers
+   * to or would adopt a claim its listing does not hold.
+   */
+  foreignClaims?: (namespace: string) => Promise<ReadonlyMap<string, KubeObject>>;
   /** The renderer (injected in tests); renderDeployment by default. */
   render?: (input: {
     deployment: DeploymentRecord;

@@ -95,19 +95,26 @@ export function hostAllowed(host: string, allowed: readonly string[] | undefined
 /** The `exposure` member of a settings file: closed, one shape per kind. */
 export const ExposureSettingsFile = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('none') }),
-  z.strictObject({
-    kind: z.literal('ingress'),
-    ingressClassName: dnsSubdomain().optional(),
-    annotations: z.record(z.string().min(1), z.string()).optional(),
-    tls: z
-      .union([
-        z.strictObject({ secretName: dnsSubdomain() }),
-        z.strictObject({ clusterIssuer: dnsSubdomain() }),
-      ])
-      .optional(),
-    from: NamespaceSelectorFile.optional(),
-    allowedHosts: allowedHosts(),
-  }),
+  z
+    .strictObject({
+      kind: z.literal('ingress'),
+      ingressClassName: dnsSubdomain().optional(),
+      annotations: z.record(z.string().min(1), z.string()).optional(),
+      tls: z
+        .union([
+          z.strictObject({ secretName: dnsSubdomain() }),
+          z.strictObject({ clusterIssuer: dnsSubdomain() }),
+        ])
+        .optional(),
+      from: NamespaceSelectorFile.optional(),
+      allowedHosts: allowedHosts(),
+    })
+    // A ClusterIssuer signs whatever host a record's custom_url names: without allowedHosts any
+    // tenant could have a certificate issued for any host (a domain of another tenant's, or ours).
+    .refine((s) => !(s.tls && 'clusterIssuer' in s.tls) || (s.allowedHosts?.length ?? 0) > 0, {
+      message: 'tls.clusterIssuer requires allowedHosts (the hosts a certificate may be issued for)',
+      path: ['allowedHosts'],
+    }),
   z.strictObject({
     kind: z.literal('httproute'),
     gateway: z.strictObject({

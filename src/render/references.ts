@@ -13,16 +13,23 @@ import { podTemplates } from './pod-templates.ts';
  * - run as the agent's own ServiceAccount (or, with an allow-list, any account not on it), nor mint
  *   ServiceAccount tokens through a projected volume unless the operator allows it;
  * - refer to a Secret mooring manages for another deployment (`<base>-env`,
- *   `<base>-postgres-credentials`): any Secret named so that is not this deployment's own;
+ *   `<base>-postgres-credentials`): any Secret named so that is not this deployment's own; nor,
+ *   while Ingresses get certificates from a ClusterIssuer, any `<base>-tls`, its own included;
+ *   nor a Secret the operator's settings name (`exposure.tls.secretName`,
+ *   `datastoreImagePullSecrets`), in any form;
  * - land in a namespace bound to another tenant.
  *
  * The ResourceSpec and `secret_references` are checked first, so a refusal names the field the
  * user wrote; the rendered pod specs are checked again as a second guard, so a reference that
  * some rendering path adds or passes through unseen is still refused before anything is written.
+ * A name here only ever refuses: whether a live object of an allowed name is this deployment's is
+ * read from its labels before anything is written (reconcile/identity.ts).
  */
 
 /** Suffixes of the Secret names mooring gives a deployment's objects (names.ts `objectNames`). */
 const MANAGED_SECRET_SUFFIXES = ['-env', '-postgres-credentials'] as const;
+/** The suffix of the Secret cert-manager fills for a deployment's Ingress (`exposure.tls.clusterIssuer`). */
+const TLS_SUFFIX = '-tls';
 
 /** True when `name` is a Secret name mooring would give some deployment. */
 export function isManagedSecretName(name: string): boolean {
@@ -34,6 +41,24 @@ export interface ReferenceOwner {
   baseName: string;
   namespace: string;
   references: ReferenceSettings;
+  /** Secrets the operator's settings name (`operatorSecrets`): no record may refer to them. */
+  operatorSecrets?: ReadonlySet<string> | undefined;
+  /** Whether Ingresses get `<base>-tls` certificates (`exposure.tls.clusterIssuer`). */
+  issuesCertificates?: boolean | undefined;
+}
+
+/**
+ * The Secrets the operator's settings name for mooring's own use: the Ingress certificate of
+ * `exposure.tls.secretName` and the datastores' pull secrets. Records may not refer to them.
+ */
+export function operatorSecrets(
+  settings: Pick<RenderContext['settings'], 'exposure' | 'datastoreImagePullSecrets'>,
+): ReadonlySet<string> {
+  const out = new Set(settings.datastoreImagePullSecrets ?? []);
+  const exposure = settings.exposure;
+  if (exposure.kind === 'ingress' && exposure.tls && 'secretName' in exposure.tls)
+    out.add(exposure.tls.secretName);
+  return out;
 }
 
 /** A reference found in a pod spec, or in the part of a ResourceSpec that becomes one. */
@@ -111,6 +136,19 @@ function collectPod(parts: Record<string, unknown>, volumesKey: string, out: Fou
   }
 }
 
+/** Every Secret a pod spec names (env, envFrom, volumes, projected, CSI and plugin refs, pull secrets), with its path. */
+export function secretNamesIn(spec: Record<string, unknown>): { name: string; path: string }[] {
+  const found: Found[] = [];
+  collectPod(spec, 'volumes', found);
+  return found.flatMap((f) => (f.kind === 'secret' ? [{ name: f.name, path: f.path }] : []));
+}
+
+/** Whether mooring names a `<base>-tls` Secret for each exposed deployment (cert-manager fills it). */
+export function issuesCertificates(settings: Pick<RenderContext['settings'], 'exposure'>): boolean {
+  const e = settings.exposure;
+  return e.kind === 'ingress' && e.tls !== undefined && 'clusterIssuer' in e.tls;
+}
+
 /** Why `found` is refused, or undefined when it is allowed. */
 function refusal(found: Found, owner: ReferenceOwner, shown: string): string | undefined {
   if (found.kind === 'token') {
@@ -118,10 +156,16 @@ function refusal(found: Found, owner: ReferenceOwner, shown: string): string | u
     const volume = found.volume === undefined ? '' : ` (volume "${found.volume}")`;
     return `${shown}${volume}: projected ServiceAccount tokens are not allowed`;
   }
+  if (owner.operatorSecrets?.has(found.name))
+    return `${shown} "${found.name}" is a Secret the operator's settings name for mooring's own use; a deployment may not refer to it`;
+  // The Ingress's certificate (cert-manager fills it, without mooring's labels) is the Ingress
+  // controller's to read: no record refers to one, not even its own deployment's.
+  if (owner.issuesCertificates && found.name.endsWith(TLS_SUFFIX) && found.name.length > TLS_SUFFIX.length)
+    return `${shown} "${found.name}" is named like the TLS Secret of an Ingress mooring manages; a deployment may not refer to one`;
   const own = objectNames(owner.baseName);
-  if (!isManagedSecretName(found.name) || found.name === own.env || found.name === own.postgresCredentials)
-    return undefined;
-  return `${shown} "${found.name}" is a Secret mooring manages for another deployment; this deployment may refer only to its own (${own.env}, ${own.postgresCredentials})`;
+  const owns: string[] = [own.env, own.postgresCredentials];
+  if (!isManagedSecretName(found.name) || owns.includes(found.name)) return undefined;
+  return `${shown} "${found.name}" is a Secret mooring manages for another deployment; this deployment may refer only to its own (${owns.join(', ')})`;
 }
 
 /** Why running as ServiceAccount `name` is refused, or undefined when it is allowed. */
@@ -180,6 +224,8 @@ export function checkReferences(
     baseName: ctx.labels.baseName,
     namespace: ctx.namespace,
     references: ctx.settings.references,
+    operatorSecrets: operatorSecrets(ctx.settings),
+    issuesCertificates: issuesCertificates(ctx.settings),
   };
   const sa = ctx.spec.service_account_name;
   if (sa) {

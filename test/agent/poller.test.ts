@@ -449,13 +449,36 @@ describe('nestedDeeperThan', () => {
     const byId = new Map(snap.deployments.map((d) => [d.deployment.id, d]));
     expect(byId.get(D1)!.refused).toBeUndefined();
     expect(byId.get(D2)!.refused?.code).toBe('MOORING_E_RENDER_NAME_COLLISION');
-    // A deployment being deleted does not hold its names against a new one.
-    const { poller: again } = setup({
-      deployments: [younger, { ...older, status: 'AWAITING_DELETE' } as DeploymentRecord],
-      revisions: {},
+  });
+
+  it('holds the names of a deployment being deleted until its objects are gone (regression: released at once)', async () => {
+    const deleting = {
+      ...deployment(D1, LISTENER, null),
+      name: 'shop',
+      created_at: '2026-01-01T00:00:00Z',
+      status: 'AWAITING_DELETE',
+    } as DeploymentRecord;
+    const younger = { ...deployment(D2, LISTENER, null), name: 'shop', created_at: '2026-02-01T00:00:00Z' };
+    const { client } = fakeClient({ deployments: [younger, deleting], revisions: {} });
+    const owns = new Map<string, boolean | undefined>([[D1, undefined]]);
+    const poller = new Poller({
+      client,
+      listenerId: LISTENER,
+      intervalMs: 10_000,
+      logger: silentLogger(),
+      collisions: { holdsObjects: (id) => owns.get(id) },
     });
-    const next = await again.pollOnce();
-    expect(next.deployments.every((d) => d.refused === undefined)).toBe(true);
+    const byId = async () => new Map((await poller.pollOnce()).deployments.map((d) => [d.deployment.id, d]));
+    // Not yet listed, then listed with objects: held, and the one being deleted is never refused.
+    for (const holds of [undefined, true]) {
+      owns.set(D1, holds);
+      const now = await byId();
+      expect(now.get(D2)!.refused?.code).toBe('MOORING_E_RENDER_NAME_COLLISION');
+      expect(now.get(D1)!.refused).toBeUndefined();
+    }
+    // Its objects gone (kept volumes aside): the name is free.
+    owns.set(D1, false);
+    expect([...(await byId()).values()].every((d) => d.refused === undefined)).toBe(true);
   });
 
   it('refuses the younger of two deployments exposed at one URL, only while exposure is on', async () => {

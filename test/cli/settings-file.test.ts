@@ -114,6 +114,19 @@ describe('one settings file for mooring render and mooring run', () => {
     ]);
   });
 
+  it('refuses at start a clusterIssuer without allowedHosts (any record could get a certificate for any host)', () => {
+    const file = (extra: string) => ({
+      '/s.yaml': `exposure: { kind: ingress, tls: { clusterIssuer: letsencrypt }${extra} }`,
+    });
+    const r = parse(['--settings', '/s.yaml'], ENV, file(''));
+    if (r.ok) throw new Error('expected problems');
+    expect(r.problems).toEqual([
+      '--settings (MOORING_SETTINGS): "/s.yaml": exposure.allowedHosts: tls.clusterIssuer requires allowedHosts (the hosts a certificate may be issued for)',
+    ]);
+    expect(parse(['--settings', '/s.yaml'], ENV, file(', allowedHosts: []')).ok).toBe(false);
+    expect(parse(['--settings', '/s.yaml'], ENV, file(", allowedHosts: ['*.apps.example']")).ok).toBe(true);
+  });
+
   it('--help documents the flag and that the file is the defaults of the flags it overlaps', () => {
     const help = configHelp('run', '').replace(/\n {4,}/g, ' ');
     expect(help).toContain('--settings <value>');

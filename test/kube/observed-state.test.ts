@@ -72,6 +72,27 @@ describe('ObservedState: one listing per cycle, shared by its reconciles', () =>
     expect(cache.stats).toEqual({ hits: 3, misses: 0 });
   });
 
+  it("finder: looks any deployment's object up in the latest listing that succeeded, without a request", async () => {
+    const live = [obj('d1', 'a'), obj('d2', 'b')];
+    const { resources, lists, hold } = fakeResources(live);
+    const cache = new ObservedState({ namespaces: ['apps'], listenerId: LISTENER });
+    expect(await cache.finder()).toBeUndefined();
+    let release!: () => void;
+    hold(new Promise<void>((r) => (release = r)));
+    void cache.refresh((o) => resources.listOwned(o));
+    // None has succeeded yet: the first is waited for.
+    const first = cache.finder();
+    release();
+    const find = (await first)!;
+    expect(find('Service', 'apps', 'b')?.metadata.labels?.['mooring.dev/deployment-id']).toBe('d2');
+    expect(find('Service', 'apps', 'c')).toBeUndefined();
+    expect(find('Secret', 'apps', 'b')).toBeUndefined();
+    // A failed listing leaves the last one that succeeded.
+    void cache.refresh(() => Promise.reject(new Error('down')));
+    expect((await cache.finder())!('Service', 'apps', 'a')).toBeDefined();
+    expect(lists).toHaveLength(1);
+  });
+
   it('a deployment we wrote to lists for itself until the next listing', async () => {
     const live = [obj('d1', 'a')];
     const { resources, lists } = fakeResources(live);

@@ -98,7 +98,7 @@ export const FULL_SPEC: ResourceSpecRecord = {
   image_pull_secrets: [{ name: 'registry-creds' }],
   volumes: [
     { name: 'config', configMap: { name: 'shop-config' } },
-    { name: 'tls', secret: { secretName: 'shop-tls' } },
+    { name: 'tls', secret: { secretName: 'shop-cert' } },
     { name: 'scratch', emptyDir: { sizeLimit: '1Gi' } },
     { name: 'uploads', persistentVolumeClaim: { claimName: 'shop-uploads' } },
     { name: 'shared', nfs: { server: 'nfs.example.com', path: '/exports/shop' } },

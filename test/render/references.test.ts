@@ -166,6 +166,60 @@ describe("another deployment's mooring-managed Secrets", () => {
   });
 });
 
+describe("Ingress certificates and the Secrets the operator's settings name (regression: readable by any record)", () => {
+  const withTls = (tls: { secretName: string } | { clusterIssuer: string }) =>
+    settings({
+      exposure: { kind: 'ingress', tls, allowedHosts: ['*.example.com'] },
+      datastoreImagePullSecrets: ['corp-registry'],
+    });
+  const fixed = withTls({ secretName: 'corp-wildcard' });
+  const issuer = withTls({ clusterIssuer: 'letsencrypt' });
+  const renderWith = (
+    spec: ResourceSpecRecord,
+    extra: Parameters<typeof deployment>[0] = {},
+    operator: RenderSettings = fixed,
+  ) => renderDeployment({ deployment: deployment({ spec, ...extra }), settings: operator });
+  /** [Secret, the settings under which it is refused]: a ClusterIssuer's certificates, the settings' own. */
+  const refused: [string, RenderSettings][] = [
+    ['billing-tls', issuer],
+    ['shop-api-tls', issuer],
+    ['corp-wildcard', fixed],
+    ['corp-registry', fixed],
+    ['corp-registry', issuer],
+  ];
+  const cases = SECRET_FORMS.flatMap(([form, spec, field]) =>
+    refused.map(([secret, operator]) => [form, secret, spec(secret), field, operator] as const),
+  );
+
+  it.each(cases)('%s naming %s is refused', (_form, secret, spec, field, operator) => {
+    const err = errorOf(() => renderWith(spec, {}, operator));
+    expect(err.code).toBe('MOORING_E_RENDER_POLICY');
+    expect(err.field).toBe(`${S}.${field}`);
+    expect(err.message).toContain(`${field} "${secret}"`);
+  });
+
+  it.each(refused)('a secret_references entry naming %s is refused', (secret, operator) => {
+    const refs = [{ name: 'STOLEN', secret_name: secret, secret_key: 'tls.key' }];
+    expect(errorOf(() => renderWith({}, { secret_references: refs }, operator)).field).toBe(
+      'secret_references[0].secret_name',
+    );
+  });
+
+  it('a user Secret named *-tls is allowed where no ClusterIssuer names certificates so', () => {
+    const { objects } = renderWith({ volumes: [{ name: 'v', secret: { secretName: 'team-tls' } }] });
+    expect(JSON.stringify(objects)).toContain('"secretName":"team-tls"');
+  });
+
+  it("the datastores still pull with the operator's secret, and the Ingress still names its certificate", () => {
+    const { objects } = renderWith({}, { custom_url: 'https://shop.example.com/' });
+    const postgres = objects.find((o) => o.kind === 'StatefulSet' && o.metadata.name === 'shop-api-postgres');
+    expect(JSON.stringify(postgres)).toContain('"imagePullSecrets":[{"name":"corp-registry"}]');
+    expect(JSON.stringify(objects.find((o) => o.kind === 'Ingress'))).toContain(
+      '"secretName":"corp-wildcard"',
+    );
+  });
+});
+
 describe('service accounts', () => {
   const agent = { agentServiceAccount: 'mooring' };
 
