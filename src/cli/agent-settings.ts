@@ -27,13 +27,15 @@ export function kubeconfigSource(
  * `mooring render --settings` does), then the members the flags resolved (config.ts).
  */
 export function renderSettingsOf(config: AgentConfig): RenderSettings {
+  const merged = mergeRenderSettings(config.listenerId, config.settingsFile);
   return {
-    ...mergeRenderSettings(config.listenerId, config.settingsFile),
+    ...merged,
     redisImage: config.redisImage,
     postgresImage: config.postgresImage,
     storageClassName: config.storageClass,
     clusterDomain: config.clusterDomain,
     policy: {
+      ...merged.policy,
       podSecurity: config.podSecurity,
       allowHostPath: config.allowHostPath,
       allowPrivileged: config.allowPrivileged,
