@@ -5,6 +5,7 @@
 import { homedir } from 'node:os';
 import path from 'node:path';
 import type { AgentConfig } from '../config.ts';
+import { isAgentVocabulary } from '../agent/redact-vocabulary.ts';
 import { Redactor } from '../redact.ts';
 import { mergeRenderSettings, type RenderSettings } from '../render/index.ts';
 
@@ -62,7 +63,7 @@ function referenceSettingsOf(r: AgentConfig['references']): RenderSettings['refe
  * before the logger (which scrubs every line with it) and hands it to `wireAgent`.
  */
 export function agentRedactor(config: Pick<AgentConfig, 'apiKey'>): Redactor {
-  const redactor = new Redactor();
+  const redactor = new Redactor({ vocabulary: isAgentVocabulary });
   redactor.set('api-key', [config.apiKey]);
   return redactor;
 }
