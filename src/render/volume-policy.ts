@@ -1,8 +1,9 @@
 /**
  * Mooring's volume rules, beyond the Pod Security Standards: a volume type outside the allow-list
- * (gitRepo and flexVolume always), an ephemeral claim that binds a named PersistentVolume, and a
- * claim (mounted or cloned) of another deployment's bundled Postgres are refused; hostPath only
- * with `allowHostPath`. `checkVolumes` applies them to the ResourceSpec, and policy.ts's last
+ * (gitRepo and flexVolume always), an ephemeral claim that binds a pre-made PersistentVolume (by
+ * name, label selector or an empty storage class), a claim (mounted or cloned) of another
+ * deployment's bundled Postgres, an inline CSI volume of a driver the operator did not allow and a
+ * projected podCertificate source (unless allowed) are refused; hostPath only with `allowHostPath`. `checkVolumes` applies them to the ResourceSpec, and policy.ts's last
  * check to every rendered pod.
  */
 import type { Volume } from '../contract/index.ts';
