@@ -27,6 +27,7 @@ Flags:
                       members: listenerId, redisImage, postgresImage, storageClassName,
                       clusterDomain, policy.podSecurity (baseline or restricted),
                       policy.allowHostPath, policy.allowPrivileged, policy.allowedVolumeTypes,
+                      policy.allowedCsiDrivers, policy.allowPodCertificates, policy.podMetadata,
                       commands, args, probes, placement, datastoreImagePullSecrets,
                       resources, service, references.agentServiceAccount, references.agentNamespace,
                       references.serviceAccounts, references.allowServiceAccountTokens,

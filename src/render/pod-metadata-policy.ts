@@ -89,23 +89,18 @@ export function mergePodMetadataPolicy(file: PodMetadataSettingsFile | undefined
 /** A compiled list of patterns: one case-insensitive expression, built once per list. */
 const compiled = new WeakMap<readonly string[], RegExp | null>();
 
+/** One pattern as a regular expression source: `*` any characters, everything else literal. */
+function patternSource(pattern: string): string {
+  return pattern
+    .split('*')
+    .map((part) => part.replace(/[.+?^${}()|[\]\\/]/g, '\\$&'))
+    .join('.*');
+}
+
 function matcher(patterns: readonly string[]): RegExp | null {
   let re = compiled.get(patterns);
   if (re !== undefined) return re;
-  re =
-    patterns.length === 0
-      ? null
-      : new RegExp(
-          `^(?:${patterns
-            .map((p) =>
-              p
-                .split('*')
-                .map((part) => part.replace(/[.+?^${}()|[\]\\/]/g, '\\$&'))
-                .join('.*'),
-            )
-            .join('|')})$`,
-          'i',
-        );
+  re = patterns.length === 0 ? null : new RegExp(`^(?:${patterns.map(patternSource).join('|')})$`, 'i');
   compiled.set(patterns, re);
   return re;
 }
