@@ -2,7 +2,7 @@
  * What the textual redactor costs the log: `node bench/redactor.ts [--values N] [--duration-ms N]
  * [--json]`. A pino logger at debug level (as the tests run the agent) writes realistic agent
  * lines to a discarding stream, alternately through the identity `streamWrite` hook and through
- * `Redactor.scrub` holding N secret values (default 3,000: 1,000 deployments with three secrets
+ * `Redactor.scrubJsonLine` (what the agent's logger uses) holding N secret values (default 3,000: 1,000 deployments with three secrets
  * each), in slices of equal length so both see the same machine; the ratio of the two rates is the
  * figure. One line in a hundred quotes a value (an API server's refusal), so the replacing path is
  * measured too. Also printed: the scrub alone, per line, how long the matcher took to build, and,
@@ -77,7 +77,7 @@ const logger = (hook: (s: string) => string) =>
     sink,
   );
 const identity = logger((s) => s);
-const scrubbed = logger((s) => redactor.scrub(s));
+const scrubbed = logger((s) => redactor.scrubJsonLine(s));
 
 /** The lines the agent writes most, one in a hundred quoting a secret (a webhook's refusal). */
 function writeLines(log: pino.Logger, n: number, offset: number): void {
@@ -179,9 +179,9 @@ function microsPerLine(texts: readonly string[], scrub: (s: string) => string, r
 /** The scrub alone over the same lines as text, per line (microseconds). */
 function scrubAlone(texts: readonly string[]): { microsPerLine: number; replaced: number } {
   let replaced = 0;
-  for (const t of texts) if (redactor.scrub(t) !== t) replaced++;
+  for (const t of texts) if (redactor.scrubJsonLine(t) !== t) replaced++;
   return {
-    microsPerLine: microsPerLine(texts, (t) => redactor.scrub(t), 50),
+    microsPerLine: microsPerLine(texts, (t) => redactor.scrubJsonLine(t), 50),
     replaced: replaced / texts.length,
   };
 }

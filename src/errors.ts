@@ -80,6 +80,11 @@ export const ERROR_CODES = {
     retryable: false,
     handling: 'no: push the image elsewhere and PATCH its `image_uri` (docs/control-plane.md)',
   },
+  MOORING_E_CP_RESPONSE_TOO_LARGE: {
+    summary: 'A control-plane answer is larger than --control-plane-max-response-mib; it is not read.',
+    retryable: false,
+    handling: 'no: that request alone fails; the next poll asks again, with backoff',
+  },
   MOORING_E_CP_TLS_UNTRUSTED: {
     summary:
       "The control plane's TLS certificate is not trusted (give its CA with --control-plane-ca-file or NODE_EXTRA_CA_CERTS).",

@@ -1,6 +1,9 @@
 import { type DestinationStream, type Logger, pino } from 'pino';
 import type { Scrubber } from './redact.ts';
 
+/** A scrubber that can tell a JSON log line's values from its structure (the agent's `Redactor`). */
+type LineScrubber = Scrubber & { scrubJsonLine?: (line: string) => string };
+
 export type { Logger } from 'pino';
 
 /**
@@ -43,7 +46,7 @@ export interface LoggerOptions {
    * Scrubs every finished line before it is written (the agent's `Redactor`): a known secret
    * value is replaced whatever field, message or level carries it, in its JSON-escaped form too.
    */
-  scrubber?: Scrubber;
+  scrubber?: LineScrubber;
 }
 
 /** Creates a pino JSON logger with redaction. There is no module-level logger: inject this one. */
@@ -52,7 +55,17 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   return pino(
     {
       // The last step of every line, children's included: nothing written bypasses it.
-      ...(scrubber ? { hooks: { streamWrite: (line: string) => scrubber.scrub(line) } } : {}),
+      // Inside values only, where the scrubber can tell them apart: a record's "secret" must not
+      // rewrite another line's level, code, state or keys.
+      ...(scrubber
+        ? {
+            hooks: {
+              streamWrite: scrubber.scrubJsonLine
+                ? (line: string) => scrubber.scrubJsonLine!(line)
+                : (line: string) => scrubber.scrub(line),
+            },
+          }
+        : {}),
       level: options.level ?? 'info',
       base: options.base ?? {},
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },

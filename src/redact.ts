@@ -20,6 +20,7 @@
  */
 
 import { FormIndex } from './redact-index.ts';
+import { PROTECTED_FIELDS, scrubbableRanges, scrubbableSpan } from './redact-json.ts';
 
 /**
  * The shortest value that is scrubbed, in UTF-16 code units. Shorter values are left alone: below
@@ -46,6 +47,12 @@ export interface RedactorOptions {
   minLength?: number;
   /** Default {@link REDACTED}. */
   replacement?: string;
+  /**
+   * The agent's own words (error codes, states, level names): a value that is one is not held.
+   * Otherwise a record could register `MOORING_E_RENDER_POLICY` or `Refused` as a secret and
+   * erase it from every other deployment's diagnostics.
+   */
+  vocabulary?: (value: string) => boolean;
 }
 
 /** What one owner (a deployment id, `api-key`) holds: its latest values and the set before. */
@@ -62,6 +69,7 @@ interface Held {
 export class Redactor implements Scrubber {
   readonly #width: number;
   readonly #replacement: string;
+  readonly #vocabulary: (value: string) => boolean;
   readonly #owners = new Map<string, Held>();
   /** Each value held, with how many owner sets hold it. */
   readonly #values = new Map<string, number>();
@@ -71,6 +79,7 @@ export class Redactor implements Scrubber {
   constructor(options: RedactorOptions = {}) {
     this.#width = Math.max(2, options.minLength ?? MIN_REDACT_LENGTH);
     this.#replacement = options.replacement ?? REDACTED;
+    this.#vocabulary = options.vocabulary ?? (() => false);
     this.#forms = new FormIndex(this.#width);
   }
 
@@ -95,7 +104,11 @@ export class Redactor implements Scrubber {
    * server says about them. Values shorter than the minimum are ignored.
    */
   set(owner: string, values: Iterable<string>): void {
-    const next = [...new Set([...values].filter((v) => typeof v === 'string' && v.length >= this.#width))];
+    const next = [
+      ...new Set(
+        [...values].filter((v) => typeof v === 'string' && v.length >= this.#width && !this.#vocabulary(v)),
+      ),
+    ];
     const held = this.#owners.get(owner);
     if (held && sameValues(held.current, next)) return;
     const updated: Held = { current: next, previous: held?.current ?? [] };
@@ -120,14 +133,27 @@ export class Redactor implements Scrubber {
   /** `text` with every known value (in any of its forms) replaced; the same string when none occurs. */
   scrub(text: string): string {
     const spans = this.#forms.spans(text);
-    return spans === undefined ? text : this.#replace(text, spans);
+    return spans === undefined ? text : this.#replace(text, sortedSpans(spans));
   }
 
-  /** `text` with the union of the spans (start, end pairs) replaced, one replacement per run. */
-  #replace(text: string, flat: number[]): string {
-    const spans: [number, number][] = [];
-    for (let k = 0; k < flat.length; k += 2) spans.push([flat[k]!, flat[k + 1]!]);
-    spans.sort((a, b) => a[0] - b[0]);
+  /**
+   * A finished JSON log line with every known value replaced inside its string values only: keys,
+   * punctuation and the `level`, `code` and `state` fields are never touched, so the line stays
+   * JSON and says what it said, whatever values a record registered. Text that is not one JSON
+   * object is scrubbed as `scrub` does.
+   */
+  scrubJsonLine(line: string): string {
+    const found = this.#forms.spans(line);
+    if (found === undefined) return line;
+    const ranges = scrubbableRanges(line);
+    const spans = sortedSpans(found);
+    if (ranges === undefined) return this.#replace(line, spans);
+    const inside = spans.filter(([s, e]) => scrubbableSpan(line, ranges, s, e));
+    return inside.length === 0 ? line : this.#replace(line, inside);
+  }
+
+  /** `text` with the union of the spans (sorted by start) replaced, one replacement per run. */
+  #replace(text: string, spans: readonly [number, number][]): string {
     let out = '';
     let copied = 0;
     let [start, end] = spans[0]!;
@@ -144,7 +170,11 @@ export class Redactor implements Scrubber {
     return out + text.slice(copied, start) + this.#replacement + text.slice(end);
   }
 
-  /** A copy of a JSON-like value with every string scrubbed (object keys included). */
+  /**
+   * A copy of a JSON-like value with every string value scrubbed. Keys and the values of the
+   * `level`, `code` and `state` fields are the agent's words, left as they are (`/status` keeps
+   * every deployment's state, whatever another registered).
+   */
   scrubDeep<T>(value: T): T {
     if (this.#forms.size === 0) return value;
     return this.#deep(value) as T;
@@ -155,7 +185,7 @@ export class Redactor implements Scrubber {
     if (Array.isArray(value)) return value.map((v) => this.#deep(v));
     if (value !== null && typeof value === 'object') {
       const out: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(value)) out[this.scrub(k)] = this.#deep(v);
+      for (const [k, v] of Object.entries(value)) out[k] = PROTECTED_FIELDS.has(k) ? v : this.#deep(v);
       return out;
     }
     return value;
@@ -192,6 +222,13 @@ export class Redactor implements Scrubber {
     if (/[\r\n]/.test(value)) for (const line of value.split(/\r?\n|\r/)) add(line);
     return forms;
   }
+}
+
+/** Flat start, end pairs as pairs, by start. */
+function sortedSpans(flat: readonly number[]): [number, number][] {
+  const spans: [number, number][] = [];
+  for (let k = 0; k < flat.length; k += 2) spans.push([flat[k]!, flat[k + 1]!]);
+  return spans.sort((a, b) => a[0] - b[0]);
 }
 
 function sameValues(a: readonly string[], b: readonly string[]): boolean {

@@ -158,11 +158,11 @@ describe('Redactor values', () => {
     }
   });
 
-  it('scrubs every string of a JSON-like value, keys included, leaving the rest', () => {
+  it("scrubs every string value of a JSON-like value, leaving keys (the agent's words) and the rest", () => {
     const r = redactorWith(SECRET);
     expect(r.scrubDeep({ a: [`x ${SECRET}`, 3, null, true], [SECRET]: { b: SECRET }, c: 'clean' })).toEqual({
       a: [`x ${REDACTED}`, 3, null, true],
-      [REDACTED]: { b: REDACTED },
+      [SECRET]: { b: REDACTED },
       c: 'clean',
     });
   });

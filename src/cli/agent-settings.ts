@@ -5,6 +5,7 @@
 import { homedir } from 'node:os';
 import path from 'node:path';
 import type { AgentConfig } from '../config.ts';
+import { isAgentVocabulary } from '../agent/redact-vocabulary.ts';
 import { Redactor } from '../redact.ts';
 import { mergeRenderSettings, type RenderSettings } from '../render/index.ts';
 
@@ -27,13 +28,15 @@ export function kubeconfigSource(
  * `mooring render --settings` does), then the members the flags resolved (config.ts).
  */
 export function renderSettingsOf(config: AgentConfig): RenderSettings {
+  const merged = mergeRenderSettings(config.listenerId, config.settingsFile);
   return {
-    ...mergeRenderSettings(config.listenerId, config.settingsFile),
+    ...merged,
     redisImage: config.redisImage,
     postgresImage: config.postgresImage,
     storageClassName: config.storageClass,
     clusterDomain: config.clusterDomain,
     policy: {
+      ...merged.policy,
       podSecurity: config.podSecurity,
       allowHostPath: config.allowHostPath,
       allowPrivileged: config.allowPrivileged,
@@ -60,7 +63,7 @@ function referenceSettingsOf(r: AgentConfig['references']): RenderSettings['refe
  * before the logger (which scrubs every line with it) and hands it to `wireAgent`.
  */
 export function agentRedactor(config: Pick<AgentConfig, 'apiKey'>): Redactor {
-  const redactor = new Redactor();
+  const redactor = new Redactor({ vocabulary: isAgentVocabulary });
   redactor.set('api-key', [config.apiKey]);
   return redactor;
 }

@@ -1,5 +1,6 @@
 import type { ErrorCode } from '../errors.ts';
 import type { CliContext } from './context.ts';
+import { escapeControls } from './terminal-text.ts';
 
 /**
  * Writes one CLI error line, `mooring <command>: <code>: <message>`: every refusal a command
@@ -12,5 +13,6 @@ export function writeCliError(
   code: ErrorCode,
   message: string,
 ): void {
-  ctx.stderr.write(`mooring ${command}: ${code}: ${message}\n`);
+  // The message may quote a record's text (a name, a key): shown, never interpreted.
+  ctx.stderr.write(`mooring ${command}: ${code}: ${escapeControls(message)}\n`);
 }

@@ -13,6 +13,7 @@ import { summarize } from '../objects/change-set.ts';
 import { createLogger } from '../log.ts';
 import type { ReconcileResult } from '../reconcile/result.ts';
 import { EXIT, type CliContext } from './context.ts';
+import { escapeControls as t } from './terminal-text.ts';
 
 const SUMMARY =
   "Print one cycle's change set per deployment against the cluster, writing nothing (dry-run). Takes the settings of mooring run; --verbose also lists unchanged objects.";
@@ -27,8 +28,8 @@ const MARK: Record<string, string> = {
 };
 
 function entryLine(e: ChangeSetEntry): string {
-  const extra = e.error ? ` ${e.error.code}: ${e.error.message}` : e.note ? ` (${e.note})` : '';
-  return `  ${MARK[e.action] ?? '?'} ${e.id} ${e.action}${extra}\n`;
+  const extra = e.error ? ` ${e.error.code}: ${t(e.error.message)}` : e.note ? ` (${t(e.note)})` : '';
+  return `  ${MARK[e.action] ?? '?'} ${t(e.id)} ${e.action}${extra}\n`;
 }
 
 /** The report: per deployment its state and the objects that would change. */
@@ -42,9 +43,10 @@ export function formatDiff(
   if (entries.length === 0) return 'no deployments assigned to this listener\n';
   for (const d of entries) {
     const r = results.get(d.id);
-    out += `${d.name} (${d.id}) in ${d.namespace ?? '-'}, revision ${d.revision ?? '-'}: `;
+    // Record text (names, reasons) is printed with its control characters escaped.
+    out += `${t(d.name)} (${t(d.id)}) in ${t(d.namespace ?? '-')}, revision ${t(d.revision ?? '-')}: `;
     if (!r) {
-      out += `${d.state}${d.reason ? `: ${d.reason}` : ''}\n`;
+      out += `${d.state}${d.reason ? `: ${t(d.reason)}` : ''}\n`;
       continue;
     }
     out += `${summarize(r.changeSet)}\n`;

@@ -29,7 +29,7 @@ const HELP = formatHelp({
       left: '--settings <file>',
       description: [
         'render settings, YAML or JSON, merged over the defaults; the same file mooring run --settings takes; default none.',
-        'Members: listenerId, redisImage, postgresImage, storageClassName, clusterDomain, policy.podSecurity (baseline or restricted), policy.allowHostPath, policy.allowPrivileged, policy.allowedVolumeTypes, commands, args, probes, placement, datastoreImagePullSecrets, resources, service, references.agentServiceAccount, references.agentNamespace, references.serviceAccounts, references.allowServiceAccountTokens, references.namespaceTenants',
+        'Members: listenerId, redisImage, postgresImage, storageClassName, clusterDomain, policy.podSecurity (baseline or restricted), policy.allowHostPath, policy.allowPrivileged, policy.allowedVolumeTypes, policy.allowedCsiDrivers, policy.allowPodCertificates, policy.podMetadata, commands, args, probes, placement, datastoreImagePullSecrets, resources, service, references.agentServiceAccount, references.agentNamespace, references.serviceAccounts, references.allowServiceAccountTokens, references.namespaceTenants',
       ],
     },
     {

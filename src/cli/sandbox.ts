@@ -15,6 +15,7 @@ import { parseArgs } from 'node:util';
 import type { Agent } from '../agent/agent.ts';
 import { describeError } from '../agent/safe-error.ts';
 import { agentRedactor } from './agent-settings.ts';
+import { escapeControls } from './terminal-text.ts';
 import { wireAgent } from './wiring.ts';
 import { parseAgentConfig } from '../config.ts';
 import { ControlPlaneClient } from '../control-plane/client.ts';
@@ -234,7 +235,8 @@ export async function sandbox(argv: string[], ctx: CliContext): Promise<number> 
     out('\nreconciling:');
     const settled = await watchProgress(
       wired.agent,
-      (line) => out(redactor.scrub(line)),
+      // A record's name or reason is shown, never interpreted by the terminal.
+      (line) => out(escapeControls(redactor.scrub(line))),
       AbortSignal.any([ctx.signal, AbortSignal.timeout(timeoutS * 1000)]),
     );
     if (ctx.signal.aborted) {

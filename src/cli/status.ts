@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import type { AgentStatus } from '../agent/agent.ts';
 import { EXIT, type CliContext } from './context.ts';
 import { formatHelp } from './help-format.ts';
+import { escapeControls, escapeJsonControls } from './terminal-text.ts';
 
 const HELP = formatHelp({
   usage: 'mooring status [flags]',
@@ -21,8 +22,9 @@ const HELP = formatHelp({
   ],
 });
 
-/** Formats rows as left-aligned columns separated by two spaces. */
-export function formatTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
+/** Formats rows as left-aligned columns separated by two spaces; control characters shown escaped. */
+export function formatTable(header: readonly string[], cells: readonly (readonly string[])[]): string {
+  const rows = cells.map((r) => r.map(escapeControls));
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: readonly string[]) =>
     cells
@@ -54,10 +56,11 @@ function pausedText(paused: readonly string[] | undefined): string {
 
 /** The table `mooring status` prints for a status document. */
 export function formatStatus(doc: AgentStatus, nowMs: number): string {
-  const head = `listener ${doc.listenerId}  identity ${doc.identity}  version ${doc.version}  ${doc.leader ? 'leader' : 'standby'}${doc.dryRun ? '  dry-run' : ''}  last poll ${ago(doc.lastPollAt, nowMs)}\n\n`;
+  const e = escapeControls;
+  const head = `listener ${e(doc.listenerId)}  identity ${e(doc.identity)}  version ${e(doc.version)}  ${doc.leader ? 'leader' : 'standby'}${doc.dryRun ? '  dry-run' : ''}  last poll ${ago(doc.lastPollAt, nowMs)}\n\n`;
   const routes = doc.routes ? routesLine(doc.routes) : '';
   const prune = doc.pruneRefused
-    ? `pruning refused since ${doc.pruneRefused.at}: ${doc.pruneRefused.code}: ${doc.pruneRefused.message}\n\n`
+    ? `pruning refused since ${doc.pruneRefused.at}: ${e(doc.pruneRefused.code)}: ${e(doc.pruneRefused.message)}\n\n`
     : '';
   if (doc.deployments.length === 0) return `${head}${routes}${prune}no deployments\n`;
   const rows = doc.deployments.map((d) => [
@@ -147,7 +150,7 @@ export async function status(argv: string[], ctx: CliContext): Promise<number> {
     );
     return EXIT.failure;
   }
-  if (values.json) ctx.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
+  if (values.json) ctx.stdout.write(`${escapeJsonControls(JSON.stringify(doc, null, 2))}\n`);
   else if (!Array.isArray(doc?.deployments)) {
     writeCliError(
       ctx,

@@ -94,6 +94,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
     ...(config.tenantId ? { tenantId: config.tenantId } : {}),
     env: o.env,
     tls: cpTls,
+    maxResponseBytes: config.controlPlaneMaxResponseBytes,
     logger,
     onRequest: (e) =>
       metrics.controlPlaneRequests.inc({

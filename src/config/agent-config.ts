@@ -26,6 +26,8 @@ export interface AgentConfig {
   /** `auto` (see AUTO_KUBE_QPS) or requests a second (0 = no limit). */
   kubeQps: number | 'auto';
   kubeBurst: number;
+  /** The largest control-plane answer read, in bytes. */
+  controlPlaneMaxResponseBytes: number;
   reconcileTimeoutMs: number;
   opsHost: string;
   opsPort: number;

@@ -163,6 +163,7 @@ export function parseAgentConfig(sources: ConfigSources): ConfigResult {
     concurrency: values.concurrency as number,
     kubeQps: values.kubeQps as number | 'auto',
     kubeBurst: values.kubeBurst as number,
+    controlPlaneMaxResponseBytes: (values.controlPlaneMaxResponse as number) * 1024 * 1024,
     reconcileTimeoutMs: seconds('reconcileTimeout'),
     // The pod's own address (the chart passes status.podIP), never every interface by default.
     opsHost:

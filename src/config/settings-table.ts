@@ -159,6 +159,17 @@ export const SETTINGS: readonly Setting[] = [
     description: 'Kubernetes API requests sent at once before --kube-qps applies',
   },
   {
+    key: 'controlPlaneMaxResponse',
+    flag: 'control-plane-max-response-mib',
+    env: 'MOORING_CONTROL_PLANE_MAX_RESPONSE_MIB',
+    kind: 'int',
+    value: '4',
+    defaultText: '4',
+    unit: 'MiB',
+    description:
+      'largest control-plane answer the agent reads; a larger one fails that request alone (MOORING_E_CP_RESPONSE_TOO_LARGE)',
+  },
+  {
     key: 'reconcileTimeout',
     flag: 'reconcile-timeout',
     env: 'MOORING_RECONCILE_TIMEOUT',

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import pRetry from 'p-retry';
 import { CONTROL_PLANE_REQUEST_BACKOFF, pRetryBackoff } from '../backoff.ts';
-import { exchange } from '../lean/exchange.ts';
+import { BodyTooLargeError, exchange } from '../lean/exchange.ts';
 import type { ConnectionOptions } from 'node:tls';
 import type { Dispatcher } from 'undici';
 import { Pool, ProxyAgent } from '../lean/undici.ts';
@@ -16,6 +16,13 @@ import { shouldRetry, statusError, transportError } from './client-errors.ts';
  * the rest). The poller fetches revisions this many at a time: 1,000 of them at start-up.
  */
 export const CONTROL_PLANE_CONNECTIONS = 8;
+
+/**
+ * The largest control-plane answer read, by default: 4 MiB, a page of 100 records of 40 KiB each.
+ * Parsed, an answer takes several times its size; with eight in flight the agent stays under the
+ * chart's 256Mi limit (bench/README.md, "Measured decisions").
+ */
+export const CONTROL_PLANE_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 
 /** What the `onRequest` hook sees for every HTTP attempt (for metrics): never a URL or header. */
 export interface RequestEvent {
@@ -45,6 +52,11 @@ export interface TransportOptions {
   retryAfterCapMs?: number;
   /** Keep-alive connections in the pool. Default CONTROL_PLANE_CONNECTIONS. */
   connections?: number;
+  /**
+   * An answer's body larger than this is not read (MOORING_E_CP_RESPONSE_TOO_LARGE for that
+   * request alone). Default CONTROL_PLANE_MAX_RESPONSE_BYTES.
+   */
+  maxResponseBytes?: number;
   logger?: Logger;
   onRequest?: (event: RequestEvent) => void;
   /**
@@ -115,6 +127,7 @@ export class Transport {
       retryMaxDelayMs: options.retryMaxDelayMs ?? CONTROL_PLANE_REQUEST_BACKOFF.maxMs,
       retryAfterCapMs: options.retryAfterCapMs ?? 30_000,
       connections: options.connections ?? CONTROL_PLANE_CONNECTIONS,
+      maxResponseBytes: options.maxResponseBytes ?? CONTROL_PLANE_MAX_RESPONSE_BYTES,
     };
     this.#origin = url.origin;
     const proxy = proxyForUrl(url, options.env ?? {});
@@ -196,6 +209,7 @@ export class Transport {
             ...(hasBody ? { body: JSON.stringify(call.body) } : {}),
           },
           AbortSignal.any([AbortSignal.timeout(this.#options.timeoutMs), this.#closing.signal]),
+          this.#options.maxResponseBytes,
         );
         const { headers, text } = answer;
         status = answer.status;
@@ -221,6 +235,13 @@ export class Transport {
         }
       } catch (err) {
         if (err instanceof MooringError) throw err;
+        if (err instanceof BodyTooLargeError) {
+          throw new MooringError(
+            'MOORING_E_CP_RESPONSE_TOO_LARGE',
+            `${call.method} ${call.route}: the answer is larger than ${err.limitBytes} bytes, the most the agent reads (--control-plane-max-response-mib)`,
+            { details: { ...info, ...(status === undefined ? {} : { status }), limitBytes: err.limitBytes } },
+          );
+        }
         throw transportError(err, info, this.route.proxy);
       }
     } catch (err) {

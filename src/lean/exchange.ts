@@ -17,11 +17,27 @@ export interface Exchanged {
   text: string;
 }
 
-/** Sends `options` on `dispatcher`; rejects with undici's error, or `signal`'s reason once it aborts. */
+/** The answer's body passed the size the caller allows: the exchange was aborted, the rest unread. */
+export class BodyTooLargeError extends Error {
+  readonly limitBytes: number;
+
+  constructor(limitBytes: number) {
+    super(`response body larger than ${limitBytes} bytes`);
+    this.name = 'BodyTooLargeError';
+    this.limitBytes = limitBytes;
+  }
+}
+
+/**
+ * Sends `options` on `dispatcher`; rejects with undici's error, or `signal`'s reason once it aborts.
+ * With `maxBodyBytes`, an answer whose body grows past it is aborted at once (the connection closed,
+ * nothing more read or held) and the exchange rejects with a {@link BodyTooLargeError}.
+ */
 export function exchange(
   dispatcher: Dispatcher,
   options: Dispatcher.DispatchOptions,
   signal?: AbortSignal,
+  maxBodyBytes = Number.POSITIVE_INFINITY,
 ): Promise<Exchanged> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
@@ -35,6 +51,8 @@ export function exchange(
     let status = 0;
     let headers: Exchanged['headers'] = {};
     const chunks: Buffer[] = [];
+    let bytes = 0;
+    let tooLarge: BodyTooLargeError | undefined;
     try {
       dispatcher.dispatch(options, {
         onRequestStart(c) {
@@ -47,7 +65,15 @@ export function exchange(
           status = statusCode;
           headers = responseHeaders;
         },
-        onResponseData(_c, chunk) {
+        onResponseData(c, chunk) {
+          if (tooLarge) return;
+          bytes += chunk.length;
+          if (bytes > maxBodyBytes) {
+            tooLarge = new BodyTooLargeError(maxBodyBytes);
+            chunks.length = 0;
+            c.abort(tooLarge);
+            return;
+          }
           chunks.push(chunk);
         },
         onResponseEnd() {
@@ -60,7 +86,7 @@ export function exchange(
         },
         onResponseError(_c, err) {
           done();
-          reject(signal?.aborted ? signal.reason : err);
+          reject(tooLarge ?? (signal?.aborted ? signal.reason : err));
         },
       });
     } catch (err) {

@@ -7,6 +7,7 @@ import { checkSecrets, renderEnvSecret } from './env-secret.ts';
 import { RenderError } from './errors.ts';
 import { isDnsLabel, isDnsSubdomain } from '../objects/dns-names.ts';
 import { checkLabelValue, checkUserLabels } from './labels.ts';
+import { checkMetadataKeys } from './pod-metadata-policy.ts';
 import { baseNameOf, objectNames } from './names.ts';
 import { renderExposure } from './exposure.ts';
 import { renderNetworkPolicy } from './network-policy.ts';
@@ -107,6 +108,9 @@ function renderUnchecked({ deployment, revision, settings }: RenderInput): Rende
     );
   }
   const spec = deployment.source_config?.resource_spec ?? {};
+  const userLabels = checkUserLabels(spec.labels);
+  // Labels go on every pod (the datastores' too), as annotations do (checked in podParts).
+  checkMetadataKeys('labels', userLabels, settings.policy.podMetadata);
   const baseName = baseNameOf(deployment.name);
   const secretNames = checkSecrets(deployment.secrets);
   const names = objectNames(baseName);
@@ -121,7 +125,7 @@ function renderUnchecked({ deployment, revision, settings }: RenderInput): Rende
       listenerId: checkLabelValue('settings.listenerId', 'the listener id', settings.listenerId),
       deploymentId: checkLabelValue('id', 'the deployment id', deployment.id),
       baseName,
-      userLabels: checkUserLabels(spec.labels),
+      userLabels,
     },
     revisionId: revision?.id ?? deployment.latest_revision_id ?? deployment.active_revision_id ?? '',
     image,

@@ -6,6 +6,7 @@ import { ANNOTATIONS } from '../labels.ts';
 import { isDnsSubdomain } from '../objects/dns-names.ts';
 import { checkUserAnnotations, sortKeys } from './labels.ts';
 import { checkPodAnnotations } from './policy.ts';
+import { checkMetadataKeys } from './pod-metadata-policy.ts';
 import { checkVolumes, type KubeVolume } from './volume-policy.ts';
 import { datastorePullSecrets, placementOf } from './operator-defaults.ts';
 import type { RenderSettings } from './settings.ts';
@@ -40,6 +41,7 @@ export function podParts(
   const policy = settings.policy;
   const annotations = sortKeys(checkUserAnnotations(spec.annotations));
   checkPodAnnotations(annotations, policy);
+  checkMetadataKeys('annotations', annotations, policy.podMetadata);
   const sa = spec.service_account_name || undefined;
   if (sa !== undefined && !isDnsSubdomain(sa)) {
     throw invalidSpec('service_account_name', `service_account_name "${sa}" is not a DNS-1123 subdomain`);

@@ -21,9 +21,10 @@ import { podTemplates } from './pod-templates.ts';
  * Security Standard `policy.podSecurity` (baseline by default, or restricted), less the controls
  * the operator exempted (`allowHostPath`, `allowPrivileged`, `allowedVolumeTypes`). On top of the
  * standard, mooring refuses: volume types outside its allow-list (gitRepo and flexVolume always),
- * ephemeral claims that bind a named PersistentVolume, claims of another deployment's bundled
- * Postgres, `allowPrivilegeEscalation: true` and Bidirectional mount propagation (both unless
- * `allowPrivileged`).
+ * ephemeral claims that bind a pre-made PersistentVolume, claims of another deployment's bundled
+ * Postgres, inline CSI drivers and podCertificate sources the operator did not allow (volume-policy.ts),
+ * `allowPrivilegeEscalation: true` and Bidirectional mount propagation (both unless
+ * `allowPrivileged`); pod label and annotation keys pass pod-metadata-policy.ts.
  *
  * Two layers. The ResourceSpec's parts are checked as they are converted, so that a refusal names
  * the ResourceSpec field (`sidecars[0].securityContext.capabilities.add[0]`). Then every pod

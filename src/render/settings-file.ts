@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { COMPONENTS } from './components.ts';
 import { extraVolumeTypeProblem, POD_SECURITY_LEVELS } from './pod-security-lists.ts';
 import { ExposureSettingsFile } from './exposure-settings.ts';
+import { PodMetadataSettingsFile } from './pod-metadata-policy.ts';
 import { ReferenceSettingsFile } from './reference-settings.ts';
 import { WorkloadSettingsFile } from './settings-workloads.ts';
 
@@ -24,6 +25,9 @@ export const RenderSettingsFile = z.strictObject({
       allowHostPath: z.boolean().optional(),
       allowPrivileged: z.boolean().optional(),
       allowedVolumeTypes: z.array(volumeType()).optional(),
+      allowedCsiDrivers: z.array(z.string().min(1)).optional(),
+      allowPodCertificates: z.boolean().optional(),
+      podMetadata: PodMetadataSettingsFile.optional(),
     })
     .optional(),
   commands: z.partialRecord(z.enum(COMPONENTS), z.array(z.string())).optional(),

@@ -9,6 +9,11 @@ import {
   mergeExposureSettings,
 } from './exposure-settings.ts';
 import type { PodSecurityLevel } from './pod-security-lists.ts';
+import {
+  DEFAULT_POD_METADATA_POLICY,
+  mergePodMetadataPolicy,
+  type PodMetadataPolicy,
+} from './pod-metadata-policy.ts';
 import type { RenderSettingsFile } from './settings-file.ts';
 import { mergeWorkloadSettings, PROBE_DEFAULTS, type WorkloadSettings } from './settings-workloads.ts';
 
@@ -56,6 +61,12 @@ export interface RenderPolicy {
    * restricted they are exempt from "Volume Types". Never hostPath, gitRepo or flexVolume.
    */
   allowedVolumeTypes: readonly string[];
+  /** CSI drivers an inline `csi` volume may name. Default none. */
+  allowedCsiDrivers: readonly string[];
+  /** Whether a projected volume may have a `podCertificate` source. Default false. */
+  allowPodCertificates: boolean;
+  /** Which label and annotation keys a record may put on pods (pod-metadata-policy.ts). */
+  podMetadata: PodMetadataPolicy;
 }
 
 /**
@@ -66,7 +77,15 @@ export const RENDER_SETTINGS_DEFAULTS = {
   redisImage: 'docker.io/library/redis:7.4-alpine',
   postgresImage: 'docker.io/library/postgres:16-alpine',
   clusterDomain: 'cluster.local',
-  policy: { podSecurity: 'baseline', allowHostPath: false, allowPrivileged: false, allowedVolumeTypes: [] },
+  policy: {
+    podSecurity: 'baseline',
+    allowHostPath: false,
+    allowPrivileged: false,
+    allowedVolumeTypes: [],
+    allowedCsiDrivers: [],
+    allowPodCertificates: false,
+    podMetadata: DEFAULT_POD_METADATA_POLICY,
+  },
 } as const satisfies { policy: RenderPolicy } & Record<string, unknown>;
 
 /** The default settings for a listener. */
@@ -76,7 +95,12 @@ export function defaultRenderSettings(listenerId: string): RenderSettings {
     redisImage: RENDER_SETTINGS_DEFAULTS.redisImage,
     postgresImage: RENDER_SETTINGS_DEFAULTS.postgresImage,
     clusterDomain: RENDER_SETTINGS_DEFAULTS.clusterDomain,
-    policy: { ...RENDER_SETTINGS_DEFAULTS.policy, allowedVolumeTypes: [] },
+    policy: {
+      ...RENDER_SETTINGS_DEFAULTS.policy,
+      allowedVolumeTypes: [],
+      allowedCsiDrivers: [],
+      podMetadata: mergePodMetadataPolicy(undefined),
+    },
     references: defaultReferenceSettings(),
     exposure: defaultExposureSettings(),
     probes: structuredClone(PROBE_DEFAULTS),
@@ -92,7 +116,11 @@ export function mergeRenderSettings(listenerId: string, file: RenderSettingsFile
     ...(file.postgresImage ? { postgresImage: file.postgresImage } : {}),
     ...(file.storageClassName ? { storageClassName: file.storageClassName } : {}),
     ...(file.clusterDomain ? { clusterDomain: file.clusterDomain } : {}),
-    policy: { ...base.policy, ...stripUndefined(file.policy ?? {}) },
+    policy: {
+      ...base.policy,
+      ...stripUndefined({ ...file.policy, podMetadata: undefined }),
+      podMetadata: mergePodMetadataPolicy(file.policy?.podMetadata),
+    },
     ...(file.commands ? { commands: file.commands } : {}),
     references: mergeReferenceSettings(file.references),
     exposure: mergeExposureSettings(file.exposure),

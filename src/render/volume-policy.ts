@@ -1,8 +1,9 @@
 /**
  * Mooring's volume rules, beyond the Pod Security Standards: a volume type outside the allow-list
- * (gitRepo and flexVolume always), an ephemeral claim that binds a named PersistentVolume, and a
- * claim (mounted or cloned) of another deployment's bundled Postgres are refused; hostPath only
- * with `allowHostPath`. `checkVolumes` applies them to the ResourceSpec, and policy.ts's last
+ * (gitRepo and flexVolume always), an ephemeral claim that binds a pre-made PersistentVolume (by
+ * name, label selector or an empty storage class), a claim (mounted or cloned) of another
+ * deployment's bundled Postgres, an inline CSI volume of a driver the operator did not allow and a
+ * projected podCertificate source (unless allowed) are refused; hostPath only with `allowHostPath`. `checkVolumes` applies them to the ResourceSpec, and policy.ts's last
  * check to every rendered pod.
  */
 import type { Volume } from '../contract/index.ts';
@@ -10,6 +11,7 @@ import { POSTGRES_DEFAULTS } from './defaults.ts';
 import { invalidSpec, policyViolation } from './errors.ts';
 import { isDnsLabel } from '../objects/dns-names.ts';
 import { member } from './plain-object.ts';
+import { absent } from './pod-security-context.ts';
 import { NEVER_ALLOWED_VOLUME_TYPES, RESTRICTED_VOLUME_TYPES, VOLUME_SOURCES } from './pod-security-lists.ts';
 import type { RenderPolicy } from './settings.ts';
 
@@ -87,6 +89,26 @@ export function volumeRefusal(
       };
     }
   }
+  if (type === 'csi') {
+    const driver = member(value, 'driver');
+    if (typeof driver !== 'string' || !policy.allowedCsiDrivers.includes(driver)) {
+      const allowed = policy.allowedCsiDrivers.length > 0 ? policy.allowedCsiDrivers.join(', ') : 'none';
+      return {
+        member: `${type}.driver`,
+        message: `${volume} uses the CSI driver ${JSON.stringify(driver)}, which is not allowed inline (allowed: ${allowed}; policy.allowedCsiDrivers adds drivers)`,
+      };
+    }
+  }
+  if (type === 'projected' && !policy.allowPodCertificates) {
+    const sources = member(value, 'sources');
+    const at = Array.isArray(sources) ? sources.findIndex((s) => !absent(member(s, 'podCertificate'))) : -1;
+    if (at >= 0) {
+      return {
+        member: `${type}.sources[${at}].podCertificate`,
+        message: `${volume} has a podCertificate source, a credential for the pod's identity, which is not allowed (policy.allowPodCertificates)`,
+      };
+    }
+  }
   if (type === 'ephemeral') {
     const claimSpec = member(member(value, 'volumeClaimTemplate'), 'spec');
     const pv = member(claimSpec, 'volumeName');
@@ -94,6 +116,20 @@ export function volumeRefusal(
       return {
         member: `${type}.volumeClaimTemplate.spec.volumeName`,
         message: `${volume} binds the PersistentVolume ${JSON.stringify(pv)} by name, which is not allowed (let the claim be provisioned)`,
+      };
+    }
+    // A selector binds any pre-made PersistentVolume whose labels match (one holding another's
+    // data, or a hostPath); an empty class asks for exactly such a pre-made volume.
+    if (!absent(member(claimSpec, 'selector'))) {
+      return {
+        member: `${type}.volumeClaimTemplate.spec.selector`,
+        message: `${volume} selects a pre-made PersistentVolume by label, which is not allowed (let the claim be provisioned)`,
+      };
+    }
+    if (member(claimSpec, 'storageClassName') === '') {
+      return {
+        member: `${type}.volumeClaimTemplate.spec.storageClassName`,
+        message: `${volume} has an empty storageClassName, which binds a pre-made PersistentVolume and is not allowed (name a class, or leave it unset for the default)`,
       };
     }
     for (const source of ['dataSource', 'dataSourceRef']) {

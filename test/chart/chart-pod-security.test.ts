@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { mergePodMetadataPolicy } from '../../src/render/pod-metadata-policy.ts';
 import { renderSettingsOf } from '../../src/cli/agent-settings.ts';
 import { parseAgentConfig } from '../../src/config.ts';
 import { EXTRA_VOLUME_TYPES } from '../../src/render/pod-security-lists.ts';
@@ -31,6 +32,13 @@ function env(objects: KubeObject[]): Record<string, string> {
 }
 
 /** The render policy the agent would use with the chart's environment. */
+/** The policy members the chart writes into the settings file, at their defaults. */
+const NO_CSI_NO_CERTIFICATES_DEFAULT_METADATA = {
+  allowedCsiDrivers: [],
+  allowPodCertificates: false,
+  podMetadata: mergePodMetadataPolicy(undefined),
+};
+
 function policyOf(objects: KubeObject[]) {
   const files = mountedFiles(objects);
   const result = parseAgentConfig({ argv: [], env: env(objects), readFile: (p) => files.get(p) ?? 'key' });
@@ -48,6 +56,7 @@ describe('chart: policy.podSecurity and policy.allowedVolumeTypes reach the agen
       allowHostPath: false,
       allowPrivileged: false,
       allowedVolumeTypes: [],
+      ...NO_CSI_NO_CERTIFICATES_DEFAULT_METADATA,
     });
   });
 
@@ -62,6 +71,7 @@ describe('chart: policy.podSecurity and policy.allowedVolumeTypes reach the agen
       allowHostPath: false,
       allowPrivileged: true,
       allowedVolumeTypes: ['nfs', 'iscsi'],
+      ...NO_CSI_NO_CERTIFICATES_DEFAULT_METADATA,
     });
   });
 

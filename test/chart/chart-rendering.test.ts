@@ -55,6 +55,27 @@ describe('the chart value rendering: the settings file of mooring run', () => {
     expect(agentSettings(template([REQUIRED]))).toEqual(mergeRenderSettings(REQUIRED.listenerId, {}));
   });
 
+  it('the policy values no flag carries reach the agent through the file: CSI drivers, pod certificates, pod metadata keys', () => {
+    const podMetadata = { annotations: { allow: ['sidecar.istio.io/inject'], deny: ['*istio.io/*'] } };
+    const s = agentSettings(
+      template([
+        REQUIRED,
+        { rendering: RENDERING },
+        {
+          policy: {
+            allowedCsiDrivers: ['secrets-store.csi.k8s.io'],
+            allowPodCertificates: true,
+            podMetadata,
+          },
+        },
+      ]),
+    );
+    expect(s.policy.allowedCsiDrivers).toEqual(['secrets-store.csi.k8s.io']);
+    expect(s.policy.allowPodCertificates).toBe(true);
+    expect(s.policy.podMetadata.annotations).toEqual(podMetadata.annotations);
+    expect(s.redisImage).toBe('mirror.example/redis:7.4');
+  });
+
   it('components values still override the file', () => {
     const s = agentSettings(
       template([REQUIRED, { rendering: RENDERING, components: { redisImage: 'r:1' } }]),

@@ -1,3 +1,4 @@
+import { DEFAULT_POD_METADATA_POLICY } from '../../src/render/pod-metadata-policy.ts';
 import { describe, expect, it } from 'vitest';
 import { renderSettingsOf } from '../../src/cli/agent-settings.ts';
 import { configHelp, parseAgentConfig } from '../../src/config.ts';
@@ -21,6 +22,10 @@ commands:
 policy:
   podSecurity: restricted
   allowedVolumeTypes: [nfs]
+  allowedCsiDrivers: [secrets-store.csi.k8s.io]
+  allowPodCertificates: true
+  podMetadata:
+    annotations: { allow: [sidecar.istio.io/inject] }
 references:
   serviceAccounts: [runner]
   allowServiceAccountTokens: true
@@ -79,6 +84,16 @@ describe('one settings file for mooring render and mooring run', () => {
       allowHostPath: false,
       allowPrivileged: false,
       allowedVolumeTypes: ['nfs'],
+      // The file's members no flag names reach the agent's renderer as they are.
+      allowedCsiDrivers: ['secrets-store.csi.k8s.io'],
+      allowPodCertificates: true,
+      podMetadata: {
+        labels: DEFAULT_POD_METADATA_POLICY.labels,
+        annotations: {
+          allow: ['sidecar.istio.io/inject'],
+          deny: DEFAULT_POD_METADATA_POLICY.annotations.deny,
+        },
+      },
     });
     expect(s.references).toEqual({
       serviceAccounts: ['runner'],

@@ -282,6 +282,9 @@ export const renderInput: fc.Arbitrary<{ deployment: DeploymentRecord; settings:
     }),
     settings: settings({
       policy: {
+        ...settings().policy,
+        // The arbitrary volumes' CSI driver: allowed, so those specs still render.
+        allowedCsiDrivers: ['csi.example.com'],
         podSecurity: r.podSecurity,
         allowHostPath: r.allowHostPath,
         allowPrivileged: r.allowPrivileged,

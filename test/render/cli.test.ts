@@ -19,11 +19,11 @@ beforeAll(async () => {
   await writeFile(join(dir, 'revision.yaml'), YAML.stringify(revision('r/img:9')));
   await writeFile(
     join(dir, 'settings.yaml'),
-    // full.yaml mounts an nfs volume: outside the default volume types.
+    // full.yaml mounts an nfs volume (outside the default volume types) and an inline CSI one.
     YAML.stringify({
       clusterDomain: 'corp.internal',
       storageClassName: 'fast',
-      policy: { allowedVolumeTypes: ['nfs'] },
+      policy: { allowedVolumeTypes: ['nfs'], allowedCsiDrivers: ['secrets-store.csi.k8s.io'] },
     }),
   );
   await writeFile(join(dir, 'bad-settings.yaml'), YAML.stringify({ clusterDomian: 'typo' }));

@@ -167,8 +167,12 @@ export const GOLDEN_CASES: Record<
     settings: settings({
       storageClassName: 'fast-ssd',
       clusterDomain: 'corp.internal',
-      // FULL_SPEC mounts an nfs volume: outside the default volume types.
-      policy: { ...settings().policy, allowedVolumeTypes: ['nfs'] },
+      // FULL_SPEC mounts an nfs volume (outside the default volume types) and an inline CSI one.
+      policy: {
+        ...settings().policy,
+        allowedVolumeTypes: ['nfs'],
+        allowedCsiDrivers: ['secrets-store.csi.k8s.io'],
+      },
       commands: { queue: ['python', '-m', 'shop.queue'], 'api-server': ['python', '-m', 'shop.api'] },
     }),
   }),

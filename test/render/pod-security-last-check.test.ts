@@ -19,6 +19,11 @@ vi.mock('../../src/render/policy.ts', async (importOriginal) => {
     checkMountPropagation: () => {},
   };
 });
+vi.mock('../../src/render/pod-metadata-policy.ts', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../src/render/pod-metadata-policy.ts')>();
+  // The operator's key policy refuses the AppArmor annotation first; off, the PSS check must.
+  return { ...original, checkMetadataKeys: () => {} };
+});
 vi.mock('../../src/render/volume-policy.ts', async (importOriginal) => {
   const original = await importOriginal<typeof import('../../src/render/volume-policy.ts')>();
   return {

@@ -209,6 +209,9 @@ const policy: fc.Arbitrary<RenderPolicy> = fc.record({
   allowHostPath: fc.boolean(),
   allowPrivileged: fc.boolean(),
   allowedVolumeTypes: fc.subarray(['nfs', 'iscsi']),
+  allowedCsiDrivers: fc.subarray(['csi.example.com']),
+  allowPodCertificates: fc.boolean(),
+  podMetadata: fc.constant(settings().policy.podMetadata),
 });
 
 function exemptionsOf(p: RenderPolicy): OracleExemptions {

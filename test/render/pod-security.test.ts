@@ -8,6 +8,7 @@ import {
   renderDeployment,
 } from '../../src/render/index.ts';
 import { enforcePodPolicy } from '../../src/render/policy.ts';
+import { DEFAULT_POD_METADATA_POLICY } from '../../src/render/pod-metadata-policy.ts';
 import { deployment, FULL_SPEC, settings } from './fixtures.ts';
 import { errorOf, policyWith, renderSpec } from './helpers.ts';
 import { validateObject } from './models.ts';
@@ -335,7 +336,13 @@ const COMPLIANT: [name: string, spec: ResourceSpecRecord, policy: Partial<Render
       },
       ...sidecar({}),
     },
-    {},
+    // Refused by the default pod metadata policy; an operator's exception lets the PSS check see them.
+    {
+      podMetadata: {
+        ...DEFAULT_POD_METADATA_POLICY,
+        annotations: { allow: ['container.apparmor.*'], deny: [] },
+      },
+    },
   ],
   [
     'SELinux container_t with a level',
@@ -368,7 +375,7 @@ const COMPLIANT: [name: string, spec: ResourceSpecRecord, policy: Partial<Render
         { name: 'j' },
       ],
     },
-    {},
+    { allowedCsiDrivers: ['secrets-store.csi.k8s.io'] },
   ],
   [
     'this deployment’s own Postgres claim',
@@ -393,9 +400,17 @@ const COMPLIANT: [name: string, spec: ResourceSpecRecord, policy: Partial<Render
   [
     'restricted: the full spec (nfs allowed)',
     FULL_SPEC,
-    { podSecurity: 'restricted', allowedVolumeTypes: ['nfs'] },
+    {
+      podSecurity: 'restricted',
+      allowedVolumeTypes: ['nfs'],
+      allowedCsiDrivers: ['secrets-store.csi.k8s.io'],
+    },
   ],
-  ['baseline: the full spec (nfs allowed)', FULL_SPEC, { allowedVolumeTypes: ['nfs'] }],
+  [
+    'baseline: the full spec (nfs allowed)',
+    FULL_SPEC,
+    { allowedVolumeTypes: ['nfs'], allowedCsiDrivers: ['secrets-store.csi.k8s.io'] },
+  ],
 ];
 
 describe('compliant specs still render, and every pod satisfies the level', () => {

@@ -20,10 +20,10 @@ function render(
   references: Partial<ReferenceSettings> = {},
   extra: Parameters<typeof deployment>[0] = {},
 ) {
-  return renderDeployment({
-    deployment: deployment({ spec, ...extra }),
-    settings: withReferences(references),
-  });
+  const settings = withReferences(references);
+  // The CSI form below names this driver: allowed, so that the Secret reference is what is judged.
+  settings.policy = { ...settings.policy, allowedCsiDrivers: ['d.example.com'] };
+  return renderDeployment({ deployment: deployment({ spec, ...extra }), settings });
 }
 
 /** Every way a ResourceSpec can name a Secret: [form, spec naming `secret`, field of the name]. */
