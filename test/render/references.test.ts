@@ -167,11 +167,15 @@ describe("another deployment's mooring-managed Secrets", () => {
 });
 
 describe("Ingress certificates and the Secrets the operator's settings name (regression: readable by any record)", () => {
-  const withTls = (tls: { secretName: string } | { clusterIssuer: string }) =>
-    settings({
+  const withTls = (tls: { secretName: string } | { clusterIssuer: string }) => {
+    const operator = settings({
       exposure: { kind: 'ingress', tls, allowedHosts: ['*.example.com'] },
       datastoreImagePullSecrets: ['corp-registry'],
     });
+    // The CSI form needs its driver allowed, or the driver is refused before its Secret is read.
+    operator.policy = { ...operator.policy, allowedCsiDrivers: ['d.example.com'] };
+    return operator;
+  };
   const fixed = withTls({ secretName: 'corp-wildcard' });
   const issuer = withTls({ clusterIssuer: 'letsencrypt' });
   const renderWith = (
