@@ -10,6 +10,7 @@ import { createKubeClient } from '../kube/clients.ts';
 import { servesKind } from '../kube/exposure-discovery.ts';
 import { kubeLeaseClient } from '../kube/lease.ts';
 import { kubeNamespaceReader } from '../kube/namespaces.ts';
+import type { Census } from '../kube/census.ts';
 import { ObservedState, type PageJudge } from '../kube/observed-state.ts';
 import { ResourceManager } from '../kube/resource-manager.ts';
 import { kubeRestartMemoStore } from '../kube/restart-memo-store.ts';
@@ -109,7 +110,9 @@ export function wireAgent(o: WireOptions): WiredAgent {
   const observed = new ObservedState({
     namespaces: config.namespaces,
     listenerId: config.listenerId,
-    ...(config.dryRun ? {} : { coldJudge: (): PageJudge => coldJudge() }),
+    ...(config.dryRun
+      ? {}
+      : { coldJudge: (): PageJudge => coldJudge(), census: (): Census => resources.census() }),
   });
   const resources = new ResourceManager({
     kube,

@@ -3,14 +3,16 @@
  * order, skipping what is already converged (desired-hash annotation equal AND live still holds
  * every field we apply). Each object gets a change-set entry, also when the batch fails halfway.
  * Ownership comes before every write (ADR 0007, ownership.ts): an object the listing does not hold
- * is read first, and one that belongs to another deployment, listener or manager refuses the
- * whole batch before anything is written.
+ * is read first, or looked up in a census of names and, when absent, created with a create-only
+ * write; one that belongs to another deployment, listener or manager refuses the whole batch
+ * before anything is written.
  */
 import pMap from 'p-map';
 import { MooringError } from '../errors.ts';
 import { type ApplyContext, type ApplyOptions, entryFor } from './apply-context.ts';
 import type { ChangeSet, ChangeSetEntry } from '../objects/change-set.ts';
 import { isSlim } from './compact-live.ts';
+import { adoptCreatedFields } from './created-fields.ts';
 import { isCreateOnly, withGeneratedKeys } from './create-only.ts';
 import { liveHash, prepareForApply } from './desired-hash.ts';
 import { httpStatusOf, immutableFields, isApiWide, kubeError } from './errors.ts';
@@ -20,7 +22,7 @@ import { findDrift } from './live-compare.ts';
 import { isVerified, remember } from './memo.ts';
 import { objectId } from '../objects/object-id.ts';
 import type { Applied } from './object-client.ts';
-import { checkOwnership } from './ownership.ts';
+import { checkOwnership, foreignOwner } from './ownership.ts';
 import { recreate } from './recreate.ts';
 import { HANDOVER_MANAGER, handOverReplicas } from './replicas-handover.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
@@ -96,15 +98,45 @@ function observedAfter(applied: Applied, live: KubeObject | undefined): KubeObje
 }
 
 /**
+ * Creates an object a census found absent with a create-only write (ADR 0007): the entry when it
+ * was created, undefined when it exists after all (409 AlreadyExists: made since the census).
+ */
+async function createAbsent(
+  ctx: ApplyContext,
+  opts: ApplyOptions,
+  desired: KubeObject,
+  body: string,
+  key: string | undefined,
+  entry: ChangeSetEntry,
+): Promise<ChangeSetEntry | undefined> {
+  let applied: Applied;
+  try {
+    applied = await ctx.client.createNew(
+      desired,
+      { fieldManager: ctx.fieldManager, dryRun: ctx.dryRun, metadataOnly: true },
+      body,
+    );
+  } catch (err) {
+    if (httpStatusOf(err) === 409) return undefined;
+    throw kubeError(err, entry.id, 'create');
+  }
+  opts.observed?.set(entry.id, applied.object);
+  remember(ctx, entry.id, key, applied.object);
+  entry.action = 'created';
+  return entry;
+}
+
+/**
  * Applies one object against `found`, the object as the listing holds it or as it was read
- * (undefined: absent; see `readUnlisted`); throws a MooringError whose message starts with the
- * object id.
+ * (undefined: absent; see `readUnlisted`); `absent` when a census found no object of its name, so
+ * that it is created without a read. Throws a MooringError whose message starts with the object id.
  */
 async function applyOne(
   ctx: ApplyContext,
   opts: ApplyOptions,
   raw: KubeObject,
   found: KubeObject | undefined,
+  absent = false,
 ): Promise<ChangeSetEntry> {
   const id = objectId(raw);
   let live = found;
@@ -116,6 +148,19 @@ async function applyOne(
   const { object: desired, body } = prepareForApply(raw);
   const key = opts.inputKey ?? liveHash(desired);
   const entry = entryFor(desired, 'unchanged');
+  let fresh = false;
+  if (absent) {
+    const created = await createAbsent(ctx, opts, desired, body, key, entry);
+    if (created) return created;
+    // Made since the census: whose it is decides, as for an object read before any write.
+    try {
+      live = await ctx.client.get(desired);
+    } catch (err) {
+      throw kubeError(err, id, 'get');
+    }
+    fresh = true;
+    checkOwnership(live, desired, ctx.fieldManager);
+  }
   if (live && isSlim(live)) {
     // A slim entry to compare against: one read.
     try {
@@ -123,6 +168,7 @@ async function applyOne(
     } catch (err) {
       throw kubeError(err, id, 'get');
     }
+    fresh = true;
     checkOwnership(live, desired, ctx.fieldManager);
   }
   if (live && liveHash(live) === liveHash(desired) && !live.metadata.deletionTimestamp) {
@@ -144,6 +190,9 @@ async function applyOne(
       { entry },
     );
   }
+  // Fields our create-only write recorded become ours as applied first, so that an apply of
+  // changed objects prunes what it no longer sets (a repair of drift sets what the create did).
+  if (live && liveHash(live) !== liveHash(desired)) await adoptCreatedFields(ctx, live, fresh);
   if (await handOverReplicas(ctx, desired, live)) entry.note = 'replicas handed over to the autoscaler';
   let after: KubeObject;
   let created: boolean;
@@ -200,21 +249,26 @@ interface Resolved {
   refused?: MooringError;
   /** An API-wide failure of a read: nothing more is attempted. */
   stop?: MooringError;
+  /** Ids a census found absent (census.ts): created with a create-only write, no read. */
+  absent: Set<string>;
 }
 
 /**
  * Ownership before any write (ADR 0007). An object absent from a complete listing cannot be taken
  * to be absent from the cluster (the listing selects by our labels: another deployment's, another
- * listener's or another manager's object of the same name is not in it), so it is read first: one
- * GET, a 404 meaning it is new; without a listing every object is read. Objects the listing holds
- * cost no request. Every object found, listed or read, must be ours (ownership.ts).
+ * listener's or another manager's object of the same name is not in it). With a census
+ * (`ApplyOptions.census`), its listing of every name says so: a name it does not hold is created
+ * with a create-only write and never read, one held by another is refused from the census entry,
+ * and one of ours is read whole to compare. Without one, the object is read first: one GET, a 404
+ * meaning it is new; without a listing every object is read. Objects the listing holds cost no
+ * request. Every object found, listed, in the census or read, must be ours (ownership.ts).
  */
 async function readUnlisted(
   ctx: ApplyContext,
   objects: readonly KubeObject[],
   opts: ApplyOptions,
 ): Promise<Resolved> {
-  const out: Resolved = { live: new Map(), errors: new Map() };
+  const out: Resolved = { live: new Map(), errors: new Map(), absent: new Set() };
   const unlisted: KubeObject[] = [];
   for (const obj of objects) {
     const id = objectId(obj);
@@ -222,12 +276,24 @@ async function readUnlisted(
     if (listed) out.live.set(id, listed);
     else unlisted.push(obj);
   }
+  const census = opts.live ? opts.census : undefined;
   await pMap(
     unlisted,
     async (obj) => {
       const id = objectId(obj);
       if (out.stop) return;
       try {
+        const counted = await census?.find(obj);
+        if (counted === null) {
+          out.live.set(id, undefined);
+          out.absent.add(id);
+          return;
+        }
+        // Another's is refused from the census entry; ours is read whole, to compare.
+        if (counted && foreignOwner(counted, obj, ctx.fieldManager)) {
+          out.live.set(id, counted);
+          return;
+        }
         out.live.set(id, await ctx.client.get(obj));
       } catch (err) {
         const error = kubeError(err, id, 'get');
@@ -282,7 +348,7 @@ export async function applyAll(
       continue;
     }
     try {
-      cs.entries.push(await applyOne(ctx, opts, obj, found.live.get(id)));
+      cs.entries.push(await applyOne(ctx, opts, obj, found.live.get(id), found.absent.has(id)));
     } catch (err) {
       const error = err instanceof MooringError ? err : kubeError(err, id, 'apply');
       const carried = (err as { entry?: ChangeSetEntry }).entry;
