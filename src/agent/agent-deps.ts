@@ -2,6 +2,7 @@
  * What the agent takes from the outside world (`AgentDeps`: Kubernetes and control-plane access,
  * the composition root gives the real ones) and the `/status` document it serves.
  */
+import type { KnownRevision } from './desired-resolver.ts';
 import type { AgentConfig } from '../config.ts';
 import type { DeploymentRecord, RevisionRecord } from '../contract/index.ts';
 import type { Logger } from '../log.ts';
@@ -33,11 +34,18 @@ export interface AgentDeps {
   checkCluster?: () => Promise<void>;
   /** Only with leader election. */
   leaseClient?: LeaseClient;
+  /**
+   * The revisions a restart memo knew (ADR 0010): a poll resolves a deployment whose revision is
+   * among them without reading it. Default none.
+   */
+  revisionSeed?: () => Promise<ReadonlyMap<string, KnownRevision> | undefined>;
   /** Reconciles one deployment (render, apply, prune, health; or the resync's shortcut); throws coded errors. */
   reconcile(
     input: {
       deployment: DeploymentRecord;
       revision: RevisionRecord | undefined;
+      /** Reads the revision when it was resolved without it (`DesiredDeployment.pendingRevision`). */
+      loadRevision?: (() => Promise<RevisionRecord>) | undefined;
       /** The desired state changed since its last successful reconcile: read the cluster now. */
       changed?: boolean;
       /** The poller's desired-state hash: what the objects are rendered from. */

@@ -17,6 +17,7 @@
  *   drains.
  * - The resync history the plans read is written by resync-pacer.ts alone.
  */
+import type { RevisionRecord } from '../contract/index.ts';
 import type { Logger } from '../log.ts';
 import type { AgentMetrics } from '../ops/metrics.ts';
 import type { ConvergedPass } from '../reconcile/converged.ts';
@@ -40,6 +41,8 @@ export type { OrphanPassResult, PruneRefusal } from './orphan-pass.ts';
 
 export interface DeploymentsDeps {
   status: StatusStore;
+  /** Reads a revision a poll resolved without it (`DesiredDeployment.pendingRevision`). */
+  loadRevision?: (deploymentId: string, revisionId: string) => Promise<RevisionRecord>;
   logger: Logger;
   /**
    * Told each deployment's secret values as its record is taken, and to forget them once it left
@@ -60,6 +63,7 @@ export interface DeploymentsDeps {
   pollIntervalMs?: number;
   reconcile(
     input: Pick<DesiredDeployment, 'deployment' | 'revision'> & {
+      loadRevision?: (() => Promise<RevisionRecord>) | undefined;
       changed?: boolean;
       hash?: string;
       converged?: ConvergedPass | undefined;
@@ -226,6 +230,11 @@ export class Deployments {
     return this.#desired.convergedPasses();
   }
 
+  /** `id`'s desired state as taken, if it was. */
+  taken(id: string): DesiredDeployment | undefined {
+    return this.#desired.get(id);
+  }
+
   /**
    * `id`'s desired state as taken, or (while a poll is resolving its deployments) a promise of it,
    * settled once the poll takes it or ends; undefined when there is none (a cold start's listing).
@@ -245,7 +254,7 @@ export class Deployments {
       id: deployment.id,
       name: deployment.name,
       namespace: deployment.source_config.listener_config?.k8s_namespace ?? null,
-      revision: d.revision?.id ?? deployment.latest_revision_id,
+      revision: d.revision?.id ?? d.pendingRevision ?? deployment.latest_revision_id,
       controlPlaneStatus: String(deployment.status),
     });
   }
@@ -260,10 +269,24 @@ export class Deployments {
     const d = this.#desired.get(key);
     if (!d || d.refused) return {};
     const { deployment, revision } = d;
-    this.#runs.started(key, revision?.id ?? null);
+    const revisionId = revision?.id ?? d.pendingRevision ?? null;
+    this.#runs.started(key, revisionId);
     const converged = this.#desired.takeConverged(key);
+    const pending = d.pendingRevision;
+    const loadRevision =
+      pending === undefined || !this.#d.loadRevision
+        ? undefined
+        : async () => {
+            const read = await (this.#d.loadRevision as NonNullable<DeploymentsDeps['loadRevision']>)(
+              key,
+              pending,
+            );
+            // Its values are known from here on, as a revision read at the poll's are.
+            this.#d.redactor?.set(key, secretValuesOf({ deployment, revision: read }));
+            return read;
+          };
     const result = await this.#d.reconcile(
-      { deployment, revision, changed: this.#desired.changed(d), hash: d.hash, converged },
+      { deployment, revision, loadRevision, changed: this.#desired.changed(d), hash: d.hash, converged },
       signal,
     );
     this.#desired.succeeded(d, result.converged);
@@ -274,7 +297,7 @@ export class Deployments {
     const before = this.#d.status.get(key);
     // Only a pass whose every object was found unchanged: a skipped or refused one stays at info.
     const quiet = allUnchanged(result.changeSet) && before?.state === state && before.reason === reason;
-    const changes = this.#runs.returned(key, revision?.id ?? null, result.changeSet, quiet);
+    const changes = this.#runs.returned(key, revisionId, result.changeSet, quiet);
     this.#d.status.record(key, { state, reason, changed, changes, atMs: this.#d.clock.now() });
     return result.requeueAfterMs === undefined ? {} : { requeueAfterMs: result.requeueAfterMs };
   }

@@ -159,12 +159,21 @@ export function wireAgent(o: WireOptions): WiredAgent {
           settings: () => ({ settings, listener: config.listenerId, namespaces: config.namespaces }),
           memo: observed.memo,
           logger,
+          revisionsOf: (id) => agent?.knownRevisions(id) ?? [],
         });
   const coldJudge = (): PageJudge => {
     coldPasses.clear();
     const judge = coldStartJudge({
       desiredOf: (id) => agent?.desiredOf(id),
-      render: (d) => renderDeployment({ deployment: d.deployment, revision: d.revision, settings }).objects,
+      // A revision the restart memo knew is read only when its deployment must be compared.
+      render: async (d) => {
+        const revision =
+          d.revision ??
+          (d.pendingRevision === undefined || !agent
+            ? undefined
+            : await agent.loadRevision(d.deployment.id, d.pendingRevision));
+        return renderDeployment({ deployment: d.deployment, revision, settings }).objects;
+      },
       verify: (live, desired, key) => resources.verifyListed(live, desired, key),
       known: (id, live, key) => resources.isListedVerified(live, key) || coldPasses.holdsClaim(id, key, live),
       onConverged: (id, pass) => coldPasses.set(id, pass),
@@ -189,6 +198,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
     controlPlane,
     routes,
     readNamespace: kubeNamespaceReader(kube),
+    ...(restartMemo ? { revisionSeed: () => restartMemo.revisions() } : {}),
     exposesUrls: () => settings.exposure.kind !== 'none',
     checkCluster: async () => {
       settings = await checkExposureKind(
@@ -216,6 +226,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
         {
           deployment: input.deployment,
           revision: input.revision,
+          loadRevision: input.loadRevision,
           settings,
           ...(input.hash === undefined ? {} : { inputKey: input.hash }),
           converged: input.converged,
