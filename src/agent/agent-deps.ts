@@ -2,7 +2,7 @@
  * What the agent takes from the outside world (`AgentDeps`: Kubernetes and control-plane access,
  * the composition root gives the real ones) and the `/status` document it serves.
  */
-import type { KnownRevision } from './desired-resolver.ts';
+import type { DesiredResolver } from './desired-resolver.ts';
 import type { AgentConfig } from '../config.ts';
 import type { DeploymentRecord, RevisionRecord } from '../contract/index.ts';
 import type { Logger } from '../log.ts';
@@ -35,10 +35,12 @@ export interface AgentDeps {
   /** Only with leader election. */
   leaseClient?: LeaseClient;
   /**
-   * The revisions a restart memo knew (ADR 0010): a poll resolves a deployment whose revision is
-   * among them without reading it. Default none.
+   * Resolves each poll's deployments (default: a new one per term); the composition root gives
+   * one seeded with the revisions a restart memo knew (ADR 0010), read only when rendered.
    */
-  revisionSeed?: () => Promise<ReadonlyMap<string, KnownRevision> | undefined>;
+  resolver?: DesiredResolver | undefined;
+  /** Reads a revision a poll resolved without it (`DesiredDeployment.pendingRevision`). */
+  loadRevision?: ((deploymentId: string, revisionId: string) => Promise<RevisionRecord>) | undefined;
   /** Reconciles one deployment (render, apply, prune, health; or the resync's shortcut); throws coded errors. */
   reconcile(
     input: {

@@ -1,18 +1,15 @@
 /**
- * The agent: start-up checks and registration, then (as the leader, or always without leader
- * election) the poll loop feeding the runner, the orphan pass after each complete listing, and
- * the heartbeat. Shutdown stops polling, lets in-flight reconciles finish within the grace period,
- * saves the restart memo, releases the lease and resolves. Kubernetes and control-plane access
- * come in through `AgentDeps` (`cli/wiring.ts` gives the real ones): loop mechanics only here.
+ * The agent: start-up checks and registration, then (as the leader, or always without leader election)
+ * the poll loop feeding the runner, the orphan pass after each complete listing, and the heartbeat.
+ * Shutdown stops polling, lets in-flight reconciles finish within the grace period, saves the restart
+ * memo, releases the lease and resolves. Access to both APIs comes through `AgentDeps`: loop mechanics.
  */
-import type { RevisionRecord } from '../contract/index.ts';
 import { MooringError } from '../errors.ts';
 import type { Check } from '../ops/server.ts';
 import { pollLoopHealth, readiness } from './agent-checks.ts';
 import type { AgentDeps, AgentStatus } from './agent-deps.ts';
 import { type Clock, sleep, systemClock } from './clock.ts';
 import { Deployments } from './deployments.ts';
-import type { KnownRevision } from './desired-resolver.ts';
 import { LeaderElector } from './leader-election.ts';
 import { type Snapshot, Poller } from './poller.ts';
 import { runHeartbeat } from './registration.ts';
@@ -36,8 +33,6 @@ export class Agent {
   readonly status: StatusStore;
   readonly #deployments: Deployments;
   #term: Term | undefined;
-  /** The latest term's poller: it knows the revisions, also once its term ended (the restart memo). */
-  #poller: Poller | undefined;
   #termStopping: Promise<void> | undefined;
   #previousSettled: Promise<void> = Promise.resolve();
   #registered = false;
@@ -59,7 +54,7 @@ export class Agent {
       resyncIntervalMs: this.#d.config.resyncIntervalMs,
       pollIntervalMs: this.#d.config.pollIntervalMs,
       reconcile: (input, signal) => this.#d.reconcile(input, signal),
-      loadRevision: (deploymentId, revisionId) => this.loadRevision(deploymentId, revisionId),
+      loadRevision: this.#d.loadRevision,
       collectOrphans: (snapshot, signal) => this.#d.collectOrphans(snapshot, signal),
       beginCycle: this.#d.beginCycle,
       onReconciled: this.#d.onReconciled,
@@ -86,21 +81,6 @@ export class Agent {
   }
   get inFlight(): number {
     return this.#term?.runner.inFlight ?? 0;
-  }
-
-  /**
-   * Reads the revision of a deployment resolved without it (`DesiredDeployment.pendingRevision`),
-   * through the latest term's poller.
-   */
-  loadRevision(deploymentId: string, revisionId: string): Promise<RevisionRecord> {
-    if (!this.#poller) return Promise.reject(new Error('no poll has run'));
-    return this.#poller.loadRevision(deploymentId, revisionId);
-  }
-
-  /** What a restart memo keeps of a deployment's revisions (ADR 0010); none when it is unknown. */
-  knownRevisions(deploymentId: string): KnownRevision[] {
-    const d = this.#deployments.taken(deploymentId);
-    return d && this.#poller ? this.#poller.knownRevisions(d.deployment) : [];
   }
 
   /** A deployment's desired state, or a promise of it while a poll resolves it (ADR 0008). */
@@ -215,9 +195,8 @@ export class Agent {
   }
 
   /**
-   * Starts a term once the previous one is fully over: a reconcile the previous term gave up on
-   * (it ignored its abort) must not run next to a new one for the same deployment. Waits at most
-   * one reconcile timeout.
+   * Starts a term once the previous one is fully over: a reconcile the previous term gave up on (it
+   * ignored its abort) must not run next to a new one for the same deployment. Waits one timeout at most.
    */
   async #startTermWhenClear(signal: AbortSignal): Promise<void> {
     if (this.#termStopping) {
@@ -247,7 +226,7 @@ export class Agent {
     });
     const poller = new Poller({
       client: this.#d.controlPlane,
-      revisionSeed: this.#d.revisionSeed,
+      resolver: this.#d.resolver,
       listenerId: config.listenerId,
       intervalMs: config.pollIntervalMs,
       collisions: { namespaceTenants: config.references.namespaceTenants, urls: this.#d.exposesUrls },
@@ -272,7 +251,6 @@ export class Agent {
     const loops: Promise<unknown>[] = [];
     const term: Term = { abort, runner, poller, loops: Promise.resolve() };
     this.#term = term;
-    this.#poller = poller;
     metrics.leader.set(1);
     runner.start();
     if (opts.poll !== false) {

@@ -27,7 +27,7 @@ import { allUnchanged, hasChanges } from '../objects/change-set.ts';
 import type { Clock } from './clock.ts';
 import type { ColdPass } from './cold-start.ts';
 import { deleteHold } from './delete-cap.ts';
-import { DesiredBook, secretValuesOf } from './desired-book.ts';
+import { DesiredBook, revisionLoader, secretValuesOf } from './desired-book.ts';
 import { DesiredWaiters } from './desired-waiters.ts';
 import { OrphanPass, type OrphanPassResult, type PruneRefusal } from './orphan-pass.ts';
 import type { DesiredDeployment, PollCycle, Snapshot } from './poll-cycle.ts';
@@ -230,11 +230,6 @@ export class Deployments {
     return this.#desired.convergedPasses();
   }
 
-  /** `id`'s desired state as taken, if it was. */
-  taken(id: string): DesiredDeployment | undefined {
-    return this.#desired.get(id);
-  }
-
   /**
    * `id`'s desired state as taken, or (while a poll is resolving its deployments) a promise of it,
    * settled once the poll takes it or ends; undefined when there is none (a cold start's listing).
@@ -272,19 +267,7 @@ export class Deployments {
     const revisionId = revision?.id ?? d.pendingRevision ?? null;
     this.#runs.started(key, revisionId);
     const converged = this.#desired.takeConverged(key);
-    const pending = d.pendingRevision;
-    const loadRevision =
-      pending === undefined || !this.#d.loadRevision
-        ? undefined
-        : async () => {
-            const read = await (this.#d.loadRevision as NonNullable<DeploymentsDeps['loadRevision']>)(
-              key,
-              pending,
-            );
-            // Its values are known from here on, as a revision read at the poll's are.
-            this.#d.redactor?.set(key, secretValuesOf({ deployment, revision: read }));
-            return read;
-          };
+    const loadRevision = revisionLoader(d, this.#d.loadRevision, this.#d.redactor);
     const result = await this.#d.reconcile(
       { deployment, revision, loadRevision, changed: this.#desired.changed(d), hash: d.hash, converged },
       signal,

@@ -84,6 +84,8 @@ export class DesiredResolver {
   #known: Promise<Map<string, KnownRevision>> | undefined;
   /** Reads by `load` in flight, by revision id. */
   readonly #loading = new Map<string, Promise<RevisionRecord>>();
+  /** The deployments of the last poll, by id (`knownOf`): the records the agent holds anyway. */
+  #listed = new Map<string, DeploymentRecord>();
   /** The seed once read (`knownOf` is synchronous). */
   #knownSync: Map<string, KnownRevision> | undefined;
 
@@ -235,11 +237,14 @@ export class DesiredResolver {
   }
 
   /**
-   * What a restart memo keeps of `deployment`'s revisions: those whose record this resolver holds
-   * or whose facts its seed gave, final each (latest and active).
+   * What a restart memo keeps of a deployment's revisions (by its id, as the last poll listed it):
+   * those whose record this resolver holds or whose facts its seed gave, final each (latest and
+   * active).
    */
-  knownOf(deployment: Pick<DeploymentRecord, 'latest_revision_id' | 'active_revision_id'>): KnownRevision[] {
+  knownOf(deploymentId: string): KnownRevision[] {
+    const deployment = this.#listed.get(deploymentId);
     const out: KnownRevision[] = [];
+    if (!deployment) return out;
     for (const id of new Set([deployment.latest_revision_id, deployment.active_revision_id])) {
       if (!id) continue;
       const record = this.#revisions.get(id);
@@ -265,6 +270,7 @@ export class DesiredResolver {
   /** Keeps only revisions the current deployments point at, so the cache cannot grow forever. */
   pruneCache(deployments: readonly DesiredDeployment[]): void {
     const keep = new Set<string>();
+    this.#listed = new Map(deployments.map((d) => [d.deployment.id, d.deployment]));
     for (const { deployment } of deployments) {
       if (deployment.latest_revision_id) keep.add(deployment.latest_revision_id);
       if (deployment.active_revision_id) keep.add(deployment.active_revision_id);

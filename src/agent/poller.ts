@@ -14,16 +14,11 @@ import pMap from 'p-map';
 import { backoffDelay, pollBackoff } from '../backoff.ts';
 import { CONTROL_PLANE_CONNECTIONS } from '../control-plane/client-http.ts';
 import type { ControlPlaneClient } from '../control-plane/client.ts';
-import type { DeploymentRecord, RevisionRecord } from '../contract/index.ts';
+import type { DeploymentRecord } from '../contract/index.ts';
 import { errorCode, MooringError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { type Clock, sleep, systemClock } from './clock.ts';
-import {
-  type CollisionRules,
-  collisionsOf,
-  DesiredResolver,
-  type KnownRevision,
-} from './desired-resolver.ts';
+import { type CollisionRules, collisionsOf, DesiredResolver } from './desired-resolver.ts';
 import { openPollCycle, type PollCycle, type Snapshot } from './poll-cycle.ts';
 import { safeErr } from './safe-error.ts';
 
@@ -60,8 +55,8 @@ export interface PollerOptions {
   onPoll?: (result: 'success' | 'failure', durationMs: number) => void;
   /** What makes two deployments collide (names by tenant, URLs when exposed); default names only. */
   collisions?: CollisionRules;
-  /** The revisions a restart memo knew, not read again (`DesiredResolver`). */
-  revisionSeed?: (() => Promise<ReadonlyMap<string, KnownRevision> | undefined>) | undefined;
+  /** The resolver of its deployments (one seeded by a restart memo); default a new one. */
+  resolver?: DesiredResolver | undefined;
 }
 
 export class Poller {
@@ -85,17 +80,7 @@ export class Poller {
 
   constructor(options: PollerOptions) {
     this.#o = { clock: systemClock, random: Math.random, ...options };
-    this.#resolver = new DesiredResolver(options.client, options.revisionSeed);
-  }
-
-  /** Reads a revision a poll resolved without reading it (`DesiredDeployment.pendingRevision`). */
-  loadRevision(deploymentId: string, revisionId: string): Promise<RevisionRecord> {
-    return this.#resolver.load(deploymentId, revisionId);
-  }
-
-  /** What a restart memo keeps of the deployment's revisions (`DesiredResolver.knownOf`). */
-  knownRevisions(deployment: DeploymentRecord): KnownRevision[] {
-    return this.#resolver.knownOf(deployment);
+    this.#resolver = options.resolver ?? new DesiredResolver(options.client);
   }
 
   /** When the loop means to poll next (liveness: a loop far past this is stalled). */

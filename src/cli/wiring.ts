@@ -4,6 +4,7 @@
  * the reconcile function and the orphan pass. `mooring run`, `mooring diff` and the sandbox use
  * this; tests of the loop mechanics use fakes instead.
  */
+import { DesiredResolver } from '../agent/desired-resolver.ts';
 import { AUTO_KUBE_QPS, type AgentConfig } from '../config.ts';
 import { ControlPlaneClient } from '../control-plane/client.ts';
 import { createKubeClient } from '../kube/clients.ts';
@@ -150,7 +151,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
   // again. Not in dry run, which keeps no memo.
   const coldPasses = new ColdPasses();
   // What the leader verified, kept across restarts (ADR 0010): read by each cold listing.
-  const restartMemo =
+  const restartMemo: RestartMemoKeeper | undefined =
     config.restartMemo === undefined || config.dryRun
       ? undefined
       : new RestartMemoKeeper({
@@ -159,8 +160,10 @@ export function wireAgent(o: WireOptions): WiredAgent {
           settings: () => ({ settings, listener: config.listenerId, namespaces: config.namespaces }),
           memo: observed.memo,
           logger,
-          revisionsOf: (id) => agent?.knownRevisions(id) ?? [],
+          revisionsOf: (id) => resolver.knownOf(id),
         });
+  // One resolver for the process, seeded with the revisions the restart memo knew (ADR 0010).
+  const resolver = new DesiredResolver(controlPlane, async () => restartMemo?.revisions());
   const coldJudge = (): PageJudge => {
     coldPasses.clear();
     const judge = coldStartJudge({
@@ -171,7 +174,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
           d.revision ??
           (d.pendingRevision === undefined || !agent
             ? undefined
-            : await agent.loadRevision(d.deployment.id, d.pendingRevision));
+            : await resolver.load(d.deployment.id, d.pendingRevision));
         return renderDeployment({ deployment: d.deployment, revision, settings }).objects;
       },
       verify: (live, desired, key) => resources.verifyListed(live, desired, key),
@@ -198,7 +201,8 @@ export function wireAgent(o: WireOptions): WiredAgent {
     controlPlane,
     routes,
     readNamespace: kubeNamespaceReader(kube),
-    ...(restartMemo ? { revisionSeed: () => restartMemo.revisions() } : {}),
+    resolver,
+    loadRevision: (deploymentId, revisionId) => resolver.load(deploymentId, revisionId),
     exposesUrls: () => settings.exposure.kind !== 'none',
     checkCluster: async () => {
       settings = await checkExposureKind(
