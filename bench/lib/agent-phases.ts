@@ -237,6 +237,9 @@ async function coldConvergence(input: AgentPhasesInput, running: RunningAgent): 
   const kube = countKube(stack.kubeApi);
   result.convergence_kube_reads = kube.reads;
   result.convergence_kube_writes = kube.writes;
+  result.convergence_object_writes = kube.objectWrites;
+  result.convergence_kube_writes_by_target = kube.writesByTarget;
+  result.convergence_kube_reads_by_target = kube.readsByTarget;
   result.convergence_controlplane_requests = (await stack.controlPlane.stats()).requests;
   say(`converged in ${result.convergence_s} s`);
   return true;

@@ -31,6 +31,15 @@ export interface BenchResult {
   convergence_first_apply_s: number | null;
   convergence_kube_reads: number | null;
   convergence_kube_writes: number | null;
+  /**
+   * The writes of managed objects alone (`convergence_kube_writes` less Events, the leader Lease
+   * and the restart memo's ConfigMap, reported apart): one per object is the target.
+   */
+  convergence_object_writes?: number | null;
+  /** The cold convergence's writes per `verb resource` (e.g. `create deployments`, `create events`). */
+  convergence_kube_writes_by_target?: Record<string, number> | null;
+  /** The cold convergence's reads per `verb resource` (`list` pages, `get`s of single objects). */
+  convergence_kube_reads_by_target?: Record<string, number> | null;
   convergence_controlplane_requests: number | null;
   /** CPU seconds of the agent process from start to convergence. */
   convergence_agent_cpu_s: number | null;
@@ -237,6 +246,11 @@ export function verdicts(r: BenchResult): Verdict[] {
       met: when(r.peak_rss_mib, (v) => v <= rssBudgetMib(r.deployments)),
     },
     { figure: 'restart_kube_writes', target: '0', met: when(r.restart_kube_writes, (v) => v === 0) },
+    {
+      figure: 'convergence_object_writes',
+      target: `<= ${Math.floor(r.objects * 1.01)} (objects x 1.01)`,
+      met: when(r.convergence_object_writes ?? null, (v) => v <= r.objects * 1.01),
+    },
   ];
 }
 
@@ -262,6 +276,7 @@ export function tableRows(r: BenchResult): string[][] {
     row('  first apply after (s)', 'convergence_first_apply_s'),
     row('  kube reads', 'convergence_kube_reads'),
     row('  kube writes', 'convergence_kube_writes'),
+    row('    of objects (Events, Lease, memo apart)', 'convergence_object_writes'),
     row('  control-plane requests', 'convergence_controlplane_requests'),
     row('  agent CPU (s)', 'convergence_agent_cpu_s'),
     row('  sandbox+control plane CPU (s)', 'convergence_harness_cpu_s'),
@@ -353,6 +368,9 @@ export function emptyResult(deployments: number, namespaces: number, pollInterva
     convergence_first_apply_s: null,
     convergence_kube_reads: null,
     convergence_kube_writes: null,
+    convergence_object_writes: null,
+    convergence_kube_writes_by_target: null,
+    convergence_kube_reads_by_target: null,
     convergence_controlplane_requests: null,
     convergence_agent_cpu_s: null,
     convergence_harness_cpu_s: null,

@@ -18,28 +18,44 @@ export interface KubeCounts {
   writesByTarget: Record<string, number>;
   /** Reads per verb (`list`, `get`, `watch`). */
   readsByVerb: Record<string, number>;
+  /** Reads per `verb resource`. */
+  readsByTarget: Record<string, number>;
+  /** Writes of managed objects: all but those of `REPORTED_APART`. */
+  objectWrites: number;
 }
+
+/**
+ * What the agent writes besides the objects it manages, reported apart: Events, the leader Lease,
+ * the restart memo's ConfigMap (the agent renders no ConfigMap).
+ */
+export const REPORTED_APART: ReadonlySet<string> = new Set(['events', 'leases', 'configmaps']);
 
 export function countKube(api: Pick<KubeApi, 'requests'>): KubeCounts {
   const records = api.requests();
   const writesByTarget: Record<string, number> = {};
   const readsByVerb: Record<string, number> = {};
+  const readsByTarget: Record<string, number> = {};
   let writes = 0;
+  let objectWrites = 0;
   for (const r of records) {
+    const key = `${r.verb} ${r.resource}`;
     if (!r.write) {
       readsByVerb[r.verb] = (readsByVerb[r.verb] ?? 0) + 1;
+      readsByTarget[key] = (readsByTarget[key] ?? 0) + 1;
       continue;
     }
     writes++;
-    const key = `${r.verb} ${r.resource}`;
+    if (!REPORTED_APART.has(r.resource)) objectWrites++;
     writesByTarget[key] = (writesByTarget[key] ?? 0) + 1;
   }
-  return { reads: records.length - writes, writes, writesByTarget, readsByVerb };
+  return { reads: records.length - writes, writes, writesByTarget, readsByVerb, readsByTarget, objectWrites };
 }
 
-/** Epoch milliseconds of the first apply in the sandbox's request log, if any. */
+/** Epoch milliseconds of the first write of a managed object (an apply or a create) in the sandbox's request log, if any. */
 export function firstApplyMs(api: Pick<KubeApi, 'requests'>): number | undefined {
-  const first = api.requests({ verb: 'apply' })[0];
+  const first = api
+    .requests({ write: true })
+    .find((r) => (r.verb === 'apply' || r.verb === 'create') && !REPORTED_APART.has(r.resource));
   return first ? Date.parse(first.time) : undefined;
 }
 

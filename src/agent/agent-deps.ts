@@ -2,6 +2,7 @@
  * What the agent takes from the outside world (`AgentDeps`: Kubernetes and control-plane access,
  * the composition root gives the real ones) and the `/status` document it serves.
  */
+import type { DesiredResolver } from './desired-resolver.ts';
 import type { AgentConfig } from '../config.ts';
 import type { DeploymentRecord, RevisionRecord } from '../contract/index.ts';
 import type { Logger } from '../log.ts';
@@ -33,11 +34,20 @@ export interface AgentDeps {
   checkCluster?: () => Promise<void>;
   /** Only with leader election. */
   leaseClient?: LeaseClient;
+  /**
+   * Resolves each poll's deployments (default: a new one per term); the composition root gives
+   * one seeded with the revisions a restart memo knew (ADR 0010), read only when rendered.
+   */
+  resolver?: DesiredResolver | undefined;
+  /** Reads a revision a poll resolved without it (`DesiredDeployment.pendingRevision`). */
+  loadRevision?: ((deploymentId: string, revisionId: string) => Promise<RevisionRecord>) | undefined;
   /** Reconciles one deployment (render, apply, prune, health; or the resync's shortcut); throws coded errors. */
   reconcile(
     input: {
       deployment: DeploymentRecord;
       revision: RevisionRecord | undefined;
+      /** Reads the revision when it was resolved without it (`DesiredDeployment.pendingRevision`). */
+      loadRevision?: (() => Promise<RevisionRecord>) | undefined;
       /** The desired state changed since its last successful reconcile: read the cluster now. */
       changed?: boolean;
       /** The poller's desired-state hash: what the objects are rendered from. */

@@ -54,6 +54,7 @@ export class Agent {
       resyncIntervalMs: this.#d.config.resyncIntervalMs,
       pollIntervalMs: this.#d.config.pollIntervalMs,
       reconcile: (input, signal) => this.#d.reconcile(input, signal),
+      loadRevision: this.#d.loadRevision,
       collectOrphans: (snapshot, signal) => this.#d.collectOrphans(snapshot, signal),
       beginCycle: this.#d.beginCycle,
       onReconciled: this.#d.onReconciled,
@@ -194,9 +195,8 @@ export class Agent {
   }
 
   /**
-   * Starts a term once the previous one is fully over: a reconcile the previous term gave up on
-   * (it ignored its abort) must not run next to a new one for the same deployment. Waits at most
-   * one reconcile timeout.
+   * Starts a term once the previous one is fully over: a reconcile the previous term gave up on (it
+   * ignored its abort) must not run next to a new one for the same deployment. Waits one timeout at most.
    */
   async #startTermWhenClear(signal: AbortSignal): Promise<void> {
     if (this.#termStopping) {
@@ -227,6 +227,7 @@ export class Agent {
     });
     const poller = new Poller({
       client: this.#d.controlPlane,
+      resolver: this.#d.resolver,
       listenerId: config.listenerId,
       intervalMs: config.pollIntervalMs,
       collisions: { ...config.references, urls: this.#d.exposesUrls, holdsObjects: this.#d.ownsObjects },

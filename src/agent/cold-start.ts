@@ -23,8 +23,8 @@ export interface ColdStartJudgeOptions {
    * undefined when there is none.
    */
   desiredOf(deploymentId: string): Promise<DesiredDeployment | undefined> | DesiredDeployment | undefined;
-  /** The objects the deployment renders (throws when it cannot be rendered). */
-  render(d: DesiredDeployment): readonly KubeObject[];
+  /** The objects the deployment renders (throws when it cannot be rendered); may first read its revision. */
+  render(d: DesiredDeployment): readonly KubeObject[] | Promise<readonly KubeObject[]>;
   /** `verifyListed`: whether `live` holds what `desired` applies, recording it in the memo. */
   verify(live: KubeObject, desired: KubeObject, key: string): boolean;
   /**
@@ -75,10 +75,12 @@ export function coldStartJudge(o: ColdStartJudgeOptions): PageJudge {
     }
     return r;
   };
-  const objectsOf = (r: Rendered): Map<string, KubeObject> | null => {
+  const objectsOf = async (r: Rendered): Promise<Map<string, KubeObject> | null> => {
     if (r.byId !== undefined) return r.byId;
     try {
-      const objects = o.render(r.desired);
+      const objects = await o.render(r.desired);
+      // Another item of the deployment may have rendered it meanwhile: that one stands.
+      if (r.byId !== undefined) return r.byId;
       r.byId = new Map(objects.map((obj) => [objectId(obj), obj]));
       r.pass = r.byId.size === objects.length ? passOf(r.key, objects) : undefined;
     } catch {
@@ -100,7 +102,7 @@ export function coldStartJudge(o: ColdStartJudgeOptions): PageJudge {
       const r = ready.get(deploymentId);
       if (!r || typeof item.metadata.name !== 'string') continue;
       if (o.known?.(deploymentId, item, r.key)) continue;
-      const byId = objectsOf(r);
+      const byId = await objectsOf(r);
       const id = objectId(item);
       const desired = byId?.get(id);
       if (!byId || !desired) continue;

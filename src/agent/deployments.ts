@@ -17,6 +17,7 @@
  *   drains.
  * - The resync history the plans read is written by resync-pacer.ts alone.
  */
+import type { RevisionRecord } from '../contract/index.ts';
 import type { Logger } from '../log.ts';
 import type { AgentMetrics } from '../ops/metrics.ts';
 import type { ConvergedPass } from '../reconcile/converged.ts';
@@ -26,7 +27,7 @@ import { allUnchanged, hasChanges } from '../objects/change-set.ts';
 import type { Clock } from './clock.ts';
 import type { ColdPass } from './cold-start.ts';
 import { deleteHold } from './delete-cap.ts';
-import { DesiredBook, secretValuesOf } from './desired-book.ts';
+import { DesiredBook, revisionLoader, secretValuesOf } from './desired-book.ts';
 import { DesiredWaiters } from './desired-waiters.ts';
 import { OrphanPass, type OrphanPassResult, type PruneRefusal } from './orphan-pass.ts';
 import type { DesiredDeployment, PollCycle, Snapshot } from './poll-cycle.ts';
@@ -41,6 +42,8 @@ export type { OrphanPassResult, PruneRefusal } from './orphan-pass.ts';
 
 export interface DeploymentsDeps {
   status: StatusStore;
+  /** Reads a revision a poll resolved without it (`DesiredDeployment.pendingRevision`). */
+  loadRevision?: (deploymentId: string, revisionId: string) => Promise<RevisionRecord>;
   logger: Logger;
   /**
    * Told each deployment's secret values as its record is taken, and to forget them once it left
@@ -61,6 +64,7 @@ export interface DeploymentsDeps {
   pollIntervalMs?: number;
   reconcile(
     input: Pick<DesiredDeployment, 'deployment' | 'revision'> & {
+      loadRevision?: (() => Promise<RevisionRecord>) | undefined;
       changed?: boolean;
       hash?: string;
       converged?: ConvergedPass | undefined;
@@ -246,7 +250,7 @@ export class Deployments {
       id: deployment.id,
       name: deployment.name,
       namespace: deployment.source_config.listener_config?.k8s_namespace ?? null,
-      revision: d.revision?.id ?? deployment.latest_revision_id,
+      revision: d.revision?.id ?? d.pendingRevision ?? deployment.latest_revision_id,
       controlPlaneStatus: String(deployment.status),
     });
   }
@@ -261,10 +265,12 @@ export class Deployments {
     const d = this.#desired.get(key);
     if (!d || d.refused) return {};
     const { deployment, revision } = d;
-    this.#runs.started(key, revision?.id ?? null);
+    const revisionId = revision?.id ?? d.pendingRevision ?? null;
+    this.#runs.started(key, revisionId);
     const converged = this.#desired.takeConverged(key);
+    const loadRevision = revisionLoader(d, this.#d.loadRevision, this.#d.redactor);
     const result = await this.#d.reconcile(
-      { deployment, revision, changed: this.#desired.changed(d), hash: d.hash, converged },
+      { deployment, revision, loadRevision, changed: this.#desired.changed(d), hash: d.hash, converged },
       signal,
     );
     this.#desired.succeeded(d, result.converged);
@@ -275,7 +281,7 @@ export class Deployments {
     const before = this.#d.status.get(key);
     // Only a pass whose every object was found unchanged: a skipped or refused one stays at info.
     const quiet = allUnchanged(result.changeSet) && before?.state === state && before.reason === reason;
-    const changes = this.#runs.returned(key, revision?.id ?? null, result.changeSet, quiet);
+    const changes = this.#runs.returned(key, revisionId, result.changeSet, quiet);
     const paused = pausedIds(result.changeSet);
     this.#d.status.record(key, { state, reason, changed, changes, atMs: this.#d.clock.now(), paused });
     return result.requeueAfterMs === undefined ? {} : { requeueAfterMs: result.requeueAfterMs };

@@ -4,6 +4,8 @@
  * resync's shortcut). A deployment's entries are forgotten together, when it leaves the listing;
  * what a reconcile found is kept only while the desired state it worked on is still the one taken.
  */
+import type { RevisionRecord } from '../contract/index.ts';
+import type { Redactor } from '../redact.ts';
 import type { ConvergedPass } from '../reconcile/converged.ts';
 import { namespaceOf, secretValues } from '../reconcile/steps.ts';
 import type { ColdPass } from './cold-start.ts';
@@ -20,6 +22,25 @@ export function secretValuesOf(d: Pick<DesiredDeployment, 'deployment' | 'revisi
     ? fromRevision.map((s: { value?: unknown }) => s?.value).filter((v): v is string => typeof v === 'string')
     : [];
   return [...secretValues(d.deployment), ...revisionValues];
+}
+
+/**
+ * What reads `d`'s revision when a poll resolved it without reading it (`pendingRevision`);
+ * undefined otherwise. Its secret values are known to the redactor from then on, as those of a
+ * revision read at the poll.
+ */
+export function revisionLoader(
+  d: DesiredDeployment,
+  load: ((deploymentId: string, revisionId: string) => Promise<RevisionRecord>) | undefined,
+  redactor: Pick<Redactor, 'set'> | undefined,
+): (() => Promise<RevisionRecord>) | undefined {
+  const pending = d.pendingRevision;
+  if (pending === undefined || !load) return undefined;
+  return async () => {
+    const revision = await load(d.deployment.id, pending);
+    redactor?.set(d.deployment.id, secretValuesOf({ deployment: d.deployment, revision }));
+    return revision;
+  };
 }
 
 export class DesiredBook {

@@ -12,7 +12,13 @@ import { detectCollisions } from '../render/names.ts';
 import { tenantMayUse } from '../render/references.ts';
 import { detectUrlClaims } from '../render/url-claims.ts';
 import type { DesiredDeployment } from './poll-cycle.ts';
-import { desiredStateHash, MAX_RECORD_DEPTH, tooDeep } from './record-digest.ts';
+import {
+  desiredStateHash,
+  desiredStateHashOf,
+  MAX_RECORD_DEPTH,
+  revisionDigest,
+  tooDeep,
+} from './record-digest.ts';
 
 /**
  * Deployments any of whose object names an older deployment in the same namespace would use
@@ -68,13 +74,53 @@ interface Refusal {
   message: string;
 }
 
-/** Resolves deployments to their desired state, with a cache of final revisions. */
+/** What a restart memo keeps of a revision whose status was final (ADR 0010): no content. */
+export interface KnownRevision {
+  id: string;
+  status: string;
+  /** `revisionDigest` of its record. */
+  digest: string;
+}
+
+/**
+ * Resolves deployments to their desired state, with a cache of final revisions. Seeded with the
+ * revisions a restart memo knew (`seed`), it reads none of them: their status decides the choice
+ * and their digest the hash, and the record itself is read only when the deployment is rendered
+ * (`load`). A final revision never changes, so what the memo says of it still holds.
+ */
 export class DesiredResolver {
   readonly #client: Pick<ControlPlaneClient, 'getRevision'>;
   readonly #revisions = new Map<string, RevisionRecord>();
+  readonly #seed: () => Promise<ReadonlyMap<string, KnownRevision> | undefined>;
+  #known: Promise<Map<string, KnownRevision>> | undefined;
+  /** Reads by `load` in flight, by revision id. */
+  readonly #loading = new Map<string, Promise<RevisionRecord>>();
+  /** The deployments of the last poll, by id (`knownOf`): the records the agent holds anyway. */
+  #listed = new Map<string, DeploymentRecord>();
+  /** The seed once read (`knownOf` is synchronous). */
+  #knownSync: Map<string, KnownRevision> | undefined;
 
-  constructor(client: Pick<ControlPlaneClient, 'getRevision'>) {
+  constructor(
+    client: Pick<ControlPlaneClient, 'getRevision'>,
+    seed: () => Promise<ReadonlyMap<string, KnownRevision> | undefined> = async () => undefined,
+  ) {
     this.#client = client;
+    this.#seed = seed;
+  }
+
+  /** The seed, read once; a seed that fails is none. */
+  #knownRevisions(): Promise<Map<string, KnownRevision>> {
+    this.#known ??= this.#seed().then(
+      (m) => {
+        this.#knownSync = new Map(m ?? []);
+        return this.#knownSync;
+      },
+      () => {
+        this.#knownSync = new Map();
+        return this.#knownSync;
+      },
+    );
+    return this.#known;
   }
 
   /**
@@ -119,13 +165,31 @@ export class DesiredResolver {
       );
     }
     try {
+      const known = await this.#knownRevisions();
       const latestId = deployment.latest_revision_id;
-      const latest = latestId ? await this.#revision(deployment.id, latestId) : undefined;
-      const choice = chooseRevision(deployment, latest);
+      // The latest's record when held or read; its status alone when the memo knew it.
+      let latest: RevisionRecord | undefined;
+      let latestStatus: KnownRevision | undefined;
+      if (latestId) {
+        latest = this.#revisions.get(latestId);
+        latestStatus = latest ? undefined : known.get(latestId);
+        if (!latest && !latestStatus) latest = await this.#revision(deployment.id, latestId);
+      }
+      const choice = chooseRevision(deployment, latest ?? latestStatus);
       if (choice.revisionId === undefined) {
         // No revision to run: the deployment's own source_revision_config is the latest values.
         if (latestId) return refuse('MOORING_E_RENDER_NO_IMAGE', choice.reason);
         return { deployment, revision: undefined, hash: desiredStateHash(deployment, undefined) };
+      }
+      // Known to the memo and not read: the hash from its digest, the record when rendered.
+      const memoized = this.#revisions.has(choice.revisionId) ? undefined : known.get(choice.revisionId);
+      if (memoized) {
+        return {
+          deployment,
+          revision: undefined,
+          pendingRevision: memoized.id,
+          hash: desiredStateHashOf(deployment, memoized.digest),
+        };
       }
       const revision =
         choice.revisionId === latest?.id ? latest : await this.#revision(deployment.id, choice.revisionId);
@@ -151,6 +215,59 @@ export class DesiredResolver {
     }
   }
 
+  /**
+   * The revision a deployment resolved without reading (`pendingRevision`), read now to be
+   * rendered. It must be the record the memo knew (its digest): one that is not (the control plane
+   * rewrote a final revision) is forgotten and refused, so the next poll reads it and hashes it
+   * anew. Nested too deep, it is refused as `resolve` refuses it.
+   */
+  async load(deploymentId: string, revisionId: string): Promise<RevisionRecord> {
+    const known = (await this.#knownRevisions()).get(revisionId);
+    // The cold listing's judge and the reconcile may want it at once: one read.
+    let reading = this.#loading.get(revisionId);
+    if (!reading) {
+      reading = this.#revision(deploymentId, revisionId).finally(() => this.#loading.delete(revisionId));
+      this.#loading.set(revisionId, reading);
+    }
+    const revision = await reading;
+    if (tooDeep(revision)) {
+      throw new MooringError(
+        'MOORING_E_RECORD_INVALID',
+        `revision ${revision.id}: record nested deeper than ${MAX_RECORD_DEPTH} levels`,
+      );
+    }
+    if (known && known.digest !== revisionDigest(revision)) {
+      this.#revisions.delete(revisionId);
+      (await this.#knownRevisions()).delete(revisionId);
+      throw new MooringError(
+        'MOORING_E_CP_BAD_RESPONSE',
+        `revision ${revisionId}: changed since the restart memo was written; read again at the next poll`,
+      );
+    }
+    return revision;
+  }
+
+  /**
+   * What a restart memo keeps of a deployment's revisions (by its id, as the last poll listed it):
+   * those whose record this resolver holds or whose facts its seed gave, final each (latest and
+   * active).
+   */
+  knownOf(deploymentId: string): KnownRevision[] {
+    const deployment = this.#listed.get(deploymentId);
+    const out: KnownRevision[] = [];
+    if (!deployment) return out;
+    for (const id of new Set([deployment.latest_revision_id, deployment.active_revision_id])) {
+      if (!id) continue;
+      const record = this.#revisions.get(id);
+      if (record) out.push({ id, status: String(record.status), digest: revisionDigest(record) });
+      else {
+        const seeded = this.#knownSync?.get(id);
+        if (seeded) out.push(seeded);
+      }
+    }
+    return out;
+  }
+
   async #revision(deploymentId: string, revisionId: string): Promise<RevisionRecord> {
     const cached = this.#revisions.get(revisionId);
     if (cached) return cached;
@@ -164,10 +281,13 @@ export class DesiredResolver {
   /** Keeps only revisions the current deployments point at, so the cache cannot grow forever. */
   pruneCache(deployments: readonly DesiredDeployment[]): void {
     const keep = new Set<string>();
+    this.#listed = new Map(deployments.map((d) => [d.deployment.id, d.deployment]));
     for (const { deployment } of deployments) {
       if (deployment.latest_revision_id) keep.add(deployment.latest_revision_id);
       if (deployment.active_revision_id) keep.add(deployment.active_revision_id);
     }
     for (const id of [...this.#revisions.keys()]) if (!keep.has(id)) this.#revisions.delete(id);
+    if (this.#knownSync)
+      for (const id of [...this.#knownSync.keys()]) if (!keep.has(id)) this.#knownSync.delete(id);
   }
 }

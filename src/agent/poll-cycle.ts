@@ -12,8 +12,14 @@ import type { DeploymentRecord, RevisionRecord } from '../contract/index.ts';
 /** One deployment as the agent should make it, with the revision it runs. */
 export interface DesiredDeployment {
   deployment: DeploymentRecord;
-  /** The chosen revision, when there is one to run. */
+  /** The chosen revision, when there is one to run and it was read. */
   revision: RevisionRecord | undefined;
+  /**
+   * The chosen revision's id when it was not read: a restart memo knew its status and digest
+   * (ADR 0010), so `hash` is known without it. Whatever renders the deployment reads it first
+   * (`DesiredResolver.load`); `revision` is then undefined.
+   */
+  pendingRevision?: string;
   /** sha256 of deployment + revision: a change means "reconcile now" (and unparks). Internal only. */
   hash: string;
   /** Set when the agent must not act on this deployment (a coded reason, no secret). */

@@ -55,6 +55,8 @@ export interface PollerOptions {
   onPoll?: (result: 'success' | 'failure', durationMs: number) => void;
   /** What makes two deployments collide (names by tenant, URLs when exposed); default names only. */
   collisions?: CollisionRules;
+  /** The resolver of its deployments (one seeded by a restart memo); default a new one. */
+  resolver?: DesiredResolver | undefined;
 }
 
 export class Poller {
@@ -78,7 +80,7 @@ export class Poller {
 
   constructor(options: PollerOptions) {
     this.#o = { clock: systemClock, random: Math.random, ...options };
-    this.#resolver = new DesiredResolver(options.client);
+    this.#resolver = options.resolver ?? new DesiredResolver(options.client);
   }
 
   /** When the loop means to poll next (liveness: a loop far past this is stalled). */

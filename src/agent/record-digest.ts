@@ -44,8 +44,17 @@ function recordDigest(deployment: DeploymentRecord): string {
  * revision it runs. Each record's digest is made once, so a poll digests only what is new.
  */
 export function desiredStateHash(deployment: DeploymentRecord, revision: RevisionRecord | undefined): string {
-  const revisionDigest = revision ? digestOf(revision, () => canonicalJson(revision)) : '';
-  return hash('sha256', `${recordDigest(deployment)}\u0000${revisionDigest}`, 'hex');
+  return desiredStateHashOf(deployment, revision ? revisionDigest(revision) : '');
+}
+
+/** The digest of a revision record, as `desiredStateHash` takes it (a restart memo keeps it). */
+export function revisionDigest(revision: RevisionRecord): string {
+  return digestOf(revision, () => canonicalJson(revision));
+}
+
+/** `desiredStateHash` from the revision's digest alone (`revisionDigest`; '' for none). */
+export function desiredStateHashOf(deployment: DeploymentRecord, digest: string): string {
+  return hash('sha256', `${recordDigest(deployment)}\u0000${digest}`, 'hex');
 }
 
 /** `nestedDeeperThan(record, MAX_RECORD_DEPTH)`, walked once per record object. */

@@ -9,7 +9,8 @@ import type { Logger } from '../log.ts';
 import { canonicalJson } from '../objects/canonical-json.ts';
 import type { ColdPass, ColdPasses } from './cold-start.ts';
 import { codeFingerprint } from './code-fingerprint.ts';
-import { openMemo, sealMemo, snapshotEntries } from './restart-memo.ts';
+import { openMemo, type RestartMemo, sealMemo, snapshotEntries } from './restart-memo.ts';
+import type { KnownRevision } from './desired-resolver.ts';
 import { safeErr } from './safe-error.ts';
 
 /** Where the snapshot is kept (src/kube/restart-memo-store.ts: one ConfigMap). */
@@ -33,12 +34,15 @@ export interface RestartMemoKeeperOptions {
   logger: Logger;
   /** The agent's code (code-fingerprint.ts); a parameter for tests. */
   code?: () => Promise<string>;
+  /** What the snapshot keeps of a deployment's final revisions (the poller's `knownRevisions`). */
+  revisionsOf?: (deploymentId: string) => readonly KnownRevision[];
 }
 
 export class RestartMemoKeeper {
   readonly #o: RestartMemoKeeperOptions;
   /** The digest of the snapshot stored now, as far as this process knows: an unchanged one is not written again. */
   #stored: string | undefined;
+  #opened: Promise<(RestartMemo & { digest: string }) | undefined> | undefined;
 
   /** The code's digest, started at once: reading the sources must not delay the first listing. */
   readonly #code: Promise<string>;
@@ -55,12 +59,20 @@ export class RestartMemoKeeper {
     return hash('sha256', `${code}\u0000${canonicalJson(this.#o.settings())}`, 'base64url');
   }
 
-  /** Fills the memo (objects it does not hold yet) and `passes` from the stored snapshot, when it can be trusted. */
-  async load(passes: ColdPasses): Promise<void> {
+  /**
+   * The stored snapshot, opened, when it can be trusted; read once for the process (the first poll
+   * wants its revisions, the cold listing its objects), since only this leader writes it.
+   */
+  #open(): Promise<(RestartMemo & { digest: string }) | undefined> {
+    this.#opened ??= this.#read();
+    return this.#opened;
+  }
+
+  async #read(): Promise<(RestartMemo & { digest: string }) | undefined> {
     const { store, logger } = this.#o;
     try {
       const stored = await store.read();
-      if (!stored) return;
+      if (!stored) return undefined;
       const memo = openMemo(stored, { secret: this.#o.secret, fingerprint: await this.#fingerprint() });
       if (typeof memo === 'string') {
         const why = {
@@ -70,22 +82,35 @@ export class RestartMemoKeeper {
           format: 'it cannot be read',
         }[memo];
         logger.info({ reason: memo }, `restart memo not used: ${why}; every listed object is compared`);
-        return;
+        return undefined;
       }
       this.#stored = memo.digest;
-      for (const [id, v] of memo.memo) if (!this.#o.memo.has(id)) this.#o.memo.set(id, v);
-      for (const [id, pass] of memo.passes) passes.set(id, pass);
-      logger.info({ deployments: memo.passes.size }, 'restart memo taken over');
+      return memo;
     } catch (err) {
       logger.warn({ err: safeErr(err) }, 'restart memo not read; every listed object is compared');
+      return undefined;
     }
+  }
+
+  /** Fills the memo (objects it does not hold yet) and `passes` from the stored snapshot, when it can be trusted. */
+  async load(passes: ColdPasses): Promise<void> {
+    const memo = await this.#open();
+    if (!memo) return;
+    for (const [id, v] of memo.memo) if (!this.#o.memo.has(id)) this.#o.memo.set(id, v);
+    for (const [id, pass] of memo.passes) passes.set(id, pass);
+    this.#o.logger.info({ deployments: memo.passes.size }, 'restart memo taken over');
+  }
+
+  /** The final revisions the stored snapshot knew, by id (none when it cannot be trusted). */
+  async revisions(): Promise<ReadonlyMap<string, KnownRevision> | undefined> {
+    return (await this.#open())?.revisions;
   }
 
   /** Saves what `passes` and the memo hold, unless the stored snapshot already says the same. */
   async save(passes: Iterable<[string, ColdPass]>): Promise<void> {
     const { store, logger } = this.#o;
     try {
-      const entries = snapshotEntries(this.#o.memo, passes);
+      const entries = snapshotEntries(this.#o.memo, passes, this.#o.revisionsOf);
       const encoded = sealMemo(entries, { secret: this.#o.secret, fingerprint: await this.#fingerprint() });
       if (!encoded) {
         logger.info({ deployments: entries.length }, 'restart memo not saved: too large for a ConfigMap');

@@ -16,6 +16,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { z } from 'zod';
 import type { Verified } from '../kube/observed-state.ts';
 import type { ColdPass } from './cold-start.ts';
+import type { KnownRevision } from './desired-resolver.ts';
 
 /** A ConfigMap's value is at most 1 MiB; this leaves room for the rest of the object. */
 export const MAX_SNAPSHOT_BYTES = 900 * 1024;
@@ -26,6 +27,8 @@ const MAX_INFLATED_BYTES = 64 * 1024 * 1024;
 export interface RestartMemo {
   memo: Map<string, Verified>;
   passes: Map<string, ColdPass>;
+  /** The final revisions the deployments ran, by id: status and digest, so a poll reads none again. */
+  revisions: Map<string, KnownRevision>;
 }
 
 const Entry = z.tuple([
@@ -34,8 +37,10 @@ const Entry = z.tuple([
   z.string().min(1), // namespace
   z.array(z.string()), // claim prefixes
   z.array(z.tuple([z.string().min(1), z.string().min(1)])), // [object id, version]
+  // [revision id, status, digest] of its final revisions (latest, active): never their content
+  z.array(z.tuple([z.string().min(1), z.string().min(1), z.string().min(1)])),
 ]);
-const Document = z.object({ v: z.literal(1), fingerprint: z.string(), deployments: z.array(Entry) });
+const Document = z.object({ v: z.literal(2), fingerprint: z.string(), deployments: z.array(Entry) });
 type Entry = z.infer<typeof Entry>;
 
 /**
@@ -46,6 +51,7 @@ type Entry = z.infer<typeof Entry>;
 export function snapshotEntries(
   memo: ReadonlyMap<string, Verified>,
   passes: Iterable<readonly [string, ColdPass]>,
+  revisionsOf: (deploymentId: string) => readonly KnownRevision[] = () => [],
 ): Entry[] {
   const byKey = new Map<string, [string, string][]>();
   for (const [id, v] of memo) {
@@ -59,7 +65,8 @@ export function snapshotEntries(
     const inNamespace = (objectId: string) => objectId.split('/')[1] === pass.namespace;
     if (objects.length !== pass.objects || !objects.every(([o]) => inNamespace(o))) continue;
     objects.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-    out.push([id, pass.key, pass.namespace, [...pass.claimPrefixes], objects]);
+    const revisions = revisionsOf(id).map((r): [string, string, string] => [r.id, r.status, r.digest]);
+    out.push([id, pass.key, pass.namespace, [...pass.claimPrefixes], objects, revisions]);
   }
   return out.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
 }
@@ -111,7 +118,7 @@ export function sealMemo(
   const max = (o.maxBytes ?? MAX_SNAPSHOT_BYTES) - IV_BYTES - TAG_BYTES;
   let count = entries.length;
   for (let attempt = 0; attempt < 4; attempt++) {
-    const doc = { v: 1, fingerprint: o.fingerprint, deployments: entries.slice(0, count) };
+    const doc = { v: 2, fingerprint: o.fingerprint, deployments: entries.slice(0, count) };
     const plain = gzipSync(JSON.stringify(doc));
     if (plain.length <= max) {
       return { data: seal(o.secret, plain), digest: hash('sha256', plain, 'base64url'), deployments: count };
@@ -143,11 +150,14 @@ export function openMemo(
   const out = {
     memo: new Map<string, Verified>(),
     passes: new Map<string, ColdPass>(),
+    revisions: new Map<string, KnownRevision>(),
     digest: hash('sha256', plain, 'base64url'),
   };
-  for (const [id, key, namespace, claimPrefixes, objects] of doc.deployments) {
+  for (const [id, key, namespace, claimPrefixes, objects, revisions] of doc.deployments) {
     out.passes.set(id, { key, objects: objects.length, claimPrefixes, namespace });
     for (const [objectId, version] of objects) out.memo.set(objectId, { key, version });
+    for (const [revisionId, status, digest] of revisions)
+      out.revisions.set(revisionId, { id: revisionId, status, digest });
   }
   return out;
 }

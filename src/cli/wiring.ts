@@ -4,6 +4,7 @@
  * the reconcile function and the orphan pass. `mooring run`, `mooring diff` and the sandbox use
  * this; tests of the loop mechanics use fakes instead.
  */
+import { DesiredResolver } from '../agent/desired-resolver.ts';
 import { AUTO_KUBE_QPS, type AgentConfig } from '../config.ts';
 import { ControlPlaneClient } from '../control-plane/client.ts';
 import { createKubeClient } from '../kube/clients.ts';
@@ -12,6 +13,7 @@ import { kubeLeaseClient } from '../kube/lease.ts';
 import { ForeignObjects } from '../kube/foreign-objects.ts';
 import { kubeNamespaceReader } from '../kube/namespaces.ts';
 import { ObjectClient } from '../kube/object-client.ts';
+import type { Census } from '../kube/census.ts';
 import { ObservedState, type PageJudge } from '../kube/observed-state.ts';
 import { ResourceManager } from '../kube/resource-manager.ts';
 import { kubeRestartMemoStore } from '../kube/restart-memo-store.ts';
@@ -114,7 +116,9 @@ export function wireAgent(o: WireOptions): WiredAgent {
   const observed = new ObservedState({
     namespaces: config.namespaces,
     listenerId: config.listenerId,
-    ...(config.dryRun ? {} : { coldJudge: (): PageJudge => coldJudge() }),
+    ...(config.dryRun
+      ? {}
+      : { coldJudge: (): PageJudge => coldJudge(), census: (): Census => resources.census() }),
   });
   const resources = new ResourceManager({
     kube,
@@ -152,7 +156,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
   // again. Not in dry run, which keeps no memo.
   const coldPasses = new ColdPasses();
   // What the leader verified, kept across restarts (ADR 0010): read by each cold listing.
-  const restartMemo =
+  const restartMemo: RestartMemoKeeper | undefined =
     config.restartMemo === undefined || config.dryRun
       ? undefined
       : new RestartMemoKeeper({
@@ -161,12 +165,23 @@ export function wireAgent(o: WireOptions): WiredAgent {
           settings: () => ({ settings, listener: config.listenerId, namespaces: config.namespaces }),
           memo: observed.memo,
           logger,
+          revisionsOf: (id) => resolver.knownOf(id),
         });
+  // One resolver for the process, seeded with the revisions the restart memo knew (ADR 0010).
+  const resolver = new DesiredResolver(controlPlane, async () => restartMemo?.revisions());
   const coldJudge = (): PageJudge => {
     coldPasses.clear();
     const judge = coldStartJudge({
       desiredOf: (id) => agent?.desiredOf(id),
-      render: (d) => renderDeployment({ deployment: d.deployment, revision: d.revision, settings }).objects,
+      // A revision the restart memo knew is read only when its deployment must be compared.
+      render: async (d) => {
+        const revision =
+          d.revision ??
+          (d.pendingRevision === undefined || !agent
+            ? undefined
+            : await resolver.load(d.deployment.id, d.pendingRevision));
+        return renderDeployment({ deployment: d.deployment, revision, settings }).objects;
+      },
       verify: (live, desired, key) => resources.verifyListed(live, desired, key),
       known: (id, live, key) => resources.isListedVerified(live, key) || coldPasses.holdsClaim(id, key, live),
       onConverged: (id, pass) => coldPasses.set(id, pass),
@@ -193,6 +208,8 @@ export function wireAgent(o: WireOptions): WiredAgent {
     controlPlane,
     routes,
     readNamespace: kubeNamespaceReader(kube),
+    resolver,
+    loadRevision: (deploymentId, revisionId) => resolver.load(deploymentId, revisionId),
     exposesUrls: () => settings.exposure.kind !== 'none',
     checkCluster: async () => {
       settings = await checkExposureKind(
@@ -223,6 +240,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
         {
           deployment: input.deployment,
           revision: input.revision,
+          loadRevision: input.loadRevision,
           settings,
           ...(input.hash === undefined ? {} : { inputKey: input.hash }),
           converged: input.converged,

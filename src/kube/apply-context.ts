@@ -1,6 +1,7 @@
 /** What every apply step shares: the client, the field manager, dry-run, and per-call options. */
 import type { Logger } from 'pino';
 import type { ChangeSetEntry } from '../objects/change-set.ts';
+import type { Census } from './census.ts';
 import type { RandomBytes } from './create-only.ts';
 import type { ObjectClient } from './object-client.ts';
 import { objectId } from '../objects/object-id.ts';
@@ -36,6 +37,11 @@ export interface ApplyOptions {
    * (or created) without a read first. Without it, each object is read once before applying.
    */
   live?: ReadonlyMap<string, KubeObject>;
+  /**
+   * With `live`: which names are taken in the namespace, whoever made them (census.ts). An object
+   * neither listed nor in the census is created with a create-only write, without a read first.
+   */
+  census?: Census;
   /** Allow delete + recreate of a StatefulSet on an immutable change (pods orphaned, PVCs kept). */
   recreateStatefulSets?: boolean;
   /** Overrides the manager's dry-run setting for this call. */

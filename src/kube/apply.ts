@@ -3,14 +3,16 @@
  * order, skipping what is already converged (desired-hash annotation equal AND live still holds
  * every field we apply). Each object gets a change-set entry, also when the batch fails halfway.
  * Ownership comes before every write (ADR 0007, ownership.ts): an object the listing does not hold
- * is read first, and one that belongs to another deployment, listener or manager refuses the
- * whole batch before anything is written.
+ * is read first, or looked up in a census of names and, when absent, created with a create-only
+ * write; one that belongs to another deployment, listener or manager refuses the whole batch
+ * before anything is written.
  */
 import pMap from 'p-map';
 import { cancelledBy, MooringError } from '../errors.ts';
 import { type ApplyContext, type ApplyOptions, bound, entryFor } from './apply-context.ts';
 import type { ChangeSet, ChangeSetEntry } from '../objects/change-set.ts';
 import { isSlim } from './compact-live.ts';
+import { adoptCreatedFields } from './created-fields.ts';
 import { isCreateOnly, withGeneratedKeys } from './create-only.ts';
 import { liveHash, prepareForApply } from './desired-hash.ts';
 import { httpStatusOf, immutableFields, isApiWide, kubeError } from './errors.ts';
@@ -22,6 +24,7 @@ import { objectId } from '../objects/object-id.ts';
 import type { Applied } from './object-client.ts';
 import { checkOwnership } from './ownership.ts';
 import { isPaused, leaveAlone } from './pause.ts';
+import { readUnlisted } from './read-unlisted.ts';
 import { recreate } from './recreate.ts';
 import { HANDOVER_MANAGER, handOverReplicas } from './replicas-handover.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
@@ -94,15 +97,45 @@ function observedAfter(applied: Applied, live: KubeObject | undefined): KubeObje
 }
 
 /**
+ * Creates an object a census found absent with a create-only write (ADR 0007): the entry when it
+ * was created, undefined when it exists after all (409 AlreadyExists: made since the census).
+ */
+async function createAbsent(
+  ctx: ApplyContext,
+  opts: ApplyOptions,
+  desired: KubeObject,
+  body: string,
+  key: string | undefined,
+  entry: ChangeSetEntry,
+): Promise<ChangeSetEntry | undefined> {
+  let applied: Applied;
+  try {
+    applied = await ctx.client.createNew(
+      desired,
+      { fieldManager: ctx.fieldManager, dryRun: ctx.dryRun, metadataOnly: true },
+      body,
+    );
+  } catch (err) {
+    if (httpStatusOf(err) === 409) return undefined;
+    throw kubeError(err, entry.id, 'create');
+  }
+  opts.observed?.set(entry.id, applied.object);
+  remember(ctx, entry.id, key, applied.object);
+  entry.action = 'created';
+  return entry;
+}
+
+/**
  * Applies one object against `found`, the object as the listing holds it or as it was read
- * (undefined: absent; see `readUnlisted`); throws a MooringError whose message starts with the
- * object id.
+ * (undefined: absent; see `readUnlisted`); `absent` when a census found no object of its name, so
+ * that it is created without a read. Throws a MooringError whose message starts with the object id.
  */
 async function applyOne(
   ctx: ApplyContext,
   opts: ApplyOptions,
   raw: KubeObject,
   found: KubeObject | undefined,
+  absent = false,
 ): Promise<ChangeSetEntry> {
   const id = objectId(raw);
   let live = found;
@@ -116,6 +149,19 @@ async function applyOne(
   const { object: desired, body } = prepareForApply(raw);
   const key = opts.inputKey ?? liveHash(desired);
   const entry = entryFor(desired, 'unchanged');
+  let fresh = false;
+  if (absent) {
+    const created = await createAbsent(ctx, opts, desired, body, key, entry);
+    if (created) return created;
+    // Made since the census: whose it is decides, as for an object read before any write.
+    try {
+      live = await ctx.client.get(desired);
+    } catch (err) {
+      throw kubeError(err, id, 'get');
+    }
+    fresh = true;
+    checkOwnership(live, desired, ctx.fieldManager);
+  }
   if (live && isSlim(live)) {
     // A slim entry to compare against: one read.
     try {
@@ -123,6 +169,7 @@ async function applyOne(
     } catch (err) {
       throw kubeError(err, id, 'get');
     }
+    fresh = true;
     checkOwnership(live, desired, ctx.fieldManager);
   }
   if (live && liveHash(live) === liveHash(desired) && !live.metadata.deletionTimestamp) {
@@ -144,6 +191,9 @@ async function applyOne(
       { entry },
     );
   }
+  // Fields our create-only write recorded become ours as applied first, so that an apply of
+  // changed objects prunes what it no longer sets (a repair of drift sets what the create did).
+  if (live && liveHash(live) !== liveHash(desired)) await adoptCreatedFields(ctx, live, fresh);
   if (await handOverReplicas(ctx, desired, live)) entry.note = 'replicas handed over to the autoscaler';
   let after: KubeObject;
   let created: boolean;
@@ -190,69 +240,6 @@ async function applyOne(
   return entry;
 }
 
-/** Reads of objects a listing does not hold, in flight at once (ADR 0007). */
-export const READ_CONCURRENCY = 4;
-
-/** What `readUnlisted` found: the live side to apply against, and the objects that may not be applied. */
-interface Resolved {
-  /** Per id: the listed object, the object read, or undefined (read: absent). */
-  live: Map<string, KubeObject | undefined>;
-  /** Per id: why the object is not applied (its read failed, or it belongs to someone else). */
-  errors: Map<string, MooringError>;
-  /** An ownership refusal: nothing of the batch is written. */
-  refused?: MooringError;
-  /** An API-wide failure of a read: nothing more is attempted. */
-  stop?: MooringError;
-}
-
-/**
- * Ownership before any write (ADR 0007). An object absent from a complete listing cannot be taken
- * to be absent from the cluster (the listing selects by our labels: another deployment's, another
- * listener's or another manager's object of the same name is not in it), so it is read first: one
- * GET, a 404 meaning it is new; without a listing every object is read. Objects the listing holds
- * cost no request. Every object found, listed or read, must be ours (ownership.ts).
- */
-async function readUnlisted(
-  ctx: ApplyContext,
-  objects: readonly KubeObject[],
-  opts: ApplyOptions,
-): Promise<Resolved> {
-  const out: Resolved = { live: new Map(), errors: new Map() };
-  const unlisted: KubeObject[] = [];
-  for (const obj of objects) {
-    const id = objectId(obj);
-    const listed = opts.live?.get(id);
-    if (listed) out.live.set(id, listed);
-    else unlisted.push(obj);
-  }
-  await pMap(
-    unlisted,
-    async (obj) => {
-      const id = objectId(obj);
-      if (out.stop) return;
-      try {
-        out.live.set(id, await ctx.client.get(obj));
-      } catch (err) {
-        const error = kubeError(err, id, 'get');
-        out.errors.set(id, error);
-        if (isApiWide(error)) out.stop ??= error;
-      }
-    },
-    { concurrency: READ_CONCURRENCY },
-  );
-  for (const obj of objects) {
-    const id = objectId(obj);
-    try {
-      checkOwnership(out.live.get(id), obj, ctx.fieldManager);
-    } catch (err) {
-      const refusal = err as MooringError;
-      out.errors.set(id, refusal);
-      out.refused ??= refusal;
-    }
-  }
-  return out;
-}
-
 /** Applies every object in kind order; see the module comment. */
 export async function applyAll(
   base: ApplyContext,
@@ -286,7 +273,7 @@ export async function applyAll(
       continue;
     }
     try {
-      cs.entries.push(await applyOne(ctx, opts, obj, found.live.get(id)));
+      cs.entries.push(await applyOne(ctx, opts, obj, found.live.get(id), found.absent.has(id)));
     } catch (err) {
       if (opts.signal?.aborted) throw cancelledBy(opts.signal);
       const error = err instanceof MooringError ? err : kubeError(err, id, 'apply');

@@ -1,5 +1,5 @@
 /**
- * The five calls the resource manager makes (apply, create, get, list, delete) on any kind, as
+ * The calls the resource manager makes (apply, create, JSON patch, get, list, delete) on any kind, as
  * plain REST over `KubeHttp`. Objects go out and come back as the wire's JSON. Errors are left as
  * they come (`KubeApiError`, network errors): callers map them with `kubeError` and the object id.
  */
@@ -147,6 +147,39 @@ export class ObjectClient {
       method: 'POST',
       path: `${objectPath(obj, false)}${query({ fieldManager: opts.fieldManager, dryRun: opts.dryRun ? 'All' : undefined })}`,
       body: obj,
+    });
+    return res.body;
+  }
+
+  /**
+   * POST, answered as metadata only when asked (`WriteOptions.metadataOnly`, as `apply`): fails
+   * with 409 AlreadyExists when the object exists, so it never writes over one. `body`, when
+   * given, is `obj` already serialized as JSON.
+   */
+  async createNew(obj: KubeObject, opts: WriteOptions, body?: string): Promise<Applied> {
+    const res = await this.#http.request<KubeObject>({
+      method: 'POST',
+      path: `${objectPath(obj, false)}${query({ fieldManager: opts.fieldManager, dryRun: opts.dryRun ? 'All' : undefined })}`,
+      body: body ?? obj,
+      ...(opts.metadataOnly ? { accept: METADATA_ONLY } : {}),
+    });
+    if (res.body?.kind !== 'PartialObjectMetadata')
+      return { object: res.body, created: true, partial: false };
+    return {
+      object: { apiVersion: obj.apiVersion, kind: obj.kind, metadata: res.body.metadata },
+      created: true,
+      partial: true,
+    };
+  }
+
+  /** PATCH with a JSON patch (RFC 6902): `test` operations make it all or nothing. */
+  async patchJson(obj: KubeObject, ops: readonly unknown[], opts: WriteOptions): Promise<KubeObject> {
+    const res = await this.#http.request<KubeObject>({
+      method: 'PATCH',
+      path: `${objectPath(obj)}${query({ fieldManager: opts.fieldManager, dryRun: opts.dryRun ? 'All' : undefined })}`,
+      body: ops,
+      contentType: 'application/json-patch+json',
+      ...(opts.metadataOnly ? { accept: METADATA_ONLY } : {}),
     });
     return res.body;
   }

@@ -20,11 +20,16 @@
  *    test/kube/observed-state.test.ts).
  * 5. Until a listing has succeeded, the listing comes whole and is judged page by page: what is
  *    found converged enters the memo (ADR 0008; test/agent/cold-start-listing.test.ts).
+ * 6. A census of names (census.ts, ADR 0007) is taken for the cold listing's cycle, and for each
+ *    next cycle while the one before created objects from its census: what it finds absent is
+ *    created without a read. Otherwise an object the listing does not hold is read first
+ *    (test/kube/census.test.ts).
  *
  * Changes made by others between two listings are seen at the next one (drift repair within one
  * resync). One listing per cycle instead of one per reconcile (8·N reads an idle cycle) is ADR 0002.
  */
 import type { ApplyOptions } from './apply.ts';
+import type { Census } from './census.ts';
 import { type ChangeSet, hasChanges } from '../objects/change-set.ts';
 import type { DeleteAllOptions } from './delete.ts';
 import { kindInfo } from '../objects/kinds.ts';
@@ -56,6 +61,8 @@ export interface ObservedStateOptions {
    * listing comes whole and is compared page by page (ADR 0008). One judge per listing.
    */
   coldJudge?: (() => PageJudge) | undefined;
+  /** Takes a census of names (rule 6); without it, objects the listing does not hold are read. */
+  census?: (() => Census) | undefined;
 }
 
 /** Deployments with objects other than volumes (kept on purpose) in `inventory`. */
@@ -98,6 +105,9 @@ export class ObservedState {
   #misses = 0;
   /** Deployments owning objects other than volumes, by the latest listing that succeeded. */
   #owners: ReadonlySet<string> | undefined;
+  /** This cycle's census (rule 6), taken at its first use; whether this cycle takes one. */
+  #census: Census | undefined;
+  #censusWanted = false;
 
   constructor(opts: ObservedStateOptions) {
     this.#opts = opts;
@@ -122,6 +132,8 @@ export class ObservedState {
       previous: this.#previous,
     };
     if (this.#previous === undefined && this.#opts.coldJudge) opts.judge = this.#opts.coldJudge();
+    this.#censusWanted = this.#previous === undefined || (this.#census?.absentFound ?? 0) > 0;
+    this.#census = undefined;
     const result = list(opts).then(
       (inventory) => {
         // Writes before the listing began are in it: forget them.
@@ -176,7 +188,8 @@ export class ObservedState {
    */
   wrap(resources: InventoryResources, opts: { listDirectly?: boolean } = {}): InventoryResources {
     return {
-      applyAll: (objects, o) => this.#tracked(objects, () => resources.applyAll(objects, o)),
+      applyAll: (objects, o) =>
+        this.#tracked(objects, () => resources.applyAll(objects, this.#withCensus(o))),
       deleteAll: (objects, o) => this.#tracked(objects, () => resources.deleteAll(objects, o)),
       listOwned: async (o) =>
         (opts.listDirectly ? undefined : await this.#slice(o)) ?? resources.listOwned(o),
@@ -205,6 +218,13 @@ export class ObservedState {
     return inventoryOf(
       (inventory.byDeployment.get(id) ?? []).filter((o) => wanted.has(o.metadata.namespace ?? '')),
     );
+  }
+
+  /** `o` with this cycle's census, when the cycle takes one and the call has a listing (rule 6). */
+  #withCensus(o: ApplyOptions | undefined): ApplyOptions | undefined {
+    if (!o?.live || o.census || !this.#censusWanted || !this.#opts.census) return o;
+    this.#census ??= this.#opts.census();
+    return { ...o, census: this.#census };
   }
 
   /** Runs a write call; any deployment it touched (or may have touched) lists for itself until the next listing. */

@@ -11,6 +11,7 @@ import { type ApplyContext, type ApplyOptions, applyAll } from './apply.ts';
 import { isVerified } from './memo.ts';
 import type { Verified } from './apply-context.ts';
 import type { ChangeSet } from '../objects/change-set.ts';
+import { type Census, takeCensus } from './census.ts';
 import type { RandomBytes } from './create-only.ts';
 import { type DeleteAllOptions, deleteAll } from './delete.ts';
 import { kubeError } from './errors.ts';
@@ -94,6 +95,11 @@ export class ResourceManager {
 
   verifyListed(live: KubeObject, desired: KubeObject, key: string): boolean {
     return verifyListed(this.#context, desired, live, key);
+  }
+
+  /** A new census of names (census.ts): each kind and namespace listed once, at its first lookup. */
+  census(): Census {
+    return takeCensus(this.#client);
   }
 
   /** Every owned object in the namespaces (of one deployment when `deploymentId` is set). */

@@ -83,9 +83,11 @@ export async function reconcileDeployment(
   }
 
   // 6. Render (pure). UNUSED renders every workload at zero replicas. RenderError is terminal.
+  //    A revision resolved without being read (a restart memo knew it) is read now.
+  const revision = input.revision ?? (await input.loadRevision?.());
   const rendered = (deps.render ?? renderDeployment)({
     deployment,
-    revision: input.revision,
+    revision,
     settings: input.settings,
   });
   checkNamespace(deps, deployment, rendered.namespace);

@@ -80,6 +80,11 @@ export interface ReconcileInput {
   deployment: DeploymentRecord;
   /** The revision to run, chosen by the caller with `chooseRevision`. */
   revision?: RevisionRecord | undefined;
+  /**
+   * Reads the chosen revision when the caller resolved it without reading it (a restart memo knew
+   * it: `DesiredDeployment.pendingRevision`); called only when the pass renders.
+   */
+  loadRevision?: (() => Promise<RevisionRecord>) | undefined;
   settings: RenderSettings;
   /**
    * What the objects are rendered from, e.g. the poller's desired-state hash (the settings are

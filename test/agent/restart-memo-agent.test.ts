@@ -134,6 +134,18 @@ describe('the restart memo (ADR 0010)', () => {
     expect(gets.filter((g) => !g.startsWith('namespaces '))).toEqual([`configmaps ${MEMO}`]);
   }, 30_000);
 
+  it('the next agent reads no revision the memo knew: the control plane is asked for its listing alone (regression: a revision read per deployment)', async () => {
+    cp.resetStats();
+    renders.count = 0;
+    const messages: string[] = [];
+    await runAgent(1, messages);
+    expect(messages).toContain('restart memo taken over');
+    expect(renders.count).toBe(0);
+    const routes = Object.keys(cp.stats().byRoute);
+    expect(routes).toContain('GET /v2/deployments');
+    expect(routes.filter((r) => r.includes('/revisions'))).toEqual([]);
+  }, 30_000);
+
   it('an object edited while no agent ran is repaired, though the memo says converged', async () => {
     await scaleByHand(kube.kubeconfig, NAMESPACE, 'beta', 7);
     kube.clearRequests();
@@ -171,5 +183,31 @@ describe('the restart memo (ADR 0010)', () => {
     expect(writes().filter((w) => !w.includes('configmaps'))).toEqual([]);
     // Its own snapshot replaces the one it refused.
     expect(storedMemo()?.binaryData?.['memo.sealed']).not.toBe(forged.toString('base64'));
+  }, 30_000);
+  it('a deployment changed while no agent ran is rendered from its revision, read then (the memo knew the revision, not its content)', async () => {
+    const client = new ControlPlaneClient({ baseUrl: cp.url, apiKey, retries: 0 });
+    const listed = await client.listAllDeployments();
+    const gamma = listed.items.find((d) => d.name === 'gamma');
+    expect(gamma?.latest_revision_id).toBeTruthy();
+    // The record changes (its memory), its revision does not (a source_config change makes none).
+    await client.patchDeployment(gamma?.id ?? '', {
+      source_config: {
+        listener_id: LISTENER,
+        listener_config: { k8s_namespace: NAMESPACE },
+        resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.25, memory_mb: 256 },
+      },
+    });
+    const patched = (await client.listAllDeployments()).items.find((d) => d.name === 'gamma');
+    expect(patched?.latest_revision_id).toBe(gamma?.latest_revision_id);
+    await client.close();
+    cp.resetStats();
+    renders.count = 0;
+    kube.clearRequests();
+    await runAgent(1);
+    // Its revision alone, once (the cold listing's judge and its reconcile both wanted it).
+    const revisionReads = Object.entries(cp.stats().byRoute).filter(([r]) => r.includes('/revisions/'));
+    expect(revisionReads.map(([, n]) => n)).toEqual([1]);
+    expect(renders.count).toBeGreaterThan(0);
+    expect(writes()).toContain('apply deployments gamma');
   }, 30_000);
 });

@@ -140,6 +140,7 @@ describe('benchmark figures', () => {
     return {
       ...emptyResult(1000, 4, 5),
       objects: 12000,
+      convergence_object_writes: 12121, // more than 12,000 x 1.01
       convergence_s: 10,
       kubectl_convergence_s: 40,
       convergence_ratio: 0.25,
@@ -161,6 +162,7 @@ describe('benchmark figures', () => {
       propagation_p99_ms: false, // 7000 > 5 s poll + 1 s
       peak_rss_mib: true,
       restart_kube_writes: false,
+      convergence_object_writes: false,
     });
     const unmeasured = verdicts(emptyResult(10, 4, 15));
     expect(unmeasured.every((v) => v.met === null)).toBe(true);

@@ -49,10 +49,18 @@ describe('graceful shutdown', () => {
   });
 
   it('SIGTERM mid-reconcile: the reconcile finishes, exit 0 within the grace period', async () => {
-    // Every apply takes 400 ms: one reconcile of ~10 objects takes ~4 s.
-    stack.kube.setFaults([{ verb: 'apply', latencyMs: 400 }]);
+    // Every write takes 400 ms: one reconcile of ~10 objects takes ~4 s. A cold start creates its
+    // objects (a census found their names free, ADR 0007) rather than applying them.
+    stack.kube.setFaults([
+      { verb: 'apply', latencyMs: 400 },
+      { verb: 'create', latencyMs: 400 },
+    ]);
     first = spawnAgent(stack.agentEnv({ MOORING_SHUTDOWN_GRACE_PERIOD: String(GRACE_S) }));
-    await waitFor('the first apply', () => stack.kube.requests({ verb: 'apply' }).length > 0, 30_000, 50);
+    const objectWrites = () =>
+      stack.kube
+        .requests({ write: true })
+        .filter((r) => !['events', 'leases', 'configmaps'].includes(r.resource));
+    await waitFor('the first object written', () => objectWrites().length > 0, 30_000, 50);
     first.child.kill('SIGTERM');
     const sentAt = Date.now();
     const exit = await first.exited;

@@ -1,0 +1,103 @@
+/**
+ * A resolver seeded with what a restart memo knew of final revisions (ADR 0010) reads none of them
+ * to resolve: the status decides the choice and the digest the hash, the same hash a read would
+ * give. The record is read only to render (`load`), once, and only when it is still the record
+ * the memo knew.
+ */
+import { describe, expect, it } from 'vitest';
+import { DesiredResolver, type KnownRevision } from '../../src/agent/desired-resolver.ts';
+import { desiredStateHash, revisionDigest } from '../../src/agent/record-digest.ts';
+import type { DeploymentRecord, RevisionRecord } from '../../src/contract/index.ts';
+
+const D1 = 'aaaaaaaa-0000-4000-8000-000000000001';
+const R_ACTIVE = 'bbbbbbbb-0000-4000-8000-000000000001';
+const R_LATEST = 'bbbbbbbb-0000-4000-8000-000000000002';
+const T = '2026-01-01T00:00:00Z';
+
+const record = (): DeploymentRecord =>
+  ({
+    id: D1,
+    name: 'web',
+    source: 'external_docker',
+    source_config: { listener_id: 'l', listener_config: { k8s_namespace: 'apps' } },
+    source_revision_config: { image_uri: 'img:1' },
+    secrets: [],
+    created_at: T,
+    updated_at: T,
+    status: 'READY',
+    latest_revision_id: R_LATEST,
+    active_revision_id: R_ACTIVE,
+  }) as unknown as DeploymentRecord;
+
+const revision = (id: string, status: string): RevisionRecord =>
+  ({
+    id,
+    created_at: T,
+    updated_at: T,
+    status,
+    source: 'external_docker',
+    source_revision_config: { image_uri: `img:${id}` },
+  }) as unknown as RevisionRecord;
+
+function resolverOf(revisions: Record<string, RevisionRecord>, seed: KnownRevision[]) {
+  const reads: string[] = [];
+  const client = {
+    getRevision: async (_d: string, id: string) => {
+      reads.push(id);
+      return structuredClone(revisions[id] as RevisionRecord);
+    },
+  };
+  const resolver = new DesiredResolver(client, async () => new Map(seed.map((r) => [r.id, r])));
+  return { resolver, reads };
+}
+
+const known = (r: RevisionRecord): KnownRevision => ({
+  id: r.id,
+  status: String(r.status),
+  digest: revisionDigest(r),
+});
+
+describe('DesiredResolver seeded by a restart memo', () => {
+  it('resolves without reading a revision the memo knew, to the hash a read gives; reads it once to render', async () => {
+    const latest = revision(R_LATEST, 'DEPLOYED');
+    const { resolver, reads } = resolverOf({ [R_LATEST]: latest }, [known(latest)]);
+    const d = await resolver.resolve(record(), undefined, undefined);
+    expect(reads).toEqual([]);
+    expect(d.revision).toBeUndefined();
+    expect(d.pendingRevision).toBe(R_LATEST);
+    expect(d.hash).toBe(desiredStateHash(record(), latest));
+    const [a, b] = await Promise.all([resolver.load(D1, R_LATEST), resolver.load(D1, R_LATEST)]);
+    expect(a).toEqual(latest);
+    expect(b).toEqual(latest);
+    expect(reads).toEqual([R_LATEST]);
+    // Read and final, it is held: the next poll resolves with the record itself.
+    const again = await resolver.resolve(record(), undefined, undefined);
+    expect(again.revision?.id).toBe(R_LATEST);
+    expect(reads).toEqual([R_LATEST]);
+    resolver.pruneCache([again]);
+    expect(resolver.knownOf(D1)).toEqual([known(latest)]);
+  });
+
+  it('a latest revision the memo knew as failed falls back to the active one, reading only that', async () => {
+    const latest = revision(R_LATEST, 'DEPLOY_FAILED');
+    const active = revision(R_ACTIVE, 'DEPLOYED');
+    const { resolver, reads } = resolverOf({ [R_LATEST]: latest, [R_ACTIVE]: active }, [known(latest)]);
+    const d = await resolver.resolve(record(), undefined, undefined);
+    expect(d.revision?.id).toBe(R_ACTIVE);
+    expect(reads).toEqual([R_ACTIVE]);
+  });
+
+  it('a revision that is not the record the memo knew is refused when read, and forgotten', async () => {
+    const latest = revision(R_LATEST, 'DEPLOYED');
+    const rewritten = { ...latest, source_revision_config: { image_uri: 'img:other' } } as RevisionRecord;
+    const { resolver, reads } = resolverOf({ [R_LATEST]: rewritten }, [known(latest)]);
+    const d = await resolver.resolve(record(), undefined, undefined);
+    expect(d.pendingRevision).toBe(R_LATEST);
+    await expect(resolver.load(D1, R_LATEST)).rejects.toThrow(/changed since the restart memo was written/);
+    // The next poll reads it and hashes what it says.
+    const again = await resolver.resolve(record(), undefined, undefined);
+    expect(again.revision?.source_revision_config).toEqual({ image_uri: 'img:other' });
+    expect(again.hash).toBe(desiredStateHash(record(), rewritten));
+    expect(reads).toEqual([R_LATEST, R_LATEST]);
+  });
+});
