@@ -85,13 +85,15 @@ describe('a leader deposed while its writes are in flight', () => {
   it('makes no write after losing its Lease, and none of those in flight is acted on', {
     timeout: 60_000,
   }, async () => {
-    kube.setFaults([{ verb: 'apply', resource: 'deployments', latencyMs: APPLY_LATENCY_MS }]);
+    // A cold start creates what the listing does not hold and applies the rest: hold both.
+    kube.setFaults([
+      { verb: 'apply', resource: 'deployments', latencyMs: APPLY_LATENCY_MS },
+      { verb: 'create', resource: 'deployments', latencyMs: APPLY_LATENCY_MS },
+    ]);
+    const held = () =>
+      kube.requests({ resource: 'deployments' }).filter((r) => r.verb === 'apply' || r.verb === 'create');
     running = wired.agent.run(stop.signal);
-    await until(
-      'an apply of a Deployment in flight',
-      () => kube.requests({ verb: 'apply', resource: 'deployments' }).length > 0,
-      30_000,
-    );
+    await until('a write of a Deployment in flight', () => held().length > 0, 30_000);
     expect(wired.agent.isLeader).toBe(true);
     await usurp();
     const deposedAt = await until(
@@ -100,9 +102,7 @@ describe('a leader deposed while its writes are in flight', () => {
       30_000,
     );
     // Past the held applies' latency: had any been finished, its Deployment would exist now.
-    const firstHeld = Math.min(
-      ...kube.requests({ verb: 'apply', resource: 'deployments' }).map((r) => Date.parse(r.time)),
-    );
+    const firstHeld = Math.min(...held().map((r) => Date.parse(r.time)));
     await new Promise((r) => setTimeout(r, Math.max(0, firstHeld + APPLY_LATENCY_MS + 1_000 - Date.now())));
     const late = kube
       .requests()
