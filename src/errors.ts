@@ -197,6 +197,11 @@ export const ERROR_CODES = {
     summary: 'The agent lost its leader lease; it stopped writing.',
     retryable: true,
   },
+  MOORING_E_MEMORY_SHORT: {
+    summary: "The agent's heap is short for the listener: deployments never reconciled wait (Pending).",
+    retryable: true,
+    handling: 'at each poll, once the heap has room again (give the agent a larger memory limit)',
+  },
   // command line
   MOORING_E_STATUS_UNAVAILABLE: {
     summary: "The agent's /status could not be read (unreachable, refused, or not a status document).",

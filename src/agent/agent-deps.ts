@@ -6,6 +6,7 @@ import type { AgentConfig } from '../config.ts';
 import type { DeploymentRecord, RevisionRecord } from '../contract/index.ts';
 import type { Logger } from '../log.ts';
 import type { AgentMetrics } from '../ops/metrics.ts';
+import type { MemoryBudget } from './memory-budget.ts';
 import type { ConvergedPass } from '../reconcile/converged.ts';
 import type { ReconcileResult } from '../reconcile/result.ts';
 import type { Redactor } from '../redact.ts';
@@ -61,6 +62,11 @@ export interface AgentDeps {
    * throws (a failure is logged).
    */
   saveRestartMemo?: (passes: Iterable<[string, ColdPass]>) => Promise<void>;
+  /**
+   * The memory budget (memory-budget.ts): under heap pressure fewer reconciles run at once and
+   * deployments never reconciled wait; `/readyz` and the metrics say so. None: no limits (tests).
+   */
+  memory?: MemoryBudget | undefined;
   /** Observes each successful reconcile's result (`mooring diff` prints the change sets). */
   onReconciled?: (deploymentId: string, result: ReconcileResult) => void;
   /**

@@ -12,6 +12,7 @@ import type { AgentDeps, AgentStatus } from './agent-deps.ts';
 import { type Clock, sleep, systemClock } from './clock.ts';
 import { Deployments } from './deployments.ts';
 import { LeaderElector } from './leader-election.ts';
+import { concurrencyAt } from './memory-budget.ts';
 import { type Snapshot, Poller } from './poller.ts';
 import { runHeartbeat } from './registration.ts';
 import { Runner } from './runner.ts';
@@ -19,6 +20,9 @@ import { startUp } from './start-up.ts';
 import { StatusStore } from './status.ts';
 
 export type { AgentDeps, AgentStatus } from './agent-deps.ts';
+
+/** How often a leader saves its restart memo besides at shutdown. */
+export const RESTART_MEMO_SAVE_INTERVAL_MS = 5 * 60_000;
 export type { OrphanPassResult } from './deployments.ts';
 
 /** Work that runs only while leading. */
@@ -42,6 +46,8 @@ export class Agent {
   #elector: LeaderElector | undefined;
   /** The last term ended because another replica took the lease (not by shutdown). */
   #deposed = false;
+  /** When the restart memo was last saved while leading (the first poll starts the count). */
+  #memoSavedAtMs: number | undefined;
 
   constructor(deps: AgentDeps) {
     this.#d = { clock: systemClock, random: Math.random, ...deps };
@@ -60,6 +66,7 @@ export class Agent {
       onReconciled: this.#d.onReconciled,
       onRefused: this.#d.onRefused,
       ownsObjects: this.#d.ownsObjects,
+      memory: this.#d.memory,
     });
   }
 
@@ -163,7 +170,12 @@ export class Agent {
 
   /** Ready: started, listener registered, Kubernetes reachable. A standby (not leader) is ready. */
   ready(): Check {
-    return readiness(this.#registered, this.#kubeUnreachableSinceMs === undefined, this.isLeader);
+    return readiness(
+      this.#registered,
+      this.#kubeUnreachableSinceMs === undefined,
+      this.isLeader,
+      this.#d.memory?.check(),
+    );
   }
 
   /** The `/status` document, every string in it scrubbed of known secret values. */
@@ -181,6 +193,24 @@ export class Agent {
       deployments: this.status.list(),
     };
     return redactor ? redactor.scrubDeep(doc) : doc;
+  }
+
+  /**
+   * Saves the restart memo every RESTART_MEMO_SAVE_INTERVAL_MS while leading, not only at shutdown:
+   * an agent that dies (killed, out of memory) leaves what it had verified to the next start
+   * (ADR 0010). Not while the heap is short: the snapshot's text would take what is left.
+   */
+  async #saveMemoNowAndThen(term: Term): Promise<void> {
+    const save = this.#d.saveRestartMemo;
+    if (!save || this.#term !== term || this.#d.memory?.level === 'short') return;
+    const now = this.#d.clock.now();
+    if (this.#memoSavedAtMs === undefined) {
+      this.#memoSavedAtMs = now;
+      return;
+    }
+    if (now - this.#memoSavedAtMs < RESTART_MEMO_SAVE_INTERVAL_MS) return;
+    this.#memoSavedAtMs = now;
+    await save(this.#deployments.convergedPasses());
   }
 
   /** Ends the term on shutdown; a leader then saves its restart memo while it still holds the lease. */
@@ -224,6 +254,7 @@ export class Agent {
       clock,
       random,
       onReport: (r) => this.#deployments.report(r),
+      ...(this.#d.memory ? { limit: (n: number) => concurrencyAt(this.#d.memory?.level ?? 'ok', n) } : {}),
     });
     const poller = new Poller({
       client: this.#d.controlPlane,
@@ -237,7 +268,9 @@ export class Agent {
       onCycle: (cycle) => {
         if (this.#term !== term) return;
         const current = () => this.#term === term;
-        return this.#deployments.takeCycle(cycle, term.runner, term.abort.signal, current);
+        return this.#deployments
+          .takeCycle(cycle, term.runner, term.abort.signal, current)
+          .then(() => this.#saveMemoNowAndThen(term));
       },
       onPoll: (result, ms) => {
         metrics.polls.inc({ result });

@@ -31,6 +31,7 @@ import { DesiredWaiters } from './desired-waiters.ts';
 import { OrphanPass, type OrphanPassResult, type PruneRefusal } from './orphan-pass.ts';
 import type { DesiredDeployment, PollCycle, Snapshot } from './poll-cycle.ts';
 import { type PlannedPoll, ResyncPacer } from './resync-pacer.ts';
+import type { MemoryBudget } from './memory-budget.ts';
 import { RunLog } from './run-log.ts';
 import type { RunReport, Runner } from './runner.ts';
 import type { StatusStore } from './status.ts';
@@ -41,6 +42,8 @@ export type { OrphanPassResult, PruneRefusal } from './orphan-pass.ts';
 export interface DeploymentsDeps {
   status: StatusStore;
   logger: Logger;
+  /** Under heap pressure, deployments never reconciled wait (memory-budget.ts); none: no limit. */
+  memory?: Pick<MemoryBudget, 'sized' | 'update' | 'admits' | 'forget' | 'deferralReason'> | undefined;
   /**
    * Told each deployment's secret values as its record is taken, and to forget them once it left
    * the listing and no reconcile of it runs any more: what the agent emits is scrubbed of them.
@@ -163,8 +166,10 @@ export class Deployments {
    * new and changed), forgets those that left the listing, then, on a resync, runs the orphan pass.
    */
   async #apply(snapshot: Snapshot, runner: Runner, signal: AbortSignal, poll: PollInProgress): Promise<void> {
-    const { status } = this.#d;
+    const { status, memory } = this.#d;
     this.#pacer.begin(poll, runner);
+    memory?.sized(snapshot.deployments.length);
+    memory?.update();
     const resync = poll.plan.kind === 'resync';
     const seen = new Set<string>();
     const hold = deleteHold(
@@ -202,6 +207,7 @@ export class Deployments {
       if (seen.has(id)) continue;
       this.#desired.forget(id);
       this.#runs.forget(id);
+      memory?.forget(id);
       // A reconcile of it still running may yet log what the API server quotes: its report forgets.
       if (this.#d.redactor && !runner.isRunning(id)) this.#d.redactor.forget(id);
       runner.forget(id);
@@ -259,6 +265,17 @@ export class Deployments {
   async reconcile(key: string, signal: AbortSignal): Promise<{ requeueAfterMs?: number }> {
     const d = this.#desired.get(key);
     if (!d || d.refused) return {};
+    // Short of heap, what is held is kept and nothing new is taken: a deployment never reconciled
+    // waits (Pending, with the reason) for a poll that finds room, instead of the agent dying of it.
+    const memory = this.#d.memory;
+    if (memory && !this.#desired.everReconciled(key)) {
+      memory.update();
+      if (!memory.admits(key)) {
+        this.#runs.setState(key, 'Pending', memory.deferralReason());
+        return {};
+      }
+      memory.forget(key);
+    }
     const { deployment, revision } = d;
     this.#runs.started(key, revision?.id ?? null);
     const converged = this.#desired.takeConverged(key);

@@ -81,6 +81,11 @@ export class DesiredBook {
     }
   }
 
+  /** Whether any reconcile of `id` succeeded since it was taken. */
+  everReconciled(id: string): boolean {
+    return this.#reconciledHash.has(id);
+  }
+
   /** Whether `d`'s desired state is the one its last successful reconcile applied. */
   reconciled(d: DesiredDeployment): boolean {
     return this.#reconciledHash.get(d.deployment.id) === d.hash;

@@ -55,6 +55,8 @@ export interface RunnerOptions {
   random?: () => number;
   /** Called once per finished run (metrics, status, logs). Must not throw. */
   onReport?: (report: RunReport) => void;
+  /** Reconciles at once now, given `concurrency` (lower under memory pressure); default `concurrency`. */
+  limit?: (concurrency: number) => number;
 }
 
 /** The delay before retry number `attempt` (1-based): the reconcile policy (src/backoff.ts), with `options` over it. */
@@ -65,7 +67,7 @@ export function backoffDelayMs(attempt: number, options: BackoffOptions = {}, ra
 }
 
 export class Runner {
-  readonly #options: Required<Omit<RunnerOptions, 'onReport' | 'backoff'>> & {
+  readonly #options: Required<Omit<RunnerOptions, 'onReport' | 'backoff' | 'limit'>> & {
     backoff: BackoffOptions;
     onReport: (report: RunReport) => void;
   };
@@ -84,7 +86,10 @@ export class Runner {
   #running = false;
   #idleWaiters: (() => void)[] = [];
 
+  readonly #limit: RunnerOptions['limit'];
+
   constructor(options: RunnerOptions) {
+    this.#limit = options.limit;
     this.#options = {
       reconcile: options.reconcile,
       concurrency: options.concurrency ?? 8,
@@ -193,7 +198,8 @@ export class Runner {
   }
 
   #pump(): void {
-    while (this.#running && this.#inFlight.size < this.#options.concurrency) {
+    const limit = this.#limit?.(this.#options.concurrency) ?? this.#options.concurrency;
+    while (this.#running && this.#inFlight.size < limit) {
       const key = this.#queue.next();
       if (key === undefined) break;
       const run = this.#run(key).finally(() => {

@@ -34,6 +34,19 @@ export interface AgentMetrics {
   pruneRefusals: Counter<'code'>;
   lastPollSuccess: Gauge;
   buildInfo: Gauge<'version' | 'node_version'>;
+  /** The memory budget's figures, filled at scrape time (agent/memory-budget.ts). */
+  heapLiveBytes: Gauge;
+  heapLimitBytes: Gauge;
+  memoryNeededBytes: Gauge;
+  deploymentsWaitingForMemory: Gauge;
+}
+
+/** What the memory budget says at scrape time (see MemoryVerdict). */
+export interface MemoryFigures {
+  liveBytes: number;
+  limitBytes: number;
+  neededLimitBytes: number;
+  deferred: number;
 }
 
 export interface MetricsSources {
@@ -42,6 +55,7 @@ export interface MetricsSources {
   deploymentStates?: () => Readonly<Record<string, number>>;
   queueDepth?: () => number;
   inFlight?: () => number;
+  memory?: () => MemoryFigures | undefined;
 }
 
 /** The codes `mooring_prune_refusals_total` counts, each with a sample (0) from the start. */
@@ -57,6 +71,17 @@ export function createMetrics(sources: MetricsSources): AgentMetrics {
   const registry = new Registry();
   const registers = [registry];
   const deploymentStates: () => Readonly<Record<string, number>> = sources.deploymentStates ?? (() => ({}));
+  function memoryGauge(name: string, help: string, pick: (m: MemoryFigures) => number): Gauge {
+    return new Gauge({
+      name,
+      help,
+      registers,
+      collect() {
+        const figures = sources.memory?.();
+        this.set(figures ? pick(figures) : 0);
+      },
+    });
+  }
   const metrics: AgentMetrics = {
     registry,
     polls: new Counter({
@@ -168,6 +193,26 @@ export function createMetrics(sources: MetricsSources): AgentMetrics {
       labelNames: ['version', 'node_version'],
       registers,
     }),
+    heapLiveBytes: memoryGauge(
+      'mooring_heap_live_bytes',
+      "Bytes of V8's old generation live after its latest full collection.",
+      (m) => m.liveBytes,
+    ),
+    heapLimitBytes: memoryGauge(
+      'mooring_heap_limit_bytes',
+      "The ceiling of V8's old generation (the image gives it a share of the memory limit).",
+      (m) => m.limitBytes,
+    ),
+    memoryNeededBytes: memoryGauge(
+      'mooring_memory_needed_bytes',
+      "The container memory limit the listener's deployments need (an estimate; 0 before the first poll).",
+      (m) => m.neededLimitBytes,
+    ),
+    deploymentsWaitingForMemory: memoryGauge(
+      'mooring_deployments_waiting_for_memory',
+      'Deployments never reconciled that wait because the heap is short (MOORING_E_MEMORY_SHORT).',
+      (m) => m.deferred,
+    ),
   };
   metrics.buildInfo.set({ version: sources.version, node_version: process.versions.node }, 1);
   metrics.leader.set(0);
