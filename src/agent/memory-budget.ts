@@ -35,8 +35,8 @@ export const SHORT_AT = 0.85;
  * each object adds, measured with heap snapshots of the bench's deployments (bench/README.md,
  * "Memory budget"). Estimates, rounded up.
  */
-export const HEAP_BASE_BYTES = 24 * MIB;
-export const HEAP_PER_DEPLOYMENT_BYTES = 5 * 1024;
+export const HEAP_BASE_BYTES = 28 * MIB;
+export const HEAP_PER_DEPLOYMENT_BYTES = 7 * 1024;
 export const HEAP_PER_OBJECT_BYTES = 700;
 
 /**
@@ -52,10 +52,14 @@ export function heapNeeded(deployments: number, objects: number): number {
   return HEAP_BASE_BYTES + deployments * HEAP_PER_DEPLOYMENT_BYTES + objects * HEAP_PER_OBJECT_BYTES;
 }
 
-/** The container memory limit that gives V8 room for `liveBytes` of data, rounded up to 32 MiB. */
+/**
+ * The container memory limit that gives V8 room for `liveBytes` of data, rounded up to 32 MiB.
+ * In whole KiB and MiB, as the chart computes it from sizing.expectedDeployments (_helpers.tpl).
+ */
 export function memoryLimitFor(liveBytes: number): number {
-  const bytes = liveBytes / LIVE_SHARE / OLD_SPACE_SHARE;
-  return Math.ceil(bytes / (32 * MIB)) * 32 * MIB;
+  const percent = Math.round(LIVE_SHARE * OLD_SPACE_SHARE * 100);
+  const mib = Math.floor((Math.floor(liveBytes / 1024) * 100) / (percent * 1024));
+  return Math.floor((mib + 31) / 32) * 32 * MIB;
 }
 
 /** The level of a reading. */

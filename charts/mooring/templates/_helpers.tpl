@@ -133,3 +133,25 @@ baseline
 {{- end }}
 {{- end }}
 {{- end }}
+
+{{/*
+Resources of the agent container. With sizing.expectedDeployments, the memory limit and request
+are what the agent's memory budget asks for that many deployments (heapNeeded and memoryLimitFor
+in src/agent/memory-budget.ts, with 12 objects per deployment; a test keeps the two equal), never
+below 256Mi. The heap follows the limit (the image's --max-old-space-size-percentage).
+*/}}
+{{- define "mooring.resources" -}}
+{{- $res := deepCopy .Values.resources -}}
+{{- $n := int (default 0 .Values.sizing.expectedDeployments) -}}
+{{- if gt $n 0 -}}
+{{- $perDeployment := add 7168 (mul 12 700) -}}
+{{- $heapKib := add (mul 28 1024) (div (mul $n $perDeployment) 1024) -}}
+{{- $mib := div (mul $heapKib 100) (mul 45 1024) -}}
+{{- $limit := max 256 (mul 32 (div (add $mib 31) 32)) -}}
+{{- $_ := set $res "limits" (default (dict) $res.limits) -}}
+{{- $_ := set $res.limits "memory" (printf "%dMi" $limit) -}}
+{{- $_ := set $res "requests" (default (dict) $res.requests) -}}
+{{- $_ := set $res.requests "memory" (printf "%dMi" $limit) -}}
+{{- end -}}
+{{- toYaml $res -}}
+{{- end }}
