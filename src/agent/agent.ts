@@ -261,6 +261,8 @@ export class Agent {
       listenerId: config.listenerId,
       intervalMs: config.pollIntervalMs,
       collisions: { namespaceTenants: config.references.namespaceTenants, urls: this.#d.exposesUrls },
+      // The listener's size against the heap, as soon as the first listing is in (memory-budget.ts).
+      onListed: (n) => this.#d.memory?.sized(n),
       clock,
       random,
       logger,

@@ -13,7 +13,6 @@ import equal from 'fast-deep-equal';
 import pMap from 'p-map';
 import { backoffDelay, pollBackoff } from '../backoff.ts';
 import { CONTROL_PLANE_CONNECTIONS } from '../control-plane/client-http.ts';
-import { ListingPool, shareStrings } from '../kube/compact-live.ts';
 import type { ControlPlaneClient } from '../control-plane/client.ts';
 import type { DeploymentRecord } from '../contract/index.ts';
 import { errorCode, MooringError } from '../errors.ts';
@@ -21,7 +20,6 @@ import type { Logger } from '../log.ts';
 import { type Clock, sleep, systemClock } from './clock.ts';
 import { type CollisionRules, collisionsOf, DesiredResolver } from './desired-resolver.ts';
 import { openPollCycle, type PollCycle, type Snapshot } from './poll-cycle.ts';
-import { tooDeep } from './record-digest.ts';
 import { safeErr } from './safe-error.ts';
 
 export type { DesiredDeployment, PollCycle, Snapshot } from './poll-cycle.ts';
@@ -57,6 +55,8 @@ export interface PollerOptions {
   onPoll?: (result: 'success' | 'failure', durationMs: number) => void;
   /** What makes two deployments collide (names by tenant, URLs when exposed); default names only. */
   collisions?: CollisionRules;
+  /** Told how many deployments the listing holds for this listener, before any revision is read. */
+  onListed?: (deployments: number) => void;
 }
 
 export class Poller {
@@ -142,11 +142,7 @@ export class Poller {
       const listing = await client.listAllDeployments({ remote_reconciled: true }, (raw) => this.#known(raw));
       const unsupported = new Map(listing.unsupported.map((u) => [u.id, u.reason]));
       const ours = listing.items.filter((d) => d.source_config.listener_id === listenerId);
-      // Records held from poll to poll share their short strings (names, images, enum values,
-      // paths repeat from record to record): about a third of a record's heap at 10,000.
-      const pool = new ListingPool();
-      // A record nested too deep is left alone: the resolver refuses it before anything walks it.
-      for (const d of ours) if (this.#held.get(d.id) !== d && !tooDeep(d)) shareStrings(d, pool);
+      this.#o.onListed?.(ours.length);
       const { refused: collided, urlHolders } = collisionsOf(
         ours,
         this.#o.collisions ?? {},

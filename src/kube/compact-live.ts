@@ -60,7 +60,7 @@ function shared(text: string, pool: ListingPool): string {
 }
 
 /** Replaces short strings in `value` (in place) by the pool's copy of the same text. */
-export function shareStrings(value: unknown, pool: ListingPool): void {
+function shareStrings(value: unknown, pool: ListingPool): void {
   if (value === null || typeof value !== 'object') return;
   const container = value as Record<string, unknown>;
   for (const key of Array.isArray(value) ? value.keys() : Object.keys(container)) {
