@@ -240,6 +240,22 @@ function oldGenerationUsed(): { used: number; newSpace: number } {
   return { used, newSpace };
 }
 
+/**
+ * The largest semi-space `--max-semi-space-size` gives V8 (MiB, the image sets it), from Node's
+ * arguments or NODE_OPTIONS, the last one winning; undefined when neither sets it.
+ */
+export function semiSpaceFlagBytes(
+  execArgv: readonly string[],
+  nodeOptions: string | undefined,
+): number | undefined {
+  let mib: number | undefined;
+  for (const arg of [...(nodeOptions ?? '').split(/\s+/), ...execArgv]) {
+    const m = /^--max[-_]semi[-_]space[-_]size=(\d+)$/.exec(arg);
+    if (m) mib = Number(m[1]);
+  }
+  return mib === undefined ? undefined : mib * MIB;
+}
+
 /** Old-generation bytes live after the latest full collection, once one has been seen. */
 let liveAfterFullGc: number | undefined;
 let watching: PerformanceObserver | undefined;
@@ -258,6 +274,8 @@ export function readHeap(): HeapReading {
   const { used, newSpace } = oldGenerationUsed();
   const { heap_size_limit: limit } = getHeapStatistics();
   // The young generation's reserve is three semi-spaces; the new space, grown, is two of them.
-  const limitBytes = Math.max(1, limit - Math.ceil(newSpace * 1.5));
+  const semiSpace = semiSpaceFlagBytes(process.execArgv, process.env.NODE_OPTIONS);
+  const youngReserve = semiSpace === undefined ? Math.ceil(newSpace * 1.5) : 3 * semiSpace;
+  const limitBytes = Math.max(1, limit - youngReserve);
   return { liveBytes: Math.min(used, liveAfterFullGc ?? used), limitBytes };
 }
