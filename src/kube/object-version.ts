@@ -63,7 +63,7 @@ export function listedVersion(obj: KubeObject): string | undefined {
  * three times the bytes of its text), and the memo and a listing's entries hold one version per
  * object: at 10,000 deployments, several MiB of the heap.
  */
-function flat(text: string): string {
+export function flat(text: string): string {
   return Buffer.from(text, 'latin1').toString('latin1');
 }
 
