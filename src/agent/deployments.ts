@@ -267,8 +267,9 @@ export class Deployments {
     if (!d || d.refused) return {};
     // Short of heap, what is held is kept and nothing new is taken: a deployment never reconciled
     // waits (Pending, with the reason) for a poll that finds room, instead of the agent dying of it.
+    // A deletion goes on: it frees what it held.
     const memory = this.#d.memory;
-    if (memory && !this.#desired.everReconciled(key)) {
+    if (memory && !this.#desired.everReconciled(key) && d.deployment.status !== 'AWAITING_DELETE') {
       memory.update();
       if (!memory.admits(key)) {
         this.#runs.setState(key, 'Pending', memory.deferralReason());

@@ -538,17 +538,25 @@ describe('Deployments: a heap too short for the listener', () => {
     await deployments.applySnapshot(snapshot([desired('held', '1')]), asRunner, signal);
     await deployments.reconcile('held', signal);
     heap.liveBytes = 95;
-    await deployments.applySnapshot(snapshot([desired('held', '1'), desired('new', '1')]), asRunner, signal);
+    const leaving = desired('leaving', '1');
+    (leaving.deployment as { status: string }).status = 'AWAITING_DELETE';
+    await deployments.applySnapshot(
+      snapshot([desired('held', '1'), desired('new', '1'), leaving]),
+      asRunner,
+      signal,
+    );
     await deployments.reconcile('held', signal);
     await deployments.reconcile('new', signal);
-    expect(reconciled).toEqual(['held', 'held']);
+    await deployments.reconcile('leaving', signal);
+    // A deletion is no new load: it goes on.
+    expect(reconciled).toEqual(['held', 'held', 'leaving']);
     expect(status.get('new')?.state).toBe('Pending');
     expect(status.get('new')?.reason).toMatch(/^MOORING_E_MEMORY_SHORT: heap 0 of 0 MiB live \(short\)/);
     expect(memory.verdict().deferred).toBe(1);
     heap.liveBytes = 20;
     await deployments.applySnapshot(snapshot([desired('held', '1'), desired('new', '1')]), asRunner, signal);
     await deployments.reconcile('new', signal);
-    expect(reconciled).toEqual(['held', 'held', 'new']);
+    expect(reconciled).toEqual(['held', 'held', 'leaving', 'new']);
     expect(status.get('new')?.state).toBe('Ready');
     expect(memory.verdict().deferred).toBe(0);
   });
