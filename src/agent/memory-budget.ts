@@ -47,18 +47,30 @@ export const HEAP_PER_OBJECT_BYTES = 700;
 export const OLD_SPACE_SHARE = 0.6;
 export const LIVE_SHARE = 0.75;
 
+/**
+ * What a container holds besides V8's old generation: the young generation the image allows
+ * (three 8 MiB semi-spaces), and Node's own memory (its executable's pages, malloc, buffers),
+ * from the peak RSS of 1,000 deployments under 256 MiB less their heap (bench/README.md).
+ */
+export const YOUNG_MIB = 24;
+export const NODE_OWN_MIB = 96;
+
 /** The old generation's live bytes a listener of this size needs (an estimate). */
 export function heapNeeded(deployments: number, objects: number): number {
   return HEAP_BASE_BYTES + deployments * HEAP_PER_DEPLOYMENT_BYTES + objects * HEAP_PER_OBJECT_BYTES;
 }
 
 /**
- * The container memory limit that gives V8 room for `liveBytes` of data, rounded up to 32 MiB.
- * In whole KiB and MiB, as the chart computes it from sizing.expectedDeployments (_helpers.tpl).
+ * The container memory limit that gives V8 room for `liveBytes` of data, rounded up to 32 MiB:
+ * an old generation (its share of the limit) that the data fills to LIVE_SHARE at most, and
+ * beside it the young generation and Node's own memory. In whole KiB and MiB, as the chart
+ * computes it from sizing.expectedDeployments (_helpers.tpl).
  */
 export function memoryLimitFor(liveBytes: number): number {
-  const percent = Math.round(LIVE_SHARE * OLD_SPACE_SHARE * 100);
-  const mib = Math.floor((Math.floor(liveBytes / 1024) * 100) / (percent * 1024));
+  const liveKib = Math.floor(liveBytes / 1024);
+  const oldSpace = Math.floor((liveKib * 100) / (Math.round(LIVE_SHARE * 100) * 1024));
+  const byShare = Math.floor((liveKib * 100) / (Math.round(LIVE_SHARE * OLD_SPACE_SHARE * 100) * 1024));
+  const mib = Math.max(byShare, NODE_OWN_MIB + YOUNG_MIB + oldSpace);
   return Math.floor((mib + 31) / 32) * 32 * MIB;
 }
 
