@@ -95,3 +95,25 @@ export interface AgentStatus {
   routes?: AgentRoutes;
   deployments: ReturnType<StatusStore['list']>;
 }
+
+/** The `/status` document (see AgentStatus), every string in it scrubbed of known secret values. */
+export function statusDocumentOf(
+  d: Pick<AgentDeps, 'config' | 'version' | 'redactor' | 'routes'>,
+  live: { leader: boolean; lastPollAtMs: number | undefined },
+  pruneRefused: AgentStatus['pruneRefused'],
+  deployments: AgentStatus['deployments'],
+): AgentStatus {
+  const { config, version, redactor } = d;
+  const doc: AgentStatus = {
+    listenerId: config.listenerId,
+    identity: config.identity,
+    version,
+    leader: live.leader,
+    dryRun: config.dryRun,
+    lastPollAt: live.lastPollAtMs === undefined ? null : new Date(live.lastPollAtMs).toISOString(),
+    pruneRefused,
+    ...(d.routes ? { routes: d.routes } : {}),
+    deployments,
+  };
+  return redactor ? redactor.scrubDeep(doc) : doc;
+}

@@ -8,11 +8,12 @@
 import { MooringError } from '../errors.ts';
 import type { Check } from '../ops/server.ts';
 import { pollLoopHealth, readiness } from './agent-checks.ts';
-import type { AgentDeps, AgentStatus } from './agent-deps.ts';
+import { type AgentDeps, type AgentStatus, statusDocumentOf } from './agent-deps.ts';
 import { type Clock, sleep, systemClock } from './clock.ts';
 import { Deployments } from './deployments.ts';
 import { LeaderElector } from './leader-election.ts';
 import { concurrencyAt } from './memory-budget.ts';
+import { MemoSchedule } from './memo-schedule.ts';
 import { type Snapshot, Poller } from './poller.ts';
 import { runHeartbeat } from './registration.ts';
 import { Runner } from './runner.ts';
@@ -21,8 +22,6 @@ import { StatusStore } from './status.ts';
 
 export type { AgentDeps, AgentStatus } from './agent-deps.ts';
 
-/** How often a leader saves its restart memo besides at shutdown. */
-export const RESTART_MEMO_SAVE_INTERVAL_MS = 5 * 60_000;
 export type { OrphanPassResult } from './deployments.ts';
 
 /** Work that runs only while leading. */
@@ -46,8 +45,7 @@ export class Agent {
   #elector: LeaderElector | undefined;
   /** The last term ended because another replica took the lease (not by shutdown). */
   #deposed = false;
-  /** When the restart memo was last saved while leading (the first poll starts the count). */
-  #memoSavedAtMs: number | undefined;
+  readonly #memoSchedule = new MemoSchedule();
 
   constructor(deps: AgentDeps) {
     this.#d = { clock: systemClock, random: Math.random, ...deps };
@@ -170,47 +168,14 @@ export class Agent {
 
   /** Ready: started, listener registered, Kubernetes reachable. A standby (not leader) is ready. */
   ready(): Check {
-    return readiness(
-      this.#registered,
-      this.#kubeUnreachableSinceMs === undefined,
-      this.isLeader,
-      this.#d.memory?.check(),
-    );
+    const kubeOk = this.#kubeUnreachableSinceMs === undefined;
+    return readiness(this.#registered, kubeOk, this.isLeader, this.#d.memory?.check());
   }
 
   /** The `/status` document, every string in it scrubbed of known secret values. */
   statusDocument(): AgentStatus {
-    const { config, version, redactor } = this.#d;
-    const doc: AgentStatus = {
-      listenerId: config.listenerId,
-      identity: config.identity,
-      version,
-      leader: this.isLeader,
-      dryRun: config.dryRun,
-      lastPollAt: this.#lastPollAtMs === undefined ? null : new Date(this.#lastPollAtMs).toISOString(),
-      pruneRefused: this.#deployments.pruneRefusal,
-      ...(this.#d.routes ? { routes: this.#d.routes } : {}),
-      deployments: this.status.list(),
-    };
-    return redactor ? redactor.scrubDeep(doc) : doc;
-  }
-
-  /**
-   * Saves the restart memo every RESTART_MEMO_SAVE_INTERVAL_MS while leading, not only at shutdown:
-   * an agent that dies (killed, out of memory) leaves what it had verified to the next start
-   * (ADR 0010). Not while the heap is short: the snapshot's text would take what is left.
-   */
-  async #saveMemoNowAndThen(term: Term): Promise<void> {
-    const save = this.#d.saveRestartMemo;
-    if (!save || this.#term !== term || this.#d.memory?.level === 'short') return;
-    const now = this.#d.clock.now();
-    if (this.#memoSavedAtMs === undefined) {
-      this.#memoSavedAtMs = now;
-      return;
-    }
-    if (now - this.#memoSavedAtMs < RESTART_MEMO_SAVE_INTERVAL_MS) return;
-    this.#memoSavedAtMs = now;
-    await save(this.#deployments.convergedPasses());
+    const live = { leader: this.isLeader, lastPollAtMs: this.#lastPollAtMs };
+    return statusDocumentOf(this.#d, live, this.#deployments.pruneRefusal, this.status.list());
   }
 
   /** Ends the term on shutdown; a leader then saves its restart memo while it still holds the lease. */
@@ -261,7 +226,6 @@ export class Agent {
       listenerId: config.listenerId,
       intervalMs: config.pollIntervalMs,
       collisions: { namespaceTenants: config.references.namespaceTenants, urls: this.#d.exposesUrls },
-      // The listener's size against the heap, as soon as the first listing is in (memory-budget.ts).
       onListed: (n) => this.#d.memory?.sized(n),
       clock,
       random,
@@ -270,9 +234,10 @@ export class Agent {
       onCycle: (cycle) => {
         if (this.#term !== term) return;
         const current = () => this.#term === term;
-        return this.#deployments
-          .takeCycle(cycle, term.runner, term.abort.signal, current)
-          .then(() => this.#saveMemoNowAndThen(term));
+        const taken = this.#deployments.takeCycle(cycle, term.runner, term.abort.signal, current);
+        const save = this.#d.saveRestartMemo;
+        const due = () => this.#term === term && this.#memoSchedule.due(clock.now(), this.#d.memory?.level);
+        return taken.then(() => (save && due() ? save(this.#deployments.convergedPasses()) : undefined));
       },
       onPoll: (result, ms) => {
         metrics.polls.inc({ result });

@@ -31,7 +31,6 @@ import { DesiredWaiters } from './desired-waiters.ts';
 import { OrphanPass, type OrphanPassResult, type PruneRefusal } from './orphan-pass.ts';
 import type { DesiredDeployment, PollCycle, Snapshot } from './poll-cycle.ts';
 import { type PlannedPoll, ResyncPacer } from './resync-pacer.ts';
-import type { MemoryBudget } from './memory-budget.ts';
 import { RunLog } from './run-log.ts';
 import type { RunReport, Runner } from './runner.ts';
 import type { StatusStore } from './status.ts';
@@ -42,8 +41,8 @@ export type { OrphanPassResult, PruneRefusal } from './orphan-pass.ts';
 export interface DeploymentsDeps {
   status: StatusStore;
   logger: Logger;
-  /** Under heap pressure, deployments never reconciled wait (memory-budget.ts); none: no limit. */
-  memory?: Pick<MemoryBudget, 'sized' | 'update' | 'admits' | 'forget' | 'deferralReason'> | undefined;
+  /** Under heap pressure, what is not held yet waits (MemoryBudget.defers); none: no limit. */
+  memory?: { defers(id: string, held: boolean): string | undefined } | undefined;
   /**
    * Told each deployment's secret values as its record is taken, and to forget them once it left
    * the listing and no reconcile of it runs any more: what the agent emits is scrubbed of them.
@@ -166,10 +165,8 @@ export class Deployments {
    * new and changed), forgets those that left the listing, then, on a resync, runs the orphan pass.
    */
   async #apply(snapshot: Snapshot, runner: Runner, signal: AbortSignal, poll: PollInProgress): Promise<void> {
-    const { status, memory } = this.#d;
+    const { status } = this.#d;
     this.#pacer.begin(poll, runner);
-    memory?.sized(snapshot.deployments.length);
-    memory?.update();
     const resync = poll.plan.kind === 'resync';
     const seen = new Set<string>();
     const hold = deleteHold(
@@ -207,7 +204,6 @@ export class Deployments {
       if (seen.has(id)) continue;
       this.#desired.forget(id);
       this.#runs.forget(id);
-      memory?.forget(id);
       // A reconcile of it still running may yet log what the API server quotes: its report forgets.
       if (this.#d.redactor && !runner.isRunning(id)) this.#d.redactor.forget(id);
       runner.forget(id);
@@ -265,17 +261,10 @@ export class Deployments {
   async reconcile(key: string, signal: AbortSignal): Promise<{ requeueAfterMs?: number }> {
     const d = this.#desired.get(key);
     if (!d || d.refused) return {};
-    // Short of heap, what is held is kept and nothing new is taken: a deployment never reconciled
-    // waits (Pending, with the reason) for a poll that finds room, instead of the agent dying of it.
-    // A deletion goes on: it frees what it held.
-    const memory = this.#d.memory;
-    if (memory && !this.#desired.everReconciled(key) && d.deployment.status !== 'AWAITING_DELETE') {
-      memory.update();
-      if (!memory.admits(key)) {
-        this.#runs.setState(key, 'Pending', memory.deferralReason());
-        return {};
-      }
-      memory.forget(key);
+    const waits = this.#d.memory?.defers(key, this.#desired.holds(d));
+    if (waits) {
+      this.#runs.setState(key, 'Pending', waits);
+      return {};
     }
     const { deployment, revision } = d;
     this.#runs.started(key, revision?.id ?? null);

@@ -67,7 +67,7 @@ export function backoffDelayMs(attempt: number, options: BackoffOptions = {}, ra
 }
 
 export class Runner {
-  readonly #options: Required<Omit<RunnerOptions, 'onReport' | 'backoff' | 'limit'>> & {
+  readonly #options: Required<Omit<RunnerOptions, 'onReport' | 'backoff'>> & {
     backoff: BackoffOptions;
     onReport: (report: RunReport) => void;
   };
@@ -86,10 +86,7 @@ export class Runner {
   #running = false;
   #idleWaiters: (() => void)[] = [];
 
-  readonly #limit: RunnerOptions['limit'];
-
   constructor(options: RunnerOptions) {
-    this.#limit = options.limit;
     this.#options = {
       reconcile: options.reconcile,
       concurrency: options.concurrency ?? 8,
@@ -98,6 +95,7 @@ export class Runner {
       clock: options.clock ?? systemClock,
       random: options.random ?? Math.random,
       onReport: options.onReport ?? (() => {}),
+      limit: options.limit ?? ((n) => n),
     };
     this.#queue = new WorkQueue(this.#options.clock, () => this.#pump());
   }
@@ -198,8 +196,7 @@ export class Runner {
   }
 
   #pump(): void {
-    const limit = this.#limit?.(this.#options.concurrency) ?? this.#options.concurrency;
-    while (this.#running && this.#inFlight.size < limit) {
+    while (this.#running && this.#inFlight.size < this.#options.limit(this.#options.concurrency)) {
       const key = this.#queue.next();
       if (key === undefined) break;
       const run = this.#run(key).finally(() => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Deployments, type DeploymentsDeps } from '../../src/agent/deployments.ts';
-import { type HeapReading, MemoryBudget } from '../../src/agent/memory-budget.ts';
+import type { HeapReading } from '../../src/agent/heap-reading.ts';
+import { MemoryBudget } from '../../src/agent/memory-budget.ts';
 import { openPollCycle } from '../../src/agent/poll-cycle.ts';
 import type { DesiredDeployment, Snapshot } from '../../src/agent/poller.ts';
 import type { Runner } from '../../src/agent/runner.ts';

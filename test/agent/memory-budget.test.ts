@@ -1,14 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { readiness } from '../../src/agent/agent-checks.ts';
+import type { HeapReading } from '../../src/agent/heap-reading.ts';
 import {
   concurrencyAt,
-  type HeapReading,
   heapNeeded,
   levelOf,
   MemoryBudget,
   memoryLimitFor,
-  readHeap,
-  semiSpaceFlagBytes,
 } from '../../src/agent/memory-budget.ts';
 import { createLogger } from '../../src/log.ts';
 import { createMetrics } from '../../src/ops/metrics.ts';
@@ -47,21 +45,6 @@ describe('memory levels', () => {
       memoryLimitFor(heapNeeded(1000, 12_105)),
     );
     expect(memoryLimitFor(100 * MIB) % (32 * MIB)).toBe(0);
-  });
-
-  it("takes the young generation's reserve from the semi-space flag, the last one winning", () => {
-    expect(semiSpaceFlagBytes([], '--max-old-space-size-percentage=60 --max-semi-space-size=8')).toBe(
-      8 * MIB,
-    );
-    expect(semiSpaceFlagBytes(['--max-semi-space-size=4'], '--max-semi-space-size=8')).toBe(4 * MIB);
-    expect(semiSpaceFlagBytes([], '--max_semi_space_size=16')).toBe(16 * MIB);
-    expect(semiSpaceFlagBytes(['--heapsnapshot-signal=SIGUSR2'], undefined)).toBeUndefined();
-  });
-
-  it("reads V8's own heap: some live bytes under a ceiling", () => {
-    const { liveBytes, limitBytes } = readHeap();
-    expect(liveBytes).toBeGreaterThan(0);
-    expect(limitBytes).toBeGreaterThan(liveBytes);
   });
 });
 
