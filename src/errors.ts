@@ -240,6 +240,11 @@ export const ERROR_CODES = {
     retryable: true,
     handling: 'not a failure of the deployment: no backoff; the next term or replica reconciles it',
   },
+  MOORING_E_MEMORY_SHORT: {
+    summary: "The agent's heap is short for the listener: deployments never reconciled wait (Pending).",
+    retryable: true,
+    handling: 'at each poll, once the heap has room again (give the agent a larger memory limit)',
+  },
   // command line
   MOORING_E_STATUS_UNAVAILABLE: {
     summary: "The agent's /status could not be read (unreachable, refused, or not a status document).",

@@ -100,6 +100,38 @@ export async function scrapeManners(opsUrl: string): Promise<KubeManners | undef
   }
 }
 
+/** What the agent's memory budget says (agent/memory-budget.ts), in MiB; null when not exported. */
+export interface AgentMemory {
+  heap_live_mib: number | null;
+  heap_limit_mib: number | null;
+  needed_limit_mib: number | null;
+  waiting_for_memory: number | null;
+}
+
+export function parseMemory(text: string): AgentMemory {
+  const mib = (name: string) => {
+    const v = sumSamples(text, name);
+    return Number.isNaN(v) ? null : Math.round((v / (1024 * 1024)) * 10) / 10;
+  };
+  const waiting = sumSamples(text, 'mooring_deployments_waiting_for_memory');
+  return {
+    heap_live_mib: mib('mooring_heap_live_bytes'),
+    heap_limit_mib: mib('mooring_heap_limit_bytes'),
+    needed_limit_mib: mib('mooring_memory_needed_bytes'),
+    waiting_for_memory: Number.isNaN(waiting) ? null : waiting,
+  };
+}
+
+/** The memory budget's figures now; undefined when `/metrics` cannot be read. */
+export async function scrapeMemory(opsUrl: string): Promise<AgentMemory | undefined> {
+  try {
+    const res = await fetch(`${opsUrl}/metrics`, { signal: AbortSignal.timeout(5_000) });
+    return res.ok ? parseMemory(await res.text()) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**

@@ -5,7 +5,7 @@
  */
 import type { EventLoopUtilization } from 'node:perf_hooks';
 import path from 'node:path';
-import { allReconciled, scrapeManners, waitForCounters } from './agent-metrics.ts';
+import { allReconciled, scrapeManners, scrapeMemory, waitForCounters } from './agent-metrics.ts';
 import type { AgentProcess } from './agent-process.ts';
 import { refOf, waitForObjects } from './convergence.ts';
 import { type BenchResult, round, roundOrNull } from './figures.ts';
@@ -72,6 +72,7 @@ export async function runAgentPhases(input: AgentPhasesInput): Promise<void> {
     await waitQuiet(first.opsUrl, quietMs);
   } finally {
     result.kube_manners = (await scrapeManners(first.opsUrl)) ?? null;
+    result.agent_memory = (await scrapeMemory(first.opsUrl)) ?? null;
     first.agent.sample();
     result.peak_rss_mib = roundOrNull(first.agent.peakRssMib, 1);
     result.agent_cpu_s = roundOrNull(first.agent.cpuSeconds());

@@ -3,7 +3,7 @@
  * figure is judged against, percentiles, and the table printed on stdout. Pure: no I/O.
  */
 import os from 'node:os';
-import type { KubeManners } from './agent-metrics.ts';
+import type { AgentMemory, KubeManners } from './agent-metrics.ts';
 
 /** The machine the figures were measured on. */
 export interface Machine {
@@ -99,6 +99,11 @@ export interface BenchResult {
   agent_cpu_s: number | null;
   /** How the first agent (convergence, idle, propagation) paced its Kubernetes requests. */
   kube_manners: KubeManners | null;
+  /**
+   * The first agent's memory budget when it stopped: its old generation's live bytes and ceiling,
+   * the memory limit it says the listener needs, and how many deployments waited for memory.
+   */
+  agent_memory: AgentMemory | null;
   restart_kube_writes: number | null;
   restart_kube_reads: number | null;
   /** The restart's Kubernetes reads by verb (get, list): a restart should read by listing. */
@@ -304,6 +309,15 @@ export function tableRows(r: BenchResult): string[][] {
     row('  memory limit (MiB)', 'memory_limit_mib'),
     row('  cgroup peak (MiB)', 'cgroup_peak_mib'),
     row('  OOM kills', 'agent_oom_kills'),
+    ['agent heap live / old-space ceiling (MiB)', memoryText(r.agent_memory), '', ''],
+    [
+      "  memory limit needed (agent's estimate, MiB), deployments waiting for memory",
+      r.agent_memory === null
+        ? '-'
+        : `${r.agent_memory.needed_limit_mib ?? '-'}, ${r.agent_memory.waiting_for_memory ?? '-'}`,
+      '',
+      '',
+    ],
     row('agent CPU, whole first run (s)', 'agent_cpu_s'),
     ['kube rate-limiter / Retry-After wait (s), 429s', mannersText(r.kube_manners), '', ''],
     row('restart kube writes', 'restart_kube_writes'),
@@ -325,6 +339,11 @@ export function tableRows(r: BenchResult): string[][] {
     ],
     row('restart peak RSS (MiB)', 'restart_peak_rss_mib'),
   ];
+}
+
+/** The memory budget's heap figures as one cell. */
+function memoryText(m: AgentMemory | null): string {
+  return m === null ? '-' : `${m.heap_live_mib ?? '-'} / ${m.heap_limit_mib ?? '-'}`;
 }
 
 function mannersText(m: KubeManners | null): string {
@@ -403,6 +422,7 @@ export function emptyResult(deployments: number, namespaces: number, pollInterva
     agent_oom_kills: null,
     agent_cpu_s: null,
     kube_manners: null,
+    agent_memory: null,
     restart_kube_writes: null,
     restart_kube_reads: null,
     restart_kube_reads_by_verb: null,

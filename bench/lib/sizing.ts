@@ -31,7 +31,7 @@ export function sizingTable(results: readonly BenchResult[]): string {
       a.deployments - b.deployments || (a.memory_limit_mib ?? Infinity) - (b.memory_limit_mib ?? Infinity),
   );
   const header =
-    '| deployments (objects) | memory limit | OOM kills | cold convergence (s) | kubectl apply (s) | idle cycle: writes, Kubernetes reads, control-plane list pages, agent CPU (s) | restart: settled (s), writes | peak RSS / cgroup peak (MiB) | measured on |';
+    "| deployments (objects) | memory limit | OOM kills | cold convergence (s) | kubectl apply (s) | idle cycle: writes, Kubernetes reads, control-plane list pages, agent CPU (s) | restart: settled (s), writes | peak RSS / cgroup peak (MiB) | limit needed (agent's estimate), deployments waiting for memory | measured on |";
   const rows = sorted.map((r) =>
     [
       `${num(r.deployments)} (${num(r.objects)})`,
@@ -42,10 +42,13 @@ export function sizingTable(results: readonly BenchResult[]): string {
       `${num(r.idle_kube_writes)}, ${num(r.idle_kube_reads_per_cycle)}, ${num(r.idle_controlplane_list_requests_per_cycle)}, ${num(r.idle_agent_cpu_s_per_cycle, 2)}`,
       `${num(r.restart_settled_s, 2)}, ${num(r.restart_kube_writes)}`,
       `${num(r.peak_rss_mib)} / ${num(r.cgroup_peak_mib)}`,
+      r.agent_memory?.needed_limit_mib == null
+        ? '-'
+        : `${num(r.agent_memory.needed_limit_mib, 0)}Mi, ${num(r.agent_memory.waiting_for_memory)}`,
       `${measuredOn(r)}, ${r.started_at.slice(0, 10)}, ${r.machine.cores} cores${experiments(r)}`,
     ].join(' | '),
   );
-  return [header, `|${'---|'.repeat(9)}`, ...rows.map((row) => `| ${row} |`)].join('\n');
+  return [header, `|${'---|'.repeat(10)}`, ...rows.map((row) => `| ${row} |`)].join('\n');
 }
 
 /** The whole generated block, markers included. */

@@ -32,14 +32,25 @@ export function pollLoopHealth(
   };
 }
 
-/** Readiness: start-up passed (`registered`), Kubernetes reachable; says whether this replica leads. */
-export function readiness(registered: boolean, kubeOk: boolean, leader: boolean): Check {
+/**
+ * Readiness: start-up passed (`registered`), Kubernetes reachable; says whether this replica leads
+ * and, given `memory` (memory-budget.ts), whether its heap holds the listener. The memory check
+ * informs and never makes the agent unready: readiness gates rollouts, and a rollout is how a
+ * larger memory limit arrives.
+ */
+export function readiness(
+  registered: boolean,
+  kubeOk: boolean,
+  leader: boolean,
+  memory?: { ok: boolean; detail: string },
+): Check {
   return {
     ok: registered && kubeOk,
     checks: {
       registered: registered ? { ok: true } : { ok: false, detail: 'start-up checks not passed yet' },
       kubernetes: kubeOk ? { ok: true } : { ok: false, detail: 'Kubernetes API unreachable' },
       leader: { ok: true, detail: leader ? 'leader' : 'standby' },
+      ...(memory ? { memory } : {}),
     },
   };
 }

@@ -7,6 +7,7 @@ import type { AgentConfig } from '../config.ts';
 import type { DeploymentRecord, RevisionRecord } from '../contract/index.ts';
 import type { Logger } from '../log.ts';
 import type { AgentMetrics } from '../ops/metrics.ts';
+import type { MemoryBudget } from './memory-budget.ts';
 import type { ConvergedPass } from '../reconcile/converged.ts';
 import type { ReconcileResult } from '../reconcile/result.ts';
 import type { Redactor } from '../redact.ts';
@@ -71,6 +72,11 @@ export interface AgentDeps {
    * throws (a failure is logged).
    */
   saveRestartMemo?: (passes: Iterable<[string, ColdPass]>) => Promise<void>;
+  /**
+   * The memory budget (memory-budget.ts): under heap pressure fewer reconciles run at once and
+   * deployments never reconciled wait; `/readyz` and the metrics say so. None: no limits (tests).
+   */
+  memory?: MemoryBudget | undefined;
   /** Observes each successful reconcile's result (`mooring diff` prints the change sets). */
   onReconciled?: (deploymentId: string, result: ReconcileResult) => void;
   /**
@@ -98,4 +104,26 @@ export interface AgentStatus {
   /** Direct or through which proxy, and which CA bundle; never credentials. */
   routes?: AgentRoutes;
   deployments: ReturnType<StatusStore['list']>;
+}
+
+/** The `/status` document (see AgentStatus), every string in it scrubbed of known secret values. */
+export function statusDocumentOf(
+  d: Pick<AgentDeps, 'config' | 'version' | 'redactor' | 'routes'>,
+  live: { leader: boolean; lastPollAtMs: number | undefined },
+  pruneRefused: AgentStatus['pruneRefused'],
+  deployments: AgentStatus['deployments'],
+): AgentStatus {
+  const { config, version, redactor } = d;
+  const doc: AgentStatus = {
+    listenerId: config.listenerId,
+    identity: config.identity,
+    version,
+    leader: live.leader,
+    dryRun: config.dryRun,
+    lastPollAt: live.lastPollAtMs === undefined ? null : new Date(live.lastPollAtMs).toISOString(),
+    pruneRefused,
+    ...(d.routes ? { routes: d.routes } : {}),
+    deployments,
+  };
+  return redactor ? redactor.scrubDeep(doc) : doc;
 }

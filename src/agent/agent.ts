@@ -7,10 +7,12 @@
 import { type ErrorCode, MooringError } from '../errors.ts';
 import type { Check } from '../ops/server.ts';
 import { pollLoopHealth, readiness } from './agent-checks.ts';
-import type { AgentDeps, AgentStatus } from './agent-deps.ts';
+import { type AgentDeps, type AgentStatus, statusDocumentOf } from './agent-deps.ts';
 import { type Clock, sleep, systemClock } from './clock.ts';
 import { Deployments } from './deployments.ts';
 import { LeaderElector } from './leader-election.ts';
+import { concurrencyAt } from './memory-budget.ts';
+import { MemoSchedule } from './memo-schedule.ts';
 import { type Snapshot, Poller } from './poller.ts';
 import { runHeartbeat } from './registration.ts';
 import { Runner } from './runner.ts';
@@ -18,6 +20,7 @@ import { startUp } from './start-up.ts';
 import { StatusStore } from './status.ts';
 
 export type { AgentDeps, AgentStatus } from './agent-deps.ts';
+
 export type { OrphanPassResult } from './deployments.ts';
 
 /** Work that runs only while leading. */
@@ -41,6 +44,7 @@ export class Agent {
   #elector: LeaderElector | undefined;
   /** The last term ended because another replica took the lease (not by shutdown). */
   #deposed = false;
+  readonly #memoSchedule = new MemoSchedule();
 
   constructor(deps: AgentDeps) {
     this.#d = { clock: systemClock, random: Math.random, ...deps };
@@ -60,6 +64,7 @@ export class Agent {
       onReconciled: this.#d.onReconciled,
       onRefused: this.#d.onRefused,
       ownsObjects: this.#d.ownsObjects,
+      memory: this.#d.memory,
     });
   }
 
@@ -163,24 +168,14 @@ export class Agent {
 
   /** Ready: started, listener registered, Kubernetes reachable. A standby (not leader) is ready. */
   ready(): Check {
-    return readiness(this.#registered, this.#kubeUnreachableSinceMs === undefined, this.isLeader);
+    const kubeOk = this.#kubeUnreachableSinceMs === undefined;
+    return readiness(this.#registered, kubeOk, this.isLeader, this.#d.memory?.check());
   }
 
   /** The `/status` document, every string in it scrubbed of known secret values. */
   statusDocument(): AgentStatus {
-    const { config, version, redactor } = this.#d;
-    const doc: AgentStatus = {
-      listenerId: config.listenerId,
-      identity: config.identity,
-      version,
-      leader: this.isLeader,
-      dryRun: config.dryRun,
-      lastPollAt: this.#lastPollAtMs === undefined ? null : new Date(this.#lastPollAtMs).toISOString(),
-      pruneRefused: this.#deployments.pruneRefusal,
-      ...(this.#d.routes ? { routes: this.#d.routes } : {}),
-      deployments: this.status.list(),
-    };
-    return redactor ? redactor.scrubDeep(doc) : doc;
+    const live = { leader: this.isLeader, lastPollAtMs: this.#lastPollAtMs };
+    return statusDocumentOf(this.#d, live, this.#deployments.pruneRefusal, this.status.list());
   }
 
   /** Ends the term on shutdown; a leader then saves its restart memo while it still holds the lease. */
@@ -224,6 +219,7 @@ export class Agent {
       random,
       logger,
       onReport: (r) => this.#deployments.report(r),
+      ...(this.#d.memory ? { limit: (n: number) => concurrencyAt(this.#d.memory?.level ?? 'ok', n) } : {}),
     });
     const poller = new Poller({
       client: this.#d.controlPlane,
@@ -231,6 +227,7 @@ export class Agent {
       listenerId: config.listenerId,
       intervalMs: config.pollIntervalMs,
       collisions: { ...config.references, urls: this.#d.exposesUrls, holdsObjects: this.#d.ownsObjects },
+      onListed: (n) => this.#d.memory?.sized(n),
       clock,
       random,
       logger,
@@ -238,7 +235,10 @@ export class Agent {
       onCycle: (cycle) => {
         if (this.#term !== term) return;
         const current = () => this.#term === term;
-        return this.#deployments.takeCycle(cycle, term.runner, term.abort.signal, current);
+        const taken = this.#deployments.takeCycle(cycle, term.runner, term.abort.signal, current);
+        const save = this.#d.saveRestartMemo;
+        const due = () => this.#term === term && this.#memoSchedule.due(clock.now(), this.#d.memory?.level);
+        return taken.then(() => (save && due() ? save(this.#deployments.convergedPasses()) : undefined));
       },
       onPoll: (result, ms) => {
         metrics.polls.inc({ result });

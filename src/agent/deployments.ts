@@ -45,6 +45,8 @@ export interface DeploymentsDeps {
   /** Reads a revision a poll resolved without it (`DesiredDeployment.pendingRevision`). */
   loadRevision?: (deploymentId: string, revisionId: string) => Promise<RevisionRecord>;
   logger: Logger;
+  /** Under heap pressure, what is not held yet waits (MemoryBudget.defers); none: no limit. */
+  memory?: { defers(id: string, held: boolean): string | undefined } | undefined;
   /**
    * Told each deployment's secret values as its record is taken, and to forget them once it left
    * the listing and no reconcile of it runs any more: what the agent emits is scrubbed of them.
@@ -264,6 +266,11 @@ export class Deployments {
   async reconcile(key: string, signal: AbortSignal): Promise<{ requeueAfterMs?: number }> {
     const d = this.#desired.get(key);
     if (!d || d.refused) return {};
+    const waits = this.#d.memory?.defers(key, this.#desired.holds(d));
+    if (waits) {
+      this.#runs.setState(key, 'Pending', waits);
+      return {};
+    }
     const { deployment, revision } = d;
     const revisionId = revision?.id ?? d.pendingRevision ?? null;
     this.#runs.started(key, revisionId);

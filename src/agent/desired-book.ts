@@ -102,6 +102,14 @@ export class DesiredBook {
     }
   }
 
+  /**
+   * Whether the agent holds `d` already, so that a short heap does not hold it back: a reconcile
+   * of it succeeded since it was taken, or it is being deleted (which frees what it holds).
+   */
+  holds(d: DesiredDeployment): boolean {
+    return this.#reconciledHash.has(d.deployment.id) || d.deployment.status === 'AWAITING_DELETE';
+  }
+
   /** Whether `d`'s desired state is the one its last successful reconcile applied. */
   reconciled(d: DesiredDeployment): boolean {
     return this.#reconciledHash.get(d.deployment.id) === d.hash;

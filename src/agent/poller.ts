@@ -57,6 +57,8 @@ export interface PollerOptions {
   collisions?: CollisionRules;
   /** The resolver of its deployments (one seeded by a restart memo); default a new one. */
   resolver?: DesiredResolver | undefined;
+  /** Told how many deployments the listing holds for this listener, before any revision is read. */
+  onListed?: (deployments: number) => void;
 }
 
 export class Poller {
@@ -142,6 +144,7 @@ export class Poller {
       const listing = await client.listAllDeployments({ remote_reconciled: true }, (raw) => this.#known(raw));
       const unsupported = new Map(listing.unsupported.map((u) => [u.id, u.reason]));
       const ours = listing.items.filter((d) => d.source_config.listener_id === listenerId);
+      this.#o.onListed?.(ours.length);
       const { refused: collided, urlHolders } = collisionsOf(
         ours,
         this.#o.collisions ?? {},

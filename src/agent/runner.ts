@@ -38,6 +38,8 @@ export interface RunnerOptions {
   /** Called once per finished run (metrics, status, logs). Must not throw: if it does, `logger` says so. */
   onReport?: (report: RunReport) => void;
   logger?: Logger;
+  /** Reconciles at once now, given `concurrency` (lower under memory pressure); default `concurrency`. */
+  limit?: (concurrency: number) => number;
 }
 
 /** The delay before retry number `attempt` (1-based): the reconcile policy (src/backoff.ts), with `options` over it. */
@@ -81,6 +83,7 @@ export class Runner {
       clock: options.clock ?? systemClock,
       random: options.random ?? Math.random,
       onReport: options.onReport ?? (() => {}),
+      limit: options.limit ?? ((n) => n),
     };
     this.#queue = new WorkQueue(this.#options.clock, () => this.#pump());
   }
@@ -181,7 +184,7 @@ export class Runner {
   }
 
   #pump(): void {
-    while (this.#running && this.#inFlight.size < this.#options.concurrency) {
+    while (this.#running && this.#inFlight.size < this.#options.limit(this.#options.concurrency)) {
       const key = this.#queue.next();
       if (key === undefined) break;
       const run = this.#run(key).finally(() => {

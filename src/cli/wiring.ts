@@ -30,6 +30,7 @@ import type { Redactor } from '../redact.ts';
 import { renderDeployment } from '../render/index.ts';
 import { Agent, type AgentDeps } from '../agent/agent.ts';
 import { ColdPasses, coldStartJudge } from '../agent/cold-start.ts';
+import { MemoryBudget } from '../agent/memory-budget.ts';
 import { RestartMemoKeeper } from '../agent/restart-memo-keeper.ts';
 import { checkExposureKind } from '../agent/exposure-check.ts';
 import { proxyPasswords } from '../proxy/from-environment.ts';
@@ -65,12 +66,15 @@ export interface WireOptions {
 export function wireAgent(o: WireOptions): WiredAgent {
   const { config, logger, redactor } = o;
   let agent: Agent | undefined;
+  // The heap's budget (memory-budget.ts): the agent degrades instead of dying when it runs short.
+  const memory = new MemoryBudget({ logger });
   const metrics = createMetrics({
     version: o.version,
     deploymentStates: () => agent?.status.counts() ?? {},
     pausedObjects: () => agent?.status.pausedObjects() ?? 0,
     queueDepth: () => agent?.queueDepth ?? 0,
     inFlight: () => agent?.inFlight ?? 0,
+    memory: () => memory.verdict(),
   });
   const cpTls = controlPlaneTls(config);
   redactor.set('proxy-credentials', proxyPasswords(o.env));
@@ -247,6 +251,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
         },
       ),
     ownsObjects: (id) => observed.ownsObjects(id),
+    memory,
     ...(restartMemo ? { saveRestartMemo: (passes) => restartMemo.save(passes) } : {}),
     // A record the agent cannot use refuses its deployment alone: said in an Event there too.
     onRefused: (d) => {
@@ -263,7 +268,11 @@ export function wireAgent(o: WireOptions): WiredAgent {
     beginCycle: () => {
       foreign.reset();
       void observed.refresh(
-        (opts) => resources.listOwned(opts),
+        async (opts) => {
+          const inventory = await resources.listOwned(opts);
+          memory.listed(inventory.objects.length);
+          return inventory;
+        },
         (err) =>
           logger.warn(
             { err: safeErr(err), code: errorCode(err) },

@@ -38,7 +38,11 @@ export interface DeleteAllOptions {
 }
 
 /** Why an object may not be deleted by us; undefined when it may. */
-export function refuseDelete(obj: KubeObject, fieldManager: string, opts: DeleteAllOptions): string | undefined {
+export function refuseDelete(
+  obj: KubeObject,
+  fieldManager: string,
+  opts: DeleteAllOptions,
+): string | undefined {
   const labels = obj.metadata.labels ?? {};
   if (labels[LABELS.managedBy] !== MANAGED_BY || !labels[LABELS.deploymentId] || !labels[LABELS.listenerId]) {
     return 'not ours: ownership labels missing';

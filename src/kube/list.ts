@@ -58,17 +58,26 @@ export interface Inventory {
 }
 
 export function inventoryOf(objects: KubeObject[]): Inventory {
-  const byId = new Map<string, KubeObject>();
   const byDeployment = new Map<string, KubeObject[]>();
   for (const o of objects) {
-    byId.set(objectId(o), o);
     const dep = o.metadata.labels?.[LABELS.deploymentId];
     if (!dep) continue;
     const list = byDeployment.get(dep);
     if (list) list.push(o);
     else byDeployment.set(dep, [o]);
   }
-  return { objects, byId, byDeployment };
+  // Made on first use: the cycle's listing of everything is seldom looked up by id (a failed
+  // delete, the orphan pass's deletes), and an id string per object was a large part of its
+  // memory at 10,000 deployments (bench/README.md, "Measured decisions").
+  let byId: Map<string, KubeObject> | undefined;
+  return {
+    objects,
+    get byId() {
+      byId ??= new Map(objects.map((o) => [objectId(o), o]));
+      return byId;
+    },
+    byDeployment,
+  };
 }
 
 async function listKind(

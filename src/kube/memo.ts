@@ -4,7 +4,7 @@
  * start's listing fills it as it compares whole objects page by page (verify-listed.ts).
  */
 import type { ApplyContext } from './apply-context.ts';
-import { objectVersion } from './object-version.ts';
+import { flat, objectVersion } from './object-version.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
 
 /** Whether `live` is still the version found converged (or applied) for `key`; see ApplyContext.verified. */
@@ -30,5 +30,14 @@ export function remember(
   versionOf: (obj: KubeObject) => string | undefined = objectVersion,
 ): void {
   const version = versionOf(obj);
-  if (key !== undefined && version !== undefined && !ctx.dryRun) ctx.verified?.set(id, { key, version });
+  if (key === undefined || version === undefined || ctx.dryRun || !ctx.verified) return;
+  const known = ctx.verified.get(id);
+  if (known) {
+    known.key = key;
+    known.version = version;
+  } else {
+    // A new entry's id in one piece: ids are put together from kind, namespace and name, and the
+    // memo keeps one per object for the agent's life.
+    ctx.verified.set(flat(id), { key, version });
+  }
 }

@@ -12,6 +12,7 @@
  *   counting it made the first resync after each rollout read every rolled-out Deployment again;
  * - every other kind: the resourceVersion, which moves on any change (a new object's too).
  */
+import { Buffer } from 'node:buffer';
 import { hash } from 'node:crypto';
 import { sortedKeys } from '../objects/canonical-json.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
@@ -57,6 +58,15 @@ export function listedVersion(obj: KubeObject): string | undefined {
   return version;
 }
 
+/**
+ * A copy of `text` in one piece. A string put together from parts is kept as a tree of them (about
+ * three times the bytes of its text), and the memo and a listing's entries hold one version per
+ * object: at 10,000 deployments, several MiB of the heap.
+ */
+export function flat(text: string): string {
+  return Buffer.from(text, 'latin1').toString('latin1');
+}
+
 /** The object's version for the memo; undefined when it has none (never memoized). */
 export function objectVersion(obj: KubeObject): string | undefined {
   if (pinned.has(obj)) return pinned.get(obj);
@@ -67,7 +77,7 @@ export function objectVersion(obj: KubeObject): string | undefined {
       `[${JSON.stringify(uid ?? null)},${sortedPairs(labels)},${sortedPairs(annotations, CONTROLLER_ANNOTATIONS)}]`,
       'base64url',
     ).slice(0, 16);
-    return `g${generation}#${digest}`;
+    return flat(`g${generation}#${digest}`);
   }
   return resourceVersion || undefined;
 }

@@ -42,6 +42,19 @@ export interface AgentMetrics {
   lastPollSuccess: Gauge;
   buildInfo: Gauge<'version' | 'node_version'>;
   pausedObjects: Gauge;
+  /** The memory budget's figures, filled at scrape time (agent/memory-budget.ts). */
+  heapLiveBytes: Gauge;
+  heapLimitBytes: Gauge;
+  memoryNeededBytes: Gauge;
+  deploymentsWaitingForMemory: Gauge;
+}
+
+/** What the memory budget says at scrape time (see MemoryVerdict). */
+export interface MemoryFigures {
+  liveBytes: number;
+  limitBytes: number;
+  neededLimitBytes: number;
+  deferred: number;
 }
 
 export interface MetricsSources {
@@ -52,6 +65,7 @@ export interface MetricsSources {
   inFlight?: () => number;
   /** Objects left alone for a pause, at scrape time. */
   pausedObjects?: () => number;
+  memory?: () => MemoryFigures | undefined;
 }
 
 /** The codes `mooring_prune_refusals_total` counts, each with a sample (0) from the start. */
@@ -64,6 +78,17 @@ export function createMetrics(sources: MetricsSources): AgentMetrics {
   const registry = new Registry();
   const registers = [registry];
   const deploymentStates: () => Readonly<Record<string, number>> = sources.deploymentStates ?? (() => ({}));
+  function memoryGauge(name: string, help: string, pick: (m: MemoryFigures) => number): Gauge {
+    return new Gauge({
+      name,
+      help,
+      registers,
+      collect() {
+        const figures = sources.memory?.();
+        this.set(figures ? pick(figures) : 0);
+      },
+    });
+  }
   const metrics: AgentMetrics = {
     registry,
     polls: new Counter({
@@ -183,6 +208,26 @@ export function createMetrics(sources: MetricsSources): AgentMetrics {
       labelNames: ['version', 'node_version'],
       registers,
     }),
+    heapLiveBytes: memoryGauge(
+      'mooring_heap_live_bytes',
+      "Bytes of V8's old generation live after its latest full collection.",
+      (m) => m.liveBytes,
+    ),
+    heapLimitBytes: memoryGauge(
+      'mooring_heap_limit_bytes',
+      "The ceiling of V8's old generation (the image gives it a share of the memory limit).",
+      (m) => m.limitBytes,
+    ),
+    memoryNeededBytes: memoryGauge(
+      'mooring_memory_needed_bytes',
+      "The container memory limit the listener's deployments need (an estimate; 0 before the first poll).",
+      (m) => m.neededLimitBytes,
+    ),
+    deploymentsWaitingForMemory: memoryGauge(
+      'mooring_deployments_waiting_for_memory',
+      'Deployments never reconciled that wait because the heap is short (MOORING_E_MEMORY_SHORT).',
+      (m) => m.deferred,
+    ),
   };
   // The process's resident memory and start time, under prom-client's standard names: the chart's
   // dashboard shows the one, its restart alert counts changes of the other.

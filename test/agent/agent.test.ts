@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Agent, type AgentDeps } from '../../src/agent/agent.ts';
 import type { LeaseClient, LeaseRecord } from '../../src/agent/leader-election.ts';
+import { MemoryBudget } from '../../src/agent/memory-budget.ts';
 import type { PollClient } from '../../src/agent/poller.ts';
 import type { ListenerClient } from '../../src/agent/registration.ts';
 import { parseAgentConfig } from '../../src/config.ts';
@@ -362,6 +363,34 @@ describe('Agent with leader election', () => {
     await clock.advance(1000);
     await running;
     expect(lease.state.record?.holderIdentity).toBeUndefined();
+  });
+
+  it('a leader saves its restart memo every five minutes while it runs, not only at shutdown, unless the heap is short', async () => {
+    for (const short of [false, true]) {
+      const saved: unknown[][] = [];
+      const heap = { liveBytes: short ? 95 : 10, limitBytes: 100 };
+      const t = setup([dep('d1', 'alpha')], {
+        saveRestartMemo: async (passes) => {
+          saved.push([...passes]);
+        },
+        memory: new MemoryBudget({ read: () => heap, logger: silentLogger() }),
+      });
+      const controller = new AbortController();
+      const running = t.agent.run(controller.signal);
+      // Six minutes of 10 s polls, every reconcile converged.
+      for (let step = 0; step < 36; step++) {
+        await t.clock.advance(10_000);
+        for (const p of t.pending.splice(0)) {
+          p.resolve({ ...READY, converged: { key: 'k', objects: 2, claimPrefixes: [] } });
+        }
+      }
+      expect(saved.length).toBe(short ? 0 : 1);
+      // What it holds then: here the resync's own reconcile of d1 is running, so it holds no pass.
+      if (!short) expect(Array.isArray(saved[0])).toBe(true);
+      controller.abort();
+      await t.clock.advance(10_000);
+      await running;
+    }
   });
 
   it('a stopping leader saves its restart memo while it still holds the lease; a standby saves none', async () => {

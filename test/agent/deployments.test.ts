@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Deployments, type DeploymentsDeps } from '../../src/agent/deployments.ts';
+import type { HeapReading } from '../../src/agent/heap-reading.ts';
+import { MemoryBudget } from '../../src/agent/memory-budget.ts';
 import { openPollCycle } from '../../src/agent/poll-cycle.ts';
 import type { DesiredDeployment, Snapshot } from '../../src/agent/poller.ts';
 import type { Runner } from '../../src/agent/runner.ts';
@@ -515,5 +517,48 @@ describe('Deployments: the redactor learns each deployment’s secret values', (
       `MOORING_E_KUBE_FORBIDDEN: Secret/apps/a-env: apply refused (403): env value "${REDACTED}" is not allowed`,
     );
     expect(lines.join('')).not.toContain('quoted-secret-value');
+  });
+});
+
+describe('Deployments: a heap too short for the listener', () => {
+  it('keeps reconciling what it holds, and lets a deployment never reconciled wait (Pending, with the reason) until the heap has room', async () => {
+    const heap: HeapReading = { liveBytes: 10, limitBytes: 100 };
+    const memory = new MemoryBudget({ read: () => heap, logger: silentLogger() });
+    const reconciled: string[] = [];
+    const status = new StatusStore();
+    const deployments = deploymentsWith({
+      status,
+      memory,
+      reconcile: async (input) => {
+        reconciled.push(input.deployment.id);
+        return READY;
+      },
+    });
+    const { asRunner } = fakeRunner();
+    const signal = new AbortController().signal;
+    await deployments.applySnapshot(snapshot([desired('held', '1')]), asRunner, signal);
+    await deployments.reconcile('held', signal);
+    heap.liveBytes = 95;
+    const leaving = desired('leaving', '1');
+    (leaving.deployment as { status: string }).status = 'AWAITING_DELETE';
+    await deployments.applySnapshot(
+      snapshot([desired('held', '1'), desired('new', '1'), leaving]),
+      asRunner,
+      signal,
+    );
+    await deployments.reconcile('held', signal);
+    await deployments.reconcile('new', signal);
+    await deployments.reconcile('leaving', signal);
+    // A deletion is no new load: it goes on.
+    expect(reconciled).toEqual(['held', 'held', 'leaving']);
+    expect(status.get('new')?.state).toBe('Pending');
+    expect(status.get('new')?.reason).toMatch(/^MOORING_E_MEMORY_SHORT: heap 0 of 0 MiB live \(short\)/);
+    expect(memory.verdict().deferred).toBe(1);
+    heap.liveBytes = 20;
+    await deployments.applySnapshot(snapshot([desired('held', '1'), desired('new', '1')]), asRunner, signal);
+    await deployments.reconcile('new', signal);
+    expect(reconciled).toEqual(['held', 'held', 'leaving', 'new']);
+    expect(status.get('new')?.state).toBe('Ready');
+    expect(memory.verdict().deferred).toBe(0);
   });
 });

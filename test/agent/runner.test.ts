@@ -68,6 +68,21 @@ describe('Runner', () => {
     expect(calls.map((c) => c.key)).toEqual(['a', 'b', 'c']);
   });
 
+  it('runs fewer at a time while its limit says so (memory pressure), and more once it lets go', async () => {
+    const clock = new FakeClock();
+    const { calls, reconcile } = controllable();
+    let limit = 1;
+    const runner = new Runner({ reconcile, clock, concurrency: 4, limit: (n) => Math.min(n, limit) });
+    runner.start();
+    for (const k of ['a', 'b', 'c', 'd']) runner.enqueue(k, 'h');
+    await flush();
+    expect(calls.map((c) => c.key)).toEqual(['a']);
+    limit = 8;
+    calls[0]!.resolve();
+    await flush();
+    expect(calls.map((c) => c.key)).toEqual(['a', 'b', 'c', 'd']);
+  });
+
   it('puts a known deployment whose desired state changed ahead of a resync backlog', async () => {
     const { calls, runner } = setup({ concurrency: 1 });
     for (const k of ['a', 'b', 'c', 'd']) runner.enqueue(k, 'h1');

@@ -46,6 +46,20 @@ describe("the operator guide's sizing table", () => {
     ).toContain('agent --resync-interval 60');
   });
 
+  it('gives the limit the agent said the listener needs, and the deployments that waited for memory', () => {
+    const memory = {
+      heap_live_mib: 120,
+      heap_limit_mib: 153.6,
+      needed_limit_mib: 416,
+      waiting_for_memory: 2300,
+    };
+    const rows = sizingBlock([result(10_000, 256, { agent_memory: memory }), result(1000, 256)])
+      .split('\n')
+      .filter((l) => /^\| \d/.test(l));
+    expect(rows[1]).toContain('| 416Mi, 2,300 |');
+    expect(rows[0]).toContain('| - |');
+  });
+
   it('refuses a document without the markers', () => {
     expect(() => updateSizing('# Guide\n', [result(1000, 256)])).toThrow(/markers/);
   });

@@ -160,3 +160,28 @@ baseline
 {{- define "mooring.checkName" -}}
 {{- printf "%s-check" (include "mooring.name" .) | trunc 63 | trimSuffix "-" }}
 {{- end }}
+
+{{/*
+Resources of the agent container. With sizing.expectedDeployments, the memory limit and request
+are what the agent's memory budget asks for that many deployments (heapNeeded and memoryLimitFor
+in src/agent/memory-budget.ts, with 12 objects per deployment: an old generation of 60% of the
+limit at most three-quarters full, and room for the young generation and Node's own memory; a
+test keeps the two equal), never below 256Mi. The heap follows the limit (the image's --max-old-space-size-percentage).
+*/}}
+{{- define "mooring.resources" -}}
+{{- $res := deepCopy .Values.resources -}}
+{{- $n := int (default 0 .Values.sizing.expectedDeployments) -}}
+{{- if gt $n 0 -}}
+{{- $perDeployment := add 7168 (mul 12 700) -}}
+{{- $heapKib := add (mul 28 1024) (div (mul $n $perDeployment) 1024) -}}
+{{- $byShare := div (mul $heapKib 100) (mul 45 1024) -}}
+{{- $withNode := add 96 24 (div (mul $heapKib 100) (mul 75 1024)) -}}
+{{- $mib := max $byShare $withNode -}}
+{{- $limit := max 256 (mul 32 (div (add $mib 31) 32)) -}}
+{{- $_ := set $res "limits" (default (dict) $res.limits) -}}
+{{- $_ := set $res.limits "memory" (printf "%dMi" $limit) -}}
+{{- $_ := set $res "requests" (default (dict) $res.requests) -}}
+{{- $_ := set $res.requests "memory" (printf "%dMi" $limit) -}}
+{{- end -}}
+{{- toYaml $res -}}
+{{- end }}

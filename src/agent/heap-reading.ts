@@ -1,0 +1,72 @@
+/**
+ * What V8 says of its heap, as the memory budget (memory-budget.ts) reads it: the old
+ * generation's live bytes after its latest full collection, and its ceiling.
+ */
+import { constants, PerformanceObserver } from 'node:perf_hooks';
+import { getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
+
+const MIB = 1024 * 1024;
+
+/**
+ * V8's heap as the budget reads it: the old generation's live bytes (after its latest full
+ * collection, when one happened) and the old generation's ceiling. The young generation is left
+ * out of both: it is emptied by every collection, and its reserve is no room for data.
+ */
+export interface HeapReading {
+  liveBytes: number;
+  limitBytes: number;
+}
+
+/** The young generation's spaces: emptied by every collection, no room for data. */
+const YOUNG_SPACES = new Set(['new_space', 'new_large_object_space']);
+
+/** Bytes used in the old generation's spaces now (garbage since the last full collection included). */
+function oldGenerationUsed(): { used: number; newSpace: number } {
+  let used = 0;
+  let newSpace = 0;
+  for (const s of getHeapSpaceStatistics()) {
+    if (s.space_name === 'new_space') newSpace = s.space_size;
+    if (!YOUNG_SPACES.has(s.space_name)) used += s.space_used_size;
+  }
+  return { used, newSpace };
+}
+
+/**
+ * The largest semi-space `--max-semi-space-size` gives V8 (MiB, the image sets it), from Node's
+ * arguments or NODE_OPTIONS, the last one winning; undefined when neither sets it.
+ */
+export function semiSpaceFlagBytes(
+  execArgv: readonly string[],
+  nodeOptions: string | undefined,
+): number | undefined {
+  let mib: number | undefined;
+  for (const arg of [...(nodeOptions ?? '').split(/\s+/), ...execArgv]) {
+    const m = /^--max[-_]semi[-_]space[-_]size=(\d+)$/.exec(arg);
+    if (m) mib = Number(m[1]);
+  }
+  return mib === undefined ? undefined : mib * MIB;
+}
+
+/** Old-generation bytes live after the latest full collection, once one has been seen. */
+let liveAfterFullGc: number | undefined;
+let watching: PerformanceObserver | undefined;
+
+/** V8's figures: see HeapReading. Watches full collections from the first call on. */
+export function readHeap(): HeapReading {
+  if (!watching) {
+    watching = new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) {
+        const kind = (entry as { detail?: { kind?: number } }).detail?.kind;
+        if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) liveAfterFullGc = oldGenerationUsed().used;
+      }
+    });
+    watching.observe({ entryTypes: ['gc'] });
+  }
+  const { used, newSpace } = oldGenerationUsed();
+  const { heap_size_limit: limit } = getHeapStatistics();
+  // The young generation's reserve is three semi-spaces; the new space, grown, is two of them.
+  const semiSpace = semiSpaceFlagBytes(process.execArgv, process.env.NODE_OPTIONS);
+  const youngReserve = semiSpace === undefined ? Math.ceil(newSpace * 1.5) : 3 * semiSpace;
+  const limitBytes = Math.max(1, limit - youngReserve);
+  return { liveBytes: Math.min(used, liveAfterFullGc ?? used), limitBytes };
+}

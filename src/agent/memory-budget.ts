@@ -1,0 +1,244 @@
+/**
+ * The agent's memory budget: how much of V8's heap its data takes, what the listener's size needs,
+ * and what the agent does when the two do not fit. Dying of "JavaScript heap out of memory" in a
+ * container is a crash loop: every restart is a cold start that dies at the same place. So when
+ * the heap runs short the agent degrades instead: fewer reconciles at a time, and deployments it
+ * has never reconciled wait (Pending, `MOORING_E_MEMORY_SHORT`) while those it holds are kept.
+ * It says so in the log, in `/readyz`'s `memory` check and in metrics, with the memory the
+ * listener would need. Estimates come from heap snapshots of the bench (bench/README.md).
+ */
+import type { Logger } from '../log.ts';
+import { type HeapReading, readHeap } from './heap-reading.ts';
+
+const MIB = 1024 * 1024;
+
+/** ok: room to spare; tight: reconcile fewer at a time; short: take no new deployment. */
+export type MemoryLevel = 'ok' | 'tight' | 'short';
+
+/** Fractions of the old generation's ceiling the live data may reach before each level. */
+export const TIGHT_AT = 0.7;
+export const SHORT_AT = 0.85;
+
+/**
+ * What the agent's heap holds besides its data (code, libraries), and what each deployment and
+ * each object adds, measured with heap snapshots of the bench's deployments (bench/README.md,
+ * "Memory budget"). Estimates, rounded up.
+ */
+export const HEAP_BASE_BYTES = 28 * MIB;
+export const HEAP_PER_DEPLOYMENT_BYTES = 7 * 1024;
+export const HEAP_PER_OBJECT_BYTES = 700;
+
+/**
+ * The share of the container's memory the image gives V8's old generation
+ * (`--max-old-space-size-percentage` in the Dockerfile), and the live data's largest share of
+ * that ceiling at which V8 still collects without spending its time at it.
+ */
+export const OLD_SPACE_SHARE = 0.6;
+export const LIVE_SHARE = 0.75;
+
+/**
+ * What a container holds besides V8's old generation: the young generation the image allows
+ * (three 8 MiB semi-spaces), and Node's own memory (its executable's pages, malloc, buffers),
+ * from the peak RSS of 1,000 deployments under 256 MiB less their heap (bench/README.md).
+ */
+export const YOUNG_MIB = 24;
+export const NODE_OWN_MIB = 96;
+
+/** The old generation's live bytes a listener of this size needs (an estimate). */
+export function heapNeeded(deployments: number, objects: number): number {
+  return HEAP_BASE_BYTES + deployments * HEAP_PER_DEPLOYMENT_BYTES + objects * HEAP_PER_OBJECT_BYTES;
+}
+
+/**
+ * The container memory limit that gives V8 room for `liveBytes` of data, rounded up to 32 MiB:
+ * an old generation (its share of the limit) that the data fills to LIVE_SHARE at most, and
+ * beside it the young generation and Node's own memory. In whole KiB and MiB, as the chart
+ * computes it from sizing.expectedDeployments (_helpers.tpl).
+ */
+export function memoryLimitFor(liveBytes: number): number {
+  const liveKib = Math.floor(liveBytes / 1024);
+  const oldSpace = Math.floor((liveKib * 100) / (Math.round(LIVE_SHARE * 100) * 1024));
+  const byShare = Math.floor((liveKib * 100) / (Math.round(LIVE_SHARE * OLD_SPACE_SHARE * 100) * 1024));
+  const mib = Math.max(byShare, NODE_OWN_MIB + YOUNG_MIB + oldSpace);
+  return Math.floor((mib + 31) / 32) * 32 * MIB;
+}
+
+/** The level of a reading. */
+export function levelOf(reading: HeapReading): MemoryLevel {
+  const ratio = reading.limitBytes > 0 ? reading.liveBytes / reading.limitBytes : 0;
+  if (ratio >= SHORT_AT) return 'short';
+  if (ratio >= TIGHT_AT) return 'tight';
+  return 'ok';
+}
+
+/** What the budget knows now. */
+export interface MemoryVerdict {
+  level: MemoryLevel;
+  liveBytes: number;
+  limitBytes: number;
+  /** Deployments and objects of the listener as last counted. */
+  deployments: number;
+  objects: number;
+  /** The container memory limit the listener's size needs (estimate; 0 before it is known). */
+  neededLimitBytes: number;
+  /** Whether that estimate is above what this agent has (the old generation's ceiling). */
+  tooLarge: boolean;
+  /** Deployments held back because the heap is short. */
+  deferred: number;
+}
+
+export interface MemoryBudgetOptions {
+  /** Reads the heap; default V8's own figures (`readHeap`). */
+  read?: () => HeapReading;
+  logger: Logger;
+}
+
+/** Reconciles at a time at each level, given the configured number. */
+export function concurrencyAt(level: MemoryLevel, configured: number): number {
+  if (level === 'short') return 1;
+  if (level === 'tight') return Math.max(1, Math.floor(configured / 2));
+  return configured;
+}
+
+export class MemoryBudget {
+  readonly #read: () => HeapReading;
+  readonly #logger: Logger;
+  #deployments = 0;
+  #objects = 0;
+  #deferred = new Set<string>();
+  #level: MemoryLevel = 'ok';
+  #toldTooLarge = false;
+
+  constructor(o: MemoryBudgetOptions) {
+    this.#read = o.read ?? readHeap;
+    this.#logger = o.logger;
+  }
+
+  /**
+   * The listener's size, from a complete listing (objects: 0 until the cluster's listing is
+   * known, when the estimate takes the bench's objects per deployment). Logs once when the
+   * listener is larger than this agent's heap holds.
+   */
+  sized(deployments: number, objects?: number): void {
+    this.#deployments = deployments;
+    if (objects !== undefined) this.#objects = objects;
+    const v = this.verdict();
+    if (v.tooLarge && !this.#toldTooLarge) {
+      this.#toldTooLarge = true;
+      this.#logger.warn(
+        {
+          code: 'MOORING_E_MEMORY_SHORT',
+          deployments: v.deployments,
+          heapLimitMib: Math.round(v.limitBytes / MIB),
+          neededMemoryLimitMib: Math.round(v.neededLimitBytes / MIB),
+        },
+        `the listener's ${v.deployments} deployments need a memory limit of about ${Math.round(v.neededLimitBytes / MIB)} MiB (sizing.expectedDeployments in the chart); with less, the agent reconciles what fits and the rest waits`,
+      );
+    } else if (!v.tooLarge) this.#toldTooLarge = false;
+  }
+
+  /** The objects a complete listing of the cluster found (the estimate's per-object part). */
+  listed(objects: number): void {
+    this.#objects = objects;
+  }
+
+  /** Reads the heap again and returns the level (logged when it changes). */
+  update(): MemoryLevel {
+    const reading = this.#read();
+    const level = levelOf(reading);
+    if (level !== this.#level) {
+      const fields = {
+        level,
+        liveMib: Math.round(reading.liveBytes / MIB),
+        heapLimitMib: Math.round(reading.limitBytes / MIB),
+      };
+      if (level === 'ok') this.#logger.info(fields, 'memory: enough again; every deployment is taken');
+      else this.#logger.warn(fields, `memory ${level}: ${actionOf(level)}`);
+      this.#level = level;
+    }
+    if (level !== 'short') this.#deferred.clear();
+    return level;
+  }
+
+  /** The level now (the heap read again). */
+  get level(): MemoryLevel {
+    return this.update();
+  }
+
+  /**
+   * Whether a deployment that has never been reconciled may be taken now. One refused is counted
+   * as deferred until the heap has room again.
+   */
+  admits(id: string): boolean {
+    if (this.#level !== 'short') return true;
+    this.#deferred.add(id);
+    return false;
+  }
+
+  /**
+   * The reason a deployment waits now (the heap is short, and it is not `held`: reconciled once, or
+   * being deleted, which frees what it holds), or undefined when it may run. Reads the heap again.
+   */
+  defers(id: string, held: boolean): string | undefined {
+    if (held) return undefined;
+    this.update();
+    if (this.admits(id)) {
+      this.forget(id);
+      return undefined;
+    }
+    return this.deferralReason();
+  }
+
+  /** Forgets a deployment (it left the listing, or was taken after all). */
+  forget(id: string): void {
+    this.#deferred.delete(id);
+  }
+
+  /** The reason a deferred deployment carries in the status. */
+  deferralReason(): string {
+    const v = this.verdict();
+    return `MOORING_E_MEMORY_SHORT: ${describe(v)}; this deployment waits until the heap has room`;
+  }
+
+  verdict(): MemoryVerdict {
+    const reading = this.#read();
+    const objects = this.#objects > 0 ? this.#objects : this.#deployments * BENCH_OBJECTS_PER_DEPLOYMENT;
+    const needed = this.#deployments > 0 ? heapNeeded(this.#deployments, objects) : 0;
+    return {
+      level: this.#level,
+      liveBytes: reading.liveBytes,
+      limitBytes: reading.limitBytes,
+      deployments: this.#deployments,
+      objects,
+      neededLimitBytes: needed > 0 ? memoryLimitFor(needed) : 0,
+      tooLarge: needed > reading.limitBytes * LIVE_SHARE,
+      deferred: this.#deferred.size,
+    };
+  }
+
+  /** `/readyz`'s `memory` check: informative (readiness gates rollouts, which must go on). */
+  check(): { ok: boolean; detail: string } {
+    this.update();
+    const v = this.verdict();
+    return { ok: v.level !== 'short' && !v.tooLarge, detail: describe(v) };
+  }
+}
+
+/** Objects per deployment the estimate takes before the cluster's listing is known (the bench's). */
+const BENCH_OBJECTS_PER_DEPLOYMENT = 12;
+
+function actionOf(level: MemoryLevel): string {
+  return level === 'short'
+    ? 'one reconcile at a time; deployments never reconciled wait'
+    : 'fewer reconciles at a time';
+}
+
+function describe(v: MemoryVerdict): string {
+  const heap = `heap ${Math.round(v.liveBytes / MIB)} of ${Math.round(v.limitBytes / MIB)} MiB live (${v.level})`;
+  const size =
+    v.deployments > 0
+      ? `; ${v.deployments} deployments need a memory limit of about ${Math.round(v.neededLimitBytes / MIB)} MiB${v.tooLarge ? ', more than this agent has' : ''}`
+      : '';
+  const deferred = v.deferred > 0 ? `; ${v.deferred} deployments wait for memory` : '';
+  return `${heap}${size}${deferred}`;
+}

@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import { readiness } from '../../src/agent/agent-checks.ts';
+import type { HeapReading } from '../../src/agent/heap-reading.ts';
+import {
+  concurrencyAt,
+  heapNeeded,
+  levelOf,
+  MemoryBudget,
+  memoryLimitFor,
+} from '../../src/agent/memory-budget.ts';
+import { createLogger } from '../../src/log.ts';
+import { createMetrics } from '../../src/ops/metrics.ts';
+
+const MIB = 1024 * 1024;
+
+/** A budget reading the heap the test sets, with the lines it logs. */
+function budgetWith(reading: HeapReading) {
+  const lines: Record<string, unknown>[] = [];
+  const logger = createLogger({
+    level: 'info',
+    destination: { write: (line: string) => lines.push(JSON.parse(line)) },
+  });
+  const heap = { ...reading };
+  const budget = new MemoryBudget({ read: () => heap, logger });
+  return { budget, heap, lines };
+}
+
+describe('memory levels', () => {
+  it('reads ok, tight and short from the live share of the old generation', () => {
+    expect(levelOf({ liveBytes: 60 * MIB, limitBytes: 100 * MIB })).toBe('ok');
+    expect(levelOf({ liveBytes: 70 * MIB, limitBytes: 100 * MIB })).toBe('tight');
+    expect(levelOf({ liveBytes: 85 * MIB, limitBytes: 100 * MIB })).toBe('short');
+  });
+
+  it('lowers the reconciles at a time under pressure, never below one', () => {
+    expect(concurrencyAt('ok', 8)).toBe(8);
+    expect(concurrencyAt('tight', 8)).toBe(4);
+    expect(concurrencyAt('tight', 1)).toBe(1);
+    expect(concurrencyAt('short', 8)).toBe(1);
+  });
+
+  it('estimates more memory for more deployments and objects', () => {
+    expect(heapNeeded(10_000, 121_485)).toBeGreaterThan(heapNeeded(1000, 12_105));
+    expect(memoryLimitFor(heapNeeded(10_000, 121_485))).toBeGreaterThan(
+      memoryLimitFor(heapNeeded(1000, 12_105)),
+    );
+    expect(memoryLimitFor(100 * MIB) % (32 * MIB)).toBe(0);
+  });
+});
+
+describe('MemoryBudget', () => {
+  it('defers deployments while the heap is short and takes them again once it has room', () => {
+    const { budget, heap } = budgetWith({ liveBytes: 90 * MIB, limitBytes: 100 * MIB });
+    expect(budget.update()).toBe('short');
+    expect(budget.admits('d1')).toBe(false);
+    expect(budget.admits('d2')).toBe(false);
+    expect(budget.verdict().deferred).toBe(2);
+    expect(budget.deferralReason()).toMatch(/^MOORING_E_MEMORY_SHORT: heap 90 of 100 MiB live \(short\)/);
+    heap.liveBytes = 40 * MIB;
+    expect(budget.update()).toBe('ok');
+    expect(budget.admits('d1')).toBe(true);
+    expect(budget.verdict().deferred).toBe(0);
+  });
+
+  it('says once, with the memory it would need, that the listener is too large for its heap', () => {
+    const { budget, lines } = budgetWith({ liveBytes: 30 * MIB, limitBytes: 128 * MIB });
+    budget.sized(10_000);
+    budget.sized(10_000);
+    const told = lines.filter((l) => l.code === 'MOORING_E_MEMORY_SHORT');
+    expect(told).toHaveLength(1);
+    const needed = memoryLimitFor(heapNeeded(10_000, 120_000));
+    expect(told[0]?.neededMemoryLimitMib).toBe(Math.round(needed / MIB));
+    expect(String(told[0]?.msg)).toContain(`about ${Math.round(needed / MIB)} MiB`);
+    const check = budget.check();
+    expect(check.ok).toBe(false);
+    expect(check.detail).toContain('10000 deployments need a memory limit of about');
+    expect(check.detail).toContain('more than this agent has');
+  });
+
+  it('is content with a listener its heap holds', () => {
+    const { budget, lines } = budgetWith({ liveBytes: 30 * MIB, limitBytes: 150 * MIB });
+    budget.sized(100);
+    budget.update();
+    expect(budget.check().ok).toBe(true);
+    expect(lines.filter((l) => l.code === 'MOORING_E_MEMORY_SHORT')).toHaveLength(0);
+  });
+
+  it("puts its reason in /readyz's memory check without making the agent unready", () => {
+    const { budget } = budgetWith({ liveBytes: 95 * MIB, limitBytes: 100 * MIB });
+    budget.sized(5000);
+    budget.update();
+    const check = readiness(true, true, true, budget.check());
+    expect(check.ok).toBe(true);
+    expect(check.checks.memory?.ok).toBe(false);
+    expect(check.checks.memory?.detail).toContain('heap 95 of 100 MiB live (short)');
+  });
+
+  it('shows its figures as metrics', async () => {
+    const { budget } = budgetWith({ liveBytes: 95 * MIB, limitBytes: 100 * MIB });
+    budget.sized(10_000);
+    budget.update();
+    budget.admits('d1');
+    const metrics = createMetrics({ version: 'test', memory: () => budget.verdict() });
+    const text = await metrics.registry.metrics();
+    expect(text).toContain(`mooring_heap_live_bytes ${95 * MIB}`);
+    expect(text).toContain(`mooring_heap_limit_bytes ${100 * MIB}`);
+    expect(text).toContain(`mooring_memory_needed_bytes ${budget.verdict().neededLimitBytes}`);
+    expect(budget.verdict().neededLimitBytes).toBeGreaterThan(256 * MIB);
+    expect(text).toContain('mooring_deployments_waiting_for_memory 1');
+  });
+});
