@@ -20,7 +20,6 @@ import { startUp } from './start-up.ts';
 import { StatusStore } from './status.ts';
 
 export type { AgentDeps, AgentStatus } from './agent-deps.ts';
-
 export type { OrphanPassResult } from './deployments.ts';
 
 /** Work that runs only while leading. */

@@ -1,91 +1,20 @@
-/**
- * The agent's per-deployment bookkeeping: what the latest complete snapshot asks for, what each
- * reconcile did, and what each poll does (plan-poll.ts). It decides nothing about retries (the
- * runner does); it turns poll cycles into queue entries, and outcomes into reports (run-log.ts).
- *
- * Invariants of a poll (`takeCycle`):
- * - Its plan is made once, by `planPoll`, when the cycle arrives (its listing is complete) and
- *   before anything of it is queued; nothing later changes it.
- * - A resync begins at most once per poll (`ResyncPacer.begin`): its time counts from the plan, the
- *   cycle's inventory listing starts, and keys parked until a resync are let go. It begins with
- *   the first deployment queued early, or at the snapshot: a poll that fails before either lists
- *   nothing and is no resync.
- * - A deployment queued early (new or changed, its revision in) is not queued again by the
- *   snapshot; a deletion always waits for the snapshot (only the whole of it tells whether the
- *   delete cap holds it).
- * - Only a resync queues unchanged deployments, runs the orphan pass and is timed until the queue
- *   drains.
- * - The resync history the plans read is written by resync-pacer.ts alone.
- */
-import type { RevisionRecord } from '../contract/index.ts';
-import type { Logger } from '../log.ts';
-import type { AgentMetrics } from '../ops/metrics.ts';
-import type { ConvergedPass } from '../reconcile/converged.ts';
-import type { ReconcileResult } from '../reconcile/result.ts';
-import type { Redactor } from '../redact.ts';
 import { allUnchanged, hasChanges } from '../objects/change-set.ts';
-import type { Clock } from './clock.ts';
 import type { ColdPass } from './cold-start.ts';
 import { deleteHold } from './delete-cap.ts';
 import { DesiredBook, revisionLoader, secretValuesOf } from './desired-book.ts';
+import type { DeploymentsDeps } from './deployments-deps.ts';
 import { DesiredWaiters } from './desired-waiters.ts';
-import { OrphanPass, type OrphanPassResult, type PruneRefusal } from './orphan-pass.ts';
+import { OrphanPass, type PruneRefusal } from './orphan-pass.ts';
 import type { DesiredDeployment, PollCycle, Snapshot } from './poll-cycle.ts';
 import { type PlannedPoll, ResyncPacer } from './resync-pacer.ts';
 import { RunLog } from './run-log.ts';
 import type { RunReport, Runner } from './runner.ts';
-import type { StatusStore } from './status.ts';
 import { pausedIds } from '../reconcile/paused.ts';
 
 export { secretValuesOf } from './desired-book.ts';
 export type { OrphanPassResult, PruneRefusal } from './orphan-pass.ts';
 
-export interface DeploymentsDeps {
-  status: StatusStore;
-  /** Reads a revision a poll resolved without it (`DesiredDeployment.pendingRevision`). */
-  loadRevision?: (deploymentId: string, revisionId: string) => Promise<RevisionRecord>;
-  logger: Logger;
-  /** Under heap pressure, what is not held yet waits (MemoryBudget.defers); none: no limit. */
-  memory?: { defers(id: string, held: boolean): string | undefined } | undefined;
-  /**
-   * Told each deployment's secret values as its record is taken, and to forget them once it left
-   * the listing and no reconcile of it runs any more: what the agent emits is scrubbed of them.
-   */
-  redactor?: Pick<Redactor, 'set' | 'forget'> | undefined;
-  metrics: AgentMetrics;
-  clock: Clock;
-  /**
-   * Time between full resyncs (default 0: every poll is one). A poll sooner than that after the
-   * last resync queues only changed and new deployments, like a poll while work is still queued.
-   */
-  resyncIntervalMs?: number;
-  /**
-   * The poll interval. A resync that took longer than this (its cold start's excepted) is
-   * followed by a rest as long as it took before the next resync; unset, resyncs never rest.
-   */
-  pollIntervalMs?: number;
-  reconcile(
-    input: Pick<DesiredDeployment, 'deployment' | 'revision'> & {
-      loadRevision?: (() => Promise<RevisionRecord>) | undefined;
-      changed?: boolean;
-      hash?: string;
-      converged?: ConvergedPass | undefined;
-    },
-    signal: AbortSignal,
-  ): Promise<ReconcileResult>;
-  collectOrphans(snapshot: Snapshot, signal: AbortSignal): Promise<OrphanPassResult>;
-  /** Called when a resync begins, before its deployments are queued (starts the cycle's inventory listing). */
-  beginCycle?: (() => void) | undefined;
-  onReconciled?: ((deploymentId: string, result: ReconcileResult) => void) | undefined;
-  /**
-   * Whether a deployment still owns objects (kept volumes aside) by the latest complete listing;
-   * undefined when there is none yet. An AWAITING_DELETE record whose objects are gone is not due
-   * for deletion, so records lingering in the control plane never hold the cap (delete-cap.ts).
-   */
-  ownsObjects?: ((deploymentId: string) => boolean | undefined) | undefined;
-  /** Told once when a deployment becomes refused by the poller (or its reason changes): the Event. */
-  onRefused?: ((d: DesiredDeployment) => void) | undefined;
-}
+export type { DeploymentsDeps } from './deployments-deps.ts';
 
 /** The poll being taken: its plan, whether its resync began, and what it queued early. */
 interface PollInProgress extends PlannedPoll {

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import type { AgentConfig } from '../config.ts';
 import { MooringError } from '../errors.ts';
+import type { Logger } from '../log.ts';
 
 /** TLS options for the control-plane client. */
 export interface ControlPlaneTls {
@@ -108,4 +109,13 @@ export function describeRoutes(
     },
     kubernetes: { via: kubeProxy ?? 'direct' },
   };
+}
+
+/** Says, before any request, how each API will be reached (not that it was: start-up says that). */
+export function logRoutes(logger: Logger, routes: ReturnType<typeof describeRoutes>): void {
+  const via = (v: string) => (v === 'direct' ? 'directly' : `through the proxy ${v}`);
+  logger.info(
+    { routes },
+    `control plane to be reached ${via(routes.controlPlane.via)} (CA: ${routes.controlPlane.ca}); Kubernetes API ${via(routes.kubernetes.via)}`,
+  );
 }

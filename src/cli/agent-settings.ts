@@ -6,6 +6,7 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import type { AgentConfig } from '../config.ts';
 import { isAgentVocabulary } from '../agent/redact-vocabulary.ts';
+import type { ReconcileSettings } from '../reconcile/types.ts';
 import { Redactor } from '../redact.ts';
 import { mergeRenderSettings, type RenderSettings } from '../render/index.ts';
 
@@ -21,6 +22,17 @@ export function kubeconfigSource(
   if (env.KUBERNETES_SERVICE_HOST) return 'in-cluster';
   const fromEnv = env.KUBECONFIG?.split(path.delimiter).find((p) => p.length > 0);
   return fromEnv ?? path.join(homedir(), '.kube', 'config');
+}
+
+/** What a reconcile reads of the agent's settings. */
+export function reconcileSettingsOf(config: AgentConfig): ReconcileSettings {
+  return {
+    listenerId: config.listenerId,
+    namespaces: config.namespaces,
+    deleteVolumes: config.deleteVolumes,
+    recreateStatefulSets: config.recreateStatefulSets,
+    dryRun: config.dryRun,
+  };
 }
 
 /**

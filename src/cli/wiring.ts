@@ -25,7 +25,7 @@ import { safeErr } from '../agent/safe-error.ts';
 import { orphanListing, runOrphanPass } from '../reconcile/orphan-pass.ts';
 import { OrphanCollector } from '../reconcile/orphans.ts';
 import { reconcileDeployment } from '../reconcile/reconcile.ts';
-import { eventTarget, namespaceOf } from '../reconcile/steps.ts';
+import { recordRefusalEvent } from '../reconcile/record-refusal-event.ts';
 import type { Redactor } from '../redact.ts';
 import { renderDeployment } from '../render/index.ts';
 import { Agent, type AgentDeps } from '../agent/agent.ts';
@@ -34,9 +34,9 @@ import { MemoryBudget } from '../agent/memory-budget.ts';
 import { RestartMemoKeeper } from '../agent/restart-memo-keeper.ts';
 import { checkExposureKind } from '../agent/exposure-check.ts';
 import { proxyPasswords } from '../proxy/from-environment.ts';
-import { controlPlaneTls, describeRoutes } from '../agent/routes.ts';
+import { controlPlaneTls, describeRoutes, logRoutes } from '../agent/routes.ts';
 import { abortable } from './abortable.ts';
-import { kubeconfigSource, renderSettingsOf } from './agent-settings.ts';
+import { kubeconfigSource, reconcileSettingsOf, renderSettingsOf } from './agent-settings.ts';
 
 /** How long shutdown waits for queued Events to be written. */
 const EVENTS_FLUSH_MS = 2_000;
@@ -109,12 +109,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
       }),
   });
   const routes = describeRoutes(config, o.env, controlPlane.route.proxy, kube.route.proxy);
-  const via = (v: string) => (v === 'direct' ? 'directly' : `through the proxy ${v}`);
-  // Said before any request: how each will be reached, not that it was (start-up says that).
-  logger.info(
-    { routes },
-    `control plane to be reached ${via(routes.controlPlane.via)} (CA: ${routes.controlPlane.ca}); Kubernetes API ${via(routes.kubernetes.via)}`,
-  );
+  logRoutes(logger, routes);
   // What the agent knows of the cluster between calls, with its rules (observed-state.ts). The
   // cold judge is made per cold listing, below.
   const observed = new ObservedState({
@@ -148,13 +143,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
     ? logger
     : logger.child({}, { level: 'warn' });
   const collector = new OrphanCollector({ deleteVolumes: config.deleteVolumes, logger });
-  const reconcileSettings = {
-    listenerId: config.listenerId,
-    namespaces: config.namespaces,
-    deleteVolumes: config.deleteVolumes,
-    recreateStatefulSets: config.recreateStatefulSets,
-    dryRun: config.dryRun,
-  };
+  const reconcileSettings = reconcileSettingsOf(config);
   // One inventory listing per poll cycle, shared by that cycle's reconciles and its orphan pass.
   // A cold start's listing comes whole and is compared page by page (ADR 0008): no object is read
   // again. Not in dry run, which keeps no memo.
@@ -254,17 +243,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
     memory,
     ...(restartMemo ? { saveRestartMemo: (passes) => restartMemo.save(passes) } : {}),
     // A record the agent cannot use refuses its deployment alone: said in an Event there too.
-    onRefused: (d) => {
-      const namespace = namespaceOf(d.deployment);
-      if (!d.refused?.code.startsWith('MOORING_E_RECORD_') || !namespace) return;
-      if (!config.namespaces.includes(namespace)) return;
-      events.record({
-        target: eventTarget(namespace, undefined, new Map()),
-        reason: 'Refused',
-        type: 'Warning',
-        message: `deployment ${d.deployment.id}: ${d.refused.code}: ${d.refused.message}`,
-      });
-    },
+    onRefused: (d) => recordRefusalEvent(events, config.namespaces, d),
     beginCycle: () => {
       foreign.reset();
       void observed.refresh(

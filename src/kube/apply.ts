@@ -7,7 +7,6 @@
  * write; one that belongs to another deployment, listener or manager refuses the whole batch
  * before anything is written.
  */
-import pMap from 'p-map';
 import { cancelledBy, MooringError } from '../errors.ts';
 import { type ApplyContext, type ApplyOptions, bound, entryFor } from './apply-context.ts';
 import type { ChangeSet, ChangeSetEntry } from '../objects/change-set.ts';

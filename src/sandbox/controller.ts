@@ -6,9 +6,8 @@
  * are not API requests (they never appear in the request log). A Deployment's status write also
  * sets its `deployment.kubernetes.io/revision` annotation (the status subresource may change a
  * Deployment's annotations, not its spec or labels), so the controller owns that annotation and
- * the Deployment's generation does not move. It also watches the ReplicaSets it owns (a deleted
- * current one is made again, one scaled by hand is scaled back), records the controllers' Events,
- * and follows a StatefulSet's update strategy (`partition`, `OnDelete`).
+ * the Deployment's generation does not move. It also keeps its ReplicaSets (a deleted one is made
+ * again, a hand-scaled one scaled back), records Events, and follows StatefulSet update strategies.
  */
 import { recordUpdate } from './apply/index.ts';
 import { PVC_PROTECTION } from './claim-protection.ts';
@@ -23,6 +22,7 @@ import {
   syncReplicaSets,
 } from './replica-sets.ts';
 import type { ResourceType } from './resources.ts';
+import { statefulSetStatus } from './statefulset-status.ts';
 import type { StoredObject } from './types.ts';
 
 export interface ControllerOptions {
@@ -297,38 +297,4 @@ export class WorkloadController {
     ];
     return status;
   }
-}
-
-/**
- * The StatefulSet controller's status. Pods of ordinals at or above the RollingUpdate `partition`
- * move to the update revision; under `OnDelete` none does (nothing deletes pods here); once every
- * pod is updated, the update revision becomes the current one.
- */
-function statefulSetStatus(obj: StoredObject, fail: boolean, updateRevision: string): Obj {
-  const spec = (obj.spec ?? {}) as Obj;
-  const replicas = (spec.replicas as number | undefined) ?? 1;
-  const strategy = (spec.updateStrategy ?? {}) as Obj;
-  const before = (obj.status ?? {}) as Obj;
-  let currentRevision = (before.currentRevision as string | undefined) || updateRevision;
-  let updated = replicas;
-  if (currentRevision !== updateRevision) {
-    const partition = ((strategy.rollingUpdate as Obj | undefined)?.partition as number | undefined) ?? 0;
-    updated = strategy.type === 'OnDelete' ? 0 : Math.max(0, replicas - partition);
-    if (updated === replicas) currentRevision = updateRevision;
-  }
-  const status: Obj = {
-    observedGeneration: obj.metadata.generation,
-    replicas,
-    currentReplicas: currentRevision === updateRevision ? replicas : replicas - updated,
-    updatedReplicas: updated,
-    currentRevision,
-    updateRevision,
-    collisionCount: 0,
-    availableReplicas: fail ? 0 : replicas,
-  };
-  // Zero counts are left out, as the Go type's omitempty does.
-  if (status.currentReplicas === 0) delete status.currentReplicas;
-  if (updated === 0) delete status.updatedReplicas;
-  if (!fail && replicas > 0) status.readyReplicas = replicas;
-  return status;
 }
