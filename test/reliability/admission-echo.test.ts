@@ -148,7 +148,7 @@ describe('an admission webhook that quotes a secret value: no canary in the log,
     const denied = statusByName.get('adm-denied')?.reason ?? '';
     const conflict = statusByName.get('adm-conflict')?.reason ?? '';
     expect(denied).toMatch(
-      /^MOORING_E_KUBE_FORBIDDEN: Secret\/redact-apps\/adm-denied-env: apply refused \(403\)/,
+      /^MOORING_E_KUBE_FORBIDDEN: Secret\/redact-apps\/adm-denied-env: (apply|create) refused \(403\)/,
     );
     expect(denied).toContain(`admission webhook "${GATEKEEPER}" denied the request`);
     expect(conflict).toMatch(

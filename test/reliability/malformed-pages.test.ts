@@ -14,7 +14,13 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.ts';
 import { parseAgentConfig } from '../../src/config.ts';
-import { deploymentUnsupported, MalformedPageError, parsePage, tolerant } from '../../src/contract/index.ts';
+import {
+  deploymentUnsupported,
+  type ListenerRecord,
+  MalformedPageError,
+  parsePage,
+  tolerant,
+} from '../../src/contract/index.ts';
 import { ControlPlaneClient } from '../../src/control-plane/client.ts';
 import { errorCode, MooringError } from '../../src/errors.ts';
 import { createLogger } from '../../src/log.ts';
@@ -184,7 +190,20 @@ describe('the agent over loopback: 150 fuzzed listings through the real client a
       controlPlane: {
         listAllDeployments: (f) => client.listAllDeployments(f),
         getRevision: (d, r) => client.getRevision(d, r),
-        listListeners: async () => ({ items: [], rejected: [], unsupported: [] }),
+        // A run checks its listener exists before it polls (as `mooring diff` does).
+        listListeners: async () => ({
+          items: [
+            {
+              id: OURS,
+              compute_type: 'k8s',
+              compute_id: 'fuzz',
+              created_at: '2026-01-01T00:00:00Z',
+              updated_at: '2026-01-01T00:00:00Z',
+            } as ListenerRecord,
+          ],
+          rejected: [],
+          unsupported: [],
+        }),
         patchListener: async () => {
           throw new Error('not used by runOnce');
         },
