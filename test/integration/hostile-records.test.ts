@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControlPlaneClient } from '../../src/control-plane/client.ts';
 import type { ResourceSpecRecord } from '../../src/contract/index.ts';
 import { type AgentProcess, spawnAgent } from '../support/agent-process.ts';
+import { createSmallDeployment } from '../support/deployment-body.ts';
 import { agentEnv, type Servers, startServers } from '../support/stack.ts';
 import { deploymentState, kubectlOf } from './harness.ts';
 import { waitFor } from '../support/wait.ts';
@@ -44,26 +45,13 @@ describe('hostile records (control plane + sandbox Kubernetes API + agent proces
       .split('\n')
       .filter((l) => l !== '');
 
-  const create = async (
+  const create = (
     client: ControlPlaneClient,
     name: string,
     namespace: string,
     spec: ResourceSpecRecord = {},
     secrets: { name: string; value: string }[] = [],
-  ) =>
-    (
-      await client.createDeployment({
-        name,
-        source: 'external_docker',
-        source_config: {
-          listener_id: servers.listenerId,
-          listener_config: { k8s_namespace: namespace },
-          resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.25, memory_mb: 128, ...spec },
-        },
-        source_revision_config: { image_uri: `registry.example/${name}:1` },
-        secrets,
-      })
-    ).id;
+  ) => createSmallDeployment(client, { name, listenerId: servers.listenerId, namespace }, { spec, secrets });
 
   beforeAll(async () => {
     servers = await startServers({

@@ -17,6 +17,7 @@ import { ControlPlaneClient } from '../../src/control-plane/client.ts';
 import type { ResourceSpecRecord } from '../../src/contract/index.ts';
 import { baseNameOf } from '../../src/render/names.ts';
 import { type AgentProcess, spawnAgent } from '../support/agent-process.ts';
+import { createSmallDeployment } from '../support/deployment-body.ts';
 import { agentEnv, type Servers, startServers } from '../support/stack.ts';
 import { waitFor } from '../support/wait.ts';
 import { deploymentState, kubectlOf, waitForState } from './harness.ts';
@@ -53,26 +54,14 @@ describe.each(['baseline', 'restricted'])(
       clients.push(c);
       return c;
     };
-    const create = async (
+    const create = (
       client: ControlPlaneClient,
       name: string,
       namespace: string,
       spec: ResourceSpecRecord = {},
       secrets: { name: string; value: string }[] = [],
     ) =>
-      (
-        await client.createDeployment({
-          name,
-          source: 'external_docker',
-          source_config: {
-            listener_id: servers.listenerId,
-            listener_config: { k8s_namespace: namespace },
-            resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.25, memory_mb: 128, ...spec },
-          },
-          source_revision_config: { image_uri: 'registry.example/app:1' },
-          secrets,
-        })
-      ).id;
+      createSmallDeployment(client, { name, listenerId: servers.listenerId, namespace }, { spec, secrets });
     /** Names of what deployment `id` owns in `ns` (volumes aside). */
     const owned = async (ns: string, id: string) =>
       (await kubectl(['get', KINDS, '-n', ns, '-l', `mooring.dev/deployment-id=${id}`, '-o', 'name']))

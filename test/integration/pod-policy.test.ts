@@ -12,6 +12,7 @@ import { DEPLOYMENT_STATES } from '../../src/agent/status.ts';
 import { ControlPlaneClient } from '../../src/control-plane/client.ts';
 import { type AgentProcess, spawnAgent } from '../support/agent-process.ts';
 import { BLINDING_VALUES } from '../support/blinding-values.ts';
+import { createSmallDeployment } from '../support/deployment-body.ts';
 import { agentEnv, type Servers, startServers } from '../support/stack.ts';
 import { waitFor } from '../support/wait.ts';
 import { deploymentState, kubectlOf } from './harness.ts';
@@ -44,24 +45,16 @@ describe.each(['baseline', 'restricted'] as const)(
         .split('\n')
         .filter((l) => l !== '');
 
-    const create = async (
+    const create = (
       name: string,
       spec: ResourceSpecRecord = {},
       secrets: { name: string; value: string }[] = [],
     ) =>
-      (
-        await client.createDeployment({
-          name,
-          source: 'external_docker',
-          source_config: {
-            listener_id: servers.listenerId,
-            listener_config: { k8s_namespace: NS },
-            resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.25, memory_mb: 128, ...spec },
-          },
-          source_revision_config: { image_uri: `registry.example/${name}:1` },
-          secrets,
-        })
-      ).id;
+      createSmallDeployment(
+        client,
+        { name, listenerId: servers.listenerId, namespace: NS },
+        { spec, secrets },
+      );
 
     beforeAll(async () => {
       servers = await startServers({ namespaces: [NS], tmpPrefix: 'mooring-it-', rolloutDelayMs: 300 });
