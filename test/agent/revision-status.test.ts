@@ -6,38 +6,12 @@
 import { describe, expect, it } from 'vitest';
 import { type PollClient, Poller } from '../../src/agent/poller.ts';
 import type { DeploymentRecord, RevisionRecord } from '../../src/contract/index.ts';
+import { deploymentRecord, R_ACTIVE, R_LATEST, revisionRecord } from './revision-fixtures.ts';
 import { silentLogger } from '../../src/log.ts';
 
 const LISTENER = 'cccccccc-0000-4000-8000-000000000001';
-const D1 = 'aaaaaaaa-0000-4000-8000-000000000001';
-const R_ACTIVE = 'bbbbbbbb-0000-4000-8000-000000000001';
-const R_LATEST = 'bbbbbbbb-0000-4000-8000-000000000002';
-const T = '2026-01-01T00:00:00Z';
-
-const record = (): DeploymentRecord =>
-  ({
-    id: D1,
-    name: 'web',
-    source: 'external_docker',
-    source_config: { listener_id: LISTENER, listener_config: { k8s_namespace: 'apps' } },
-    source_revision_config: { image_uri: 'img:1' },
-    secrets: [],
-    created_at: T,
-    updated_at: T,
-    status: 'READY',
-    latest_revision_id: R_LATEST,
-    active_revision_id: R_ACTIVE,
-  }) as unknown as DeploymentRecord;
-
-const revision = (id: string, status: string): RevisionRecord =>
-  ({
-    id,
-    created_at: T,
-    updated_at: T,
-    status,
-    source: 'external_docker',
-    source_revision_config: { image_uri: `img:${id}` },
-  }) as unknown as RevisionRecord;
+const record = (): DeploymentRecord => deploymentRecord(LISTENER);
+const revision = revisionRecord;
 
 describe('revision status that changes', () => {
   it('latest DEPLOYING runs; once it is DEPLOY_FAILED the active revision runs (regression: kept running)', async () => {
