@@ -15,8 +15,11 @@ export interface DeploymentsDeps {
   /** Reads a revision a poll resolved without it (`DesiredDeployment.pendingRevision`). */
   loadRevision?: (deploymentId: string, revisionId: string) => Promise<RevisionRecord>;
   logger: Logger;
-  /** Under heap pressure, what is not held yet waits (MemoryBudget.defers); none: no limit. */
-  memory?: { defers(id: string, held: boolean): string | undefined } | undefined;
+  /**
+   * Under heap pressure, what is not held yet waits (MemoryBudget.defers); told to forget a
+   * deployment that left the listing; none: no limit.
+   */
+  memory?: { defers(id: string, held: boolean): string | undefined; forget(id: string): void } | undefined;
   /**
    * Told each deployment's secret values as its record is taken, and to forget them once it left
    * the listing and no reconcile of it runs any more: what the agent emits is scrubbed of them.

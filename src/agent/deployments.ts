@@ -1,13 +1,16 @@
 import { allUnchanged, hasChanges } from '../objects/change-set.ts';
 import type { ColdPass } from './cold-start.ts';
 import { deleteHold } from './delete-cap.ts';
-import { DesiredBook, revisionLoader, secretValuesOf } from './desired-book.ts';
+import { DeploymentBook } from './deployment-book.ts';
+import type { DeploymentRecord } from './deployment-record.ts';
+import { revisionLoader, secretValuesOf } from './desired-book.ts';
 import type { DeploymentsDeps } from './deployments-deps.ts';
 import { DesiredWaiters } from './desired-waiters.ts';
 import { OrphanPass, type PruneRefusal } from './orphan-pass.ts';
 import type { DesiredDeployment, PollCycle, Snapshot } from './poll-cycle.ts';
 import { type PlannedPoll, ResyncPacer } from './resync-pacer.ts';
 import { RunLog } from './run-log.ts';
+import { summarize } from '../objects/change-set.ts';
 import type { RunReport, Runner } from './runner.ts';
 import { pausedIds } from '../reconcile/paused.ts';
 
@@ -23,7 +26,8 @@ interface PollInProgress extends PlannedPoll {
 
 export class Deployments {
   readonly #d: DeploymentsDeps;
-  readonly #desired = new DesiredBook();
+  /** Every deployment's record (deployment-book.ts): the one place its state lives. */
+  readonly #book: DeploymentBook;
   readonly #orphans: OrphanPass;
   readonly #runs: RunLog;
   readonly #pacer: ResyncPacer;
@@ -33,6 +37,7 @@ export class Deployments {
 
   constructor(deps: DeploymentsDeps) {
     this.#d = deps;
+    this.#book = new DeploymentBook(deps);
     this.#orphans = new OrphanPass(deps);
     this.#runs = new RunLog(deps);
     this.#pacer = new ResyncPacer(deps);
@@ -87,9 +92,14 @@ export class Deployments {
    */
   #takeEarly(poll: PollInProgress, d: DesiredDeployment, runner: Runner): void {
     // A deletion waits for the snapshot: only the whole of it tells whether the cap holds it.
-    if (d.refused || this.#desired.reconciled(d) || d.deployment.status === 'AWAITING_DELETE') return;
+    if (
+      d.refused ||
+      this.#book.get(d.deployment.id)?.reconciled(d) ||
+      d.deployment.status === 'AWAITING_DELETE'
+    )
+      return;
     this.#pacer.begin(poll, runner);
-    this.#take(d);
+    this.#take(d).queue();
     runner.enqueue(d.deployment.id, d.hash);
     poll.early.add(d.deployment.id);
   }
@@ -109,40 +119,33 @@ export class Deployments {
     );
     if (hold) this.#holdDeletes(hold);
     // Changed deployments first: the runner's free slots go to them, not to the resync of the rest.
+    const changed = (d: DesiredDeployment) => this.#book.get(d.deployment.id)?.changed(d) === true;
     const ordered = [
-      ...snapshot.deployments.filter((d) => this.#desired.changed(d)),
-      ...snapshot.deployments.filter((d) => !this.#desired.changed(d)),
+      ...snapshot.deployments.filter(changed),
+      ...snapshot.deployments.filter((d) => !changed(d)),
     ];
     for (const d of ordered) {
       const { deployment } = d;
       seen.add(deployment.id);
       if (poll.early.has(deployment.id)) continue;
-      this.#take(d);
       if (d.refused) {
-        runner.forget(deployment.id);
         const reason = `${d.refused.code}: ${d.refused.message}`;
-        const told = status.get(deployment.id)?.reason === reason;
-        this.#runs.setState(deployment.id, 'Refused', reason);
-        if (!told) this.#d.onRefused?.(d);
+        // Told once per reason: a run in flight no longer reports into the record (its `refuse`).
+        if (this.#refuse(d, reason, runner)) this.#d.onRefused?.(d);
       } else if (hold?.due.has(deployment.id)) {
-        runner.forget(deployment.id);
-        this.#runs.setState(deployment.id, 'Refused', `MOORING_E_DELETE_CAP_EXCEEDED: ${hold.message}`);
-      } else if (resync || !this.#desired.reconciled(d)) {
+        this.#refuse(d, `MOORING_E_DELETE_CAP_EXCEEDED: ${hold.message}`, runner);
+      } else {
+        const record = this.#take(d);
         // AWAITING_DELETE goes through the runner too: its deletion is a reconcile like any other,
         // so it never races an apply of the same deployment.
-        runner.enqueue(deployment.id, d.hash);
+        if (resync || !record.reconciled(d)) {
+          record.queue();
+          runner.enqueue(deployment.id, d.hash);
+        }
       }
     }
-    this.#waiters.settleAll((id) => this.#desired.get(id));
-    for (const id of this.#desired.ids()) {
-      if (seen.has(id)) continue;
-      this.#desired.forget(id);
-      this.#runs.forget(id);
-      // A reconcile of it still running may yet log what the API server quotes: its report forgets.
-      if (this.#d.redactor && !runner.isRunning(id)) this.#d.redactor.forget(id);
-      runner.forget(id);
-      status.remove(id);
-    }
+    this.#waiters.settleAll((id) => this.#book.desired(id));
+    for (const id of this.#book.ids()) if (!seen.has(id)) this.#book.forget(id, runner);
     if (!resync) return;
     this.#pacer.timeDrain(poll, runner, snapshot.deployments.length);
     await this.#orphans.run(snapshot, signal);
@@ -159,7 +162,7 @@ export class Deployments {
 
   /** What the deployments' latest reconciles left verified (the restart memo's content). */
   convergedPasses(): Iterable<[string, ColdPass]> {
-    return this.#desired.convergedPasses();
+    return this.#book.convergedPasses();
   }
 
   /**
@@ -167,15 +170,30 @@ export class Deployments {
    * settled once the poll takes it or ends; undefined when there is none (a cold start's listing).
    */
   desiredOf(id: string): DesiredDeployment | Promise<DesiredDeployment | undefined> | undefined {
-    return this.#desired.get(id) ?? (this.#poll ? this.#waiters.wait(id) : undefined);
+    return this.#book.desired(id) ?? (this.#poll ? this.#waiters.wait(id) : undefined);
   }
 
   /** Records `d` as its deployment's desired state and shows it in the status. */
-  #take(d: DesiredDeployment): void {
+  #take(d: DesiredDeployment): DeploymentRecord {
+    const record = this.#observe(d);
+    record.take(d);
+    return record;
+  }
+
+  /** Refuses `d` with `reason` (no run of it goes on); whether the reason is new. */
+  #refuse(d: DesiredDeployment, reason: string, runner: Runner): boolean {
+    const fresh = this.#observe(d).refuse(d, reason);
+    runner.forget(d.deployment.id);
+    this.#runs.setState(d.deployment.id, 'Refused', reason);
+    return fresh;
+  }
+
+  /** `d`'s record, its secret values known to the redactor, its waiters settled, its status shown. */
+  #observe(d: DesiredDeployment): DeploymentRecord {
     const { deployment } = d;
     // Before anything of it runs or is logged: the redactor knows its values from here on.
     this.#d.redactor?.set(deployment.id, secretValuesOf(d));
-    this.#desired.set(d);
+    const record = this.#book.recordOf(d);
     this.#waiters.settle(deployment.id, d);
     this.#d.status.observe({
       id: deployment.id,
@@ -184,6 +202,7 @@ export class Deployments {
       revision: d.revision?.id ?? d.pendingRevision ?? deployment.latest_revision_id,
       controlPlaneStatus: String(deployment.status),
     });
+    return record;
   }
 
   /** The refusal of the latest orphan pass, or null when it was allowed to run. */
@@ -193,33 +212,44 @@ export class Deployments {
 
   /** The runner's reconcile: one deployment, by id. */
   async reconcile(key: string, signal: AbortSignal): Promise<{ requeueAfterMs?: number }> {
-    const d = this.#desired.get(key);
-    if (!d || d.refused) return {};
-    const waits = this.#d.memory?.defers(key, this.#desired.holds(d));
+    const record = this.#book.get(key);
+    if (!record || record.refused) return {};
+    const d = record.desired;
+    const waits = this.#d.memory?.defers(key, record.holds);
     if (waits) {
+      record.defer();
       this.#runs.setState(key, 'Pending', waits);
       return {};
     }
     const { deployment, revision } = d;
-    const revisionId = revision?.id ?? d.pendingRevision ?? null;
-    this.#runs.started(key, revisionId);
-    const converged = this.#desired.takeConverged(key);
+    const run = record.start(revision?.id ?? d.pendingRevision ?? null);
+    this.#book.running(key, record);
+    const converged = record.takeConverged();
     const loadRevision = revisionLoader(d, this.#d.loadRevision, this.#d.redactor);
     const result = await this.#d.reconcile(
-      { deployment, revision, loadRevision, changed: this.#desired.changed(d), hash: d.hash, converged },
+      { deployment, revision, loadRevision, changed: record.changed(d), hash: d.hash, converged },
       signal,
     );
-    this.#desired.succeeded(d, result.converged);
+    record.succeeded(run, result.converged);
     this.#d.onReconciled?.(key, result);
-    const changed = hasChanges(result.changeSet);
+    run.changes = summarize(result.changeSet);
+    // A refusal or a departure since the run began is newer than what the run found.
+    if (!record.current(run)) return {};
     const state = result.health.state;
     const reason = state === 'Ready' ? null : result.health.reason;
     const before = this.#d.status.get(key);
     // Only a pass whose every object was found unchanged: a skipped or refused one stays at info.
-    const quiet = allUnchanged(result.changeSet) && before?.state === state && before.reason === reason;
-    const changes = this.#runs.returned(key, revisionId, result.changeSet, quiet);
+    run.quiet = allUnchanged(result.changeSet) && before?.state === state && before.reason === reason;
+    const changed = hasChanges(result.changeSet);
     const paused = pausedIds(result.changeSet);
-    this.#d.status.record(key, { state, reason, changed, changes, atMs: this.#d.clock.now(), paused });
+    this.#d.status.record(key, {
+      state,
+      reason,
+      changed,
+      changes: run.changes,
+      atMs: this.#d.clock.now(),
+      paused,
+    });
     return result.requeueAfterMs === undefined ? {} : { requeueAfterMs: result.requeueAfterMs };
   }
 
@@ -227,11 +257,12 @@ export class Deployments {
   report(r: RunReport): void {
     // A deployment that left the listing while it ran: its line is the last use of its run, and
     // of its secret values (forgotten once the line is written).
-    const gone = !this.#desired.has(r.key);
+    const { record, done } = this.#book.reported(r.key);
+    const run = record?.lastRun;
     try {
-      this.#runs.report(r, gone);
+      this.#runs.report(r, run, record !== undefined && run !== undefined && record.current(run));
     } finally {
-      if (gone) this.#d.redactor?.forget(r.key);
+      done();
     }
   }
 }

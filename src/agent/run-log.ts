@@ -1,13 +1,12 @@
 /**
  * The metrics, status and log line per finished reconcile: info when it changed something or the
- * health moved, else debug. Decides nothing (the runner did); remembers, per key, the revision and
- * change-set summary of its last run for that line.
+ * health moved, else debug. Decides nothing (the runner did) and keeps nothing: the revision and
+ * change-set summary of the run come with its report, from the deployment's record.
  */
-import { summarize } from '../objects/change-set.ts';
-import type { ChangeSet } from '../objects/change-set.ts';
 import type { Logger } from '../log.ts';
 import type { AgentMetrics } from '../ops/metrics.ts';
 import type { Clock } from './clock.ts';
+import type { Run } from './deployment-record.ts';
 import type { RunReport } from './runner.ts';
 import { describeError, safeErr } from './safe-error.ts';
 import type { DeploymentState, StatusStore } from './status.ts';
@@ -19,45 +18,22 @@ export interface RunLogDeps {
   clock: Clock;
 }
 
-/** One key's last run, for its log line; `quiet` when it changed nothing and the health held. */
-interface LastRun {
-  revisionId: string | null;
-  changes: string | null;
-  quiet?: boolean;
-}
-
 export class RunLog {
   readonly #d: RunLogDeps;
-  readonly #lastRun = new Map<string, LastRun>();
 
   constructor(deps: RunLogDeps) {
     this.#d = deps;
   }
 
-  /** A run of `key` starts on `revisionId`. */
-  started(key: string, revisionId: string | null): void {
-    this.#lastRun.set(key, { revisionId, changes: null });
-  }
-
-  /** A run of `key` returned: what it changed, and whether that is worth an info line. */
-  returned(key: string, revisionId: string | null, changeSet: ChangeSet, quiet: boolean): string {
-    const changes = summarize(changeSet);
-    this.#lastRun.set(key, { revisionId, changes, quiet });
-    return changes;
-  }
-
-  forget(key: string): void {
-    this.#lastRun.delete(key);
-  }
-
-  /** Metrics, status and the log line of a finished run; `gone` when its deployment left the listing. */
-  report(r: RunReport, gone: boolean): void {
+  /**
+   * Metrics, the log line and (when `current`: no refusal or forgetting since the run began) the
+   * status of a finished run; `last` is the run as its deployment's record holds it.
+   */
+  report(r: RunReport, last: Run | undefined, current: boolean): void {
     const { metrics, logger, status } = this.#d;
     const { result } = r;
     metrics.reconciles.inc({ result: result.kind });
     metrics.reconcileDuration.observe({ result: result.kind }, r.durationMs / 1000);
-    const last = this.#lastRun.get(r.key);
-    if (gone) this.#lastRun.delete(r.key);
     const line = {
       deploymentId: r.key,
       revisionId: last?.revisionId ?? null,
@@ -82,13 +58,13 @@ export class RunLog {
     }
     const { code, message } = describeError(result.error);
     if (result.kind === 'retry') {
-      this.setState(r.key, 'Retrying', `${code}: ${message}`);
+      if (current) this.setState(r.key, 'Retrying', `${code}: ${message}`);
       logger.warn(
         { ...line, code, attempt: result.attempt, retryInMs: result.delayMs, err: safeErr(result.error) },
         'reconcile failed; will retry',
       );
     } else {
-      this.setState(r.key, 'Refused', `${code}: ${message}`);
+      if (current) this.setState(r.key, 'Refused', `${code}: ${message}`);
       logger.error(
         { ...line, code, err: safeErr(result.error) },
         result.until === 'resync'

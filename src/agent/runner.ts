@@ -136,11 +136,6 @@ export class Runner {
     this.#queue.remove(key);
   }
 
-  /** Whether a reconcile of `key` is running now (its report is still to come). */
-  isRunning(key: string): boolean {
-    return this.#inFlight.has(key);
-  }
-
   isParked(key: string): boolean {
     return this.#parked.has(key);
   }

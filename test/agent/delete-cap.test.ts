@@ -40,7 +40,6 @@ function setup() {
     enqueue: (key: string) => queued.push(key),
     forget: (key: string) => forgotten.push(key),
     resync: () => {},
-    isRunning: () => false,
     whenIdle: () => Promise.resolve(),
   } as unknown as Runner;
   const lines: Record<string, unknown>[] = [];
@@ -119,7 +118,6 @@ describe('AWAITING_DELETE records whose objects are gone', () => {
       enqueue: (key: string) => queued.push(key),
       forget: () => {},
       resync: () => {},
-      isRunning: () => false,
       whenIdle: () => Promise.resolve(),
     } as unknown as Runner;
     const lingering = Array.from({ length: 10 }, (_, i) => desired(`old${i}`, 'AWAITING_DELETE'));

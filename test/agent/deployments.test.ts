@@ -1,67 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { Deployments, type DeploymentsDeps } from '../../src/agent/deployments.ts';
+import type { Deployments, DeploymentsDeps } from '../../src/agent/deployments.ts';
 import type { HeapReading } from '../../src/agent/heap-reading.ts';
 import { MemoryBudget } from '../../src/agent/memory-budget.ts';
 import { openPollCycle } from '../../src/agent/poll-cycle.ts';
 import type { DesiredDeployment, Snapshot } from '../../src/agent/poller.ts';
 import type { Runner } from '../../src/agent/runner.ts';
 import { StatusStore } from '../../src/agent/status.ts';
-import type { DeploymentRecord } from '../../src/contract/index.ts';
 import { MooringError } from '../../src/errors.ts';
 import { createLogger, silentLogger } from '../../src/log.ts';
 import { createMetrics } from '../../src/ops/metrics.ts';
 import type { ReconcileResult } from '../../src/reconcile/result.ts';
 import { REDACTED, Redactor } from '../../src/redact.ts';
 import { FakeClock } from './fake-clock.ts';
-
-const READY = {
-  changeSet: { entries: [], dryRun: false },
-  health: { state: 'Ready', reason: 'ready' },
-} as unknown as ReconcileResult;
-
-function desired(id: string, hash: string): DesiredDeployment {
-  return {
-    deployment: {
-      id,
-      name: id,
-      status: 'READY',
-      source_config: { listener_config: { k8s_namespace: 'apps' } },
-      latest_revision_id: null,
-    } as unknown as DeploymentRecord,
-    revision: undefined,
-    hash,
-  };
-}
-
-/** A runner that only records what is queued; `depth` is what the test says is still waiting. */
-function fakeRunner() {
-  const queued: string[] = [];
-  const runner = {
-    depth: 0,
-    /** Resyncs begun (`Runner.resync`: what was parked until one is let go). */
-    resyncs: 0,
-    enqueue: (key: string) => queued.push(key),
-    forget: () => {},
-    resync: () => {
-      runner.resyncs += 1;
-    },
-    whenIdle: () => Promise.resolve(),
-  };
-  return { runner, queued, asRunner: runner as unknown as Runner };
-}
-
-/** Deployments with silent, fresh defaults (every reconcile Ready), and `deps` on top. */
-function deploymentsWith(deps: Partial<DeploymentsDeps> = {}): Deployments {
-  return new Deployments({
-    status: new StatusStore(),
-    logger: silentLogger(),
-    metrics: createMetrics({ version: 'test' }),
-    clock: new FakeClock(),
-    reconcile: async () => READY,
-    collectOrphans: async () => ({}),
-    ...deps,
-  });
-}
+import { deploymentsWith, desired, fakeRunner, READY, snapshot } from './deployments-fixtures.ts';
 
 function setup(result: ReconcileResult = READY, resyncIntervalMs = 0, clock = new FakeClock()) {
   const cycles: string[] = [];
@@ -77,8 +28,6 @@ function setup(result: ReconcileResult = READY, resyncIntervalMs = 0, clock = ne
   });
   return { deployments, cycles };
 }
-
-const snapshot = (ds: DesiredDeployment[]): Snapshot => ({ deployments: ds, rejected: [], atMs: 0 });
 
 /** A poll whose listing is complete, handed to `deployments`; the test then feeds it as the poller would. */
 function pollOf(deployments: Deployments, runner: Runner, signal = new AbortController().signal) {
@@ -439,7 +388,7 @@ describe('Deployments: the redactor learns each deployment’s secret values', (
     return d;
   };
 
-  /** Deployments with a real redactor behind its log, status and reasons, and a runner that can say a key runs. */
+  /** Deployments with a real redactor behind its log, status and reasons. */
   function redacted(reconcile: DeploymentsDeps['reconcile'] = async () => READY) {
     const redactor = new Redactor();
     const lines: string[] = [];
@@ -450,10 +399,8 @@ describe('Deployments: the redactor learns each deployment’s secret values', (
     });
     const status = new StatusStore({ scrubber: redactor });
     const deployments = deploymentsWith({ redactor, logger, status, reconcile });
-    const running = new Set<string>();
-    const { asRunner, runner } = fakeRunner();
-    Object.assign(runner, { isRunning: (key: string) => running.has(key) });
-    return { redactor, lines, status, deployments, running, asRunner };
+    const { asRunner } = fakeRunner();
+    return { redactor, lines, status, deployments, asRunner };
   }
 
   it('knows them from the moment the record is taken, early or with the snapshot, revision secrets included', async () => {
@@ -468,14 +415,17 @@ describe('Deployments: the redactor learns each deployment’s secret values', (
   });
 
   it('forgets a deployment that left the listing, once no reconcile of it runs', async () => {
-    const { redactor, deployments, running, asRunner, lines } = redacted();
+    // b's reconcile is still at work when b leaves.
+    const { redactor, deployments, asRunner, lines } = redacted((input) =>
+      input.deployment.id === 'b' ? new Promise(() => {}) : Promise.resolve(READY),
+    );
     const signal = new AbortController().signal;
     await deployments.applySnapshot(
       snapshot([withSecrets('a', '1', ['secret-of-a']), withSecrets('b', '1', ['secret-of-b'])]),
       asRunner,
       signal,
     );
-    running.add('b'); // b's reconcile is still at work when b leaves
+    void deployments.reconcile('b', signal);
     await deployments.applySnapshot(snapshot([]), asRunner, signal);
     expect(redactor.scrub('secret-of-a')).toBe('secret-of-a');
     expect(redactor.scrub('secret-of-b')).toBe(REDACTED);
@@ -496,17 +446,18 @@ describe('Deployments: the redactor learns each deployment’s secret values', (
   });
 
   it('stores a failed reconcile’s reason scrubbed: /status never holds a value the API server quoted', async () => {
-    const { deployments, status, asRunner, lines } = redacted();
+    const error = new MooringError(
+      'MOORING_E_KUBE_FORBIDDEN',
+      'Secret/apps/a-env: apply refused (403): env value "quoted-secret-value" is not allowed',
+    );
+    const { deployments, status, asRunner, lines } = redacted(() => Promise.reject(error));
     const signal = new AbortController().signal;
     await deployments.applySnapshot(
       snapshot([withSecrets('a', '1', ['quoted-secret-value'])]),
       asRunner,
       signal,
     );
-    const error = new MooringError(
-      'MOORING_E_KUBE_FORBIDDEN',
-      'Secret/apps/a-env: apply refused (403): env value "quoted-secret-value" is not allowed',
-    );
+    await expect(deployments.reconcile('a', signal)).rejects.toBe(error);
     deployments.report({
       key: 'a',
       desiredHash: '1',
