@@ -4,7 +4,7 @@
  * without a memo, so failures are logged and never thrown.
  */
 import { hash } from 'node:crypto';
-import type { Verified } from '../kube/observed-state.ts';
+import type { ApplyMemo } from '../kube/memo.ts';
 import type { Logger } from '../log.ts';
 import { canonicalJson } from '../objects/canonical-json.ts';
 import type { ColdPass, ColdPasses } from './cold-start.ts';
@@ -30,7 +30,7 @@ export interface RestartMemoKeeperOptions {
   /** What else decides what the agent renders and owns (render settings, listener, namespaces). */
   settings: () => unknown;
   /** The apply memo the snapshot fills and is made from. */
-  memo: Map<string, Verified>;
+  memo: ApplyMemo;
   logger: Logger;
   /** The agent's code (code-fingerprint.ts); a parameter for tests. */
   code?: () => Promise<string>;
@@ -96,7 +96,7 @@ export class RestartMemoKeeper {
   async load(passes: ColdPasses): Promise<void> {
     const memo = await this.#open();
     if (!memo) return;
-    for (const [id, v] of memo.memo) if (!this.#o.memo.has(id)) this.#o.memo.set(id, v);
+    this.#o.memo.adopt(memo.memo);
     for (const [id, pass] of memo.passes) passes.set(id, pass);
     this.#o.logger.info({ deployments: memo.passes.size }, 'restart memo taken over');
   }

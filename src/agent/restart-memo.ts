@@ -49,7 +49,7 @@ type Entry = z.infer<typeof Entry>;
  * unchanged state gives the same bytes.
  */
 export function snapshotEntries(
-  memo: ReadonlyMap<string, Verified>,
+  memo: Iterable<[string, Verified]>,
   passes: Iterable<readonly [string, ColdPass]>,
   revisionsOf: (deploymentId: string) => readonly KnownRevision[] = () => [],
 ): Entry[] {

@@ -6,6 +6,7 @@ import type { RandomBytes } from './create-only.ts';
 import type { ObjectClient } from './object-client.ts';
 import { objectId } from '../objects/object-id.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
+import type { ApplyMemo } from './memo.ts';
 
 export interface ApplyContext {
   client: ObjectClient;
@@ -22,7 +23,7 @@ export interface ApplyContext {
    * webhook) costs one write, not one per cycle. Key and version are kept apart, not joined in one
    * string: a deployment's objects share its key.
    */
-  verified?: Map<string, Verified>;
+  verified?: ApplyMemo;
 }
 
 /** What `ApplyContext.verified` holds per object. */

@@ -1,9 +1,11 @@
 /**
  * The apply memo (`ApplyContext.verified`): which objects were found converged, or left so by an
  * apply, for which input key and at which version. Apply consults it before comparing, and a cold
- * start's listing fills it as it compares whole objects page by page (verify-listed.ts).
+ * start's listing fills it as it compares whole objects page by page (verify-listed.ts). Owned by
+ * the agent's `ObservedState` (rule 4 there); `ApplyMemo` is its only writer: an apply or a cold
+ * listing remembers, a delete forgets, a restart memo adopts what the memo does not hold yet.
  */
-import type { ApplyContext } from './apply-context.ts';
+import type { ApplyContext, Verified } from './apply-context.ts';
 import { flat, objectVersion } from './object-version.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
 
@@ -31,13 +33,49 @@ export function remember(
 ): void {
   const version = versionOf(obj);
   if (key === undefined || version === undefined || ctx.dryRun || !ctx.verified) return;
-  const known = ctx.verified.get(id);
-  if (known) {
-    known.key = key;
-    known.version = version;
-  } else {
-    // A new entry's id in one piece: ids are put together from kind, namespace and name, and the
-    // memo keeps one per object for the agent's life.
-    ctx.verified.set(flat(id), { key, version });
+  ctx.verified.remember(id, key, version);
+}
+
+/** Object id -> the input key and version it was found converged at; written only through its methods. */
+export class ApplyMemo implements Iterable<[string, Verified]> {
+  readonly #entries = new Map<string, Verified>();
+
+  get(id: string): Verified | undefined {
+    return this.#entries.get(id);
+  }
+
+  has(id: string): boolean {
+    return this.#entries.has(id);
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  [Symbol.iterator](): Iterator<[string, Verified]> {
+    return this.#entries[Symbol.iterator]();
+  }
+
+  /** `id` holds what `key` stands for at `version` (found converged, or just applied). */
+  remember(id: string, key: string, version: string): void {
+    const known = this.#entries.get(id);
+    if (known) {
+      known.key = key;
+      known.version = version;
+    } else {
+      // A new entry's id in one piece: ids are put together from kind, namespace and name, and the
+      // memo keeps one per object for the agent's life.
+      this.#entries.set(flat(id), { key, version });
+    }
+  }
+
+  /** `id` is being deleted: nothing is known of it any more. */
+  forget(id: string): void {
+    this.#entries.delete(id);
+  }
+
+  /** Takes over `entries` (a restart memo) for the objects it holds nothing of; what it holds is newer. */
+  adopt(entries: Iterable<readonly [string, Verified]>): void {
+    for (const [id, v] of entries) if (!this.#entries.has(id)) this.#entries.set(id, { ...v });
   }
 }

@@ -35,7 +35,7 @@ import type { DeleteAllOptions } from './delete.ts';
 import { kindInfo } from '../objects/kinds.ts';
 import { type Inventory, inventoryOf, type ListOwnedOptions } from './list.ts';
 import { LABELS } from '../labels.ts';
-import type { Verified } from './apply-context.ts';
+import { ApplyMemo } from './memo.ts';
 import { type PageJudge, type PreviousEntries, previousEntries, previousEntry } from './slim-listing.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
 
@@ -85,7 +85,7 @@ export class ObservedState {
    * The memo (rule 4): object id -> the input key and version it was found converged at. The
    * resource manager's applies read and fill it (`ResourceManagerOptions.memo`).
    */
-  readonly memo = new Map<string, Verified>();
+  readonly memo = new ApplyMemo();
   readonly #opts: ObservedStateOptions;
   #listing: Listing | undefined;
   /**

@@ -8,8 +8,7 @@ import { errorCode, MooringError } from '../errors.ts';
 import { LABELS } from '../labels.ts';
 import { silentLogger } from '../log.ts';
 import { type ApplyContext, type ApplyOptions, applyAll } from './apply.ts';
-import { isVerified } from './memo.ts';
-import type { Verified } from './apply-context.ts';
+import { ApplyMemo, isVerified } from './memo.ts';
 import type { ChangeSet } from '../objects/change-set.ts';
 import { type Census, takeCensus } from './census.ts';
 import type { RandomBytes } from './create-only.ts';
@@ -36,7 +35,7 @@ export interface ResourceManagerOptions {
   /** Random source for generated secret values (default crypto.randomBytes). */
   random?: RandomBytes;
   /** The memo of objects found converged: the agent's `ObservedState.memo` (default: its own). */
-  memo?: Map<string, Verified>;
+  memo?: ApplyMemo;
 }
 
 export class ResourceManager {
@@ -44,7 +43,7 @@ export class ResourceManager {
   readonly dryRun: boolean;
   readonly #client: ObjectClient;
   readonly #logger: Logger;
-  readonly #verified: Map<string, Verified>;
+  readonly #verified: ApplyMemo;
   /** What every apply shares (applyAll overrides dryRun per call on a copy). */
   readonly #context: ApplyContext;
   /** What a listing covers unless told otherwise (`alsoList`). */
@@ -57,7 +56,7 @@ export class ResourceManager {
     this.dryRun = opts.dryRun ?? false;
     this.#client = new ObjectClient(opts.kube);
     this.#logger = opts.logger ?? silentLogger();
-    this.#verified = opts.memo ?? new Map();
+    this.#verified = opts.memo ?? new ApplyMemo();
     this.#context = {
       client: this.#client,
       fieldManager: this.fieldManager,
@@ -148,7 +147,7 @@ export class ResourceManager {
 
   /** Deletes live objects in reverse kind order, refusing what is not provably ours. */
   deleteAll(objects: readonly KubeObject[], opts: DeleteAllOptions): Promise<ChangeSet> {
-    for (const o of objects) this.#verified.delete(objectId(o));
+    for (const o of objects) this.#verified.forget(objectId(o));
     return deleteAll(
       { client: this.#client, fieldManager: this.fieldManager, dryRun: this.dryRun, logger: this.#logger },
       objects,

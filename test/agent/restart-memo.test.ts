@@ -5,7 +5,7 @@
  */
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import type { Verified } from '../../src/kube/apply-context.ts';
+import { ApplyMemo } from '../../src/kube/memo.ts';
 import type { ColdPass } from '../../src/agent/cold-start.ts';
 import { ColdPasses } from '../../src/agent/cold-start.ts';
 import { RestartMemoKeeper } from '../../src/agent/restart-memo-keeper.ts';
@@ -16,13 +16,13 @@ const SECRET = 'the-api-key';
 const FINGERPRINT = 'code-and-settings';
 
 /** A memo and passes for `n` deployments of three objects each, in namespace `apps`. */
-function state(n: number): { memo: Map<string, Verified>; passes: [string, ColdPass][] } {
-  const memo = new Map<string, Verified>();
+function state(n: number): { memo: ApplyMemo; passes: [string, ColdPass][] } {
+  const memo = new ApplyMemo();
   const passes: [string, ColdPass][] = [];
   for (let i = 0; i < n; i++) {
     const key = `key-${i}`;
     for (const kind of ['Deployment', 'Service', 'Secret']) {
-      memo.set(`${kind}/apps/app-${i}`, { key, version: `g1#${kind}${i}` });
+      memo.remember(`${kind}/apps/app-${i}`, key, `g1#${kind}${i}`);
     }
     passes.push([`dep-${i}`, { key, objects: 3, claimPrefixes: [], namespace: 'apps' }]);
   }
@@ -38,7 +38,7 @@ describe('the restart memo snapshot', () => {
     expect(sealed?.deployments).toBe(2);
     const opened = openMemo(sealed!.data, opts);
     if (typeof opened === 'string') throw new Error(opened);
-    expect(opened.memo).toEqual(memo);
+    expect(opened.memo).toEqual(new Map(memo));
     expect([...opened.passes]).toEqual(passes);
     // Input keys digest records that hold secret values: nothing of the content is readable.
     const text = sealed!.data.toString('latin1');
@@ -47,10 +47,10 @@ describe('the restart memo snapshot', () => {
 
   it('leaves out a deployment whose objects the memo does not hold, all of them, in its namespace', () => {
     const { memo, passes } = state(3);
-    memo.delete('Service/apps/app-0'); // one object fewer than its pass counts
-    memo.set('Secret/apps/app-1', { key: 'another-key', version: 'g1#x' }); // verified for another key
-    memo.delete('Deployment/apps/app-2');
-    memo.set('Deployment/other/app-2', { key: 'key-2', version: 'g1#y' }); // in another namespace
+    memo.forget('Service/apps/app-0'); // one object fewer than its pass counts
+    memo.remember('Secret/apps/app-1', 'another-key', 'g1#x'); // verified for another key
+    memo.forget('Deployment/apps/app-2');
+    memo.remember('Deployment/other/app-2', 'key-2', 'g1#y'); // in another namespace
     expect(snapshotEntries(memo, passes)).toEqual([]);
   });
 
@@ -60,7 +60,7 @@ describe('the restart memo snapshot', () => {
     const a = sealMemo(snapshotEntries(memo, passes), opts);
     const b = sealMemo(snapshotEntries(reversedMemo, [...passes].reverse()), opts);
     expect(b?.digest).toBe(a?.digest);
-    memo.set('Secret/apps/app-1', { key: 'key-1', version: 'g2#moved' });
+    memo.remember('Secret/apps/app-1', 'key-1', 'g2#moved');
     expect(sealMemo(snapshotEntries(memo, passes), opts)?.digest).not.toBe(a?.digest);
   });
 
@@ -117,7 +117,7 @@ function memoryStore(): {
 }
 
 describe('the restart memo keeper', () => {
-  const keeper = (store: ReturnType<typeof memoryStore>, memo: Map<string, Verified>, settings = {}) =>
+  const keeper = (store: ReturnType<typeof memoryStore>, memo: ApplyMemo, settings = {}) =>
     new RestartMemoKeeper({
       store,
       secret: SECRET,
@@ -133,11 +133,11 @@ describe('the restart memo keeper', () => {
     await keeper(store, memo).save(passes);
     expect(store.writes).toBe(1);
 
-    const restarted = new Map<string, Verified>();
+    const restarted = new ApplyMemo();
     const cold = new ColdPasses();
     const next = keeper(store, restarted);
     await next.load(cold);
-    expect(restarted).toEqual(memo);
+    expect(new Map(restarted)).toEqual(new Map(memo));
     expect(cold.take('dep-1', 'key-1', 'apps')).toEqual({ key: 'key-1', objects: 3, claimPrefixes: [] });
     await next.save(passes);
     expect(store.writes).toBe(1);
@@ -148,11 +148,12 @@ describe('the restart memo keeper', () => {
     const { memo, passes } = state(1);
     await keeper(store, memo, { podSecurity: 'baseline' }).save(passes);
 
-    const other = new Map<string, Verified>();
+    const other = new ApplyMemo();
     await keeper(store, other, { podSecurity: 'restricted' }).load(new ColdPasses());
     expect(other.size).toBe(0);
 
-    const held = new Map<string, Verified>([['Service/apps/app-0', { key: 'newer', version: 'g2#z' }]]);
+    const held = new ApplyMemo();
+    held.remember('Service/apps/app-0', 'newer', 'g2#z');
     await keeper(store, held, { podSecurity: 'baseline' }).load(new ColdPasses());
     expect(held.get('Service/apps/app-0')).toEqual({ key: 'newer', version: 'g2#z' });
     expect(held.get('Deployment/apps/app-0')).toEqual({ key: 'key-0', version: 'g1#Deployment0' });
@@ -168,7 +169,7 @@ describe('the restart memo keeper', () => {
         throw new Error('forbidden');
       },
     };
-    const memo = new Map<string, Verified>();
+    const memo = new ApplyMemo();
     const k = keeper(failing, memo);
     await expect(k.load(new ColdPasses())).resolves.toBeUndefined();
     await expect(k.save(state(1).passes)).resolves.toBeUndefined();

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type ApplyContext, applyAll } from '../../src/kube/apply.ts';
 import { prepareForApply } from '../../src/kube/desired-hash.ts';
+import { ApplyMemo } from '../../src/kube/memo.ts';
 import type { ObjectClient } from '../../src/kube/object-client.ts';
 import { objectId } from '../../src/objects/object-id.ts';
 import type { KubeObject } from '../../src/objects/kube-object.ts';
@@ -47,7 +48,7 @@ describe('applyAll with a server that changes what we send', () => {
       dryRun: false,
       logger: silentLogger(),
       random: (n) => Buffer.alloc(n),
-      verified: new Map(),
+      verified: new ApplyMemo(),
     };
     const cycle = () => applyAll(ctx, [desired], { live: new Map([[objectId(desired), api.live()]]) });
     const a = await cycle();
@@ -78,7 +79,7 @@ describe('applyAll over an object made between its read and the apply', () => {
         return { object, created: false, partial: false };
       },
     } as unknown as ObjectClient;
-    const verified = new Map();
+    const verified = new ApplyMemo();
     const ctx: ApplyContext = {
       client,
       fieldManager: 'mooring',

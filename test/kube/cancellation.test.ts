@@ -5,7 +5,7 @@
  * object replaced under the same name since the listing is left alone.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Verified } from '../../src/kube/apply-context.ts';
+import { ApplyMemo } from '../../src/kube/memo.ts';
 import { objectId } from '../../src/objects/object-id.ts';
 import type { KubeObject } from '../../src/objects/kube-object.ts';
 import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';
@@ -37,7 +37,7 @@ async function abortWhenSent(controller: AbortController, verb: string, resource
 
 describe('a cancelled apply batch', () => {
   it('cuts the request in flight, sends nothing more, and leaves the memo without what it did not finish', async () => {
-    const memo = new Map<string, Verified>();
+    const memo = new ApplyMemo();
     const rm = managerFor(api, { memo });
     // Kind order: Service, then Deployment (delayed), then nothing after it may be written.
     const objects: KubeObject[] = [service('cut'), deployment('cut'), deployment('cut', 'second')];
