@@ -205,6 +205,11 @@ export class Deployments {
     return record;
   }
 
+  /** Whether anything of deployment `id` is held: its record, or a run whose report is due. */
+  holds(id: string): boolean {
+    return this.#book.holds(id);
+  }
+
   /** The refusal of the latest orphan pass, or null when it was allowed to run. */
   get pruneRefusal(): PruneRefusal | null {
     return this.#orphans.refusal;

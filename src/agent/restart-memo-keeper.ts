@@ -4,7 +4,7 @@
  * without a memo, so failures are logged and never thrown.
  */
 import { hash } from 'node:crypto';
-import type { ApplyMemo } from '../kube/memo.ts';
+import type { ApplyMemo } from '../kube/observed-state.ts';
 import type { Logger } from '../log.ts';
 import { canonicalJson } from '../objects/canonical-json.ts';
 import type { ColdPass, ColdPasses } from './cold-start.ts';

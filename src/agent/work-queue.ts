@@ -95,6 +95,13 @@ export class WorkQueue {
     return this.#delayed.has(key);
   }
 
+  /** Whether `key` is queued, delayed, dirty or processing. */
+  holds(key: string): boolean {
+    return (
+      this.#queued.has(key) || this.#delayed.has(key) || this.#dirty.has(key) || this.#processing.has(key)
+    );
+  }
+
   isProcessing(key: string): boolean {
     return this.#processing.has(key);
   }

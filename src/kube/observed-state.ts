@@ -79,6 +79,7 @@ export type { PageJudge } from './slim-listing.ts';
 /** An object of the listing by kind, namespace and name (`ObservedState.finder`). */
 export type ObjectFinder = (kind: string, namespace: string, name: string) => KubeObject | undefined;
 export type { Verified } from './apply-context.ts';
+export type { ApplyMemo } from './memo.ts';
 
 export class ObservedState {
   /**
