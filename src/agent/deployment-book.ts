@@ -1,5 +1,5 @@
 /**
- * The one owner of what the agent holds per deployment: a `DeploymentRecord` by id, the records
+ * The one owner of what the agent holds per deployment: a `TrackedDeployment` by id, the records
  * whose run is in flight (their report is still due), and the one call that forgets a deployment
  * everywhere the agent keeps something of it (status, runner, redactor, memory budget). Nothing
  * else keeps a map by deployment id outside of what it owns for its own job (docs/state.md).
@@ -7,7 +7,7 @@
 import type { Redactor } from '../redact.ts';
 import { namespaceOf } from '../reconcile/steps.ts';
 import type { ColdPass } from './cold-start.ts';
-import { DeploymentRecord } from './deployment-record.ts';
+import { TrackedDeployment } from './deployment-record.ts';
 import type { DesiredDeployment } from './poll-cycle.ts';
 import type { StatusStore } from './status.ts';
 
@@ -25,15 +25,15 @@ export interface ForgetsKeys {
 
 export class DeploymentBook {
   readonly #d: DeploymentBookDeps;
-  readonly #records = new Map<string, DeploymentRecord>();
+  readonly #records = new Map<string, TrackedDeployment>();
   /** Records whose run started and whose report has not come yet (at most the runner's concurrency). */
-  readonly #running = new Map<string, DeploymentRecord>();
+  readonly #running = new Map<string, TrackedDeployment>();
 
   constructor(deps: DeploymentBookDeps) {
     this.#d = deps;
   }
 
-  get(id: string): DeploymentRecord | undefined {
+  get(id: string): TrackedDeployment | undefined {
     return this.#records.get(id);
   }
 
@@ -52,18 +52,18 @@ export class DeploymentBook {
   }
 
   /** `d`'s record, made when its deployment is new. */
-  recordOf(d: DesiredDeployment): DeploymentRecord {
+  recordOf(d: DesiredDeployment): TrackedDeployment {
     const id = d.deployment.id;
     let record = this.#records.get(id);
     if (!record) {
-      record = new DeploymentRecord(d);
+      record = new TrackedDeployment(d);
       this.#records.set(id, record);
     }
     return record;
   }
 
   /** A run of `record` starts: its report is due (`reported`). */
-  running(id: string, record: DeploymentRecord): void {
+  running(id: string, record: TrackedDeployment): void {
     this.#running.set(id, record);
   }
 
@@ -72,7 +72,7 @@ export class DeploymentBook {
    * forgotten meanwhile and no new one took its id, its secret values go now (its line was the
    * last use of them): call `done` once the line is written.
    */
-  reported(id: string): { record: DeploymentRecord | undefined; done: () => void } {
+  reported(id: string): { record: TrackedDeployment | undefined; done: () => void } {
     const record = this.#running.get(id) ?? this.#records.get(id);
     this.#running.delete(id);
     const gone = !this.#records.has(id);

@@ -37,7 +37,11 @@ export interface Run {
   quiet: boolean;
 }
 
-export class DeploymentRecord {
+/**
+ * The agent's record of one deployment (named apart from the control plane's `DeploymentRecord`,
+ * which it holds as `desired.deployment`).
+ */
+export class TrackedDeployment {
   #desired: DesiredDeployment;
   #lifecycle: Lifecycle = 'listed';
   /** Desired digest of the last successful reconcile. */

@@ -2,7 +2,7 @@ import { allUnchanged, hasChanges } from '../objects/change-set.ts';
 import type { ColdPass } from './cold-start.ts';
 import { deleteHold } from './delete-cap.ts';
 import { DeploymentBook } from './deployment-book.ts';
-import type { DeploymentRecord } from './deployment-record.ts';
+import type { TrackedDeployment } from './deployment-record.ts';
 import { revisionLoader, secretValuesOf } from './desired-book.ts';
 import type { DeploymentsDeps } from './deployments-deps.ts';
 import { DesiredWaiters } from './desired-waiters.ts';
@@ -174,7 +174,7 @@ export class Deployments {
   }
 
   /** Records `d` as its deployment's desired state and shows it in the status. */
-  #take(d: DesiredDeployment): DeploymentRecord {
+  #take(d: DesiredDeployment): TrackedDeployment {
     const record = this.#observe(d);
     record.take(d);
     return record;
@@ -189,7 +189,7 @@ export class Deployments {
   }
 
   /** `d`'s record, its secret values known to the redactor, its waiters settled, its status shown. */
-  #observe(d: DesiredDeployment): DeploymentRecord {
+  #observe(d: DesiredDeployment): TrackedDeployment {
     const { deployment } = d;
     // Before anything of it runs or is logged: the redactor knows its values from here on.
     this.#d.redactor?.set(deployment.id, secretValuesOf(d));
