@@ -7,7 +7,7 @@
 import type { Redactor } from '../redact.ts';
 import { namespaceOf } from '../reconcile/steps.ts';
 import type { ColdPass } from './cold-start.ts';
-import { TrackedDeployment } from './deployment-record.ts';
+import { type Run, TrackedDeployment } from './deployment-record.ts';
 import type { DesiredDeployment } from './poll-cycle.ts';
 import type { StatusStore } from './status.ts';
 
@@ -72,11 +72,11 @@ export class DeploymentBook {
    * forgotten meanwhile and no new one took its id, its secret values go now (its line was the
    * last use of them): call `done` once the line is written.
    */
-  reported(id: string): { record: TrackedDeployment | undefined; done: () => void } {
+  reported(id: string): { record: TrackedDeployment | undefined; run: Run | undefined; done: () => void } {
     const record = this.#running.get(id) ?? this.#records.get(id);
     this.#running.delete(id);
     const gone = !this.#records.has(id);
-    return { record, done: () => gone && this.#d.redactor?.forget(id) };
+    return { record, run: record?.takeRun(), done: () => gone && this.#d.redactor?.forget(id) };
   }
 
   /**

@@ -48,6 +48,7 @@ export class TrackedDeployment {
   #appliedHash: string | undefined;
   /** What the last reconcile returned as `converged`, handed to the next one once. */
   #converged: ConvergedPass | undefined;
+  /** The run that started last, until its report. */
   #lastRun: Run | undefined;
   /** The refusal reason last told (its Event recorded), cleared when the deployment is taken again. */
   #refusal: string | undefined;
@@ -66,8 +67,11 @@ export class TrackedDeployment {
     return this.#lifecycle;
   }
 
-  get lastRun(): Run | undefined {
-    return this.#lastRun;
+  /** The run that started last, handed to its report once: nothing of a run is kept after it. */
+  takeRun(): Run | undefined {
+    const run = this.#lastRun;
+    this.#lastRun = undefined;
+    return run;
   }
 
   /** The refusal in force (`code: message`), if any. */

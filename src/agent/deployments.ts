@@ -262,8 +262,7 @@ export class Deployments {
   report(r: RunReport): void {
     // A deployment that left the listing while it ran: its line is the last use of its run, and
     // of its secret values (forgotten once the line is written).
-    const { record, done } = this.#book.reported(r.key);
-    const run = record?.lastRun;
+    const { record, run, done } = this.#book.reported(r.key);
     try {
       this.#runs.report(r, run, record !== undefined && run !== undefined && record.current(run));
     } finally {

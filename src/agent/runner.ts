@@ -49,15 +49,6 @@ export function backoffDelayMs(attempt: number, options: BackoffOptions = {}, ra
   return backoffDelay({ ...policy, jitter: options.jitterFraction ?? jitter }, attempt, random);
 }
 
-/** One key's scheduling state: the digest it was asked to reach, its backoff, its parking. */
-interface KeyState {
-  desiredHash: string;
-  /** Consecutive failures (for backoff). */
-  failures: number;
-  /** Parked after a terminal error on `on`; `untilResync`: the next resync releases it. */
-  parked?: { on: string; untilResync: boolean } | undefined;
-}
-
 /** What `stop` cuts reconciles with unless told why. */
 const shutdown = () => new MooringError('MOORING_E_CANCELLED', 'shutdown: grace period over');
 
@@ -67,8 +58,14 @@ export class Runner {
     onReport: (report: RunReport) => void;
   };
   readonly #queue: WorkQueue;
-  /** What the runner decides by, per key, in one entry: dropped whole by `forget`. */
-  readonly #keys = new Map<string, KeyState>();
+  /** Latest desired-state hash per key, as the poller last saw it. */
+  readonly #desired = new Map<string, string>();
+  /** Consecutive failures per key (for backoff). */
+  readonly #failures = new Map<string, number>();
+  /** Keys parked after a terminal error, with the desired hash they failed on. */
+  readonly #parked = new Map<string, string>();
+  /** Parked keys that the next resync releases (`resync()`): refusals the cluster must resolve. */
+  readonly #untilResync = new Set<string>();
   readonly #inFlight = new Map<string, Promise<void>>();
   /** Aborted when a stop's grace period runs out: in-flight reconciles are cancelled. */
   readonly #cancelAll = new AbortController();
@@ -103,21 +100,21 @@ export class Runner {
    * the key is parked, in backoff, or already running that very state.
    */
   enqueue(key: string, desiredHash: string): void {
-    const known = this.#keys.get(key);
-    const state = known ?? { desiredHash, failures: 0 };
-    const changed = known?.desiredHash !== desiredHash;
-    state.desiredHash = desiredHash;
-    this.#keys.set(key, state);
-    if (state.parked) {
-      if (state.parked.on === desiredHash) return;
-      state.parked = undefined;
+    const previous = this.#desired.get(key);
+    const changed = previous !== desiredHash;
+    this.#desired.set(key, desiredHash);
+    const parkedOn = this.#parked.get(key);
+    if (parkedOn !== undefined) {
+      if (parkedOn === desiredHash) return;
+      this.#parked.delete(key);
+      this.#untilResync.delete(key);
     }
-    if (changed) state.failures = 0;
+    if (changed) this.#failures.delete(key);
     else if (this.#queue.isProcessing(key)) return;
-    else if (state.failures > 0 && this.#queue.hasDelayed(key)) return;
+    else if ((this.#failures.get(key) ?? 0) > 0 && this.#queue.hasDelayed(key)) return;
     // A known deployment whose desired state changed goes ahead of the resync (propagation
     // latency); first sightings keep their listing order.
-    this.#queue.add(key, changed && known !== undefined);
+    this.#queue.add(key, changed && previous !== undefined);
   }
 
   /**
@@ -126,22 +123,27 @@ export class Runner {
    * attempt reads the objects in question, and nothing the agent does can resolve the refusal.
    */
   resync(): void {
-    for (const state of this.#keys.values()) if (state.parked?.untilResync) state.parked = undefined;
+    for (const key of this.#untilResync) this.#parked.delete(key);
+    this.#untilResync.clear();
   }
 
   /** Forgets `key` (its deployment is gone); an in-flight run finishes and is not retried. */
   forget(key: string): void {
-    this.#keys.delete(key);
+    this.#desired.delete(key);
+    this.#failures.delete(key);
+    this.#parked.delete(key);
+    this.#untilResync.delete(key);
     this.#queue.remove(key);
   }
 
-  /** Whether anything of `key` is held here: its scheduling state, or a run in flight. */
+  /** Whether anything of `key` is held here: its digest, backoff or parking, its queue entry, a run. */
   holds(key: string): boolean {
-    return this.#keys.has(key) || this.#inFlight.has(key) || this.#queue.holds(key);
+    const byKey = [this.#desired, this.#failures, this.#parked, this.#inFlight];
+    return byKey.some((m) => m.has(key)) || this.#untilResync.has(key) || this.#queue.holds(key);
   }
 
   isParked(key: string): boolean {
-    return this.#keys.get(key)?.parked !== undefined;
+    return this.#parked.has(key);
   }
 
   /** Keys ready to run (queue depth). */
@@ -206,7 +208,7 @@ export class Runner {
 
   async #run(key: string): Promise<void> {
     const { clock, timeoutMs } = this.#options;
-    const desiredHash = this.#keys.get(key)?.desiredHash ?? '';
+    const desiredHash = this.#desired.get(key) ?? '';
     const started = clock.now();
     const timedOut = new AbortController();
     const timer = clock.setTimeout(
@@ -254,19 +256,17 @@ export class Runner {
     desiredHash: string,
     outcome: { ok: true; value: ReconcileOutcome | undefined } | { ok: false; error: unknown },
   ): RunResult {
-    const state = this.#keys.get(key);
     if (outcome.ok) {
-      if (state) {
-        state.failures = 0;
-        state.parked = undefined;
-      }
+      this.#failures.delete(key);
+      this.#parked.delete(key);
+      this.#untilResync.delete(key);
       const asked = outcome.value?.requeueAfterMs;
       // Not for a key forgotten meanwhile (gone from the listing, or refused): it must not run again.
       // Not while other keys are queued either: the resync that follows the queue draining looks at
       // it again, with the cycle's shared listing. (A look-again lists the deployment's objects for
       // itself, and after a cold start every deployment asks for one at once.)
       const requeueAfterMs =
-        asked !== undefined && asked > 0 && this.#running && state !== undefined && this.#queue.depth === 0
+        asked !== undefined && asked > 0 && this.#running && this.#desired.has(key) && this.#queue.depth === 0
           ? asked
           : undefined;
       if (requeueAfterMs !== undefined) this.#queue.addAfter(key, requeueAfterMs);
@@ -274,19 +274,22 @@ export class Runner {
     }
     const { error } = outcome;
     if (!isRetryable(error)) {
+      this.#failures.delete(key);
       const until = isParkedUntilResync(error) ? 'resync' : 'change';
       // Park only if the state it failed on is still the desired one; otherwise the newer state runs.
-      if (state?.desiredHash === desiredHash) {
-        state.failures = 0;
-        state.parked = { on: desiredHash, untilResync: until === 'resync' };
-      } else if (state) state.failures = 0;
+      if (this.#desired.get(key) === desiredHash) {
+        this.#parked.set(key, desiredHash);
+        if (until === 'resync') this.#untilResync.add(key);
+        else this.#untilResync.delete(key);
+      }
       return { kind: 'terminal', error, until };
     }
-    const attempt = (state?.failures ?? 0) + 1;
-    if (state) state.failures = attempt;
+    const attempt = (this.#failures.get(key) ?? 0) + 1;
+    // A key forgotten while it ran keeps nothing here (its run is not retried either).
+    if (this.#desired.has(key)) this.#failures.set(key, attempt);
     const hint = error instanceof MooringError ? (error.retryAfterMs ?? 0) : 0;
     const delayMs = Math.max(backoffDelayMs(attempt, this.#options.backoff, this.#options.random), hint);
-    if (this.#running && state !== undefined) this.#queue.addAfter(key, delayMs);
+    if (this.#running && this.#desired.has(key)) this.#queue.addAfter(key, delayMs);
     return { kind: 'retry', error, attempt, delayMs };
   }
 }

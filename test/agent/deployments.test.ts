@@ -169,11 +169,21 @@ async function logged(results: ReconcileResult[]) {
     level: 'debug',
     destination: { write: (l: string) => lines.push(JSON.parse(l)) },
   });
-  const deployments = deploymentsWith({ logger, reconcile: async () => results.shift() as ReconcileResult });
+  const outcomes: Array<ReconcileResult | Error> = results;
+  const deployments = deploymentsWith({
+    logger,
+    reconcile: async () => {
+      const next = outcomes.shift();
+      if (next instanceof Error) throw next;
+      return next as ReconcileResult;
+    },
+  });
   const signal = new AbortController().signal;
   await deployments.applySnapshot(snapshot([desired('a', '1')]), fakeRunner().asRunner, signal);
+  // As the runner does: the reconcile, then its report (a retry's reconcile threw).
   const run = async (kind: 'success' | 'retry' = 'success') => {
-    if (kind === 'success') await deployments.reconcile('a', signal);
+    if (kind === 'retry') outcomes.unshift(new Error('boom'));
+    await deployments.reconcile('a', signal).catch(() => undefined);
     deployments.report({
       key: 'a',
       desiredHash: '1',
