@@ -143,7 +143,7 @@ export class TrackedDeployment {
     if (this.#lifecycle === 'forgotten') return;
     this.#appliedHash = run.hash;
     if (converged && this.#desired.hash === run.hash) this.#converged = converged;
-    if (this.#lifecycle === 'running') this.#lifecycle = 'settled';
+    if (this.#lifecycle === 'running' || this.#lifecycle === 'deleting') this.#lifecycle = 'settled';
   }
 
   /** Whether what `run` found may still be told (no refusal or forgetting since it began). */
