@@ -7,6 +7,7 @@
 import { MooringError } from '../errors.ts';
 import type { AgentMetrics } from '../ops/metrics.ts';
 import { type Clock, sleep } from './clock.ts';
+import { leaseTimings } from './leader-election.ts';
 import type { DesiredDeployment, PollCycle, Snapshot } from './poll-cycle.ts';
 import { shardOf } from './shards.ts';
 
@@ -88,6 +89,11 @@ export class HeldShards {
     return this.#track(this.#runningAll, fn(AbortSignal.any([signal, ...signals])));
   }
 
+  /** What /status says of the shards. */
+  status(): { total: number; held: number[] } {
+    return { total: this.total, held: this.list() };
+  }
+
   /** Waits (at most `boundMs`) until no work of `shard`, nor any pass over all, still runs. */
   async drained(shard: number, clock: Clock, boundMs: number): Promise<void> {
     const running = [...(this.#running.get(shard) ?? []), ...this.#runningAll];
@@ -139,6 +145,14 @@ export class HeldShards {
   }
 }
 
+/**
+ * How long a shard given back waits for its work to stop: two retry periods, well inside the renew
+ * deadline, so the shards still held are renewed on time meanwhile.
+ */
+export function drainBoundMs(leaseDurationMs: number): number {
+  return 2 * leaseTimings(leaseDurationMs).retryPeriodMs;
+}
+
 /** Why a shard's reconciles were cut. */
 export function shardLost(shard: number, given: boolean): MooringError {
   return given
@@ -153,10 +167,12 @@ export function shardLost(shard: number, given: boolean): MooringError {
 export function shardGauges(
   metrics: Pick<AgentMetrics, 'shards' | 'shardsHeld' | 'shardHeld'>,
   total: number,
+  also: (held: number[]) => void = () => undefined,
 ): (held: number[]) => void {
   const seen = new Set<number>();
   metrics.shards.set(total);
   return (held) => {
+    also(held);
     metrics.shardsHeld.set(held.length);
     for (const shard of held) seen.add(shard);
     for (const shard of seen) metrics.shardHeld.set({ shard: String(shard) }, held.includes(shard) ? 1 : 0);
