@@ -232,6 +232,7 @@ export class Agent {
       intervalMs: config.pollIntervalMs,
       collisions: { ...config.references, urls: this.#d.exposesUrls, holdsObjects: this.#d.ownsObjects },
       onListed: (n) => this.#d.memory?.sized(n),
+      scope: () => this.#held.scope,
       clock,
       random,
       logger,
