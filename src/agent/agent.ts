@@ -54,7 +54,7 @@ export class Agent {
       shardGauges(deps.metrics, deps.config.shards, deps.onShards),
     );
     this.#deployments = termDeployments(this.#d, this.status, (snapshot, signal) =>
-      this.#held.guardAll(signal, (s) => this.#d.collectOrphans(snapshot, s, this.#held.scope)),
+      this.#held.guardAll(signal, (s) => this.#d.collectOrphans(snapshot, s, this.#held.scopeOf(snapshot))),
     );
   }
 

@@ -81,4 +81,23 @@ describe('HeldShards: filter of deployments by shard', () => {
     // A deployment of a shard no longer held is not run at all.
     expect(await run(first)).toBe('skipped');
   });
+
+  it("lets a snapshot's orphan pass act only for shards held both when it was taken and now", async () => {
+    const held = new HeldShards(4);
+    held.gain(0);
+    held.gain(2);
+    async function* none() {}
+    const cycle = {
+      desired: none(),
+      snapshot: Promise.resolve({ deployments: ids.map(desired), rejected: [], atMs: 0 }),
+    };
+    const mine = held.filterCycle(cycle);
+    // Gained after the poll was scoped: not in its listing, so not pruned by its pass.
+    held.gain(1);
+    // Lost meanwhile: another replica's now.
+    held.lose(2, new MooringError('MOORING_E_LEADERSHIP_LOST', 'lost'));
+    const scope = held.scopeOf(await mine.snapshot)!;
+    for (const id of ids) expect(scope(id), id).toBe(shardOf(id, 4) === 0);
+    expect(new HeldShards(1).scopeOf(await cycle.snapshot)).toBeUndefined();
+  });
 });
