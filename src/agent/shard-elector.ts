@@ -38,6 +38,8 @@ export class ShardElector {
   readonly #o: ShardElectorOptions & { clock: Clock; random: () => number };
   readonly #shards: LeaderElector[];
   readonly #members: LeaderElector[];
+  /** The lock of the shard count: `--lease-name` itself, held by every replica of this N. */
+  readonly #family: LeaderElector | undefined;
   readonly #releasing = new Set<number>();
   /** Takes granted in the current round: a round takes at most its fair share, and one slot. */
   #shardTakes = 0;
@@ -67,6 +69,10 @@ export class ShardElector {
         mayAcquire: () => this.#mayTakeShard(i),
       }),
     );
+    // Replicas of another shard count (or a single leader) would give other deployments to the
+    // same shard Lease names: only the replicas of the count holding `--lease-name` take shards.
+    this.#family =
+      shards > 1 ? elector(leaseName, { identity: familyIdentity(shards), shared: true }) : undefined;
     // One shard needs no count of replicas: whoever holds it holds everything.
     this.#members =
       shards > 1
@@ -114,12 +120,16 @@ export class ShardElector {
    */
   async round(signal?: AbortSignal): Promise<number | undefined> {
     this.#memberTakes = 0;
+    const familyWait = this.#family ? [await this.#family.step(signal)] : [];
+    // Without the lock of the shard count (another count's replicas run): no slot, no shard.
+    const counted = this.#family === undefined || this.#family.isLeader;
+    if (!counted) await Promise.all(this.#members.map((m) => m.release()));
     const memberWaits = await Promise.all(this.#members.map((m) => m.step(signal)));
-    this.#fair = fairShare(this.#o.shards, this.liveReplicas());
+    this.#fair = counted ? fairShare(this.#o.shards, this.liveReplicas()) : 0;
     for (const shard of extraShards(this.held(), this.#fair)) this.#giveBack(shard);
     this.#shardTakes = 0;
     const active = this.#shards.filter((_, i) => !this.#releasing.has(i));
-    const waits = [...memberWaits, ...(await Promise.all(active.map((e) => e.step(signal))))];
+    const waits = [...familyWait, ...memberWaits, ...(await Promise.all(active.map((e) => e.step(signal))))];
     if (signal?.aborted || waits.includes(undefined)) return undefined;
     return Math.min(...(waits as number[]));
   }
@@ -132,6 +142,7 @@ export class ShardElector {
   }
 
   #mayTakeSlot(): boolean {
+    if (this.#family && !this.#family.isLeader) return false;
     if (this.#memberTakes > 0 || this.#members.some((m) => m.isLeader)) return false;
     this.#memberTakes += 1;
     return true;
@@ -149,4 +160,9 @@ export class ShardElector {
       .then(() => elector.release())
       .finally(() => this.#releasing.delete(shard));
   }
+}
+
+/** The holder of `--lease-name` for the replicas of one shard count (no pod is named so). */
+export function familyIdentity(shards: number): string {
+  return `mooring-shards-${shards}`;
 }
