@@ -1,8 +1,8 @@
 /**
- * Two agents sharing one listener over four shards, in this process, against the sandbox
- * Kubernetes API and the reference control plane: they split the shards two and two, and each
- * object of a deployment created after the split is written by exactly one of them (the holder of
- * its deployment's shard), both writing a share; only one sends the listener heartbeat.
+ * Three agents sharing one listener over six shards, in this process, against the sandbox
+ * Kubernetes API and the reference control plane: they split the shards two each, and each object
+ * of the 30 deployments created after the split is written by exactly one of them (the holder of
+ * its deployment's shard), every one writing a share.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,7 +16,8 @@ import { startListenerControlPlane, wireTestAgent } from '../support/wired-agent
 
 const LISTENER = '6d1e2f3a-4b5c-4d6e-8f7a-9b0c1d2e3f4a';
 const NAMESPACE = 'apps';
-const SHARDS = 4;
+const SHARDS = 6;
+const REPLICAS = ['replica-a', 'replica-b', 'replica-c'];
 
 let kube: KubeApi;
 let cp: ControlPlaneServer;
@@ -45,7 +46,7 @@ beforeAll(async () => {
     name: 'shards',
   });
   client = new ControlPlaneClient({ baseUrl: cp.url, apiKey, retries: 0 });
-  for (const identity of ['replica-a', 'replica-b']) {
+  for (const identity of REPLICAS) {
     agents.set(
       identity,
       wireTestAgent({
@@ -75,20 +76,16 @@ afterAll(async () => {
   await kube?.close();
 });
 
-describe('two agents over four shards', () => {
-  it('split the shards, and write each object from one replica only, both a share', {
+describe('three agents over six shards', () => {
+  it('split the shards, and write each object from one replica only, every one a share', {
     timeout: 90_000,
   }, async () => {
     for (const a of agents.values()) running.push(a.agent.run(stop.signal));
     const held = (id: string) => agents.get(id)!.agent.statusDocument().shards?.held ?? [];
-    await until(
-      'the shards to be split two and two',
-      () => held('replica-a').length === 2 && held('replica-b').length === 2,
-      30_000,
-    );
-    const holderOf = (shard: number) => (held('replica-a').includes(shard) ? 'replica-a' : 'replica-b');
+    await until('the shards to be split two each', () => REPLICAS.every((r) => held(r).length === 2), 30_000);
+    const holderOf = (shard: number) => REPLICAS.find((r) => held(r).includes(shard));
     const since = Date.now();
-    const names = Array.from({ length: 12 }, (_, i) => `sharded-${i}`);
+    const names = Array.from({ length: 30 }, (_, i) => `sharded-${i}`);
     const ids = new Map<string, string>();
     for (const name of names) {
       const created = await client.createDeployment(smallDeployment(name, LISTENER, NAMESPACE));
@@ -100,7 +97,7 @@ describe('two agents over four shards', () => {
       45_000,
     );
     // The split did not move while they converged.
-    expect([...held('replica-a'), ...held('replica-b')].sort()).toEqual([0, 1, 2, 3]);
+    expect(REPLICAS.flatMap(held).sort()).toEqual([0, 1, 2, 3, 4, 5]);
     const writes = kube
       .requests()
       .filter((r) => r.write && r.kind !== 'Lease' && r.kind !== 'Event' && Date.parse(r.time) >= since);
@@ -116,6 +113,6 @@ describe('two agents over four shards', () => {
     }
     for (const [key, who] of writers) expect(who.size, key).toBe(1);
     const all = new Set([...writers.values()].flatMap((s) => [...s]));
-    expect(all).toEqual(new Set(['replica-a', 'replica-b']));
+    expect(all).toEqual(new Set(REPLICAS));
   });
 });
