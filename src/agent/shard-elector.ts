@@ -5,7 +5,9 @@
  * shards only while it holds fewer than its fair share, and gives back the shards above it (after
  * its own work on them stopped). A shard whose Lease cannot be renewed within the renew deadline
  * is dropped at once: the Lease outlives the deadline, so no other replica writes it meanwhile.
- * With one shard this is today's single-leader election on `--lease-name`, with no slots.
+ * With N > 1 shards every replica also renews `--lease-name` itself as the lock of the shard count
+ * (holder `mooring-shards-<N>`) and takes nothing without it, so replicas of two counts never
+ * write at once. With one shard this is today's single-leader election on `--lease-name`, alone.
  */
 import type { Logger } from '../log.ts';
 import { type Clock, sleep, systemClock } from './clock.ts';
@@ -100,7 +102,10 @@ export class ShardElector {
     return this.#fair;
   }
 
-  /** Rounds until `signal` aborts, then releases every Lease held. Never throws. */
+  /**
+   * Rounds until `signal` aborts, then releases its shards and its slot (not the lock of the
+   * count: the other replicas of this count renew it). Never throws.
+   */
   async run(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
       const waitMs = await this.round(signal);
@@ -115,8 +120,8 @@ export class ShardElector {
   }
 
   /**
-   * One round: slots first (the count of replicas), then the shards; returns the wait before the
-   * next round, or undefined once `signal` aborted.
+   * One round: the lock of the count, the slots (the count of replicas), then the shards; returns
+   * the wait before the next round, or undefined once `signal` aborted.
    */
   async round(signal?: AbortSignal): Promise<number | undefined> {
     this.#memberTakes = 0;
