@@ -23,7 +23,8 @@ let kube: KubeApi;
 let cp: ControlPlaneServer;
 let client: ControlPlaneClient;
 const agents = new Map<string, WiredAgent>();
-const stop = new AbortController();
+/** Each replica's own stop (a SIGTERM of its pod). */
+const stops = new Map(REPLICAS.map((r) => [r, new AbortController()]));
 const running: Promise<void>[] = [];
 
 async function until<T>(what: string, probe: () => T | undefined | false, timeoutMs: number): Promise<T> {
@@ -69,7 +70,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  stop.abort();
+  for (const s of stops.values()) s.abort();
   await Promise.all(running.map((r) => r.catch(() => undefined)));
   for (const a of agents.values()) await a.close();
   await cp?.close();
@@ -80,7 +81,7 @@ describe('three agents over six shards', () => {
   it('split the shards, and write each object from one replica only, every one a share', {
     timeout: 90_000,
   }, async () => {
-    for (const a of agents.values()) running.push(a.agent.run(stop.signal));
+    for (const [id, a] of agents) running.push(a.agent.run(stops.get(id)!.signal));
     const held = (id: string) => agents.get(id)!.agent.statusDocument().shards?.held ?? [];
     await until('the shards to be split two each', () => REPLICAS.every((r) => held(r).length === 2), 30_000);
     const holderOf = (shard: number) => REPLICAS.find((r) => held(r).includes(shard));
@@ -114,5 +115,31 @@ describe('three agents over six shards', () => {
     for (const [key, who] of writers) expect(who.size, key).toBe(1);
     const all = new Set([...writers.values()].flatMap((s) => [...s]));
     expect(all).toEqual(new Set(REPLICAS));
+  });
+
+  it('a replica stopping gives its shards to the others, and a deployment created then converges there', {
+    timeout: 60_000,
+  }, async () => {
+    const held = (id: string) => agents.get(id)!.agent.statusDocument().shards?.held ?? [];
+    const leaving = held('replica-c');
+    stops.get('replica-c')!.abort();
+    await running[2];
+    const stayed = ['replica-a', 'replica-b'];
+    await until('the two left to hold every shard', () => stayed.flatMap(held).length === SHARDS, 20_000);
+    expect(stayed.flatMap(held).sort()).toEqual([0, 1, 2, 3, 4, 5]);
+    // A deployment of one of the shards that moved, created after the move.
+    let name = '';
+    let id = '';
+    for (let i = 0; !leaving.includes(shardOf(id, SHARDS)) || id === ''; i++) {
+      name = `after-${i}`;
+      id = (await client.createDeployment(smallDeployment(name, LISTENER, NAMESPACE))).id;
+    }
+    await until('it to converge', () => kube.hasObject('apps/v1', 'Deployment', NAMESPACE, name), 20_000);
+    const writer = kube
+      .requests({ resource: 'deployments' })
+      .filter((r) => r.write && r.name === name)
+      .map((r) => /\(([^)]+)\)/.exec(r.userAgent ?? '')?.[1]);
+    const holder = stayed.find((r) => held(r).includes(shardOf(id, SHARDS)));
+    expect(new Set(writer)).toEqual(new Set([holder]));
   });
 });
