@@ -10,6 +10,7 @@ import { ControlPlaneClient } from '../control-plane/client.ts';
 import { createKubeClient } from '../kube/clients.ts';
 import { servesKind } from '../kube/exposure-discovery.ts';
 import { kubeLeaseClient } from '../kube/lease.ts';
+import { shardInventory } from '../kube/shard-inventory.ts';
 import { ForeignObjects } from '../kube/foreign-objects.ts';
 import { kubeNamespaceReader } from '../kube/namespaces.ts';
 import { ObjectClient } from '../kube/object-client.ts';
@@ -31,7 +32,7 @@ import { renderDeployment } from '../render/index.ts';
 import { Agent, type AgentDeps } from '../agent/agent.ts';
 import { ColdPasses, coldStartJudge } from '../agent/cold-start.ts';
 import { MemoryBudget } from '../agent/memory-budget.ts';
-import { RestartMemoKeeper } from '../agent/restart-memo-keeper.ts';
+import { ShardMemos } from '../agent/shard-memos.ts';
 import { checkExposureKind } from '../agent/exposure-check.ts';
 import { proxyPasswords } from '../proxy/from-environment.ts';
 import { controlPlaneTls, describeRoutes, logRoutes } from '../agent/routes.ts';
@@ -149,11 +150,11 @@ export function wireAgent(o: WireOptions): WiredAgent {
   // again. Not in dry run, which keeps no memo.
   const coldPasses = new ColdPasses();
   // What the leader verified, kept across restarts (ADR 0010): read by each cold listing.
-  const restartMemo: RestartMemoKeeper | undefined =
+  const restartMemo: ShardMemos | undefined =
     config.restartMemo === undefined || config.dryRun
       ? undefined
-      : new RestartMemoKeeper({
-          store: kubeRestartMemoStore(kube, config.leaseNamespace, config.restartMemo),
+      : new ShardMemos(config.shards, config.restartMemo, {
+          storeOf: (name) => kubeRestartMemoStore(kube, config.leaseNamespace, name),
           secret: config.apiKey,
           settings: () => ({ settings, listener: config.listenerId, namespaces: config.namespaces }),
           memo: observed.memo,
@@ -211,7 +212,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
       );
     },
     ...(config.leaderElection
-      ? { leaseClient: kubeLeaseClient(kube, config.leaseNamespace, config.leaseName) }
+      ? { leaseClientFor: (name: string) => kubeLeaseClient(kube, config.leaseNamespace, name) }
       : {}),
     // reconcileDeployment takes no signal: its resource calls are guarded instead, so a timed-out,
     // deposed or shut-down reconcile stops at its next step (apply, list, prune, event). The
@@ -241,7 +242,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
       ),
     ownsObjects: (id) => observed.ownsObjects(id),
     memory,
-    ...(restartMemo ? { saveRestartMemo: (passes) => restartMemo.save(passes) } : {}),
+    ...restartMemo?.agentHooks(),
     // A record the agent cannot use refuses its deployment alone: said in an Event there too.
     onRefused: (d) => recordRefusalEvent(events, config.namespaces, d),
     beginCycle: () => {
@@ -259,11 +260,13 @@ export function wireAgent(o: WireOptions): WiredAgent {
           ),
       );
     },
-    collectOrphans: async (snapshot, signal) => {
-      // The cycle's shared listing; only when it failed does the pass list for itself.
-      const inventory =
+    collectOrphans: async (snapshot, signal, holds) => {
+      // The cycle's listing (else its own), cut to the held shards: never prune another shard's.
+      const inventory = shardInventory(
         (await observed.latest()) ??
-        (await resources.listOwned({ namespaces: config.namespaces, listenerId: config.listenerId }));
+          (await resources.listOwned({ namespaces: config.namespaces, listenerId: config.listenerId })),
+        holds,
+      );
       // Deletes go through the cache, so a deployment they touch lists afresh this cycle. Leadership
       // may have ended during the listing: the signal makes a deposed leader delete nothing.
       const { plan, changeSet } = await runOrphanPass(

@@ -3,6 +3,7 @@
  * here, the renderer's (render-settings-table.ts), then the log level. Parsing, validation and `--help` all read
  * it, so the three can never disagree.
  */
+import { LEASE_SETTINGS_ROWS } from './lease-settings.ts';
 import { RENDER_SETTINGS_ROWS } from './render-settings-table.ts';
 import type { Setting } from './setting.ts';
 
@@ -224,6 +225,7 @@ export const SETTINGS: readonly Setting[] = [
     defaultText: '$MOORING_POD_NAMESPACE, else first of --namespaces',
     description: 'Lease namespace',
   },
+  ...LEASE_SETTINGS_ROWS,
   {
     key: 'restartMemo',
     flag: 'restart-memo',
