@@ -112,8 +112,7 @@ export class Runner {
     if (changed) this.#failures.delete(key);
     else if (this.#queue.isProcessing(key)) return;
     else if ((this.#failures.get(key) ?? 0) > 0 && this.#queue.hasDelayed(key)) return;
-    // A known deployment whose desired state changed goes ahead of the resync (propagation
-    // latency); first sightings keep their listing order.
+    // A changed deployment goes ahead of the resync (latency); first sightings keep listing order.
     this.#queue.add(key, changed && previous !== undefined);
   }
 
@@ -263,9 +262,8 @@ export class Runner {
       this.#untilResync.delete(key);
       const asked = outcome.value?.requeueAfterMs;
       // Not for a key forgotten meanwhile (gone from the listing, or refused): it must not run again.
-      // Not while other keys are queued either: the resync that follows the queue draining looks at
-      // it again, with the cycle's shared listing. (A look-again lists the deployment's objects for
-      // itself, and after a cold start every deployment asks for one at once.)
+      // Not while other keys are queued either: the resync after the queue drains looks again with
+      // the cycle's shared listing (a look-again lists for itself; after a cold start, all at once).
       const requeueAfterMs =
         asked !== undefined && asked > 0 && this.#running && this.#desired.has(key) && this.#queue.depth === 0
           ? asked

@@ -3,15 +3,15 @@ import { type ColdPass, ColdPasses } from '../../src/agent/cold-start.ts';
 import type { RestartMemoStore } from '../../src/agent/restart-memo-keeper.ts';
 import { ShardMemos } from '../../src/agent/shard-memos.ts';
 import { shardOf } from '../../src/agent/shards.ts';
-import type { Verified } from '../../src/kube/apply-context.ts';
+import { ApplyMemo } from '../../src/kube/memo.ts';
 import { silentLogger } from '../../src/log.ts';
 
 /** Deployments `dep-<i>` of one object each, all verified. */
 function state(n: number) {
-  const memo = new Map<string, Verified>();
+  const memo = new ApplyMemo();
   const passes: [string, ColdPass][] = [];
   for (let i = 0; i < n; i++) {
-    memo.set(`Deployment/apps/app-${i}`, { key: `key-${i}`, version: `v${i}` });
+    memo.remember(`Deployment/apps/app-${i}`, `key-${i}`, `v${i}`);
     passes.push([`dep-${i}`, { key: `key-${i}`, objects: 1, claimPrefixes: [], namespace: 'apps' }]);
   }
   return { memo, passes };
@@ -29,7 +29,7 @@ function stores() {
   return { data, storeOf };
 }
 
-const memos = (shards: number, storeOf: (name: string) => RestartMemoStore, memo: Map<string, Verified>) =>
+const memos = (shards: number, storeOf: (name: string) => RestartMemoStore, memo: ApplyMemo) =>
   new ShardMemos(shards, 'mooring-restart-memo', {
     storeOf,
     secret: 'k',
@@ -49,7 +49,7 @@ describe('ShardMemos: the restart memo per shard', () => {
     expect([...data.keys()].sort()).toEqual(['mooring-restart-memo-0', 'mooring-restart-memo-2']);
     // Another replica takes shard 2 and reads its memo: its deployments, and none of another shard.
     const cold = new ColdPasses();
-    const b = memos(3, storeOf, new Map());
+    const b = memos(3, storeOf, new ApplyMemo());
     b.holding([2]);
     await b.load(cold);
     for (const [id, pass] of passes) {
