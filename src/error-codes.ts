@@ -234,6 +234,11 @@ export const ERROR_CODES = {
     summary: 'The agent lost its leader lease; it stopped writing.',
     retryable: true,
   },
+  MOORING_E_SHARDS_INVALID: {
+    summary: '--shards is over 256, or over 1 without --leader-election.',
+    retryable: false,
+    handling: 'no: the command stops (`mooring run` exits 2); fix the settings',
+  },
   MOORING_E_CANCELLED: {
     summary:
       'A reconcile was cancelled (shutdown, or the leader lease lost): its writes in flight were cut and nothing more was sent.',

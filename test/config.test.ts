@@ -298,3 +298,33 @@ describe('docs/operator-guide.md', () => {
     }
   });
 });
+
+describe('lease settings: --lease-duration and --shards', () => {
+  it('default to one shard on a 15 s lease', () => {
+    expect(ok(parse([]))).toMatchObject({ shards: 1, leaseDurationMs: 15_000 });
+  });
+
+  it('take a shorter lease and several shards with leader election', () => {
+    const c = ok(parse(['--leader-election', '--shards', '6', '--lease-duration', '4.5']));
+    expect(c).toMatchObject({ shards: 6, leaseDurationMs: 4_500 });
+  });
+
+  it('refuse a lease under 3 s', () => {
+    expect(problems(parse(['--lease-duration', '2']))).toEqual([
+      '--lease-duration (MOORING_LEASE_DURATION): must be at least 3 seconds (got "2")',
+    ]);
+  });
+
+  it('refuse shards without leader election, with their own code', () => {
+    expect(problems(parse([], { ...BASE_ENV, MOORING_SHARDS: '4' }))).toEqual([
+      'MOORING_E_SHARDS_INVALID: --shards (MOORING_SHARDS): 4 shards need --leader-election (MOORING_LEADER_ELECTION): without it every replica would write every shard',
+    ]);
+  });
+
+  it('refuse more than 256 shards, and none', () => {
+    expect(problems(parse(['--leader-election', '--shards', '257']))).toEqual([
+      'MOORING_E_SHARDS_INVALID: --shards (MOORING_SHARDS): must be at most 256 (got "257")',
+    ]);
+    expect(problems(parse(['--shards', '0']))[0]).toContain('--shards (MOORING_SHARDS): must be at least 1');
+  });
+});

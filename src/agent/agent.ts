@@ -10,7 +10,7 @@ import { pollLoopHealth, readiness } from './agent-checks.ts';
 import { type AgentDeps, type AgentStatus, statusDocumentOf } from './agent-deps.ts';
 import { type Clock, sleep, systemClock } from './clock.ts';
 import { Deployments } from './deployments.ts';
-import { LeaderElector } from './leader-election.ts';
+import { LeaderElector, leaseTimings } from './leader-election.ts';
 import { concurrencyAt } from './memory-budget.ts';
 import { MemoSchedule } from './memo-schedule.ts';
 import { type Snapshot, Poller } from './poller.ts';
@@ -117,6 +117,7 @@ export class Agent {
       this.#elector = new LeaderElector({
         client: this.#d.leaseClient,
         identity: config.identity,
+        ...leaseTimings(config.leaseDurationMs),
         clock: this.#d.clock,
         random: this.#d.random,
         logger,

@@ -6,6 +6,7 @@
 import { type AgentConfig, configHelp, parseAgentConfig, SETTINGS } from '../config.ts';
 import type { HelpFlag } from './help-format.ts';
 import { writeCliError } from './cli-error.ts';
+import type { ErrorCode } from '../errors.ts';
 import { EXIT, type CliContext } from './context.ts';
 
 /** What the agent settings' command may take besides the settings. */
@@ -26,6 +27,8 @@ export const DIFF_IGNORES: ReadonlySet<string> = new Set([
   'leaderElection',
   'leaseName',
   'leaseNamespace',
+  'leaseDuration',
+  'shards',
   'restartMemo',
   'identity',
   'shutdownGracePeriod',
@@ -112,7 +115,12 @@ export function parseAgentCommand(
   }
   const all = [...problems, ...(parsed.ok ? [] : parsed.problems)];
   if (all.length > 0 || !parsed.ok) {
-    for (const p of all) writeCliError(ctx, command, 'MOORING_E_CONFIG_INVALID', p);
+    for (const p of all) {
+      // A problem with a code of its own leads with it (config/lease-settings.ts).
+      const coded = /^(MOORING_E_[A-Z_]+): (.*)$/s.exec(p);
+      if (coded) writeCliError(ctx, command, coded[1] as ErrorCode, coded[2]!);
+      else writeCliError(ctx, command, 'MOORING_E_CONFIG_INVALID', p);
+    }
     // A hint, not an error: the one line without a code.
     ctx.stderr.write(`mooring ${command}: see mooring ${command} --help\n`);
     return EXIT.usage;

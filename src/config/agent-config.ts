@@ -34,6 +34,10 @@ export interface AgentConfig {
   leaderElection: boolean;
   leaseName: string;
   leaseNamespace: string;
+  /** How long a Lease holds without renewal; renew deadline 2/3 and retry period 2/15 of it. */
+  leaseDurationMs: number;
+  /** Shards the listener's deployments are split into (1: one Lease, `leaseName`). */
+  shards: number;
   /** The restart memo's ConfigMap in `leaseNamespace` (ADR 0010); undefined: none kept. */
   restartMemo: string | undefined;
   identity: string;

@@ -13,6 +13,7 @@ import type { AgentConfig } from './agent-config.ts';
 import type { Setting } from './setting.ts';
 import { SETTINGS } from './settings-table.ts';
 import { joinNegativeValues } from './negative-values.ts';
+import { leaseProblems } from './lease-settings.ts';
 import { KIND_SCHEMAS } from './value-schemas.ts';
 
 export interface ConfigSources {
@@ -141,6 +142,7 @@ export function parseAgentConfig(sources: ConfigSources): ConfigResult {
       );
   }
 
+  leaseProblems(values, label(setting('leaseDuration')), label(setting('shards')), problems);
   if (problems.length > 0) return { ok: false, problems, help: false };
 
   // The file merged over the one table of defaults; a flag or variable set overrides its member.
@@ -177,6 +179,8 @@ export function parseAgentConfig(sources: ConfigSources): ConfigResult {
       (values.leaseNamespace as string | undefined) ??
       (sources.env.MOORING_POD_NAMESPACE || undefined) ??
       namespaces[0]!,
+    leaseDurationMs: seconds('leaseDuration'),
+    shards: values.shards as number,
     restartMemo: values.restartMemo as string | undefined,
     identity: (values.identity as string | undefined) ?? (sources.hostname ?? hostname)(),
     shutdownGracePeriodMs: seconds('shutdownGracePeriod'),

@@ -225,6 +225,27 @@ export const SETTINGS: readonly Setting[] = [
     description: 'Lease namespace',
   },
   {
+    key: 'leaseDuration',
+    flag: 'lease-duration',
+    env: 'MOORING_LEASE_DURATION',
+    kind: 'seconds',
+    value: '15',
+    defaultText: '15',
+    unit: 'seconds',
+    description:
+      'how long a Lease holds without renewal (at least 3); the holder gives up after 2/3 of it and retries every 2/15',
+  },
+  {
+    key: 'shards',
+    flag: 'shards',
+    env: 'MOORING_SHARDS',
+    kind: 'int',
+    value: '1',
+    defaultText: '1',
+    description:
+      "split the listener's deployments into N shards (1-256), each on its own Lease; N > 1 needs --leader-election",
+  },
+  {
     key: 'restartMemo',
     flag: 'restart-memo',
     env: 'MOORING_RESTART_MEMO',

@@ -39,6 +39,8 @@ describe('--help', () => {
       '--leader-election',
       '--lease-name',
       '--lease-namespace',
+      '--lease-duration',
+      '--shards',
       '--restart-memo',
       '--identity',
       '--shutdown-grace-period',

@@ -29,6 +29,19 @@ describe('mooring run', () => {
     ]);
   });
 
+  it('shards without leader election: MOORING_E_SHARDS_INVALID, exit 2', async () => {
+    const c = captureContext({
+      MOORING_CONTROL_PLANE_URL: 'http://127.0.0.1:9',
+      MOORING_API_KEY: 'k',
+      MOORING_LISTENER_ID: '11111111-1111-4111-8111-111111111111',
+      MOORING_NAMESPACES: 'default',
+    });
+    expect(await run(['--shards', '3'], c.ctx)).toBe(2);
+    expect(c.stderr().trim().split('\n')[0]).toBe(
+      'mooring run: MOORING_E_SHARDS_INVALID: --shards (MOORING_SHARDS): 3 shards need --leader-election (MOORING_LEADER_ELECTION): without it every replica would write every shard',
+    );
+  });
+
   it('a bad settings file stops it at start: exit 2, one line per problem naming the member, no value', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'mooring-run-settings-'));
     const file = path.join(dir, 'settings.yaml');
