@@ -72,12 +72,13 @@ export interface FencingReport {
 const termName = (t: LeaseTerm) => `${t.lease} ${t.holder} #${t.leaseTransitions}`;
 
 /**
- * Checks every write in `writes` (of the deployment kinds) against the Lease of its deployment's
- * shard: `shardLease(deploymentId)` names it.
+ * Checks every write in `writes` against the Lease of its deployment's shard: `owners` names an
+ * object's deployment, `shardLease(deploymentId)` that deployment's Lease. (The namespace patch,
+ * shard 0's holder's alone, is checked with an `owners` answering one fixed name.)
  */
 export function checkFencing(
   writes: ReadonlyMap<string, readonly ObjectWrite[]>,
-  owners: DeploymentOfObject,
+  owners: Pick<DeploymentOfObject, 'get'>,
   terms: LeaseTerms,
   shardLease: (deploymentId: string) => string,
 ): FencingReport {
