@@ -30,6 +30,11 @@ export interface LeaderElectorOptions {
   onStartedLeading: () => void;
   /** Called when it stops being the leader (lost, or released on shutdown). */
   onStoppedLeading: () => void;
+  /**
+   * Asked right before taking a lease this replica does not hold; false: leave it to others this
+   * time (sharding's fair share, shard-elector.ts). Default: always take it.
+   */
+  mayAcquire?: () => boolean;
 }
 
 /**
@@ -65,6 +70,7 @@ export class LeaderElector {
       retryPeriodMs: 2_000,
       clock: systemClock,
       random: Math.random,
+      mayAcquire: () => true,
       ...options,
     };
   }
@@ -79,32 +85,27 @@ export class LeaderElector {
   }
 
   /**
+   * The holder as observed here while its lease is fresh (this replica only while it leads);
+   * undefined when the lease is free or expired. Sharding counts live replicas with it.
+   */
+  get liveHolder(): string | undefined {
+    const holder = this.#observed?.holderIdentity;
+    if (holder === undefined) return undefined;
+    if (holder === this.#o.identity) return this.#leader ? holder : undefined;
+    return this.#otherExpiresAtMs !== undefined && this.#otherExpiresAtMs > this.#o.clock.now()
+      ? holder
+      : undefined;
+  }
+
+  /**
    * Campaigns and renews until `signal` aborts; then releases the lease if held. Never throws:
    * API errors are logged and retried.
    */
   async run(signal: AbortSignal): Promise<void> {
-    const { clock, retryPeriodMs, renewDeadlineMs, logger } = this.#o;
+    const { clock } = this.#o;
     while (!signal.aborted) {
-      const ok = await this.#tryAcquireOrRenew();
-      if (signal.aborted) break;
-      const now = clock.now();
-      if (ok) {
-        this.#lastRenewMs = now;
-        if (!this.#leader) {
-          this.#leader = true;
-          logger.info('became the leader');
-          this.#o.onStartedLeading();
-        }
-      } else if (this.#leader && now - this.#lastRenewMs >= renewDeadlineMs) {
-        this.#stepDown('could not renew the lease within the renew deadline');
-      }
-      // Candidates spread their attempts (client-go's jitter factor 1.2); the leader renews on time.
-      let waitMs = this.#leader ? retryPeriodMs : jitter(retryPeriodMs * 1.1, 0.1 / 1.1, this.#o.random);
-      // A standby that knows when the holder's lease runs out tries right then, not up to a retry
-      // period later: a takeover after a crash costs the lease duration, not that plus a period.
-      if (!this.#leader && this.#otherExpiresAtMs !== undefined && this.#otherExpiresAtMs > clock.now()) {
-        waitMs = Math.max(0, Math.min(waitMs, this.#otherExpiresAtMs - clock.now() + 1));
-      }
+      const waitMs = await this.step(signal);
+      if (waitMs === undefined) break;
       try {
         await sleep(clock, waitMs, signal);
       } catch {
@@ -112,6 +113,35 @@ export class LeaderElector {
       }
     }
     await this.release();
+  }
+
+  /**
+   * One attempt to take or renew the lease, and what follows from it (started or stopped
+   * leading); returns the wait before the next attempt, or undefined once `signal` aborted.
+   */
+  async step(signal?: AbortSignal): Promise<number | undefined> {
+    const { clock, retryPeriodMs, renewDeadlineMs, logger } = this.#o;
+    const ok = await this.#tryAcquireOrRenew();
+    if (signal?.aborted) return undefined;
+    const now = clock.now();
+    if (ok) {
+      this.#lastRenewMs = now;
+      if (!this.#leader) {
+        this.#leader = true;
+        logger.info('became the leader');
+        this.#o.onStartedLeading();
+      }
+    } else if (this.#leader && now - this.#lastRenewMs >= renewDeadlineMs) {
+      this.#stepDown('could not renew the lease within the renew deadline');
+    }
+    // Candidates spread their attempts (client-go's jitter factor 1.2); the leader renews on time.
+    let waitMs = this.#leader ? retryPeriodMs : jitter(retryPeriodMs * 1.1, 0.1 / 1.1, this.#o.random);
+    // A standby that knows when the holder's lease runs out tries right then, not up to a retry
+    // period later: a takeover after a crash costs the lease duration, not that plus a period.
+    if (!this.#leader && this.#otherExpiresAtMs !== undefined && this.#otherExpiresAtMs > clock.now()) {
+      waitMs = Math.max(0, Math.min(waitMs, this.#otherExpiresAtMs - clock.now() + 1));
+    }
+    return waitMs;
   }
 
   /** Clears `holderIdentity` if this replica holds the lease, and steps down. */
@@ -159,6 +189,7 @@ export class LeaderElector {
     try {
       const current = await this.#withTimeout((signal) => client.get(signal));
       if (!current) {
+        if (!this.#o.mayAcquire()) return false;
         this.#observe(
           await this.#withTimeout((signal) =>
             client.create({ ...fresh, resourceVersion: undefined }, signal),
@@ -172,6 +203,7 @@ export class LeaderElector {
       const heldByOther = holder !== undefined && holder !== identity;
       this.#otherExpiresAtMs = heldByOther ? this.#observedAtMs + durationMs : undefined;
       if (heldByOther && this.#observedAtMs + durationMs > clock.now()) return false;
+      if (holder !== identity && !this.#o.mayAcquire()) return false;
       const next: LeaseRecord =
         holder === identity
           ? { ...current, renewTimeMs: now, leaseDurationSeconds: fresh.leaseDurationSeconds }

@@ -1,0 +1,152 @@
+/**
+ * Sharding on Leases without a coordinator (ADR 0012): one `LeaderElector` per shard Lease, and one
+ * per membership slot Lease so that replicas holding no shard are counted. Each round a replica
+ * renews what it holds, counts the live replicas from the slot holders, takes free or expired
+ * shards only while it holds fewer than its fair share, and gives back the shards above it (after
+ * its own work on them stopped). A shard whose Lease cannot be renewed within the renew deadline
+ * is dropped at once: the Lease outlives the deadline, so no other replica writes it meanwhile.
+ * With one shard this is today's single-leader election on `--lease-name`, with no slots.
+ */
+import type { Logger } from '../log.ts';
+import { type Clock, sleep, systemClock } from './clock.ts';
+import { LeaderElector, type LeaseClient, leaseTimings } from './leader-election.ts';
+import { extraShards, fairShare, memberLeaseName, shardLeaseName } from './shards.ts';
+
+export interface ShardElectorOptions {
+  shards: number;
+  /** `--lease-name`: shard i's Lease is `<name>-<i>` (the name itself with one shard). */
+  leaseName: string;
+  /** A Lease client for a Lease name in the lease namespace. */
+  clientFor: (name: string) => LeaseClient;
+  identity: string;
+  leaseDurationMs: number;
+  clock?: Clock;
+  random?: () => number;
+  logger: Logger;
+  /** This replica now holds `shard`: it may write its objects. */
+  onGained: (shard: number) => void;
+  /** This replica could not renew `shard` (or released it on shutdown): stop writing it at once. */
+  onLost: (shard: number) => void;
+  /**
+   * Called before a shard above the fair share is given back, while its Lease is still held:
+   * the replica's work on it must be over when this settles (a new holder starts at once).
+   */
+  beforeRelease: (shard: number) => Promise<void>;
+}
+
+export class ShardElector {
+  readonly #o: ShardElectorOptions & { clock: Clock; random: () => number };
+  readonly #shards: LeaderElector[];
+  readonly #members: LeaderElector[];
+  readonly #releasing = new Set<number>();
+  /** Takes granted in the current round: a round takes at most its fair share, and one slot. */
+  #shardTakes = 0;
+  #memberTakes = 0;
+  #fair: number;
+
+  constructor(options: ShardElectorOptions) {
+    this.#o = { clock: systemClock, random: Math.random, ...options };
+    const { shards, leaseName, clientFor, identity, leaseDurationMs, clock, random, logger } = this.#o;
+    this.#fair = shards;
+    const elector = (name: string, extra: Partial<ConstructorParameters<typeof LeaderElector>[0]>) =>
+      new LeaderElector({
+        client: clientFor(name),
+        identity,
+        ...leaseTimings(leaseDurationMs),
+        clock,
+        random,
+        logger: logger.child({ lease: name }),
+        onStartedLeading: () => undefined,
+        onStoppedLeading: () => undefined,
+        ...extra,
+      });
+    this.#shards = Array.from({ length: shards }, (_, i) =>
+      elector(shardLeaseName(leaseName, i, shards), {
+        onStartedLeading: () => this.#o.onGained(i),
+        onStoppedLeading: () => this.#o.onLost(i),
+        mayAcquire: () => this.#mayTakeShard(i),
+      }),
+    );
+    // One shard needs no count of replicas: whoever holds it holds everything.
+    this.#members =
+      shards > 1
+        ? Array.from({ length: shards }, (_, k) =>
+            elector(memberLeaseName(leaseName, k), { mayAcquire: () => this.#mayTakeSlot() }),
+          )
+        : [];
+  }
+
+  /** The shards this replica holds now, in order. */
+  held(): number[] {
+    return this.#shards.flatMap((e, i) => (e.isLeader ? [i] : []));
+  }
+
+  /** Live replicas as last observed: the fresh holders of membership slots, this one included. */
+  liveReplicas(): number {
+    if (this.#members.length === 0) return 1;
+    const holders = new Set(this.#members.map((m) => m.liveHolder).filter((h) => h !== undefined));
+    holders.add(this.#o.identity);
+    return holders.size;
+  }
+
+  /** The fair share the last round computed. */
+  get fairShare(): number {
+    return this.#fair;
+  }
+
+  /** Rounds until `signal` aborts, then releases every Lease held. Never throws. */
+  async run(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      const waitMs = await this.round(signal);
+      if (waitMs === undefined) break;
+      try {
+        await sleep(this.#o.clock, waitMs, signal);
+      } catch {
+        break;
+      }
+    }
+    await Promise.all([...this.#shards, ...this.#members].map((e) => e.release()));
+  }
+
+  /**
+   * One round: slots first (the count of replicas), then the shards; returns the wait before the
+   * next round, or undefined once `signal` aborted.
+   */
+  async round(signal?: AbortSignal): Promise<number | undefined> {
+    this.#memberTakes = 0;
+    const memberWaits = await Promise.all(this.#members.map((m) => m.step(signal)));
+    this.#fair = fairShare(this.#o.shards, this.liveReplicas());
+    for (const shard of extraShards(this.held(), this.#fair)) this.#giveBack(shard);
+    this.#shardTakes = 0;
+    const active = this.#shards.filter((_, i) => !this.#releasing.has(i));
+    const waits = [...memberWaits, ...(await Promise.all(active.map((e) => e.step(signal))))];
+    if (signal?.aborted || waits.includes(undefined)) return undefined;
+    return Math.min(...(waits as number[]));
+  }
+
+  #mayTakeShard(shard: number): boolean {
+    if (this.#releasing.has(shard)) return false;
+    if (this.held().length + this.#shardTakes >= this.#fair) return false;
+    this.#shardTakes += 1;
+    return true;
+  }
+
+  #mayTakeSlot(): boolean {
+    if (this.#memberTakes > 0 || this.#members.some((m) => m.isLeader)) return false;
+    this.#memberTakes += 1;
+    return true;
+  }
+
+  /** Stops this replica's work on `shard`, then clears the Lease's holder for another to take. */
+  #giveBack(shard: number): void {
+    if (this.#releasing.has(shard)) return;
+    this.#releasing.add(shard);
+    const elector = this.#shards[shard]!;
+    this.#o.logger.info({ shard, fairShare: this.#fair }, 'giving back a shard above the fair share');
+    void this.#o
+      .beforeRelease(shard)
+      .catch(() => undefined)
+      .then(() => elector.release())
+      .finally(() => this.#releasing.delete(shard));
+  }
+}

@@ -1,0 +1,160 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ShardElector } from '../../src/agent/shard-elector.ts';
+import { silentLogger } from '../../src/log.ts';
+import { FakeClock } from './fake-clock.ts';
+import { FakeLeases } from './fake-leases.ts';
+
+const LEASE_MS = 15_000;
+
+interface Replica {
+  identity: string;
+  elector: ShardElector;
+  cut: { off: boolean };
+  events: string[];
+  stop: AbortController;
+  done: Promise<void>;
+}
+
+function replica(leases: FakeLeases, clock: FakeClock, identity: string, shards = 6): Replica {
+  const cut = { off: false };
+  const events: string[] = [];
+  const stop = new AbortController();
+  const elector = new ShardElector({
+    shards,
+    leaseName: 'mooring-leader',
+    clientFor: leases.clientsOf(identity, cut),
+    identity,
+    leaseDurationMs: LEASE_MS,
+    clock,
+    random: () => 0.5,
+    logger: silentLogger(),
+    onGained: (s) => events.push(`gained ${s}`),
+    onLost: (s) => events.push(`lost ${s}`),
+    beforeRelease: async (s) => {
+      events.push(`releasing ${s}`);
+    },
+  });
+  return { identity, elector, cut, events, stop, done: elector.run(stop.signal) };
+}
+
+let running: Replica[] = [];
+let clockInUse: FakeClock | undefined;
+afterEach(async () => {
+  for (const r of running) r.stop.abort();
+  await clockInUse?.advance(5_000);
+  running = [];
+});
+
+function start(leases: FakeLeases, clock: FakeClock, ...ids: string[]): Replica[] {
+  clockInUse = clock;
+  const rs = ids.map((id) => replica(leases, clock, id));
+  running.push(...rs);
+  return rs;
+}
+
+/** Each shard's holder, by the Leases themselves. */
+function shardHolders(leases: FakeLeases): (string | undefined)[] {
+  return Array.from({ length: 6 }, (_, i) => leases.records.get(`mooring-leader-${i}`)?.holderIdentity);
+}
+
+describe('ShardElector: fair share over 6 shards', () => {
+  it('one replica holds all 6', async () => {
+    const clock = new FakeClock();
+    const leases = new FakeLeases();
+    const [a] = start(leases, clock, 'a');
+    await clock.advance(10_000);
+    expect(a!.elector.held()).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(shardHolders(leases)).toEqual(['a', 'a', 'a', 'a', 'a', 'a']);
+  });
+
+  it('two replicas hold 3 each, three replicas 2 each; every shard has exactly one holder', async () => {
+    for (const ids of [
+      ['a', 'b'],
+      ['a', 'b', 'c'],
+    ]) {
+      const clock = new FakeClock();
+      const leases = new FakeLeases();
+      const rs = start(leases, clock, ...ids);
+      await clock.advance(60_000);
+      const share = 6 / ids.length;
+      for (const r of rs) expect(r.elector.held()).toHaveLength(share);
+      const all = rs.flatMap((r) => r.elector.held()).sort();
+      expect(all).toEqual([0, 1, 2, 3, 4, 5]);
+      expect(shardHolders(leases).every((h) => h !== undefined)).toBe(true);
+      for (const r of rs) r.stop.abort();
+      await clock.advance(5_000);
+    }
+    running = [];
+  });
+});
+
+describe('ShardElector: a replica joins', () => {
+  it('the holder of all gives back the extras (work stopped first), and the newcomer takes them', async () => {
+    const clock = new FakeClock();
+    const leases = new FakeLeases();
+    const [a] = start(leases, clock, 'a');
+    await clock.advance(10_000);
+    expect(a!.elector.held()).toHaveLength(6);
+    const [b] = start(leases, clock, 'b');
+    await clock.advance(20_000);
+    expect(a!.elector.held()).toEqual([0, 1, 2]);
+    expect(b!.elector.held()).toEqual([3, 4, 5]);
+    // a stopped its work on each shard before its Lease was cleared, and never took it back.
+    for (const s of [3, 4, 5]) {
+      expect(a!.events.indexOf(`releasing ${s}`)).toBeLessThan(a!.events.indexOf(`lost ${s}`));
+      expect(a!.events.filter((e) => e === `gained ${s}`)).toHaveLength(1);
+    }
+    // Nobody else wrote a shard Lease while a still held it: b's takes came after a's release.
+    for (const s of [3, 4, 5]) {
+      const writes = leases.writes.filter((w) => w.includes(`mooring-leader-${s} `));
+      const released = writes.indexOf(`a mooring-leader-${s} (none)`);
+      const taken = writes.indexOf(`b mooring-leader-${s} b`);
+      expect(released).toBeGreaterThanOrEqual(0);
+      expect(taken).toBeGreaterThan(released);
+    }
+  });
+});
+
+describe('ShardElector: a holder stops renewing', () => {
+  it('it drops its shards within the renew deadline; the other takes them after the lease duration, never both at once', async () => {
+    const clock = new FakeClock();
+    const leases = new FakeLeases();
+    const [a, b] = start(leases, clock, 'a', 'b');
+    await clock.advance(60_000);
+    expect(a!.elector.held()).toHaveLength(3);
+    const aShards = a!.elector.held();
+    const cutAt = clock.now();
+    const lostAt = new Map<number, number>();
+    const gainedAt = new Map<number, number>();
+    a!.cut.off = true;
+    for (let t = 0; t < 40_000; t += 100) {
+      await clock.advance(100);
+      for (const s of aShards) {
+        if (!a!.elector.held().includes(s) && !lostAt.has(s)) lostAt.set(s, clock.now());
+        if (b!.elector.held().includes(s) && !gainedAt.has(s)) gainedAt.set(s, clock.now());
+      }
+    }
+    expect(b!.elector.held()).toEqual([0, 1, 2, 3, 4, 5]);
+    for (const s of aShards) {
+      // a stopped writing before its lease could expire (renew deadline 10 s of 15 s)...
+      expect(lostAt.get(s)! - cutAt).toBeLessThanOrEqual(LEASE_MS);
+      // ...and b took the shard only after that, within a lease duration and two retry periods.
+      expect(gainedAt.get(s)!).toBeGreaterThan(lostAt.get(s)!);
+      expect(gainedAt.get(s)! - cutAt).toBeLessThanOrEqual(LEASE_MS + 2 * 2_000 + 500);
+    }
+  });
+});
+
+describe('ShardElector: one shard', () => {
+  it('campaigns for the single old Lease name alone, with no membership slots', async () => {
+    const clock = new FakeClock();
+    const leases = new FakeLeases();
+    clockInUse = clock;
+    const a = replica(leases, clock, 'a', 1);
+    const b = replica(leases, clock, 'b', 1);
+    running.push(a, b);
+    await clock.advance(10_000);
+    expect([...leases.records.keys()]).toEqual(['mooring-leader']);
+    expect([a.elector.held(), b.elector.held()]).toEqual([[0], []]);
+  });
+});
