@@ -8,7 +8,7 @@
  * replicas in one lease term (terms from the sandbox's own record of every Lease write).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectChaosSurvived, summary } from './lib/chaos-assertions.ts';
+import { expectChaosSurvived, expectFenced, summary } from './lib/chaos-assertions.ts';
 import { type ChaosOutcome, runChaos } from './lib/chaos-run.ts';
 
 describe('chaos run, sharded (3 replicas, 6 shards, 30 deployments, 3 SIGKILLs)', () => {
@@ -45,22 +45,7 @@ describe('chaos run, sharded (3 replicas, 6 shards, 30 deployments, 3 SIGKILLs)'
   });
 
   it('every write came from the holder of its shard at that moment: no object written by two replicas in one term', () => {
-    const f = outcome.fencing;
-    expect(f).toBeDefined();
-    expect(f?.objects.checked).toBeGreaterThan(30);
-    expect(f?.objects.unattributed).toEqual([]);
-    const breach = (b: {
-      object: string;
-      write: { writer: string; at: number };
-      lease: string;
-      holders: string[];
-    }) =>
-      `${b.object} by ${b.write.writer} at ${new Date(b.write.at).toISOString()} under ${b.lease} held by ${b.holders}`;
-    expect(f?.objects.breaches.map(breach)).toEqual([]);
-    expect(f?.objects.sharedTerms).toEqual([]);
-    expect(f?.namespaces.breaches.map(breach)).toEqual([]);
-    // The kills moved shards: some Lease had more than one term.
-    expect(Math.max(...Object.values(f?.termsPerShard ?? {}))).toBeGreaterThan(1);
+    expectFenced(outcome, 30);
   });
 
   it('never sends a DELETE for an object a live deployment wants, and none while the control plane is down', () => {

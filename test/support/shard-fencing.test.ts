@@ -2,7 +2,8 @@
  * The helpers the sharding proofs stand on, against a real sandbox: the change feed reports every
  * Lease write, so terms are exact; the request log puts each write down to the replica named in
  * its User-Agent; and the fencing check flags a write by a replica not holding the object's shard
- * (and two replicas writing one object in one term), while passing a clean handover.
+ * (when it arrived, or when it was applied), and two replicas writing one object in one term,
+ * while passing a clean handover.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LABELS } from '../../src/labels.ts';
@@ -118,21 +119,38 @@ describe('who wrote what, and under which Lease term', () => {
     expect(report.sharedTerms).toEqual([`Secret/${NS}/web-env in shard-0 b #1`]);
   });
 
-  it('a write while no one holds the shard is a breach; an unlabelled object is reported, not passed', async () => {
-    expect((await lease('', 1, 'b')).status).toBe(200); // b releases
+  it("a write that arrived in its writer's term but was applied in the next holder's is a breach", async () => {
+    expect((await lease('c', 2, 'c')).status).toBe(200); // c holds shard-0
     await sleep(5);
     sb.api.clearRequests();
-    await writeSecret('b');
+    sb.api.setFaults([{ resource: 'secrets', latencyMs: 300, count: 1 }]);
+    const slow = writeSecret('c'); // arrives now, is applied 300 ms later
+    await sleep(100);
+    expect((await lease('d', 3, 'd')).status).toBe(200); // d takes over meanwhile
+    await slow;
+    sb.api.clearFaults();
+    const writes = writesByObject(sb.api.requests(), new Set(['Secret']));
+    const [write] = writes.get(`Secret/${NS}/web-env`) ?? [];
+    expect((write?.done ?? 0) - (write?.at ?? 0)).toBeGreaterThanOrEqual(290);
+    const report = checkFencing(writes, owners, terms, () => 'shard-0');
+    expect(report.breaches.map((b) => [b.write.writer, b.holders])).toEqual([['c', ['d']]]);
+  });
+
+  it('a write while no one holds the shard is a breach; an unlabelled object is reported, not passed', async () => {
+    expect((await lease('', 3, 'd')).status).toBe(200); // d releases
+    await sleep(5);
+    sb.api.clearRequests();
+    await writeSecret('d');
     await sb.call(
       'POST',
       `/api/v1/namespaces/${NS}/configmaps`,
       { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'stray', namespace: NS } },
-      ua('b'),
+      ua('d'),
     );
     expect(terms.holder('shard-0')).toBe('');
     const writes = writesByObject(sb.api.requests());
     const report = checkFencing(writes, owners, terms, () => 'shard-0');
-    expect(report.breaches.map((b) => [b.write.writer, b.holders])).toEqual([['b', ['']]]);
+    expect(report.breaches.map((b) => [b.write.writer, b.holders])).toEqual([['d', ['']]]);
     expect(report.unattributed).toEqual([`ConfigMap/${NS}/stray`]);
   });
 });

@@ -93,25 +93,25 @@ export function checkFencing(
     const lease = shardLease(deploymentId);
     for (const write of list) {
       report.checked += 1;
-      const current = terms.termsAt(lease, write.at);
-      // At a term's first millisecond two terms match: the write belongs to its writer's, if either.
-      const term = current.find((t) => t.holder === write.writer) ?? current[current.length - 1];
-      if (term) {
-        const key = `${object} in ${termName(term)}`;
-        const writers = writersByTerm.get(key) ?? new Set<string>();
-        writers.add(write.writer);
-        writersByTerm.set(key, writers);
+      // Held when the request arrived and still when the API server was done with it: a write
+      // delayed past its writer's term (and applied in the next holder's) is a breach too.
+      let breach: FencingBreach | undefined;
+      for (const instant of new Set([write.at, write.done])) {
+        const current = terms.termsAt(lease, instant);
+        // At a term's first millisecond two terms match: the write belongs to its writer's, if either.
+        const term = current.find((t) => t.holder === write.writer) ?? current[current.length - 1];
+        if (term) {
+          const key = `${object} in ${termName(term)}`;
+          const writers = writersByTerm.get(key) ?? new Set<string>();
+          writers.add(write.writer);
+          writersByTerm.set(key, writers);
+        }
+        if (term?.holder !== write.writer && breach === undefined) {
+          const holders = current.map((t) => t.holder);
+          breach = { object, deploymentId, write, lease, holders: holders.length ? holders : [''] };
+        }
       }
-      if (term?.holder !== write.writer) {
-        const holders = current.map((t) => t.holder);
-        report.breaches.push({
-          object,
-          deploymentId,
-          write,
-          lease,
-          holders: holders.length ? holders : [''],
-        });
-      }
+      if (breach) report.breaches.push(breach);
     }
   }
   for (const [key, writers] of writersByTerm) if (writers.size > 1) report.sharedTerms.push(key);

@@ -11,6 +11,8 @@ export interface ObjectWrite {
   writer: string;
   /** When the request arrived (ms since the epoch). */
   at: number;
+  /** When the API server was done with it (applied or refused); `at` while it is not. */
+  done: number;
   verb: string;
   /** The answer's status (0: the connection was dropped before an answer). */
   status: number;
@@ -44,7 +46,8 @@ export function writesByObject(
     if (writer === undefined) continue;
     const key = objectKey(r.kind, r.namespace, r.name);
     const list = out.get(key) ?? [];
-    list.push({ writer, at: Date.parse(r.time), verb: r.verb, status: r.status });
+    const at = Date.parse(r.time);
+    list.push({ writer, at, done: r.endTime ? Date.parse(r.endTime) : at, verb: r.verb, status: r.status });
     out.set(key, list);
   }
   for (const list of out.values()) list.sort((a, b) => a.at - b.at);
