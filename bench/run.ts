@@ -63,10 +63,11 @@ const USAGE = `usage: npm run bench -- --deployments N [flags]
                          in notes)
   --agent-arg X          pass X to mooring run (repeatable, e.g. --agent-arg=--concurrency=16;
                          for experiments, reported in notes)
-  --replicas N           run N agents at once with --leader-election (default 1); above 1 the
-                         harness measures cold convergence and idle cycles per replica (peak RSS,
-                         CPU, shards held, reconciles, resync time) and skips propagation,
-                         restarts and kubectl; shard with --agent-arg=--shards=K
+  --replicas N           run N agents (N >= 1) at once with --leader-election and measure cold
+                         convergence and idle cycles per replica (peak RSS, CPU, shards held,
+                         reconciles, resync time); skips propagation, restarts and kubectl;
+                         shard with --agent-arg=--shards=K (without the flag: one agent, no
+                         election, every phase)
   --memory-limit MIB     run the agent in a memory cgroup with this limit (default: the Helm
                          chart's resources.limits.memory; 0: no limit)
 `;
@@ -98,7 +99,7 @@ function parse(argv: string[]) {
       'agent-arg': { type: 'string', multiple: true, default: [] },
       'agent-env': { type: 'string', multiple: true, default: [] },
       'memory-limit': { type: 'string' },
-      replicas: { type: 'string', default: '1' },
+      replicas: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -109,8 +110,8 @@ function parse(argv: string[]) {
   };
   if (values['kubectl-only'] && values['skip-kubectl'])
     throw new Error('--kubectl-only and --skip-kubectl exclude each other');
-  if (Number(values.replicas) > 1 && (Number(values.rounds) > 1 || values['kubectl-only']))
-    throw new Error('--replicas above 1 measures one round of the agents: no --rounds, no --kubectl-only');
+  if (values.replicas !== undefined && (Number(values.rounds) > 1 || values['kubectl-only']))
+    throw new Error('--replicas measures one round of the agents: no --rounds, no --kubectl-only');
   const pollIntervalS = Number(values['poll-interval']);
   if (!(pollIntervalS > 0)) throw new Error(`--poll-interval must be a positive number of seconds`);
   const resync = values['resync-interval'];
@@ -150,7 +151,8 @@ function parse(argv: string[]) {
         return [kv.slice(0, eq), kv.slice(eq + 1)];
       }),
     ),
-    replicas: int('replicas', values.replicas, 1),
+    /** Agents run at once with leader election (`--replicas`); undefined: one agent, no election. */
+    replicas: values.replicas === undefined ? undefined : int('replicas', values.replicas, 1),
     memoryLimitMib:
       values['memory-limit'] === undefined ? undefined : int('memory-limit', values['memory-limit'], 0),
   };
@@ -207,7 +209,7 @@ async function startAgent(
     ...(typeof cgroup === 'object' ? { cgroup } : {}),
     // Node as the image runs it; --agent-env replaces what it names. Replicas need names of their
     // own (the Lease holder identity), as pods have.
-    env: { ...imageEnv, ...(o.replicas > 1 ? { MOORING_POD_NAME: name } : {}), ...o.agentEnv },
+    env: { ...imageEnv, ...(o.replicas !== undefined ? { MOORING_POD_NAME: name } : {}), ...o.agentEnv },
     logFile: path.join(runDir, `${name}.log`),
     nodeFlags: [
       ...nodeFlags,
@@ -235,7 +237,7 @@ async function startAgent(
       // As the chart runs it: the leader keeps its restart memo (ADR 0010).
       '--restart-memo',
       'mooring-restart-memo',
-      ...(o.replicas > 1 ? ['--leader-election', '--lease-namespace', 'bench-0'] : []),
+      ...(o.replicas !== undefined ? ['--leader-election', '--lease-namespace', 'bench-0'] : []),
       ...o.agentArgs,
     ],
   });
@@ -284,7 +286,7 @@ async function main(): Promise<number> {
     note(
       `agent --resync-interval ${o.resyncIntervalS}: polls in between resync nothing (the idle figures are of such polls)`,
     );
-  const kubectl = o.skipKubectl || o.replicas > 1 ? undefined : ensureTools(say).kubectl;
+  const kubectl = o.skipKubectl || o.replicas !== undefined ? undefined : ensureTools(say).kubectl;
   const runtime = agentRuntime(o);
 
   /**
@@ -349,9 +351,9 @@ async function main(): Promise<number> {
   });
   result.objects = stack.objects;
   say(`${stack.objects} objects expected`);
-  if (o.replicas > 1) {
+  if (o.replicas !== undefined) {
     result.replicas = o.replicas;
-    note(`${o.replicas} replicas with leader election: propagation, restarts and kubectl are skipped`);
+    note(`${o.replicas} replica(s) with leader election: propagation, restarts and kubectl are skipped`);
     await runReplicaPhases(
       {
         stack,
