@@ -33,8 +33,10 @@ export interface AgentDeps {
   exposesUrls?: () => boolean;
   /** Start-up checks of the cluster beyond the namespaces (the exposure kind); may only warn. */
   checkCluster?: () => Promise<void>;
-  /** Only with leader election. */
+  /** Only with leader election (one shard; `leaseClientFor` wins when given). */
   leaseClient?: LeaseClient;
+  /** With leader election: the client of a Lease by name (shard and membership Leases). */
+  leaseClientFor?: (name: string) => LeaseClient;
   /**
    * Resolves each poll's deployments (default: a new one per term); the composition root gives
    * one seeded with the revisions a restart memo knew (ADR 0010), read only when rendered.
@@ -58,8 +60,15 @@ export interface AgentDeps {
     },
     signal: AbortSignal,
   ): Promise<ReconcileResult>;
-  /** Feeds the orphan collector a complete listing and deletes what it decides. */
-  collectOrphans(snapshot: Snapshot, signal: AbortSignal): Promise<OrphanPassResult>;
+  /**
+   * Feeds the orphan collector a complete listing and deletes what it decides. `holds` says which
+   * deployments are in this replica's shards: objects of others are neither listed nor pruned.
+   */
+  collectOrphans(
+    snapshot: Snapshot,
+    signal: AbortSignal,
+    holds?: (deploymentId: string) => boolean,
+  ): Promise<OrphanPassResult>;
   /** Called when a complete snapshot arrives, before its deployments are queued. */
   beginCycle?: () => void;
   /** Whether a deployment still owns objects by the latest complete listing (the delete cap). */
@@ -96,7 +105,10 @@ export interface AgentStatus {
   listenerId: string;
   identity: string;
   version: string;
+  /** Whether this replica holds any shard (without leader election: always). */
   leader: boolean;
+  /** The shards the listener is split into, and those this replica holds (ADR 0012). */
+  shards?: { total: number; held: number[] };
   dryRun: boolean;
   lastPollAt: string | null;
   /** Set while the orphan pass is refused (too many deletions due, or an incomplete listing). */
@@ -109,7 +121,7 @@ export interface AgentStatus {
 /** The `/status` document (see AgentStatus), every string in it scrubbed of known secret values. */
 export function statusDocumentOf(
   d: Pick<AgentDeps, 'config' | 'version' | 'redactor' | 'routes'>,
-  live: { leader: boolean; lastPollAtMs: number | undefined },
+  live: { leader: boolean; lastPollAtMs: number | undefined; shards?: AgentStatus['shards'] },
   pruneRefused: AgentStatus['pruneRefused'],
   deployments: AgentStatus['deployments'],
 ): AgentStatus {
@@ -119,6 +131,7 @@ export function statusDocumentOf(
     identity: config.identity,
     version,
     leader: live.leader,
+    ...(live.shards ? { shards: live.shards } : {}),
     dryRun: config.dryRun,
     lastPollAt: live.lastPollAtMs === undefined ? null : new Date(live.lastPollAtMs).toISOString(),
     pruneRefused,

@@ -1,23 +1,25 @@
 /**
- * The agent: start-up checks and registration, then (as the leader, or always without leader
- * election) the poll loop feeding the runner, the orphan pass after each listing and the heartbeat,
- * until a lost lease (its writes cut at once) or a shutdown (after the grace period; then the memo
- * is saved and the lease released) ends them. Access comes through `AgentDeps` (`cli/wiring.ts`).
+ * The agent: start-up checks and registration, then (while holding a shard, or always without
+ * leader election) the poll loop feeding the runner, the orphan pass after each listing and (shard
+ * 0's holder) the heartbeat, until the last shard is lost (its writes cut at once) or a shutdown
+ * (after the grace period; then the memo is saved and the Leases released) ends them. Work is
+ * scoped to the held shards (held-shards.ts, ADR 0012). Access comes through `AgentDeps`.
  */
 import { type ErrorCode, MooringError } from '../errors.ts';
 import type { Check } from '../ops/server.ts';
 import { pollLoopHealth, readiness } from './agent-checks.ts';
 import { type AgentDeps, type AgentStatus, statusDocumentOf } from './agent-deps.ts';
 import { type Clock, sleep, systemClock } from './clock.ts';
-import { Deployments } from './deployments.ts';
-import { LeaderElector, leaseTimings } from './leader-election.ts';
-import { concurrencyAt } from './memory-budget.ts';
+import type { Deployments } from './deployments.ts';
+import { HeldShards, shardGauges, shardLost } from './held-shards.ts';
+import { leaseTimings } from './leader-election.ts';
 import { MemoSchedule } from './memo-schedule.ts';
 import { type Snapshot, Poller } from './poller.ts';
-import { runHeartbeat } from './registration.ts';
-import { Runner } from './runner.ts';
+import { ShardElector } from './shard-elector.ts';
+import type { Runner } from './runner.ts';
 import { startUp } from './start-up.ts';
 import { StatusStore } from './status.ts';
+import { heartbeat, termDeployments, termRunner } from './term-parts.ts';
 
 export type { AgentDeps, AgentStatus } from './agent-deps.ts';
 export type { OrphanPassResult } from './deployments.ts';
@@ -27,7 +29,7 @@ interface Term {
   abort: AbortController;
   runner: Runner;
   poller: Poller;
-  loops: Promise<unknown>;
+  loops: Promise<unknown>[];
 }
 
 export class Agent {
@@ -40,7 +42,7 @@ export class Agent {
   #registered = false;
   #lastPollAtMs: number | undefined;
   #kubeUnreachableSinceMs: number | undefined;
-  #elector: LeaderElector | undefined;
+  readonly #held: HeldShards;
   /** The last term ended because another replica took the lease (not by shutdown). */
   #deposed = false;
   readonly #memoSchedule = new MemoSchedule();
@@ -48,23 +50,10 @@ export class Agent {
   constructor(deps: AgentDeps) {
     this.#d = { clock: systemClock, random: Math.random, ...deps };
     this.status = new StatusStore({ ...(deps.redactor ? { scrubber: deps.redactor } : {}) });
-    this.#deployments = new Deployments({
-      status: this.status,
-      redactor: deps.redactor,
-      logger: this.#d.logger,
-      metrics: this.#d.metrics,
-      clock: this.#d.clock,
-      resyncIntervalMs: this.#d.config.resyncIntervalMs,
-      pollIntervalMs: this.#d.config.pollIntervalMs,
-      reconcile: (input, signal) => this.#d.reconcile(input, signal),
-      loadRevision: this.#d.loadRevision,
-      collectOrphans: (snapshot, signal) => this.#d.collectOrphans(snapshot, signal),
-      beginCycle: this.#d.beginCycle,
-      onReconciled: this.#d.onReconciled,
-      onRefused: this.#d.onRefused,
-      ownsObjects: this.#d.ownsObjects,
-      memory: this.#d.memory,
-    });
+    this.#held = new HeldShards(deps.config.shards, shardGauges(deps.metrics, deps.config.shards));
+    this.#deployments = termDeployments(this.#d, this.status, (snapshot, signal) =>
+      this.#held.guardAll(signal, (s) => this.#d.collectOrphans(snapshot, s, this.#held.scope)),
+    );
   }
 
   get isLeader(): boolean {
@@ -106,36 +95,32 @@ export class Agent {
     const { config, logger } = this.#d;
     await this.#startUp(signal);
     if (signal.aborted) return;
-    const stopped = new Promise<void>((resolve) => {
-      if (signal.aborted) resolve();
-      else signal.addEventListener('abort', () => resolve(), { once: true });
-    });
-    if (config.leaderElection && !config.dryRun && this.#d.leaseClient) {
-      // The elector gets its own signal: the lease is released only after in-flight reconciles
+    const stopped = new Promise<void>((resolve) =>
+      signal.addEventListener('abort', () => resolve(), { once: true }),
+    );
+    const clientFor = this.#d.leaseClientFor ?? (this.#d.leaseClient && (() => this.#d.leaseClient!));
+    if (config.leaderElection && !config.dryRun && clientFor) {
+      // The elector gets its own signal: the Leases are released only after in-flight reconciles
       // finished (or the grace period ran out), never while one may still write.
       const electorAbort = new AbortController();
-      this.#elector = new LeaderElector({
-        client: this.#d.leaseClient,
-        identity: config.identity,
-        ...leaseTimings(config.leaseDurationMs),
+      const elector = new ShardElector({
+        ...config,
+        clientFor,
         clock: this.#d.clock,
         random: this.#d.random,
         logger,
-        onStartedLeading: () => {
-          if (!signal.aborted) void this.#startTermWhenClear(signal);
-        },
-        // Another replica may be writing already: stop at once, no grace.
-        onStoppedLeading: () => {
-          this.#deposed = true;
-          void this.#stopTerm(0, 'leadership lost', 'MOORING_E_LEADERSHIP_LOST');
-        },
+        onGained: (shard) => this.#gained(shard, signal),
+        // Another replica may be writing that shard already: stop at once, no grace.
+        onLost: (shard) => this.#lost(shard, shardLost(shard, false)),
+        beforeRelease: (shard) => this.#giveBack(shard),
       });
-      const electing = this.#elector.run(electorAbort.signal);
+      const electing = elector.run(electorAbort.signal);
       await stopped;
       await this.#shutDown();
       electorAbort.abort();
       await electing;
     } else {
+      this.#held.gainAll();
       this.#startTerm();
       await stopped;
       await this.#shutDown();
@@ -146,6 +131,7 @@ export class Agent {
   /** One poll and the reconciles it causes, then return (`mooring diff`, `sandbox --once`). */
   async runOnce(signal: AbortSignal): Promise<Snapshot> {
     await this.#startUp(signal, { register: false });
+    this.#held.gainAll();
     this.#startTerm({ poll: false });
     const term = this.#term!;
     try {
@@ -174,7 +160,8 @@ export class Agent {
 
   /** The `/status` document, every string in it scrubbed of known secret values. */
   statusDocument(): AgentStatus {
-    const live = { leader: this.isLeader, lastPollAtMs: this.#lastPollAtMs };
+    const shards = { total: this.#held.total, held: this.#held.list() };
+    const live = { leader: this.isLeader, lastPollAtMs: this.#lastPollAtMs, shards };
     return statusDocumentOf(this.#d, live, this.#deployments.pruneRefusal, this.status.list());
   }
 
@@ -203,7 +190,30 @@ export class Agent {
       ]);
       bound.abort();
     }
-    if (!signal.aborted && this.#elector?.isLeader) this.#startTerm();
+    if (!signal.aborted && this.#held.count > 0) this.#startTerm();
+  }
+
+  /** A shard taken: a term starts with the first; shard 0 brings the heartbeat. */
+  #gained(shard: number, signal: AbortSignal): void {
+    if (signal.aborted) return;
+    this.#held.gain(shard);
+    if (!this.#term) void this.#startTermWhenClear(signal);
+    else if (shard === 0) this.#beat(this.#term);
+  }
+
+  /** A shard lost: its reconciles are cut; with the last one the term ends, with no grace. */
+  #lost(shard: number, reason: MooringError): void {
+    this.#held.lose(shard, reason);
+    if (this.#held.count > 0 || !this.#term) return;
+    this.#deposed = true;
+    void this.#stopTerm(0, 'leadership lost', 'MOORING_E_LEADERSHIP_LOST');
+  }
+
+  /** A shard above the fair share: its work is cut and waited for before its Lease is cleared. */
+  async #giveBack(shard: number): Promise<void> {
+    this.#held.lose(shard, shardLost(shard, true));
+    const { retryPeriodMs } = leaseTimings(this.#d.config.leaseDurationMs);
+    await this.#held.drained(shard, this.#d.clock, 2 * retryPeriodMs);
   }
 
   #startTerm(opts: { poll?: boolean } = {}): void {
@@ -211,16 +221,11 @@ export class Agent {
     this.#deposed = false;
     const { config, logger, metrics, clock, random } = this.#d;
     const abort = new AbortController();
-    const runner = new Runner({
-      reconcile: (key, signal) => this.#deployments.reconcile(key, signal),
-      concurrency: config.concurrency,
-      timeoutMs: config.reconcileTimeoutMs,
-      clock,
-      random,
-      logger,
-      onReport: (r) => this.#deployments.report(r),
-      ...(this.#d.memory ? { limit: (n: number) => concurrencyAt(this.#d.memory?.level ?? 'ok', n) } : {}),
-    });
+    const runner = termRunner(
+      this.#d,
+      (key, signal) => this.#held.guard(key, signal, (s) => this.#deployments.reconcile(key, s), {}),
+      (r) => this.#deployments.report(r),
+    );
     const poller = new Poller({
       client: this.#d.controlPlane,
       resolver: this.#d.resolver,
@@ -235,7 +240,8 @@ export class Agent {
       onCycle: (cycle) => {
         if (this.#term !== term) return;
         const current = () => this.#term === term;
-        const taken = this.#deployments.takeCycle(cycle, term.runner, term.abort.signal, current);
+        const mine = this.#held.filterCycle(cycle);
+        const taken = this.#deployments.takeCycle(mine, term.runner, term.abort.signal, current);
         const save = this.#d.saveRestartMemo;
         const due = () => this.#term === term && this.#memoSchedule.due(clock.now(), this.#d.memory?.level);
         return taken.then(() => (save && due() ? save(this.#deployments.convergedPasses()) : undefined));
@@ -249,30 +255,20 @@ export class Agent {
         }
       },
     });
-    const loops: Promise<unknown>[] = [];
-    const term: Term = { abort, runner, poller, loops: Promise.resolve() };
+    const term: Term = { abort, runner, poller, loops: [] };
     this.#term = term;
     metrics.leader.set(1);
     runner.start();
     if (opts.poll !== false) {
-      loops.push(poller.run(abort.signal));
-      loops.push(
-        runHeartbeat(
-          {
-            client: this.#d.controlPlane,
-            listenerId: config.listenerId,
-            namespaces: config.namespaces,
-            version: this.#d.version,
-            intervalMs: config.heartbeatIntervalMs,
-            clock,
-            logger,
-            onBeat: (result) => metrics.heartbeats.inc({ result }),
-          },
-          abort.signal,
-        ),
-      );
+      term.loops.push(poller.run(abort.signal));
+      this.#beat(term);
     }
-    term.loops = Promise.all(loops);
+  }
+
+  /** The listener heartbeat (and namespace patch), from shard 0's holder only, while it holds it. */
+  #beat(term: Term): void {
+    const shard0 = this.#held.signalOf(0);
+    if (shard0) term.loops.push(heartbeat(this.#d, AbortSignal.any([term.abort.signal, shard0])));
   }
 
   #stopTerm(graceMs: number, why: string, code: ErrorCode = 'MOORING_E_CANCELLED'): Promise<void> {
@@ -292,7 +288,10 @@ export class Agent {
       // is discarded: the term is over).
       const leftMs = Math.max(0, graceMs - (this.#d.clock.now() - started));
       const bound = new AbortController();
-      await Promise.race([term.loops, sleep(this.#d.clock, leftMs, bound.signal).catch(() => undefined)]);
+      await Promise.race([
+        Promise.all(term.loops),
+        sleep(this.#d.clock, leftMs, bound.signal).catch(() => undefined),
+      ]);
       bound.abort();
       this.#d.logger.info({ why, inFlightFinished: finished }, 'stopped reconciling');
     })();

@@ -10,6 +10,7 @@ import { ControlPlaneClient } from '../control-plane/client.ts';
 import { createKubeClient } from '../kube/clients.ts';
 import { servesKind } from '../kube/exposure-discovery.ts';
 import { kubeLeaseClient } from '../kube/lease.ts';
+import { shardInventory } from '../kube/shard-inventory.ts';
 import { ForeignObjects } from '../kube/foreign-objects.ts';
 import { kubeNamespaceReader } from '../kube/namespaces.ts';
 import { ObjectClient } from '../kube/object-client.ts';
@@ -211,7 +212,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
       );
     },
     ...(config.leaderElection
-      ? { leaseClient: kubeLeaseClient(kube, config.leaseNamespace, config.leaseName) }
+      ? { leaseClientFor: (name: string) => kubeLeaseClient(kube, config.leaseNamespace, name) }
       : {}),
     // reconcileDeployment takes no signal: its resource calls are guarded instead, so a timed-out,
     // deposed or shut-down reconcile stops at its next step (apply, list, prune, event). The
@@ -259,11 +260,13 @@ export function wireAgent(o: WireOptions): WiredAgent {
           ),
       );
     },
-    collectOrphans: async (snapshot, signal) => {
-      // The cycle's shared listing; only when it failed does the pass list for itself.
-      const inventory =
+    collectOrphans: async (snapshot, signal, holds) => {
+      // The cycle's listing (else its own), cut to the held shards: never prune another shard's.
+      const inventory = shardInventory(
         (await observed.latest()) ??
-        (await resources.listOwned({ namespaces: config.namespaces, listenerId: config.listenerId }));
+          (await resources.listOwned({ namespaces: config.namespaces, listenerId: config.listenerId })),
+        holds,
+      );
       // Deletes go through the cache, so a deployment they touch lists afresh this cycle. Leadership
       // may have ended during the listing: the signal makes a deposed leader delete nothing.
       const { plan, changeSet } = await runOrphanPass(

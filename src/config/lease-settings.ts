@@ -1,7 +1,34 @@
 /**
- * The checks of the Lease settings taken together: a lease too short to renew within, and shards
- * without leader election (several replicas would each write every shard).
+ * The settings of Lease timing and sharding (rows of the settings table), and their checks taken
+ * together: a lease too short to renew within, and shards without leader election (several
+ * replicas would each write every shard).
  */
+import type { Setting } from './setting.ts';
+
+/** `--lease-duration` and `--shards`, after `--lease-namespace` in the settings table. */
+export const LEASE_SETTINGS_ROWS: readonly Setting[] = [
+  {
+    key: 'leaseDuration',
+    flag: 'lease-duration',
+    env: 'MOORING_LEASE_DURATION',
+    kind: 'seconds',
+    value: '15',
+    defaultText: '15',
+    unit: 'seconds',
+    description:
+      'how long a Lease holds without renewal (at least 3); the holder gives up after 2/3 of it and retries every 2/15',
+  },
+  {
+    key: 'shards',
+    flag: 'shards',
+    env: 'MOORING_SHARDS',
+    kind: 'int',
+    value: '1',
+    defaultText: '1',
+    description:
+      "split the listener's deployments into N shards (1-256), each on its own Lease; N > 1 needs --leader-election",
+  },
+];
 
 /** The most shards: each costs every replica two Lease requests a retry period. */
 export const MAX_SHARDS = 256;

@@ -3,6 +3,7 @@
  * here, the renderer's (render-settings-table.ts), then the log level. Parsing, validation and `--help` all read
  * it, so the three can never disagree.
  */
+import { LEASE_SETTINGS_ROWS } from './lease-settings.ts';
 import { RENDER_SETTINGS_ROWS } from './render-settings-table.ts';
 import type { Setting } from './setting.ts';
 
@@ -224,27 +225,7 @@ export const SETTINGS: readonly Setting[] = [
     defaultText: '$MOORING_POD_NAMESPACE, else first of --namespaces',
     description: 'Lease namespace',
   },
-  {
-    key: 'leaseDuration',
-    flag: 'lease-duration',
-    env: 'MOORING_LEASE_DURATION',
-    kind: 'seconds',
-    value: '15',
-    defaultText: '15',
-    unit: 'seconds',
-    description:
-      'how long a Lease holds without renewal (at least 3); the holder gives up after 2/3 of it and retries every 2/15',
-  },
-  {
-    key: 'shards',
-    flag: 'shards',
-    env: 'MOORING_SHARDS',
-    kind: 'int',
-    value: '1',
-    defaultText: '1',
-    description:
-      "split the listener's deployments into N shards (1-256), each on its own Lease; N > 1 needs --leader-election",
-  },
+  ...LEASE_SETTINGS_ROWS,
   {
     key: 'restartMemo',
     flag: 'restart-memo',

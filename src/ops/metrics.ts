@@ -36,6 +36,10 @@ export interface AgentMetrics {
   reconcilesInFlight: Gauge;
   /** 1 while this replica holds the lease (or leader election is off). */
   leader: Gauge;
+  /** The shards the listener is split into (`--shards`), how many this replica holds, and which. */
+  shards: Gauge;
+  shardsHeld: Gauge;
+  shardHeld: Gauge<'shard'>;
   heartbeats: Counter<'result'>;
   /** Orphan passes that deleted nothing because the rules forbade it, by code. */
   pruneRefusals: Counter<'code'>;
@@ -185,6 +189,22 @@ export function createMetrics(sources: MetricsSources): AgentMetrics {
       help: '1 while this replica is the leader (always 1 without leader election).',
       registers,
     }),
+    shards: new Gauge({
+      name: 'mooring_shards',
+      help: "The shards the listener's deployments are split into (--shards).",
+      registers,
+    }),
+    shardsHeld: new Gauge({
+      name: 'mooring_shards_held',
+      help: 'The shards this replica holds (writes) now.',
+      registers,
+    }),
+    shardHeld: new Gauge({
+      name: 'mooring_shard_held',
+      help: '1 for each shard this replica holds, 0 for one it held before.',
+      labelNames: ['shard'],
+      registers,
+    }),
     heartbeats: new Counter({
       name: 'mooring_heartbeats_total',
       help: 'Listener heartbeats (PATCH), by result (success, failure).',
@@ -235,6 +255,7 @@ export function createMetrics(sources: MetricsSources): AgentMetrics {
   processStartTimeMetric(registry);
   metrics.buildInfo.set({ version: sources.version, node_version: process.versions.node }, 1);
   metrics.leader.set(0);
+  metrics.shardsHeld.set(0);
   // A series without a sample before its first increment hides that increment from increase().
   for (const code of PRUNE_REFUSAL_CODES) metrics.pruneRefusals.inc({ code }, 0);
   // The same for the results the chart's alerts count: the first refusal or failure must show.

@@ -1,0 +1,164 @@
+/**
+ * The shards this replica holds, and what holding one means for its work (ADR 0012): each held
+ * shard has an AbortController, combined into the signal of every reconcile of its deployments,
+ * so losing the shard cuts their writes at once; polls are seen through the held shards only;
+ * work still running on a shard can be waited for before it is given back.
+ */
+import { MooringError } from '../errors.ts';
+import type { AgentMetrics } from '../ops/metrics.ts';
+import { type Clock, sleep } from './clock.ts';
+import type { DesiredDeployment, PollCycle, Snapshot } from './poll-cycle.ts';
+import { shardOf } from './shards.ts';
+
+export class HeldShards {
+  readonly total: number;
+  readonly #held = new Map<number, AbortController>();
+  /** Work running per shard (reconciles), and work over every held shard (orphan passes). */
+  readonly #running = new Map<number, Set<Promise<unknown>>>();
+  readonly #runningAll = new Set<Promise<unknown>>();
+  readonly #onChange: (held: number[]) => void;
+
+  constructor(total: number, onChange: (held: number[]) => void = () => undefined) {
+    this.total = total;
+    this.#onChange = onChange;
+  }
+
+  /** Every shard, as a replica without leader election holds them. */
+  gainAll(): void {
+    for (let i = 0; i < this.total; i++) this.gain(i);
+  }
+
+  gain(shard: number): void {
+    if (this.#held.has(shard)) return;
+    this.#held.set(shard, new AbortController());
+    this.#onChange(this.list());
+  }
+
+  /** Stops holding `shard`: every reconcile of its deployments is cut with `reason`. */
+  lose(shard: number, reason: MooringError): void {
+    const abort = this.#held.get(shard);
+    if (!abort) return;
+    this.#held.delete(shard);
+    abort.abort(reason);
+    this.#onChange(this.list());
+  }
+
+  has(shard: number): boolean {
+    return this.#held.has(shard);
+  }
+
+  get count(): number {
+    return this.#held.size;
+  }
+
+  /** The held shards, in order. */
+  list(): number[] {
+    return [...this.#held.keys()].sort((a, b) => a - b);
+  }
+
+  /** The signal aborted when `shard` is lost; undefined when it is not held. */
+  signalOf(shard: number): AbortSignal | undefined {
+    return this.#held.get(shard)?.signal;
+  }
+
+  /** Whether the deployment `id` is in a held shard. */
+  holds = (id: string): boolean => this.#held.has(shardOf(id, this.total));
+
+  /** `holds` when the listener is sharded; undefined with one shard (everything is this replica's). */
+  get scope(): ((id: string) => boolean) | undefined {
+    return this.total > 1 ? this.holds : undefined;
+  }
+
+  /** Runs `fn` for deployment `id` with a signal cut when its shard is lost; nothing when not held. */
+  async guard<T>(
+    id: string,
+    signal: AbortSignal,
+    fn: (signal: AbortSignal) => Promise<T>,
+    none: T,
+  ): Promise<T> {
+    const shard = shardOf(id, this.total);
+    const abort = this.#held.get(shard);
+    if (!abort) return none;
+    return this.#track(this.#runningOf(shard), fn(AbortSignal.any([signal, abort.signal])));
+  }
+
+  /** Runs `fn` (an orphan pass) with a signal cut when any shard held now is lost. */
+  async guardAll<T>(signal: AbortSignal, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const signals = [...this.#held.values()].map((a) => a.signal);
+    return this.#track(this.#runningAll, fn(AbortSignal.any([signal, ...signals])));
+  }
+
+  /** Waits (at most `boundMs`) until no work of `shard`, nor any pass over all, still runs. */
+  async drained(shard: number, clock: Clock, boundMs: number): Promise<void> {
+    const running = [...(this.#running.get(shard) ?? []), ...this.#runningAll];
+    if (running.length === 0) return;
+    const bound = new AbortController();
+    await Promise.race([
+      Promise.allSettled(running),
+      sleep(clock, boundMs, bound.signal).catch(() => undefined),
+    ]);
+    bound.abort();
+  }
+
+  /** `cycle` seen through the held shards (itself with one shard). */
+  filterCycle(cycle: PollCycle): PollCycle {
+    if (this.total <= 1) return cycle;
+    const holds = this.holds;
+    async function* desired(): AsyncGenerator<DesiredDeployment> {
+      for await (const d of cycle.desired) if (holds(d.deployment.id)) yield d;
+    }
+    const snapshot = cycle.snapshot.then((s) => this.filterSnapshot(s));
+    snapshot.catch(() => undefined);
+    return { desired: desired(), snapshot };
+  }
+
+  /** `snapshot` with only the deployments (and refused records) of held shards. */
+  filterSnapshot(snapshot: Snapshot): Snapshot {
+    if (this.total <= 1) return snapshot;
+    return {
+      ...snapshot,
+      deployments: snapshot.deployments.filter((d) => this.holds(d.deployment.id)),
+      // A refused record without an id keeps its objects wherever it is: never pruned for it.
+      rejected: snapshot.rejected.filter((r) => r.id === undefined || this.holds(r.id)),
+    };
+  }
+
+  #runningOf(shard: number): Set<Promise<unknown>> {
+    const set = this.#running.get(shard) ?? new Set<Promise<unknown>>();
+    this.#running.set(shard, set);
+    return set;
+  }
+
+  async #track<T>(set: Set<Promise<unknown>>, work: Promise<T>): Promise<T> {
+    set.add(work);
+    try {
+      return await work;
+    } finally {
+      set.delete(work);
+    }
+  }
+}
+
+/** Why a shard's reconciles were cut. */
+export function shardLost(shard: number, given: boolean): MooringError {
+  return given
+    ? new MooringError('MOORING_E_CANCELLED', `shard ${shard} given back to another replica`)
+    : new MooringError('MOORING_E_LEADERSHIP_LOST', `shard ${shard}: its Lease could not be renewed`);
+}
+
+/**
+ * Keeps the shard gauges: 1 for each held shard, 0 for one held before (a shard never held gets
+ * no series: 256 of them would be noise). Returns the `HeldShards` change callback.
+ */
+export function shardGauges(
+  metrics: Pick<AgentMetrics, 'shards' | 'shardsHeld' | 'shardHeld'>,
+  total: number,
+): (held: number[]) => void {
+  const seen = new Set<number>();
+  metrics.shards.set(total);
+  return (held) => {
+    metrics.shardsHeld.set(held.length);
+    for (const shard of held) seen.add(shard);
+    for (const shard of seen) metrics.shardHeld.set({ shard: String(shard) }, held.includes(shard) ? 1 : 0);
+  };
+}
