@@ -19,11 +19,13 @@ describe('chaos run, sharded (3 replicas, 6 shards, 30 deployments, 3 SIGKILLs)'
       seed: 20261129,
       deployments: 30,
       namespaces: ['chaos-a', 'chaos-b'],
-      chaosMs: 20_000,
+      chaosMs: 25_000,
       outages: 1,
       outageMs: 4_000,
       kills: 3,
-      changeFraction: 0.2,
+      // More changes than the single-agent run's 20%: their applies keep the 409s certain in a
+      // short run whose cold start may fall mostly before the faults on a loaded machine.
+      changeFraction: 0.4,
       pollIntervalSeconds: 1,
       sharding: { replicas: 3, shards: 6, leaseDurationSeconds: 3 },
       ...(process.env.CHAOS_AGENT_LOG ? { agentLogFile: process.env.CHAOS_AGENT_LOG } : {}),
@@ -41,7 +43,7 @@ describe('chaos run, sharded (3 replicas, 6 shards, 30 deployments, 3 SIGKILLs)'
   }, 170_000);
 
   it('converges to the render of the final deployments, object by object', () => {
-    expectChaosSurvived(outcome, { kills: 3, outages: 1, changes: 6 });
+    expectChaosSurvived(outcome, { kills: 3, outages: 1, changes: 12 });
   });
 
   it('every write came from the holder of its shard at that moment: no object written by two replicas in one term', () => {
