@@ -77,10 +77,12 @@ export interface AgentDeps {
   onRefused?: (d: DesiredDeployment) => void;
   /**
    * Called once the leader's last term ended by shutdown (not by losing the lease), with what its
-   * reconciles left verified, before the lease is released: the restart memo (ADR 0010). Never
-   * throws (a failure is logged).
+   * reconciles left verified, before the lease is released: the restart memo (ADR 0010). With
+   * shards, the held shards' memos, or those of `shards` (one given back). Never throws.
    */
-  saveRestartMemo?: (passes: Iterable<[string, ColdPass]>) => Promise<void>;
+  saveRestartMemo?: (passes: Iterable<[string, ColdPass]>, shards?: readonly number[]) => Promise<void>;
+  /** Told each change of the shards held (the restart memo reads and saves those shards'). */
+  onShards?: (held: number[]) => void;
   /**
    * The memory budget (memory-budget.ts): under heap pressure fewer reconciles run at once and
    * deployments never reconciled wait; `/readyz` and the metrics say so. None: no limits (tests).

@@ -11,15 +11,14 @@ import { pollLoopHealth, readiness } from './agent-checks.ts';
 import { type AgentDeps, type AgentStatus, statusDocumentOf } from './agent-deps.ts';
 import { type Clock, sleep, systemClock } from './clock.ts';
 import type { Deployments } from './deployments.ts';
-import { HeldShards, shardGauges, shardLost } from './held-shards.ts';
-import { leaseTimings } from './leader-election.ts';
+import { drainBoundMs, HeldShards, shardGauges, shardLost } from './held-shards.ts';
 import { MemoSchedule } from './memo-schedule.ts';
 import { type Snapshot, Poller } from './poller.ts';
 import { ShardElector } from './shard-elector.ts';
 import type { Runner } from './runner.ts';
 import { startUp } from './start-up.ts';
 import { StatusStore } from './status.ts';
-import { heartbeat, termDeployments, termRunner } from './term-parts.ts';
+import { heartbeat, termDeployments, termRunner, untilAborted } from './term-parts.ts';
 
 export type { AgentDeps, AgentStatus } from './agent-deps.ts';
 export type { OrphanPassResult } from './deployments.ts';
@@ -50,9 +49,12 @@ export class Agent {
   constructor(deps: AgentDeps) {
     this.#d = { clock: systemClock, random: Math.random, ...deps };
     this.status = new StatusStore({ ...(deps.redactor ? { scrubber: deps.redactor } : {}) });
-    this.#held = new HeldShards(deps.config.shards, shardGauges(deps.metrics, deps.config.shards));
+    this.#held = new HeldShards(
+      deps.config.shards,
+      shardGauges(deps.metrics, deps.config.shards, deps.onShards),
+    );
     this.#deployments = termDeployments(this.#d, this.status, (snapshot, signal) =>
-      this.#held.guardAll(signal, (s) => this.#d.collectOrphans(snapshot, s, this.#held.scope)),
+      this.#held.guardAll(signal, (s) => this.#d.collectOrphans(snapshot, s, this.#held.scopeOf(snapshot))),
     );
   }
 
@@ -95,9 +97,7 @@ export class Agent {
     const { config, logger } = this.#d;
     await this.#startUp(signal);
     if (signal.aborted) return;
-    const stopped = new Promise<void>((resolve) =>
-      signal.addEventListener('abort', () => resolve(), { once: true }),
-    );
+    const stopped = untilAborted(signal);
     const clientFor = this.#d.leaseClientFor ?? (this.#d.leaseClient && (() => this.#d.leaseClient!));
     if (config.leaderElection && !config.dryRun && clientFor) {
       // The elector gets its own signal: the Leases are released only after in-flight reconciles
@@ -160,8 +160,7 @@ export class Agent {
 
   /** The `/status` document, every string in it scrubbed of known secret values. */
   statusDocument(): AgentStatus {
-    const shards = { total: this.#held.total, held: this.#held.list() };
-    const live = { leader: this.isLeader, lastPollAtMs: this.#lastPollAtMs, shards };
+    const live = { leader: this.isLeader, lastPollAtMs: this.#lastPollAtMs, shards: this.#held.status() };
     return statusDocumentOf(this.#d, live, this.#deployments.pruneRefusal, this.status.list());
   }
 
@@ -209,11 +208,11 @@ export class Agent {
     void this.#stopTerm(0, 'leadership lost', 'MOORING_E_LEADERSHIP_LOST');
   }
 
-  /** A shard above the fair share: its work is cut and waited for before its Lease is cleared. */
+  /** A shard above the fair share: its work is cut and waited for, its memo saved, before its Lease is cleared. */
   async #giveBack(shard: number): Promise<void> {
     this.#held.lose(shard, shardLost(shard, true));
-    const { retryPeriodMs } = leaseTimings(this.#d.config.leaseDurationMs);
-    await this.#held.drained(shard, this.#d.clock, 2 * retryPeriodMs);
+    await this.#held.drained(shard, this.#d.clock, drainBoundMs(this.#d.config.leaseDurationMs));
+    await this.#d.saveRestartMemo?.(this.#deployments.convergedPasses(), [shard]);
   }
 
   #startTerm(opts: { poll?: boolean } = {}): void {
@@ -233,6 +232,7 @@ export class Agent {
       intervalMs: config.pollIntervalMs,
       collisions: { ...config.references, urls: this.#d.exposesUrls, holdsObjects: this.#d.ownsObjects },
       onListed: (n) => this.#d.memory?.sized(n),
+      scope: () => this.#held.scope,
       clock,
       random,
       logger,

@@ -7,6 +7,7 @@
 import { MooringError } from '../errors.ts';
 import type { AgentMetrics } from '../ops/metrics.ts';
 import { type Clock, sleep } from './clock.ts';
+import { leaseTimings } from './leader-election.ts';
 import type { DesiredDeployment, PollCycle, Snapshot } from './poll-cycle.ts';
 import { shardOf } from './shards.ts';
 
@@ -16,6 +17,8 @@ export class HeldShards {
   /** Work running per shard (reconciles), and work over every held shard (orphan passes). */
   readonly #running = new Map<number, Set<Promise<unknown>>>();
   readonly #runningAll = new Set<Promise<unknown>>();
+  /** The shards each filtered snapshot was taken for (`scopeOf`). */
+  readonly #snapshotShards = new WeakMap<Snapshot, ReadonlySet<number>>();
   readonly #onChange: (held: number[]) => void;
 
   constructor(total: number, onChange: (held: number[]) => void = () => undefined) {
@@ -88,6 +91,11 @@ export class HeldShards {
     return this.#track(this.#runningAll, fn(AbortSignal.any([signal, ...signals])));
   }
 
+  /** What /status says of the shards. */
+  status(): { total: number; held: number[] } {
+    return { total: this.total, held: this.list() };
+  }
+
   /** Waits (at most `boundMs`) until no work of `shard`, nor any pass over all, still runs. */
   async drained(shard: number, clock: Clock, boundMs: number): Promise<void> {
     const running = [...(this.#running.get(shard) ?? []), ...this.#runningAll];
@@ -100,26 +108,49 @@ export class HeldShards {
     bound.abort();
   }
 
-  /** `cycle` seen through the held shards (itself with one shard). */
+  /**
+   * `cycle` seen through the shards held now (itself with one shard). Called as the poll hands the
+   * cycle on, in the same turn as its listing was scoped (`scope`), so both see the same shards; a
+   * shard gained later joins at the next poll.
+   */
   filterCycle(cycle: PollCycle): PollCycle {
     if (this.total <= 1) return cycle;
-    const holds = this.holds;
+    const shards = new Set(this.#held.keys());
+    const total = this.total;
+    const holds = (id: string) => shards.has(shardOf(id, total));
     async function* desired(): AsyncGenerator<DesiredDeployment> {
       for await (const d of cycle.desired) if (holds(d.deployment.id)) yield d;
     }
-    const snapshot = cycle.snapshot.then((s) => this.filterSnapshot(s));
+    const snapshot = cycle.snapshot.then((s) => this.filterSnapshot(s, shards));
     snapshot.catch(() => undefined);
     return { desired: desired(), snapshot };
   }
 
-  /** `snapshot` with only the deployments (and refused records) of held shards. */
-  filterSnapshot(snapshot: Snapshot): Snapshot {
+  /** `snapshot` with only the deployments (and refused records) of `shards` (default: held now). */
+  filterSnapshot(snapshot: Snapshot, shards: ReadonlySet<number> = new Set(this.#held.keys())): Snapshot {
     if (this.total <= 1) return snapshot;
-    return {
+    const holds = (id: string) => shards.has(shardOf(id, this.total));
+    const mine: Snapshot = {
       ...snapshot,
-      deployments: snapshot.deployments.filter((d) => this.holds(d.deployment.id)),
+      deployments: snapshot.deployments.filter((d) => holds(d.deployment.id)),
       // A refused record without an id keeps its objects wherever it is: never pruned for it.
-      rejected: snapshot.rejected.filter((r) => r.id === undefined || this.holds(r.id)),
+      rejected: snapshot.rejected.filter((r) => r.id === undefined || holds(r.id)),
+    };
+    this.#snapshotShards.set(mine, shards);
+    return mine;
+  }
+
+  /**
+   * Which deployments the orphan pass of `snapshot` may act for: those of shards held both when
+   * it was taken and now. A shard gained in between is not in its listing, so its objects would
+   * look orphaned; one lost is another replica's. Undefined (all) with one shard.
+   */
+  scopeOf(snapshot: Snapshot): ((id: string) => boolean) | undefined {
+    if (this.total <= 1) return undefined;
+    const then = this.#snapshotShards.get(snapshot) ?? new Set<number>();
+    return (id) => {
+      const shard = shardOf(id, this.total);
+      return then.has(shard) && this.#held.has(shard);
     };
   }
 
@@ -139,6 +170,14 @@ export class HeldShards {
   }
 }
 
+/**
+ * How long a shard given back waits for its work to stop: two retry periods, well inside the renew
+ * deadline, so the shards still held are renewed on time meanwhile.
+ */
+export function drainBoundMs(leaseDurationMs: number): number {
+  return 2 * leaseTimings(leaseDurationMs).retryPeriodMs;
+}
+
 /** Why a shard's reconciles were cut. */
 export function shardLost(shard: number, given: boolean): MooringError {
   return given
@@ -153,10 +192,12 @@ export function shardLost(shard: number, given: boolean): MooringError {
 export function shardGauges(
   metrics: Pick<AgentMetrics, 'shards' | 'shardsHeld' | 'shardHeld'>,
   total: number,
+  also: (held: number[]) => void = () => undefined,
 ): (held: number[]) => void {
   const seen = new Set<number>();
   metrics.shards.set(total);
   return (held) => {
+    also(held);
     metrics.shardsHeld.set(held.length);
     for (const shard of held) seen.add(shard);
     for (const shard of seen) metrics.shardHeld.set({ shard: String(shard) }, held.includes(shard) ? 1 : 0);

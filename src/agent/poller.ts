@@ -59,6 +59,11 @@ export interface PollerOptions {
   resolver?: DesiredResolver | undefined;
   /** Told how many deployments the listing holds for this listener, before any revision is read. */
   onListed?: (deployments: number) => void;
+  /**
+   * The deployments this replica works on (the shards it holds, ADR 0012); the others are listed
+   * and count for collisions, but no revision of theirs is read and none is handed on. Default all.
+   */
+  scope?: (() => ((deploymentId: string) => boolean) | undefined) | undefined;
 }
 
 export class Poller {
@@ -144,7 +149,9 @@ export class Poller {
       const listing = await client.listAllDeployments({ remote_reconciled: true }, (raw) => this.#known(raw));
       const unsupported = new Map(listing.unsupported.map((u) => [u.id, u.reason]));
       const ours = listing.items.filter((d) => d.source_config.listener_id === listenerId);
-      this.#o.onListed?.(ours.length);
+      const inScope = this.#o.scope?.();
+      const mine = inScope ? ours.filter((d) => inScope(d.id)) : ours;
+      this.#o.onListed?.(mine.length);
       const { refused: collided, urlHolders } = collisionsOf(
         ours,
         this.#o.collisions ?? {},
@@ -162,7 +169,7 @@ export class Poller {
       // Revisions not yet cached (all of them at start-up) are fetched a few at a time, in order;
       // each deployment is handed on as soon as its own is in.
       const deployments = await pMap(
-        ours,
+        mine,
         async (deployment) => {
           const d = await this.#resolver.resolve(
             deployment,
@@ -177,6 +184,8 @@ export class Poller {
       this.#resolver.pruneCache(deployments);
       // Only what was digested: a refused record (one nested too deep, say) is never compared.
       this.#held = new Map(deployments.filter((d) => !d.refused).map((d) => [d.deployment.id, d.deployment]));
+      // Another shard's records are kept too, so that their next listing is not parsed again.
+      if (mine !== ours) for (const d of ours) if (!inScope?.(d.id)) this.#held.set(d.id, d);
       // Log refused records when the set changes, not at every poll.
       const rejectedKey = listing.rejected.map((r) => `${r.id ?? r.index}:${r.reason}`).join('|');
       if (rejectedKey !== this.#lastRejectedKey) {

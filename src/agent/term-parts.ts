@@ -74,3 +74,11 @@ export function heartbeat(d: Deps, signal: AbortSignal): Promise<void> {
     signal,
   );
 }
+
+/** Settles once `signal` aborts. */
+export function untilAborted(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+}

@@ -6,6 +6,7 @@
 import pMap from 'p-map';
 import type { AgentConfig } from '../config.ts';
 import { describeError } from '../agent/safe-error.ts';
+import { memberLeaseName, shardLeaseName, shardMemoName } from '../agent/shards.ts';
 import { kubeError } from '../kube/errors.ts';
 import type { KubeHttp } from '../kube/http.ts';
 import { KINDS } from '../objects/kinds.ts';
@@ -36,7 +37,8 @@ export function requiredAccess(
   config: Pick<
     AgentConfig,
     'namespaces' | 'deleteVolumes' | 'leaderElection' | 'leaseName' | 'leaseNamespace' | 'restartMemo'
-  >,
+  > &
+    Partial<Pick<AgentConfig, 'shards'>>,
   exposure: ExposureSettings['kind'],
   httpRouteServed: boolean,
 ): Access[] {
@@ -57,13 +59,27 @@ export function requiredAccess(
     add('', 'events', ['create']);
     add('', 'namespaces', ['get'], namespace);
   }
-  const own = (group: string, resource: string, name: string) => {
+  const own = (group: string, resource: string, names: string[]) => {
     const namespace = config.leaseNamespace;
     out.push({ namespace, verb: 'create', group, resource });
-    for (const verb of ['get', 'update']) out.push({ namespace, verb, group, resource, name });
+    for (const name of names)
+      for (const verb of ['get', 'update']) out.push({ namespace, verb, group, resource, name });
   };
-  if (config.leaderElection) own('coordination.k8s.io', 'leases', config.leaseName);
-  if (config.restartMemo) own('', 'configmaps', config.restartMemo);
+  // With shards, each shard's Lease and memo and the membership slots (ADR 0012).
+  const shards = config.shards ?? 1;
+  const each = (name: (i: number) => string) => Array.from({ length: shards }, (_, i) => name(i));
+  if (config.leaderElection) {
+    const leases = each((i) => shardLeaseName(config.leaseName, i, shards));
+    if (shards > 1) leases.push(...each((i) => memberLeaseName(config.leaseName, i)));
+    own('coordination.k8s.io', 'leases', leases);
+  }
+  const memo = config.restartMemo;
+  if (memo)
+    own(
+      '',
+      'configmaps',
+      each((i) => shardMemoName(memo, i, shards)),
+    );
   return out;
 }
 

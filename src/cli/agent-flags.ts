@@ -50,6 +50,7 @@ export const CHECK_READS: ReadonlySet<string> = new Set([
   'leaderElection',
   'leaseName',
   'leaseNamespace',
+  'shards',
   'restartMemo',
   'deleteVolumes',
   'podSecurity',

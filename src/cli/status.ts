@@ -54,10 +54,16 @@ function pausedText(paused: readonly string[] | undefined): string {
   return paused && paused.length > 0 ? `paused ${paused.length}; ` : '';
 }
 
+/** `  shards 0,3 of 6` on a sharded listener (absent from older agents and with one shard). */
+function shardsText(shards: AgentStatus['shards']): string {
+  if (!shards || shards.total <= 1) return '';
+  return `  shards ${shards.held.length > 0 ? shards.held.join(',') : 'none'} of ${shards.total}`;
+}
+
 /** The table `mooring status` prints for a status document. */
 export function formatStatus(doc: AgentStatus, nowMs: number): string {
   const e = escapeControls;
-  const head = `listener ${e(doc.listenerId)}  identity ${e(doc.identity)}  version ${e(doc.version)}  ${doc.leader ? 'leader' : 'standby'}${doc.dryRun ? '  dry-run' : ''}  last poll ${ago(doc.lastPollAt, nowMs)}\n\n`;
+  const head = `listener ${e(doc.listenerId)}  identity ${e(doc.identity)}  version ${e(doc.version)}  ${doc.leader ? 'leader' : 'standby'}${shardsText(doc.shards)}${doc.dryRun ? '  dry-run' : ''}  last poll ${ago(doc.lastPollAt, nowMs)}\n\n`;
   const routes = doc.routes ? routesLine(doc.routes) : '';
   const prune = doc.pruneRefused
     ? `pruning refused since ${doc.pruneRefused.at}: ${e(doc.pruneRefused.code)}: ${e(doc.pruneRefused.message)}\n\n`

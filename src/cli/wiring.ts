@@ -32,7 +32,7 @@ import { renderDeployment } from '../render/index.ts';
 import { Agent, type AgentDeps } from '../agent/agent.ts';
 import { ColdPasses, coldStartJudge } from '../agent/cold-start.ts';
 import { MemoryBudget } from '../agent/memory-budget.ts';
-import { RestartMemoKeeper } from '../agent/restart-memo-keeper.ts';
+import { ShardMemos } from '../agent/shard-memos.ts';
 import { checkExposureKind } from '../agent/exposure-check.ts';
 import { proxyPasswords } from '../proxy/from-environment.ts';
 import { controlPlaneTls, describeRoutes, logRoutes } from '../agent/routes.ts';
@@ -150,11 +150,11 @@ export function wireAgent(o: WireOptions): WiredAgent {
   // again. Not in dry run, which keeps no memo.
   const coldPasses = new ColdPasses();
   // What the leader verified, kept across restarts (ADR 0010): read by each cold listing.
-  const restartMemo: RestartMemoKeeper | undefined =
+  const restartMemo: ShardMemos | undefined =
     config.restartMemo === undefined || config.dryRun
       ? undefined
-      : new RestartMemoKeeper({
-          store: kubeRestartMemoStore(kube, config.leaseNamespace, config.restartMemo),
+      : new ShardMemos(config.shards, config.restartMemo, {
+          storeOf: (name) => kubeRestartMemoStore(kube, config.leaseNamespace, name),
           secret: config.apiKey,
           settings: () => ({ settings, listener: config.listenerId, namespaces: config.namespaces }),
           memo: observed.memo,
@@ -242,7 +242,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
       ),
     ownsObjects: (id) => observed.ownsObjects(id),
     memory,
-    ...(restartMemo ? { saveRestartMemo: (passes) => restartMemo.save(passes) } : {}),
+    ...restartMemo?.agentHooks(),
     // A record the agent cannot use refuses its deployment alone: said in an Event there too.
     onRefused: (d) => recordRefusalEvent(events, config.namespaces, d),
     beginCycle: () => {

@@ -7,6 +7,8 @@ import { type LeaseClient, LeaseConflict, type LeaseRecord } from '../../src/age
 export class FakeLeases {
   readonly records = new Map<string, LeaseRecord>();
   readonly writes: string[] = [];
+  /** Leases whose every request fails, for every replica (one shard's Lease unreachable). */
+  readonly failing = new Set<string>();
   #rv = 0;
 
   /** `clientFor` of one replica. */
@@ -14,6 +16,7 @@ export class FakeLeases {
     return (name) => {
       const guard = () => {
         if (cut.off) throw new Error(`${replica}: network down`);
+        if (this.failing.has(name)) throw new Error(`${name}: unavailable`);
       };
       return {
         get: async () => {

@@ -565,3 +565,32 @@ describe('nestedDeeperThan', () => {
     }
   });
 });
+
+describe('Poller with a scope (the shards a replica holds)', () => {
+  it('reads no revision of a deployment out of scope and hands on only those in scope', async () => {
+    const state = {
+      deployments: [deployment(D1, LISTENER, R1), deployment(D2, LISTENER, R2)],
+      revisions: { [R1]: revision(R1, 'DEPLOYED'), [R2]: revision(R2, 'DEPLOYED') },
+    };
+    const { client, calls } = fakeClient(state);
+    let scope: ((id: string) => boolean) | undefined = (id) => id === D1;
+    const listed: number[] = [];
+    const poller = new Poller({
+      client,
+      listenerId: LISTENER,
+      intervalMs: 10_000,
+      logger: silentLogger(),
+      scope: () => scope,
+      onListed: (n) => listed.push(n),
+    });
+    const first = await poller.pollOnce();
+    expect(first.deployments.map((d) => d.deployment.id)).toEqual([D1]);
+    expect(calls.filter((c) => c.startsWith('rev'))).toEqual([`rev ${R1}`]);
+    // The scope grows (a shard taken): the next poll reads the newcomer's revision.
+    scope = undefined;
+    const second = await poller.pollOnce();
+    expect(second.deployments.map((d) => d.deployment.id)).toEqual([D1, D2]);
+    expect(calls.filter((c) => c.startsWith('rev'))).toEqual([`rev ${R1}`, `rev ${R2}`]);
+    expect(listed).toEqual([1, 2]);
+  });
+});

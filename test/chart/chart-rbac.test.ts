@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { parseSettingsText } from '../../src/render/index.ts';
-import { chartRoles } from './chart-roles.ts';
+import { chartInstall, chartRoles } from './chart-roles.ts';
 import { chartDir } from '../../scripts/render-deploy.ts';
 import { ciValueSets, helm, type KubeObject, parseObjects, RELEASE, template } from './helm.ts';
 import {
@@ -365,5 +365,24 @@ describe('chartRoles', () => {
     const lease = { verb: 'update', group: 'coordination.k8s.io', resource: 'leases', namespace: 'mooring' };
     expect(rolesAllow(roles, { ...lease, name: 'my-lease' })).toBe(true);
     expect(rolesAllow(chartRoles(), { ...lease, name: 'mooring-leader' })).toBe(false);
+  });
+
+  it('with shards, holds each shard Lease, membership slot and restart memo by name, and no more', () => {
+    const roles = chartInstall([
+      { leaderElection: { enabled: true, replicas: 3, leaseName: 'my-lease' }, sharding: { shards: 6 } },
+    ]).roles;
+    const lease = { group: 'coordination.k8s.io', resource: 'leases', namespace: 'mooring' };
+    const memo = { group: '', resource: 'configmaps', namespace: 'mooring' };
+    for (const verb of ['get', 'update']) {
+      for (let i = 0; i < 6; i++) {
+        expect(rolesAllow(roles, { ...lease, verb, name: `my-lease-${i}` })).toBe(true);
+        expect(rolesAllow(roles, { ...lease, verb, name: `my-lease-member-${i}` })).toBe(true);
+        expect(rolesAllow(roles, { ...memo, verb, name: `mooring-restart-memo-${i}` })).toBe(true);
+      }
+      expect(rolesAllow(roles, { ...lease, verb, name: 'my-lease-6' })).toBe(false);
+      expect(rolesAllow(roles, { ...lease, verb, name: 'my-lease-member-6' })).toBe(false);
+      expect(rolesAllow(roles, { ...lease, verb, name: 'my-lease' })).toBe(false);
+      expect(rolesAllow(roles, { ...memo, verb, name: 'mooring-restart-memo' })).toBe(false);
+    }
   });
 });

@@ -33,6 +33,7 @@ const AGREED_ENV = new Set([
   'MOORING_LEADER_ELECTION',
   'MOORING_LEASE_NAME',
   'MOORING_LEASE_NAMESPACE',
+  'MOORING_SHARDS',
   'MOORING_RESTART_MEMO',
   'MOORING_POD_NAME',
   'MOORING_POD_NAMESPACE',
@@ -262,6 +263,21 @@ describe('what each value set changes', () => {
     expect(env.get('MOORING_LEASE_NAME')?.value).toBe('mooring-prod-leader');
     expect(env.get('MOORING_LEASE_NAMESPACE')?.value).toBe('mooring');
     expect(only(objects, 'PodDisruptionBudget').spec).toMatchObject({ maxUnavailable: 1 });
+  });
+
+  it('sharding: sharding.shards passed as --shards, and refused without leader election', () => {
+    const sharded = { leaderElection: { enabled: true, replicas: 3 }, sharding: { shards: 6 } };
+    const objects = template([sets.get('leader-election')!, sharded]);
+    expect((only(objects, 'Deployment').spec as { replicas: number }).replicas).toBe(3);
+    expect(agentEnv(objects).get('MOORING_SHARDS')?.value).toBe('6');
+    // A change of the shard count must not run old and new pods at once.
+    expect((only(objects, 'Deployment').spec as { strategy?: { type: string } }).strategy?.type).toBe(
+      'Recreate',
+    );
+    expect(() => template([sets.get('default')!, { sharding: { shards: 2 } }])).toThrow(
+      /sharding.shards is 2: more than one shard needs leaderElection.enabled/,
+    );
+    expect(() => template([sets.get('leader-election')!, { sharding: { shards: 257 } }])).toThrow();
   });
 
   it('service-monitor: a ServiceMonitor scraping the metrics Service port', () => {

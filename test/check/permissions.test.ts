@@ -46,6 +46,20 @@ describe('permissions (SelfSubjectAccessReview)', () => {
     ]);
   });
 
+  it('with shards, needs each shard Lease, membership slot and restart memo by name', () => {
+    const own = requiredAccess({ ...CONFIG, shards: 2, restartMemo: 'memo' }, 'none', false)
+      .filter((a) => a.namespace === 'mooring' && a.verb === 'get')
+      .map(accessText);
+    expect(own).toEqual([
+      'get leases.coordination.k8s.io/mooring-leader-0',
+      'get leases.coordination.k8s.io/mooring-leader-1',
+      'get leases.coordination.k8s.io/mooring-leader-member-0',
+      'get leases.coordination.k8s.io/mooring-leader-member-1',
+      'get configmaps/memo-0',
+      'get configmaps/memo-1',
+    ]);
+  });
+
   it('passes when every review is allowed: one line per namespace', async () => {
     const results = await permissionChecks(reviews(new Set()), requiredAccess(CONFIG, 'none', false));
     expect(results.map((r) => `${r.check} ${r.status}`)).toEqual([

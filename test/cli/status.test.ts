@@ -63,6 +63,17 @@ describe('formatStatus', () => {
   });
 });
 
+describe('formatStatus on a sharded listener', () => {
+  it('names the shards the replica holds, or none', () => {
+    const head = (shards: AgentStatus['shards']) => formatStatus({ ...DOC, shards }, NOW).split('\n')[0];
+    expect(head({ total: 6, held: [0, 3] })).toBe(
+      'listener l-1  identity pod-a  version 1.0.0  leader  shards 0,3 of 6  last poll 2s ago',
+    );
+    expect(head({ total: 6, held: [] })).toContain('shards none of 6');
+    expect(head({ total: 1, held: [0] })).not.toContain('shards');
+  });
+});
+
 describe('formatStatus with a refused prune', () => {
   it('says so above the table', () => {
     const text = formatStatus(

@@ -109,6 +109,9 @@ so every render checks them.
 {{- if and .Values.createNamespaces (has .Release.Namespace .Values.namespaces) }}
 {{- fail (printf "mooring: createNamespaces cannot create the release namespace \"%s\": it exists before the release, and Helm does not take over a namespace it did not create. Run the agent in a namespace that is not one of namespaces, or leave createNamespaces off and label the namespaces yourself" .Release.Namespace) }}
 {{- end }}
+{{- if and (gt (int .Values.sharding.shards) 1) (not .Values.leaderElection.enabled) }}
+{{- fail (printf "mooring: sharding.shards is %d: more than one shard needs leaderElection.enabled (each shard has its own Lease; without them every replica would write every shard)" (int .Values.sharding.shards)) }}
+{{- end }}
 {{- range .Values.extraEnv }}
 {{- if eq .name "MOORING_API_KEY" }}
 {{- fail "mooring: extraEnv must not set MOORING_API_KEY (a plain env value); use apiKey or existingSecret, mounted as a file" }}
@@ -184,4 +187,40 @@ test keeps the two equal), never below 256Mi. The heap follows the limit (the im
 {{- $_ := set $res.requests "memory" (printf "%dMi" $limit) -}}
 {{- end -}}
 {{- toYaml $res -}}
+{{- end }}
+
+{{/*
+The Leases the agent reads and renews (resourceNames of its Role): the single leader Lease with
+one shard; with N shards, `<leaseName>-<i>` and the membership slots `<leaseName>-member-<i>`.
+*/}}
+{{- define "mooring.leaseNames" -}}
+{{- $name := .Values.leaderElection.leaseName }}
+{{- $shards := int .Values.sharding.shards }}
+{{- if le $shards 1 }}
+{{- list $name | toJson }}
+{{- else }}
+{{- $names := list }}
+{{- range $i := until $shards }}
+{{- $names = append $names (printf "%s-%d" $name $i) }}
+{{- end }}
+{{- range $i := until $shards }}
+{{- $names = append $names (printf "%s-member-%d" $name $i) }}
+{{- end }}
+{{- $names | toJson }}
+{{- end }}
+{{- end }}
+
+{{/* The restart memo's ConfigMaps: `restartMemo.name`, or `<name>-<i>` per shard. */}}
+{{- define "mooring.restartMemoNames" -}}
+{{- $name := .Values.restartMemo.name }}
+{{- $shards := ternary (int .Values.sharding.shards) 1 .Values.leaderElection.enabled }}
+{{- if le $shards 1 }}
+{{- list $name | toJson }}
+{{- else }}
+{{- $names := list }}
+{{- range $i := until $shards }}
+{{- $names = append $names (printf "%s-%d" $name $i) }}
+{{- end }}
+{{- $names | toJson }}
+{{- end }}
 {{- end }}

@@ -50,6 +50,8 @@ the very same settings: environment, mounts, volumes and security contexts.
   value: {{ .Values.leaderElection.leaseName | quote }}
 - name: MOORING_LEASE_NAMESPACE
   value: {{ .Release.Namespace | quote }}
+- name: MOORING_SHARDS
+  value: {{ .Values.sharding.shards | quote }}
 {{- end }}
 {{- if .Values.restartMemo.enabled }}
 - name: MOORING_RESTART_MEMO
