@@ -82,7 +82,15 @@ export class HeldShards {
     const shard = shardOf(id, this.total);
     const abort = this.#held.get(shard);
     if (!abort) return none;
-    return this.#track(this.#runningOf(shard), fn(AbortSignal.any([signal, abort.signal])));
+    const run = async () => {
+      try {
+        return await fn(AbortSignal.any([signal, abort.signal]));
+      } catch (err) {
+        // Whatever a run cut by its shard's loss threw, it was the loss (a cancellation).
+        throw abort.signal.aborted && !signal.aborted ? abort.signal.reason : err;
+      }
+    };
+    return this.#track(this.#runningOf(shard), run());
   }
 
   /** Runs `fn` (an orphan pass) with a signal cut when any shard held now is lost. */
@@ -180,9 +188,13 @@ export function drainBoundMs(leaseDurationMs: number): number {
 
 /** Why a shard's reconciles were cut. */
 export function shardLost(shard: number, given: boolean): MooringError {
+  // `shardCut`: the runner counts a run cut by it as cancelled, not as a failure to retry.
+  const details = { shardCut: true, shard };
   return given
-    ? new MooringError('MOORING_E_CANCELLED', `shard ${shard} given back to another replica`)
-    : new MooringError('MOORING_E_LEADERSHIP_LOST', `shard ${shard}: its Lease could not be renewed`);
+    ? new MooringError('MOORING_E_CANCELLED', `shard ${shard} given back to another replica`, { details })
+    : new MooringError('MOORING_E_LEADERSHIP_LOST', `shard ${shard}: its Lease could not be renewed`, {
+        details,
+      });
 }
 
 /**

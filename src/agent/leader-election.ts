@@ -35,6 +35,11 @@ export interface LeaderElectorOptions {
    * time (sharding's fair share, shard-elector.ts). Default: always take it.
    */
   mayAcquire?: () => boolean;
+  /**
+   * Several replicas hold this lease under one identity and each renews it (sharding's lock of
+   * the shard count, shard-elector.ts): a conflict on a renewal means another of them renewed it.
+   */
+  shared?: boolean;
 }
 
 /**
@@ -71,6 +76,7 @@ export class LeaderElector {
       clock: systemClock,
       random: Math.random,
       mayAcquire: () => true,
+      shared: false,
       ...options,
     };
   }
@@ -217,6 +223,8 @@ export class LeaderElector {
     } catch (err) {
       if (!(err instanceof LeaseConflict))
         logger.warn({ err: safeErr(err), identity }, 'lease request failed');
+      // A holder's renewal raced another holder's (a shared lease): held all the same.
+      else if (this.#o.shared && this.#leader && this.#observed?.holderIdentity === identity) return true;
       return false;
     }
   }

@@ -236,10 +236,11 @@ export class Runner {
         ),
       };
     }
-    // Cut by stop(): whatever the run threw then is the cancellation's doing.
-    const cancelled = this.#cancelAll.signal.aborted && !timedOut.signal.aborted && !outcome.ok;
-    const result: RunResult = cancelled
-      ? { kind: 'cancelled', reason: this.#cancelAll.signal.reason as MooringError }
+    // Cut by stop(), or alone by its shard's loss: a cancellation, whatever it threw.
+    const reason =
+      outcome.ok || timedOut.signal.aborted ? undefined : cancellation(outcome.error, this.#cancelAll.signal);
+    const result: RunResult = reason
+      ? { kind: 'cancelled', reason }
       : this.#interpret(key, desiredHash, outcome);
     try {
       this.#options.onReport({ key, desiredHash, result, durationMs: clock.now() - started });
@@ -290,4 +291,10 @@ export class Runner {
     if (this.#running && this.#desired.has(key)) this.#queue.addAfter(key, delayMs);
     return { kind: 'retry', error, attempt, delayMs };
   }
+}
+
+/** Why a failed run counts as cancelled: stop() cut it, or its shard was lost (held-shards.ts). */
+function cancellation(err: unknown, all: AbortSignal): MooringError | undefined {
+  if (all.aborted) return all.reason as MooringError;
+  return err instanceof MooringError && err.details.shardCut === true ? err : undefined;
 }

@@ -5,7 +5,9 @@
  * shards only while it holds fewer than its fair share, and gives back the shards above it (after
  * its own work on them stopped). A shard whose Lease cannot be renewed within the renew deadline
  * is dropped at once: the Lease outlives the deadline, so no other replica writes it meanwhile.
- * With one shard this is today's single-leader election on `--lease-name`, with no slots.
+ * With N > 1 shards every replica also renews `--lease-name` itself as the lock of the shard count
+ * (holder `mooring-shards-<N>`) and takes nothing without it, so replicas of two counts never
+ * write at once. With one shard this is today's single-leader election on `--lease-name`, alone.
  */
 import type { Logger } from '../log.ts';
 import { type Clock, sleep, systemClock } from './clock.ts';
@@ -38,6 +40,8 @@ export class ShardElector {
   readonly #o: ShardElectorOptions & { clock: Clock; random: () => number };
   readonly #shards: LeaderElector[];
   readonly #members: LeaderElector[];
+  /** The lock of the shard count: `--lease-name` itself, held by every replica of this N. */
+  readonly #family: LeaderElector | undefined;
   readonly #releasing = new Set<number>();
   /** Takes granted in the current round: a round takes at most its fair share, and one slot. */
   #shardTakes = 0;
@@ -67,6 +71,10 @@ export class ShardElector {
         mayAcquire: () => this.#mayTakeShard(i),
       }),
     );
+    // Replicas of another shard count (or a single leader) would give other deployments to the
+    // same shard Lease names: only the replicas of the count holding `--lease-name` take shards.
+    this.#family =
+      shards > 1 ? elector(leaseName, { identity: familyIdentity(shards), shared: true }) : undefined;
     // One shard needs no count of replicas: whoever holds it holds everything.
     this.#members =
       shards > 1
@@ -94,7 +102,10 @@ export class ShardElector {
     return this.#fair;
   }
 
-  /** Rounds until `signal` aborts, then releases every Lease held. Never throws. */
+  /**
+   * Rounds until `signal` aborts, then releases its shards and its slot (not the lock of the
+   * count: the other replicas of this count renew it). Never throws.
+   */
   async run(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
       const waitMs = await this.round(signal);
@@ -109,17 +120,21 @@ export class ShardElector {
   }
 
   /**
-   * One round: slots first (the count of replicas), then the shards; returns the wait before the
-   * next round, or undefined once `signal` aborted.
+   * One round: the lock of the count, the slots (the count of replicas), then the shards; returns
+   * the wait before the next round, or undefined once `signal` aborted.
    */
   async round(signal?: AbortSignal): Promise<number | undefined> {
     this.#memberTakes = 0;
+    const familyWait = this.#family ? [await this.#family.step(signal)] : [];
+    // Without the lock of the shard count (another count's replicas run): no slot, no shard.
+    const counted = this.#family === undefined || this.#family.isLeader;
+    if (!counted) await Promise.all(this.#members.map((m) => m.release()));
     const memberWaits = await Promise.all(this.#members.map((m) => m.step(signal)));
-    this.#fair = fairShare(this.#o.shards, this.liveReplicas());
+    this.#fair = counted ? fairShare(this.#o.shards, this.liveReplicas()) : 0;
     for (const shard of extraShards(this.held(), this.#fair)) this.#giveBack(shard);
     this.#shardTakes = 0;
     const active = this.#shards.filter((_, i) => !this.#releasing.has(i));
-    const waits = [...memberWaits, ...(await Promise.all(active.map((e) => e.step(signal))))];
+    const waits = [...familyWait, ...memberWaits, ...(await Promise.all(active.map((e) => e.step(signal))))];
     if (signal?.aborted || waits.includes(undefined)) return undefined;
     return Math.min(...(waits as number[]));
   }
@@ -132,6 +147,7 @@ export class ShardElector {
   }
 
   #mayTakeSlot(): boolean {
+    if (this.#family && !this.#family.isLeader) return false;
     if (this.#memberTakes > 0 || this.#members.some((m) => m.isLeader)) return false;
     this.#memberTakes += 1;
     return true;
@@ -149,4 +165,9 @@ export class ShardElector {
       .then(() => elector.release())
       .finally(() => this.#releasing.delete(shard));
   }
+}
+
+/** The holder of `--lease-name` for the replicas of one shard count (no pod is named so). */
+export function familyIdentity(shards: number): string {
+  return `mooring-shards-${shards}`;
 }

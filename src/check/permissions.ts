@@ -70,7 +70,7 @@ export function requiredAccess(
   const each = (name: (i: number) => string) => Array.from({ length: shards }, (_, i) => name(i));
   if (config.leaderElection) {
     const leases = each((i) => shardLeaseName(config.leaseName, i, shards));
-    if (shards > 1) leases.push(...each((i) => memberLeaseName(config.leaseName, i)));
+    if (shards > 1) leases.push(...each((i) => memberLeaseName(config.leaseName, i)), config.leaseName);
     own('coordination.k8s.io', 'leases', leases);
   }
   const memo = config.restartMemo;

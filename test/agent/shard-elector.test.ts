@@ -158,3 +158,51 @@ describe('ShardElector: one shard', () => {
     expect([a.elector.held(), b.elector.held()]).toEqual([[0], []]);
   });
 });
+
+describe('ShardElector: replicas of another shard count', () => {
+  it('take no shard while the replicas of the count before hold the Lease name, then all of them once those are gone', async () => {
+    const clock = new FakeClock();
+    const leases = new FakeLeases();
+    clockInUse = clock;
+    const a = replica(leases, clock, 'a', 6);
+    const b = replica(leases, clock, 'b', 6);
+    running.push(a, b);
+    await clock.advance(30_000);
+    expect(leases.records.get('mooring-leader')?.holderIdentity).toBe('mooring-shards-6');
+    // A replica with 4 shards joins (a change of --shards rolled out while the old ones run).
+    const c = replica(leases, clock, 'c', 4);
+    running.push(c);
+    await clock.advance(30_000);
+    expect(c.elector.held()).toEqual([]);
+    expect([...a.elector.held(), ...b.elector.held()].sort()).toEqual([0, 1, 2, 3, 4, 5]);
+    // Both old replicas stop: c takes the lock once it expired, then every one of its 4 shards.
+    a.stop.abort();
+    b.stop.abort();
+    await clock.advance(LEASE_MS + 10_000);
+    expect(leases.records.get('mooring-leader')?.holderIdentity).toBe('mooring-shards-4');
+    expect(c.elector.held()).toEqual([0, 1, 2, 3]);
+  });
+
+  it('a single leader of old holding the Lease keeps sharded replicas off, and they keep it off', async () => {
+    const clock = new FakeClock();
+    const leases = new FakeLeases();
+    clockInUse = clock;
+    const old = replica(leases, clock, 'old', 1);
+    running.push(old);
+    await clock.advance(5_000);
+    expect(old.elector.held()).toEqual([0]);
+    const sharded = replica(leases, clock, 's', 6);
+    running.push(sharded);
+    await clock.advance(30_000);
+    expect(sharded.elector.held()).toEqual([]);
+    expect(old.elector.held()).toEqual([0]);
+    old.stop.abort();
+    await clock.advance(10_000);
+    expect(sharded.elector.held()).toEqual([0, 1, 2, 3, 4, 5]);
+    // A new single leader now finds the Lease held by the sharded replicas' count: it waits.
+    const again = replica(leases, clock, 'again', 1);
+    running.push(again);
+    await clock.advance(30_000);
+    expect(again.elector.held()).toEqual([]);
+  });
+});

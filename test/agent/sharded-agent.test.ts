@@ -239,6 +239,11 @@ describe('sharded agents', () => {
     await w.clock.advance(14_000);
     expect(a.agent.statusDocument().shards!.held).not.toContain(lost);
     expect(a.agent.isLeader).toBe(true);
+    // Counted as cancelled, not as failures to retry: no Retrying state, no backoff.
+    const text = await a.metrics.registry.metrics();
+    expect(text).toContain(`mooring_reconciles_total{result="cancelled"} ${ofLost.length}`);
+    const states = a.agent.statusDocument().deployments.filter((d) => ofLost.includes(d.name));
+    expect(states.filter((d) => d.state === 'Retrying')).toEqual([]);
     // The lost shard's reconciles were cut; the others are still in flight, uncut.
     expect(
       w.log

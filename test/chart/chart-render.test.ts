@@ -270,10 +270,6 @@ describe('what each value set changes', () => {
     const objects = template([sets.get('leader-election')!, sharded]);
     expect((only(objects, 'Deployment').spec as { replicas: number }).replicas).toBe(3);
     expect(agentEnv(objects).get('MOORING_SHARDS')?.value).toBe('6');
-    // A change of the shard count must not run old and new pods at once.
-    expect((only(objects, 'Deployment').spec as { strategy?: { type: string } }).strategy?.type).toBe(
-      'Recreate',
-    );
     expect(() => template([sets.get('default')!, { sharding: { shards: 2 } }])).toThrow(
       /sharding.shards is 2: more than one shard needs leaderElection.enabled/,
     );

@@ -55,6 +55,7 @@ describe('permissions (SelfSubjectAccessReview)', () => {
       'get leases.coordination.k8s.io/mooring-leader-1',
       'get leases.coordination.k8s.io/mooring-leader-member-0',
       'get leases.coordination.k8s.io/mooring-leader-member-1',
+      'get leases.coordination.k8s.io/mooring-leader',
       'get configmaps/memo-0',
       'get configmaps/memo-1',
     ]);

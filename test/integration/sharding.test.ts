@@ -1,8 +1,8 @@
 /**
- * Two agents sharing one listener over four shards, in this process, against the sandbox
- * Kubernetes API and the reference control plane: they split the shards two and two, and each
- * object of a deployment created after the split is written by exactly one of them (the holder of
- * its deployment's shard), both writing a share; only one sends the listener heartbeat.
+ * Three agents sharing one listener over six shards, in this process, against the sandbox
+ * Kubernetes API and the reference control plane: they split the shards two each, and each object
+ * of the 30 deployments created after the split is written by exactly one of them (the holder of
+ * its deployment's shard), every one writing a share.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,13 +16,15 @@ import { startListenerControlPlane, wireTestAgent } from '../support/wired-agent
 
 const LISTENER = '6d1e2f3a-4b5c-4d6e-8f7a-9b0c1d2e3f4a';
 const NAMESPACE = 'apps';
-const SHARDS = 4;
+const SHARDS = 6;
+const REPLICAS = ['replica-a', 'replica-b', 'replica-c'];
 
 let kube: KubeApi;
 let cp: ControlPlaneServer;
 let client: ControlPlaneClient;
 const agents = new Map<string, WiredAgent>();
-const stop = new AbortController();
+/** Each replica's own stop (a SIGTERM of its pod). */
+const stops = new Map(REPLICAS.map((r) => [r, new AbortController()]));
 const running: Promise<void>[] = [];
 
 async function until<T>(what: string, probe: () => T | undefined | false, timeoutMs: number): Promise<T> {
@@ -45,7 +47,7 @@ beforeAll(async () => {
     name: 'shards',
   });
   client = new ControlPlaneClient({ baseUrl: cp.url, apiKey, retries: 0 });
-  for (const identity of ['replica-a', 'replica-b']) {
+  for (const identity of REPLICAS) {
     agents.set(
       identity,
       wireTestAgent({
@@ -68,27 +70,23 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  stop.abort();
+  for (const s of stops.values()) s.abort();
   await Promise.all(running.map((r) => r.catch(() => undefined)));
   for (const a of agents.values()) await a.close();
   await cp?.close();
   await kube?.close();
 });
 
-describe('two agents over four shards', () => {
-  it('split the shards, and write each object from one replica only, both a share', {
+describe('three agents over six shards', () => {
+  it('split the shards, and write each object from one replica only, every one a share', {
     timeout: 90_000,
   }, async () => {
-    for (const a of agents.values()) running.push(a.agent.run(stop.signal));
+    for (const [id, a] of agents) running.push(a.agent.run(stops.get(id)!.signal));
     const held = (id: string) => agents.get(id)!.agent.statusDocument().shards?.held ?? [];
-    await until(
-      'the shards to be split two and two',
-      () => held('replica-a').length === 2 && held('replica-b').length === 2,
-      30_000,
-    );
-    const holderOf = (shard: number) => (held('replica-a').includes(shard) ? 'replica-a' : 'replica-b');
+    await until('the shards to be split two each', () => REPLICAS.every((r) => held(r).length === 2), 30_000);
+    const holderOf = (shard: number) => REPLICAS.find((r) => held(r).includes(shard));
     const since = Date.now();
-    const names = Array.from({ length: 12 }, (_, i) => `sharded-${i}`);
+    const names = Array.from({ length: 30 }, (_, i) => `sharded-${i}`);
     const ids = new Map<string, string>();
     for (const name of names) {
       const created = await client.createDeployment(smallDeployment(name, LISTENER, NAMESPACE));
@@ -100,7 +98,7 @@ describe('two agents over four shards', () => {
       45_000,
     );
     // The split did not move while they converged.
-    expect([...held('replica-a'), ...held('replica-b')].sort()).toEqual([0, 1, 2, 3]);
+    expect(REPLICAS.flatMap(held).sort()).toEqual([0, 1, 2, 3, 4, 5]);
     const writes = kube
       .requests()
       .filter((r) => r.write && r.kind !== 'Lease' && r.kind !== 'Event' && Date.parse(r.time) >= since);
@@ -116,6 +114,32 @@ describe('two agents over four shards', () => {
     }
     for (const [key, who] of writers) expect(who.size, key).toBe(1);
     const all = new Set([...writers.values()].flatMap((s) => [...s]));
-    expect(all).toEqual(new Set(['replica-a', 'replica-b']));
+    expect(all).toEqual(new Set(REPLICAS));
+  });
+
+  it('a replica stopping gives its shards to the others, and a deployment created then converges there', {
+    timeout: 60_000,
+  }, async () => {
+    const held = (id: string) => agents.get(id)!.agent.statusDocument().shards?.held ?? [];
+    const leaving = held('replica-c');
+    stops.get('replica-c')!.abort();
+    await running[2];
+    const stayed = ['replica-a', 'replica-b'];
+    await until('the two left to hold every shard', () => stayed.flatMap(held).length === SHARDS, 20_000);
+    expect(stayed.flatMap(held).sort()).toEqual([0, 1, 2, 3, 4, 5]);
+    // A deployment of one of the shards that moved, created after the move.
+    let name = '';
+    let id = '';
+    for (let i = 0; !leaving.includes(shardOf(id, SHARDS)) || id === ''; i++) {
+      name = `after-${i}`;
+      id = (await client.createDeployment(smallDeployment(name, LISTENER, NAMESPACE))).id;
+    }
+    await until('it to converge', () => kube.hasObject('apps/v1', 'Deployment', NAMESPACE, name), 20_000);
+    const writer = kube
+      .requests({ resource: 'deployments' })
+      .filter((r) => r.write && r.name === name)
+      .map((r) => /\(([^)]+)\)/.exec(r.userAgent ?? '')?.[1]);
+    const holder = stayed.find((r) => held(r).includes(shardOf(id, SHARDS)));
+    expect(new Set(writer)).toEqual(new Set([holder]));
   });
 });

@@ -15,11 +15,14 @@ import { REPO } from './agent-process.ts';
 /** Where the per-stack records go; emptied when a test run starts. */
 export const ACCESS_RECORD_DIR = path.join(REPO, 'test-output', 'rbac-usage');
 
-/** A request for the restart memo's ConfigMap (the chart's default name; a create names none). */
+/**
+ * A request for the restart memo's ConfigMap (the chart's default name, or a shard's
+ * `mooring-restart-memo-<i>`; a create names none).
+ */
 const isRestartMemo = (r: RequestRecord): boolean =>
   r.resource === 'configmaps' &&
   r.group === '' &&
-  (r.name === undefined || r.name === 'mooring-restart-memo');
+  (r.name === undefined || /^mooring-restart-memo(-\d+)?$/.test(r.name));
 
 /**
  * The accesses the agent's requests in `kube`'s log need, with the watched `namespaces` as one

@@ -191,7 +191,8 @@ test keeps the two equal), never below 256Mi. The heap follows the limit (the im
 
 {{/*
 The Leases the agent reads and renews (resourceNames of its Role): the single leader Lease with
-one shard; with N shards, `<leaseName>-<i>` and the membership slots `<leaseName>-member-<i>`.
+one shard; with N shards, that one too (the lock of the shard count), `<leaseName>-<i>` and the
+membership slots `<leaseName>-member-<i>`.
 */}}
 {{- define "mooring.leaseNames" -}}
 {{- $name := .Values.leaderElection.leaseName }}
@@ -199,7 +200,7 @@ one shard; with N shards, `<leaseName>-<i>` and the membership slots `<leaseName
 {{- if le $shards 1 }}
 {{- list $name | toJson }}
 {{- else }}
-{{- $names := list }}
+{{- $names := list $name }}
 {{- range $i := until $shards }}
 {{- $names = append $names (printf "%s-%d" $name $i) }}
 {{- end }}
