@@ -24,6 +24,7 @@ import {
 } from './lib/figures.ts';
 import { runKubectlBaseline } from './lib/kubectl-baseline.ts';
 import { runAgentPhases, runConvergenceOnly } from './lib/agent-phases.ts';
+import { runReplicaPhases } from './lib/replica-phases.ts';
 import { summarizeDir } from './lib/profile-summary.ts';
 import { updateReadme } from './lib/readme.ts';
 import { measuredCommit } from './lib/commit.ts';
@@ -62,6 +63,11 @@ const USAGE = `usage: npm run bench -- --deployments N [flags]
                          in notes)
   --agent-arg X          pass X to mooring run (repeatable, e.g. --agent-arg=--concurrency=16;
                          for experiments, reported in notes)
+  --replicas N           run N agents (N >= 1) at once with --leader-election and measure cold
+                         convergence and idle cycles per replica (peak RSS, CPU, shards held,
+                         reconciles, resync time); skips propagation, restarts and kubectl;
+                         shard with --agent-arg=--shards=K (without the flag: one agent, no
+                         election, every phase)
   --memory-limit MIB     run the agent in a memory cgroup with this limit (default: the Helm
                          chart's resources.limits.memory; 0: no limit)
 `;
@@ -93,6 +99,7 @@ function parse(argv: string[]) {
       'agent-arg': { type: 'string', multiple: true, default: [] },
       'agent-env': { type: 'string', multiple: true, default: [] },
       'memory-limit': { type: 'string' },
+      replicas: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -103,6 +110,8 @@ function parse(argv: string[]) {
   };
   if (values['kubectl-only'] && values['skip-kubectl'])
     throw new Error('--kubectl-only and --skip-kubectl exclude each other');
+  if (values.replicas !== undefined && (Number(values.rounds) > 1 || values['kubectl-only']))
+    throw new Error('--replicas measures one round of the agents: no --rounds, no --kubectl-only');
   const pollIntervalS = Number(values['poll-interval']);
   if (!(pollIntervalS > 0)) throw new Error(`--poll-interval must be a positive number of seconds`);
   const resync = values['resync-interval'];
@@ -142,6 +151,8 @@ function parse(argv: string[]) {
         return [kv.slice(0, eq), kv.slice(eq + 1)];
       }),
     ),
+    /** Agents run at once with leader election (`--replicas`); undefined: one agent, no election. */
+    replicas: values.replicas === undefined ? undefined : int('replicas', values.replicas, 1),
     memoryLimitMib:
       values['memory-limit'] === undefined ? undefined : int('memory-limit', values['memory-limit'], 0),
   };
@@ -196,8 +207,9 @@ async function startAgent(
   const agent = new AgentProcess({
     root: ROOT,
     ...(typeof cgroup === 'object' ? { cgroup } : {}),
-    // Node as the image runs it; --agent-env replaces what it names.
-    env: { ...imageEnv, ...o.agentEnv },
+    // Node as the image runs it; --agent-env replaces what it names. Replicas need names of their
+    // own (the Lease holder identity), as pods have.
+    env: { ...imageEnv, ...(o.replicas !== undefined ? { MOORING_POD_NAME: name } : {}), ...o.agentEnv },
     logFile: path.join(runDir, `${name}.log`),
     nodeFlags: [
       ...nodeFlags,
@@ -225,6 +237,7 @@ async function startAgent(
       // As the chart runs it: the leader keeps its restart memo (ADR 0010).
       '--restart-memo',
       'mooring-restart-memo',
+      ...(o.replicas !== undefined ? ['--leader-election', '--lease-namespace', 'bench-0'] : []),
       ...o.agentArgs,
     ],
   });
@@ -273,7 +286,7 @@ async function main(): Promise<number> {
     note(
       `agent --resync-interval ${o.resyncIntervalS}: polls in between resync nothing (the idle figures are of such polls)`,
     );
-  const kubectl = o.skipKubectl ? undefined : ensureTools(say).kubectl;
+  const kubectl = o.skipKubectl || o.replicas !== undefined ? undefined : ensureTools(say).kubectl;
   const runtime = agentRuntime(o);
 
   /**
@@ -338,7 +351,22 @@ async function main(): Promise<number> {
   });
   result.objects = stack.objects;
   say(`${stack.objects} objects expected`);
-  if (!o.kubectlOnly) {
+  if (o.replicas !== undefined) {
+    result.replicas = o.replicas;
+    note(`${o.replicas} replica(s) with leader election: propagation, restarts and kubectl are skipped`);
+    await runReplicaPhases(
+      {
+        stack,
+        settings: o,
+        runDir,
+        result,
+        note,
+        say,
+        startAgent: (name) => startAgent(stack, o, runtime, runDir, name, note),
+      },
+      o.replicas,
+    );
+  } else if (!o.kubectlOnly) {
     await runAgentPhases({
       stack,
       settings: o,

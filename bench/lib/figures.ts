@@ -15,6 +15,27 @@ export interface Machine {
 }
 
 /** Everything one run measured. `null` means the phase was skipped or did not finish. */
+/** One replica's figures in a run with `--replicas` above 1 (bench/lib/replica-phases.ts). */
+export interface ReplicaFigures {
+  name: string;
+  peak_rss_mib: number | null;
+  /** CPU seconds over the whole run (user + system). */
+  cpu_s: number | null;
+  /** `mooring_shards_held` at the end. */
+  shards_held: number | null;
+  /** Deployments it knew (`mooring_deployments`): those of its shards. */
+  deployments: number | null;
+  /** Reconciles it ran (`mooring_reconciles_total`). */
+  reconciles: number | null;
+  /** Mean full-resync time up to the idle phase (its cold start's cycle over its shards), s. */
+  cold_resync_s: number | null;
+  /** Mean full-resync time in the idle cycles, s. */
+  idle_resync_s: number | null;
+  /** Mean poll time in the idle cycles, s. */
+  idle_poll_s: number | null;
+  idle_cpu_s_per_cycle: number | null;
+}
+
 export interface BenchResult {
   started_at: string;
   /** What was measured, as given by `--label` (e.g. a commit); null without one. */
@@ -121,6 +142,10 @@ export interface BenchResult {
   load_average: [number, number] | null;
   /** Problems met during the run (a phase that timed out, a process that failed). */
   notes: string[];
+  /** Agents run at once (`--replicas`); absent: one. */
+  replicas?: number;
+  /** Per replica, with `--replicas` above 1. */
+  replica_figures?: ReplicaFigures[];
 }
 
 /** The machine description: CPU model, cores, memory, Node version, OS. */
@@ -364,6 +389,9 @@ export function formatTable(r: BenchResult): string {
     '',
     `- machine: ${m.cpu_model}, ${m.cores} cores, ${m.memory_gib} GiB, Node ${m.node}, ${m.os}`,
     ...(r.load_average ? [`- load average (1 min) at start / end: ${r.load_average.join(' / ')}`] : []),
+    ...(r.replica_figures ?? []).map(
+      (f) => `- replica ${f.name}: ${JSON.stringify({ ...f, name: undefined })}`,
+    ),
     ...r.notes.map((n) => `- note: ${n}`),
   ].join('\n');
 }

@@ -276,6 +276,7 @@ export function createHandler(deps: HandlerDeps): (req: IncomingMessage, res: Se
       })
       .finally(() => {
         if (record && record.status === 0 && !dropped) record.status = res.statusCode;
+        if (record) record.endTime = new Date().toISOString();
       });
   };
 }

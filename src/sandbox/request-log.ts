@@ -13,6 +13,8 @@ export interface RequestRecord {
   name?: string;
   fieldManager?: string;
   userAgent?: string;
+  /** When the request was done with (a write applied or refused); `time` is when it arrived. */
+  endTime?: string;
   status: number;
   write: boolean;
   dryRun: boolean;

@@ -18,7 +18,7 @@ import { renderKubeconfig } from './kubeconfig.ts';
 import { findByKind } from './resources.ts';
 import { RequestLog, type RequestRecord } from './request-log.ts';
 import { createServingCertificate } from './tls.ts';
-import type { KubeObject } from './types.ts';
+import type { KubeObject, StoredObject } from './types.ts';
 import { parseWriteOptions, type WriteOptions } from './write-options.ts';
 import { KUBERNETES_SERVICE_IP } from './cluster-ips.ts';
 import { create } from './writes.ts';
@@ -62,7 +62,21 @@ export interface KubeApi {
   ): KubeObject | undefined; // direct store read (tests)
   /** Whether the object exists: a direct store read that copies nothing (convergence polling). */
   hasObject(apiVersion: string, kind: string, namespace: string | undefined, name: string): boolean;
+  /**
+   * Calls `listener` with a copy of every stored change of one kind, as it is stored (tests follow
+   * the Leases' terms and the objects' owners with it, exactly, where polling could miss a change).
+   * Returns the unsubscribe.
+   */
+  onChange(apiVersion: string, kind: string, listener: (change: ObjectChange) => void): () => void;
   close(): Promise<void>;
+}
+
+/** One stored change as `onChange` reports it. */
+export interface ObjectChange {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  object: StoredObject;
+  /** When it was stored (ms since the epoch). */
+  at: number;
 }
 
 function stored(
@@ -175,6 +189,13 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
     },
     hasObject: (apiVersion, kind, namespace, name) =>
       stored(cluster, apiVersion, kind, namespace, name) !== undefined,
+    onChange: (apiVersion, kind, listener) => {
+      const type = findByKind(apiVersion, kind);
+      if (!type) throw new Error(`the sandbox does not serve ${apiVersion} ${kind}`);
+      return cluster.store.subscribe(type, (event) =>
+        listener({ type: event.type, object: clone(event.object), at: Date.now() }),
+      );
+    },
     close: async () => {
       controller.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -1,5 +1,6 @@
 /** What every chaos run (scaled or soak) must show, and the figures it prints. */
 import { expect } from 'vitest';
+import type { FencingBreach } from '../../support/shard-fencing.ts';
 import type { ChaosOutcome } from './chaos-run.ts';
 
 /** How many agent log lines carried each error code (what the agent went through). */
@@ -57,4 +58,23 @@ export function expectChaosSurvived(
   // Every Postgres credentials Secret was created once and kept its password through the kills.
   expect(o.credentials.seen).toBe(o.credentials.watched);
   expect(o.credentials.changed).toEqual([]);
+}
+
+/**
+ * A sharded run's fencing: every write of a deployment's object (at least `minWrites` of them) and
+ * every namespace patch came from the holder of its shard's Lease at that moment, so no object was
+ * written by two replicas in one term; and the kills moved shards (some Lease had several terms).
+ */
+export function expectFenced(o: ChaosOutcome, minWrites: number): void {
+  const f = o.fencing;
+  expect(f).toBeDefined();
+  if (!f) return;
+  const breach = (b: FencingBreach) =>
+    `${b.object} by ${b.write.writer} at ${new Date(b.write.at).toISOString()} under ${b.lease} held by ${b.holders}`;
+  expect(f.objects.checked).toBeGreaterThan(minWrites);
+  expect(f.objects.unattributed).toEqual([]);
+  expect(f.objects.breaches.map(breach)).toEqual([]);
+  expect(f.objects.sharedTerms).toEqual([]);
+  expect(f.namespaces.breaches.map(breach)).toEqual([]);
+  expect(Math.max(...Object.values(f.termsPerShard))).toBeGreaterThan(1);
 }

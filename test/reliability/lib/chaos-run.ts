@@ -18,9 +18,12 @@ import {
   OWNED_KINDS,
   USER_AGENT,
 } from './cluster-check.ts';
-import { spawnAgent, startStack } from './stack.ts';
+import { ChaosReplicas, type Sharding } from './chaos-replicas.ts';
+import { startStack } from './stack.ts';
 import { AgentLogs } from '../../support/agent-logs.ts';
-import type { AgentProcess } from '../../support/agent-process.ts';
+import { LeaseTerms } from '../../support/lease-terms.ts';
+import { shardFencing, type ShardFencing } from './chaos-fencing.ts';
+import { DeploymentOfObject } from '../../support/shard-fencing.ts';
 import { seededRandom } from '../../support/prng.ts';
 import { sleep } from '../../support/wait.ts';
 
@@ -42,6 +45,8 @@ export interface ChaosOptions {
   log?: (line: string) => void;
   /** When set, the agents' stdout and stderr are written to this file at the end (for diagnosis). */
   agentLogFile?: string;
+  /** Several replicas sharding the listener (each kill then hits one of them); default one agent. */
+  sharding?: Sharding;
 }
 
 /** The sandbox's faults during the chaos phase: about 10% of requests fail. */
@@ -85,6 +90,8 @@ export interface ChaosOutcome {
   report: ClusterReport;
   reportText: string;
   logs: AgentLogs;
+  /** With sharding: every write checked against the Lease terms of its shard. */
+  fencing?: ShardFencing;
 }
 
 interface Event {
@@ -110,11 +117,13 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
     agentEnv: { MOORING_POLL_INTERVAL: String(o.pollIntervalSeconds), MOORING_LOG_LEVEL: 'info' },
   });
   const logs = new AgentLogs();
-  const unexpectedExits: string[] = [];
+  const replicas = new ChaosReplicas(stack.agentEnv, logs, log, o.sharding);
+  // Followed from the start: every Lease term, every object's deployment (from its labels).
+  const leaseNamespace = o.namespaces[0] as string;
+  const terms = o.sharding ? new LeaseTerms(stack.kube, leaseNamespace) : undefined;
+  const owners = o.sharding ? new DeploymentOfObject(stack.kube) : undefined;
   const deletes = new Map<string, RequestRecord>();
   const outages: { startedAt: string; endedAt: string }[] = [];
-  let agent: AgentProcess | undefined;
-  let killing = false;
   // The create-only Postgres credentials: once a password exists it must never change (a new one
   // would lock the application out of its own database), whatever was killed in the middle.
   const passwords = new Map<string, string>();
@@ -140,16 +149,6 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
       if (r.userAgent === USER_AGENT) continue;
       deletes.set(`${r.time} ${r.path} ${r.status}`, r);
     }
-  };
-  const start = () => {
-    const a = spawnAgent(stack.agentEnv(), logs);
-    void a.exited.then(({ code, signal }) => {
-      if (killing || agent !== a) return;
-      unexpectedExits.push(`code ${code} signal ${signal}`);
-      log(`agent exited on its own (code ${code}, signal ${signal}); restarting`);
-      agent = start();
-    });
-    return a;
   };
   try {
     // 1. The deployments, through the API (as a user would create them).
@@ -189,7 +188,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
     // 3. Chaos.
     stack.kube.clearRequests();
     stack.kube.setFaults(CHAOS_FAULTS);
-    agent = start();
+    replicas.startAll();
     const began = Date.now();
     let cpDown = false;
     let changes = 0;
@@ -208,13 +207,11 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
         const wait = began + e.atMs - Date.now();
         if (wait > 0) await sleep(wait);
         if (e.kind === 'kill') {
-          killing = true;
-          await agent.kill();
+          // One replica: no draw, so a seed's schedule is what it was before sharding.
+          const victim = replicas.count > 1 ? Math.floor(random() * replicas.count) : 0;
           kills += 1;
-          log(`agent killed (${kills}/${o.kills}) at ${Date.now() - began} ms`);
-          await sleep(Math.floor(random() * 1000));
-          killing = false;
-          agent = start();
+          log(`replica ${victim} killed (${kills}/${o.kills}) at ${Date.now() - began} ms`);
+          await replicas.killAndRestart(victim, Math.floor(random() * 1000));
         } else if (e.kind === 'outage-start') {
           await stack.cp.stop();
           cpDown = true;
@@ -286,7 +283,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
       deployments: o.deployments,
       changes,
       kills,
-      unexpectedExits,
+      unexpectedExits: replicas.unexpectedExits,
       outages,
       faultStatuses,
       kubeRequests: chaosRequests.length,
@@ -303,10 +300,14 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
       report,
       reportText: describeReport(report),
       logs,
+      ...(terms && owners && o.sharding
+        ? { fencing: shardFencing(stack.kube.requests(), owners, terms, o.sharding.shards) }
+        : {}),
     };
   } finally {
-    killing = true;
-    await agent?.stop(3000);
+    terms?.stop();
+    owners?.stop();
+    await replicas.stopAll(3000);
     if (o.agentLogFile) writeFileSync(o.agentLogFile, `${logs.stdout}\n--- stderr ---\n${logs.stderr}`);
     await stack.close();
   }
