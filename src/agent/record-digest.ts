@@ -1,7 +1,7 @@
 /**
  * What tells the agent that a deployment changed: a digest of its record (`updated_at` aside) and
- * of the revision it runs, each record digested once (a parsed record is never changed, so an
- * idle poll digests nothing). Also the depth limit that keeps hostile records from overflowing
+ * of the revision it runs, each record digested once by its owner (`RecordDigests`: a parsed
+ * record is never changed, so an idle poll digests nothing). Also the depth limit that keeps hostile records from overflowing
  * the recursive walks that digesting and rendering do.
  */
 import { hash } from 'node:crypto';
@@ -16,51 +16,67 @@ import { canonicalJson } from '../objects/canonical-json.ts';
  */
 export const MAX_RECORD_DEPTH = 2048;
 
-/** Records (deployments, revisions) found within MAX_RECORD_DEPTH; a parsed record never changes. */
-const withinDepth = new WeakSet<object>();
-
-/** Digests by record object, made once: a parsed record is never changed. */
-const digests = new WeakMap<object, string>();
-
-function digestOf(record: object, text: () => string): string {
-  let digest = digests.get(record);
-  if (digest === undefined) {
-    digest = hash('sha256', text(), 'hex');
-    digests.set(record, digest);
-  }
-  return digest;
-}
-
 /** The digest of what a deployment record says; `updated_at` alone is not a change. */
-function recordDigest(deployment: DeploymentRecord): string {
-  return digestOf(deployment, () => {
-    const { updated_at: _ignored, ...rest } = deployment;
-    return canonicalJson(rest);
-  });
+function recordText(deployment: DeploymentRecord): string {
+  const { updated_at: _ignored, ...rest } = deployment;
+  return canonicalJson(rest);
 }
 
 /**
  * The hash of what a deployment should look like: its record (`updated_at` aside) and the
- * revision it runs. Each record's digest is made once, so a poll digests only what is new.
+ * revision it runs. Made anew at each call (a `RecordDigests` keeps them per record).
  */
 export function desiredStateHash(deployment: DeploymentRecord, revision: RevisionRecord | undefined): string {
-  return desiredStateHashOf(deployment, revision ? revisionDigest(revision) : '');
+  return new RecordDigests().desiredStateHash(deployment, revision);
 }
 
 /** The digest of a revision record, as `desiredStateHash` takes it (a restart memo keeps it). */
 export function revisionDigest(revision: RevisionRecord): string {
-  return digestOf(revision, () => canonicalJson(revision));
+  return hash('sha256', canonicalJson(revision), 'hex');
 }
 
-/** `desiredStateHash` from the revision's digest alone (`revisionDigest`; '' for none). */
-export function desiredStateHashOf(deployment: DeploymentRecord, digest: string): string {
-  return hash('sha256', `${recordDigest(deployment)}\u0000${digest}`, 'hex');
-}
+/**
+ * The digests and depth checks of parsed records, each made once per record object. A parsed
+ * record is never changed, so an entry holds as long as its record, and goes with it (keyed
+ * weakly by the object): a record listed anew is a new object, digested anew. The resolver keeps
+ * one for its life, so an idle poll digests nothing.
+ */
+export class RecordDigests {
+  /** Records (deployments, revisions) found within MAX_RECORD_DEPTH. */
+  readonly #withinDepth = new WeakSet<object>();
+  /** Digests by record object. */
+  readonly #digests = new WeakMap<object, string>();
 
-/** `nestedDeeperThan(record, MAX_RECORD_DEPTH)`, walked once per record object. */
-export function tooDeep(record: object): boolean {
-  if (withinDepth.has(record)) return false;
-  if (nestedDeeperThan(record, MAX_RECORD_DEPTH)) return true;
-  withinDepth.add(record);
-  return false;
+  #digestOf(record: object, text: () => string): string {
+    let digest = this.#digests.get(record);
+    if (digest === undefined) {
+      digest = hash('sha256', text(), 'hex');
+      this.#digests.set(record, digest);
+    }
+    return digest;
+  }
+
+  /** `desiredStateHash`, from the digests kept. */
+  desiredStateHash(deployment: DeploymentRecord, revision: RevisionRecord | undefined): string {
+    return this.desiredStateHashOf(deployment, revision ? this.revisionDigest(revision) : '');
+  }
+
+  /** `revisionDigest`, kept. */
+  revisionDigest(revision: RevisionRecord): string {
+    return this.#digestOf(revision, () => canonicalJson(revision));
+  }
+
+  /** `desiredStateHash` from the revision's digest alone (`revisionDigest`; '' for none). */
+  desiredStateHashOf(deployment: DeploymentRecord, digest: string): string {
+    const record = this.#digestOf(deployment, () => recordText(deployment));
+    return hash('sha256', `${record}\u0000${digest}`, 'hex');
+  }
+
+  /** `nestedDeeperThan(record, MAX_RECORD_DEPTH)`, walked once per record object. */
+  tooDeep(record: object): boolean {
+    if (this.#withinDepth.has(record)) return false;
+    if (nestedDeeperThan(record, MAX_RECORD_DEPTH)) return true;
+    this.#withinDepth.add(record);
+    return false;
+  }
 }
