@@ -38,6 +38,16 @@ export interface RestartMemoKeeperOptions {
   revisionsOf?: (deploymentId: string) => readonly KnownRevision[];
 }
 
+/** What the agent does with a restart memo (a RestartMemoKeeper, or NO_RESTART_MEMO when there is none). */
+export type RestartMemoUse = Pick<RestartMemoKeeper, 'load' | 'revisions' | 'save'>;
+
+/** No restart memo (none configured, or dry run): nothing is read, nothing is saved. */
+export const NO_RESTART_MEMO: RestartMemoUse = Object.freeze({
+  load: async () => {},
+  revisions: async () => undefined,
+  save: async () => {},
+});
+
 export class RestartMemoKeeper {
   readonly #o: RestartMemoKeeperOptions;
   /** The digest of the snapshot stored now, as far as this process knows: an unchanged one is not written again. */

@@ -127,3 +127,43 @@ async function recordPruned(events: EventRecorder, cs: ChangeSet, plan: PrunePla
     });
   }
 }
+
+/** What one cycle's orphan collection needs beyond the pass's own parts. */
+export interface OrphanCollectionDeps extends OrphanPassDeps {
+  /** The cycle's shared inventory listing; undefined when it failed. */
+  latest(): Promise<Inventory | undefined>;
+  /** Lists what the listener owns, for the pass alone (only when the cycle's listing failed). */
+  listOwned(opts: { namespaces: readonly string[]; listenerId: string }): Promise<Inventory>;
+  namespaces: readonly string[];
+  listenerId: string;
+  deleteVolumes: boolean;
+  dryRun: boolean;
+}
+
+/**
+ * One cycle's orphan pass over a complete poll: on the cycle's shared listing, and only when that
+ * failed on a listing of its own. Returns the refusal, or the deletions when there were any.
+ * Leadership may end during the listing: `signal` makes a deposed leader delete nothing.
+ */
+export async function collectOrphans(
+  deps: OrphanCollectionDeps,
+  poll: {
+    deployments: readonly PolledDeployment[];
+    rejected: readonly Pick<RejectedRecord, 'id' | 'listenerId'>[];
+  },
+  signal: AbortSignal,
+): Promise<{ refused?: { code: string; message: string }; changeSet?: ChangeSet }> {
+  const { listenerId } = deps;
+  const inventory =
+    (await deps.latest()) ?? (await deps.listOwned({ namespaces: deps.namespaces, listenerId }));
+  const { plan, changeSet } = await runOrphanPass(deps, {
+    listing: orphanListing(poll.deployments, poll.rejected, listenerId),
+    inventory,
+    listenerId,
+    deleteVolumes: deps.deleteVolumes,
+    dryRun: deps.dryRun,
+    signal,
+  });
+  if (plan.refused) return { refused: { code: plan.refused.code, message: plan.refused.message } };
+  return changeSet.entries.length > 0 ? { changeSet } : {};
+}
