@@ -9,7 +9,7 @@ import type { RateLimitOptions } from '../kube/rate-limit.ts';
 import { isAgentVocabulary } from '../agent/redact-vocabulary.ts';
 import type { ReconcileSettings } from '../reconcile/types.ts';
 import { Redactor } from '../redact.ts';
-import { mergeRenderSettings, type RenderSettings } from '../render/index.ts';
+import type { RenderSettings } from '../render/index.ts';
 
 /**
  * Where the kubeconfig comes from: `given` (the sandbox's own), else `--kubeconfig`, else
@@ -48,38 +48,9 @@ export function reconcileSettingsOf(config: AgentConfig): ReconcileSettings {
   };
 }
 
-/**
- * The renderer's settings from the agent's: the settings file merged over the defaults (as
- * `mooring render --settings` does), then the members the flags resolved (config.ts).
- */
-export function renderSettingsOf(config: AgentConfig): RenderSettings {
-  const merged = mergeRenderSettings(config.listenerId, config.settingsFile);
-  return {
-    ...merged,
-    redisImage: config.redisImage,
-    postgresImage: config.postgresImage,
-    storageClassName: config.storageClass,
-    clusterDomain: config.clusterDomain,
-    policy: {
-      ...merged.policy,
-      podSecurity: config.podSecurity,
-      allowHostPath: config.allowHostPath,
-      allowPrivileged: config.allowPrivileged,
-      allowedVolumeTypes: config.allowedVolumeTypes,
-    },
-    references: referenceSettingsOf(config.references),
-  };
-}
-
-/** The render settings' `references` from the agent's: only what is set, so defaults stay defaults. */
-function referenceSettingsOf(r: AgentConfig['references']): RenderSettings['references'] {
-  return {
-    ...(r.serviceAccount ? { agentServiceAccount: r.serviceAccount } : {}),
-    ...(r.podNamespace ? { agentNamespace: r.podNamespace } : {}),
-    ...(r.deploymentServiceAccounts ? { serviceAccounts: [...r.deploymentServiceAccounts] } : {}),
-    allowServiceAccountTokens: r.allowServiceAccountTokens,
-    namespaceTenants: { ...r.namespaceTenants },
-  };
+/** The renderer's settings, as the agent's settings made them once (`AgentConfig.render`). */
+export function renderSettingsOf(config: Pick<AgentConfig, 'render'>): RenderSettings {
+  return config.render;
 }
 
 /**

@@ -1,6 +1,6 @@
 /** The parsed agent settings, as `parseAgentConfig` returns them. */
 import type { PodSecurityLevel } from '../render/pod-security-lists.ts';
-import type { RenderSettingsFile } from '../render/settings-file.ts';
+import type { RenderSettings } from '../render/settings.ts';
 
 /** The parsed settings. Durations are converted to milliseconds. */
 export interface AgentConfig {
@@ -51,8 +51,11 @@ export interface AgentConfig {
   /** Volume types allowed besides the default list; [] when unset. */
   allowedVolumeTypes: string[];
   logLevel: string;
-  /** The parsed `--settings` file ({} without one); the members above are already merged from it. */
-  settingsFile: RenderSettingsFile;
+  /**
+   * The renderer's settings, made once from the `--settings` file, the defaults and the flags
+   * (the render members above are read off them, for the checks and messages that name flags).
+   */
+  render: RenderSettings;
   /** What deployments may refer to (mapped onto the render settings' `references`). */
   references: {
     /** The agent's own ServiceAccount (`--service-account`). */

@@ -143,8 +143,28 @@ export function parseAgentConfig(sources: ConfigSources): ConfigResult {
 
   if (problems.length > 0) return { ok: false, problems, help: false };
 
-  // The file merged over the one table of defaults; a flag or variable set overrides its member.
-  const file = mergeRenderSettings(values.listenerId as string, settingsFile);
+  // The renderer's settings, made once: the file merged over the one table of defaults, then the
+  // flags and variables set. The members below that a flag sets are read off them.
+  const render = mergeRenderSettings(values.listenerId as string, settingsFile, {
+    redisImage: values.redisImage as string | undefined,
+    postgresImage: values.postgresImage as string | undefined,
+    storageClassName: values.storageClass as string | undefined,
+    clusterDomain: values.clusterDomain as string | undefined,
+    policy: {
+      podSecurity: values.podSecurity as PodSecurityLevel | undefined,
+      allowHostPath: values.allowHostPath as boolean | undefined,
+      allowPrivileged: values.allowPrivileged as boolean | undefined,
+      allowedVolumeTypes: values.allowedVolumeTypes as string[] | undefined,
+    },
+    references: {
+      agentServiceAccount: values.serviceAccount as string | undefined,
+      agentNamespace: sources.env.MOORING_POD_NAMESPACE?.trim() || undefined,
+      serviceAccounts: values.deploymentServiceAccounts as string[] | undefined,
+      allowServiceAccountTokens: values.allowServiceAccountTokens as boolean | undefined,
+      namespaceTenants: tenants,
+    },
+  });
+  const refs = render.references;
   const namespaces = values.namespaces as string[];
   const seconds = (key: string) => Math.round((values[key] as number) * 1000);
   const config: AgentConfig = {
@@ -183,28 +203,22 @@ export function parseAgentConfig(sources: ConfigSources): ConfigResult {
     dryRun: values.dryRun as boolean,
     deleteVolumes: values.deleteVolumes as boolean,
     recreateStatefulSets: values.recreateStatefulSets as boolean,
-    redisImage: (values.redisImage as string | undefined) ?? file.redisImage,
-    postgresImage: (values.postgresImage as string | undefined) ?? file.postgresImage,
-    storageClass: (values.storageClass as string | undefined) ?? file.storageClassName,
-    clusterDomain: (values.clusterDomain as string | undefined) ?? file.clusterDomain,
-    podSecurity: (values.podSecurity as PodSecurityLevel | undefined) ?? file.policy.podSecurity,
-    allowHostPath: (values.allowHostPath as boolean | undefined) ?? file.policy.allowHostPath,
-    allowPrivileged: (values.allowPrivileged as boolean | undefined) ?? file.policy.allowPrivileged,
-    allowedVolumeTypes: (values.allowedVolumeTypes as string[] | undefined) ?? [
-      ...file.policy.allowedVolumeTypes,
-    ],
+    redisImage: render.redisImage,
+    postgresImage: render.postgresImage,
+    storageClass: render.storageClassName,
+    clusterDomain: render.clusterDomain,
+    podSecurity: render.policy.podSecurity,
+    allowHostPath: render.policy.allowHostPath,
+    allowPrivileged: render.policy.allowPrivileged,
+    allowedVolumeTypes: [...render.policy.allowedVolumeTypes],
     logLevel: values.logLevel as string,
-    settingsFile,
+    render,
     references: {
-      serviceAccount: (values.serviceAccount as string | undefined) ?? file.references.agentServiceAccount,
-      podNamespace: sources.env.MOORING_POD_NAMESPACE?.trim() || file.references.agentNamespace,
-      deploymentServiceAccounts:
-        (values.deploymentServiceAccounts as string[] | undefined) ??
-        (file.references.serviceAccounts ? [...file.references.serviceAccounts] : undefined),
-      allowServiceAccountTokens:
-        (values.allowServiceAccountTokens as boolean | undefined) ??
-        file.references.allowServiceAccountTokens,
-      namespaceTenants: { ...(tenants ?? file.references.namespaceTenants) },
+      serviceAccount: refs.agentServiceAccount,
+      podNamespace: refs.agentNamespace,
+      deploymentServiceAccounts: refs.serviceAccounts ? [...refs.serviceAccounts] : undefined,
+      allowServiceAccountTokens: refs.allowServiceAccountTokens,
+      namespaceTenants: { ...refs.namespaceTenants },
     },
   };
   return { ok: true, config, help: false };

@@ -107,8 +107,46 @@ export function defaultRenderSettings(listenerId: string): RenderSettings {
   };
 }
 
-/** Merges a parsed settings file over the defaults. */
-export function mergeRenderSettings(listenerId: string, file: RenderSettingsFile): RenderSettings {
+/**
+ * What the agent's flags (and their environment twins) set over a settings file: each member
+ * given replaces the file's, and one left undefined keeps it.
+ */
+export interface RenderSettingsFlags {
+  redisImage?: string | undefined;
+  postgresImage?: string | undefined;
+  storageClassName?: string | undefined;
+  clusterDomain?: string | undefined;
+  policy?: Partial<
+    Pick<RenderPolicy, 'podSecurity' | 'allowHostPath' | 'allowPrivileged' | 'allowedVolumeTypes'>
+  >;
+  references?: Partial<ReferenceSettings>;
+}
+
+/**
+ * The render settings: a parsed settings file merged over the defaults, then the flags that are
+ * set (`mooring run`: the one place the agent's render settings are made).
+ */
+export function mergeRenderSettings(
+  listenerId: string,
+  file: RenderSettingsFile,
+  flags: RenderSettingsFlags = {},
+): RenderSettings {
+  const merged = mergeFile(listenerId, file);
+  return {
+    ...merged,
+    ...stripUndefined({
+      redisImage: flags.redisImage,
+      postgresImage: flags.postgresImage,
+      storageClassName: flags.storageClassName,
+      clusterDomain: flags.clusterDomain,
+    }),
+    policy: { ...merged.policy, ...stripUndefined(flags.policy ?? {}) },
+    references: { ...merged.references, ...stripUndefined(flags.references ?? {}) },
+  };
+}
+
+/** A parsed settings file merged over the defaults. */
+function mergeFile(listenerId: string, file: RenderSettingsFile): RenderSettings {
   const base = defaultRenderSettings(listenerId);
   return {
     ...base,

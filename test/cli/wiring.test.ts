@@ -70,6 +70,18 @@ describe('renderSettingsOf', () => {
   });
 });
 
+describe('the render settings, made once', () => {
+  it('are the settings the parse made (no second merge), the members named by flags read off them', () => {
+    const c = config(['--redis-image', 'r:2', '--pod-security', 'restricted']);
+    expect(renderSettingsOf(c)).toBe(c.render);
+    expect([c.redisImage, c.podSecurity, c.postgresImage]).toEqual([
+      c.render.redisImage,
+      c.render.policy.podSecurity,
+      c.render.postgresImage,
+    ]);
+  });
+});
+
 describe('renderSettingsOf: references', () => {
   it("passes what deployments may refer to, the agent's own account and namespace included", () => {
     const tenant = '0d9e8f7a-6b5c-4d3e-8f2a-1b0c9d8e7f6a';
