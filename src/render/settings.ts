@@ -8,7 +8,8 @@ import {
   type ExposureSettings,
   mergeExposureSettings,
 } from './exposure-settings.ts';
-import type { PodSecurityLevel } from './pod-security-lists.ts';
+import type { PodSecurityLevel } from '../pod-security-lists.ts';
+import { RENDER_SCALAR_DEFAULTS } from '../render-defaults.ts';
 import {
   DEFAULT_POD_METADATA_POLICY,
   mergePodMetadataPolicy,
@@ -74,11 +75,11 @@ export interface RenderPolicy {
  * from (documented in docs/configuration.md, "Rendering defaults").
  */
 export const RENDER_SETTINGS_DEFAULTS = {
-  redisImage: 'docker.io/library/redis:7.4-alpine',
-  postgresImage: 'docker.io/library/postgres:16-alpine',
-  clusterDomain: 'cluster.local',
+  redisImage: RENDER_SCALAR_DEFAULTS.redisImage,
+  postgresImage: RENDER_SCALAR_DEFAULTS.postgresImage,
+  clusterDomain: RENDER_SCALAR_DEFAULTS.clusterDomain,
   policy: {
-    podSecurity: 'baseline',
+    podSecurity: RENDER_SCALAR_DEFAULTS.podSecurity,
     allowHostPath: false,
     allowPrivileged: false,
     allowedVolumeTypes: [],
