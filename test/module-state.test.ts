@@ -29,6 +29,12 @@ const MUTATORS: ReadonlySet<string> = new Set([
 
 const COLLECTIONS: ReadonlySet<string> = new Set(['Map', 'Set', 'WeakMap', 'WeakSet']);
 
+/** Constructors whose instances hold no state that changes (a RegExp without the g or y flag). */
+const STATELESS: ReadonlySet<string> = new Set(['RegExp', 'TextEncoder', 'TextDecoder', 'URL']);
+
+/** Whether regex flags make an expression keep `lastIndex` between uses (g, y). */
+const statefulFlags = (flags: string): boolean => /[gy]/.test(flags);
+
 /** Every .ts file under `dir`, sandbox excluded. */
 function sourceFiles(dir: string): string[] {
   const out: string[] = [];
@@ -90,6 +96,14 @@ function mutatedNames(file: ts.SourceFile): Set<string> {
       const name = rootName(node.left);
       if (name !== undefined) out.add(name);
     }
+    if (
+      (ts.isPrefixUnaryExpression(node) || ts.isPostfixUnaryExpression(node)) &&
+      (node.operator === ts.SyntaxKind.PlusPlusToken || node.operator === ts.SyntaxKind.MinusMinusToken) &&
+      (ts.isPropertyAccessExpression(node.operand) || ts.isElementAccessExpression(node.operand))
+    ) {
+      const name = rootName(node.operand);
+      if (name !== undefined) out.add(name);
+    }
     if (ts.isDeleteExpression(node)) {
       const name = rootName(node.expression);
       if (name !== undefined) out.add(name);
@@ -118,6 +132,24 @@ function constProblem(decl: ts.VariableDeclaration, mutated: ReadonlySet<string>
     COLLECTIONS.has(value.expression.text)
   ) {
     return `const ${name} = new ${value.expression.text} at module level`;
+  }
+  if (
+    ts.isRegularExpressionLiteral(value) &&
+    statefulFlags(value.text.slice(value.text.lastIndexOf('/') + 1))
+  ) {
+    return `const ${name} is a regular expression that keeps lastIndex (g or y flag)`;
+  }
+  if (ts.isNewExpression(value) && ts.isIdentifier(value.expression)) {
+    const made = value.expression.text;
+    const flags = value.arguments?.[1];
+    if (
+      made === 'RegExp' &&
+      flags !== undefined &&
+      (!ts.isStringLiteral(flags) || statefulFlags(flags.text))
+    ) {
+      return `const ${name} is a regular expression that keeps lastIndex (g or y flag)`;
+    }
+    if (!STATELESS.has(made)) return `const ${name} = new ${made}: a singleton at module level`;
   }
   if (ts.isCallExpression(value) && value.expression.getText() === 'Object.freeze') return undefined;
   if ((ts.isArrayLiteralExpression(value) || ts.isObjectLiteralExpression(value)) && mutated.has(name)) {
@@ -165,7 +197,7 @@ describe('module-level state', () => {
     expect(findings).toEqual([]);
   });
 
-  it('finds a top-level let, a bare collection, a mutated literal and globalThis', () => {
+  it('finds a top-level let, a bare collection, a mutated literal or counter, a singleton, a global regex and globalThis', () => {
     const text = [
       'let cached: string | undefined;',
       'const memo = new WeakMap<object, string>();',
@@ -175,6 +207,11 @@ describe('module-level state', () => {
       'const table = { a: 1 };',
       'export function bump() { table.a += 1; }',
       'const fixed = Object.freeze({ b: 2 });',
+      'const counter = { n: 0 };',
+      'export function tick() { counter.n++; }',
+      'const limiter = new TokenBucket(5);',
+      'const EVERY = /a/g;',
+      'const ONE = /a/i;',
       'const words = ["a"] as const;',
       'const untouched = [1, 2];',
       '(globalThis as Record<string, unknown>).x = 1;',
@@ -184,7 +221,10 @@ describe('module-level state', () => {
       'x.ts:2 const memo = new WeakMap at module level',
       'x.ts:4 const queue is a literal that the module mutates',
       'x.ts:6 const table is a literal that the module mutates',
-      'x.ts:11 uses globalThis',
+      'x.ts:9 const counter is a literal that the module mutates',
+      'x.ts:11 const limiter = new TokenBucket: a singleton at module level',
+      'x.ts:12 const EVERY is a regular expression that keeps lastIndex (g or y flag)',
+      'x.ts:16 uses globalThis',
     ]);
   });
 });
