@@ -181,6 +181,25 @@ function moduleState(fileName: string, text: string): string[] {
       }
     }
   }
+  // A class's static field is module-level state under another name.
+  for (const statement of file.statements) {
+    if (!ts.isClassDeclaration(statement)) continue;
+    for (const member of statement.members) {
+      const mods = ts.canHaveModifiers(member) ? (ts.getModifiers(member) ?? []) : [];
+      if (!ts.isPropertyDeclaration(member) || !mods.some((m) => m.kind === ts.SyntaxKind.StaticKeyword))
+        continue;
+      const readonly = mods.some((m) => m.kind === ts.SyntaxKind.ReadonlyKeyword);
+      const init = member.initializer === undefined ? undefined : unwrap(member.initializer);
+      const collection =
+        init !== undefined &&
+        ts.isNewExpression(init) &&
+        ts.isIdentifier(init.expression) &&
+        COLLECTIONS.has(init.expression.text);
+      if (!readonly || (collection && !readonlyType(member.type))) {
+        out.push(`${where(member)} static field ${member.name.getText()}`);
+      }
+    }
+  }
   const visit = (node: ts.Node): void => {
     if (ts.isIdentifier(node) && node.text === 'globalThis') out.push(`${where(node)} uses globalThis`);
     ts.forEachChild(node, visit);
@@ -212,6 +231,7 @@ describe('module-level state', () => {
       'const limiter = new TokenBucket(5);',
       'const EVERY = /a/g;',
       'const ONE = /a/i;',
+      'export class Pool { static count = 0; static readonly LIMIT = 3; static readonly seen = new Set<string>(); }',
       'const words = ["a"] as const;',
       'const untouched = [1, 2];',
       '(globalThis as Record<string, unknown>).x = 1;',
@@ -224,7 +244,9 @@ describe('module-level state', () => {
       'x.ts:9 const counter is a literal that the module mutates',
       'x.ts:11 const limiter = new TokenBucket: a singleton at module level',
       'x.ts:12 const EVERY is a regular expression that keeps lastIndex (g or y flag)',
-      'x.ts:16 uses globalThis',
+      'x.ts:14 static field count',
+      'x.ts:14 static field seen',
+      'x.ts:17 uses globalThis',
     ]);
   });
 });
