@@ -56,7 +56,6 @@ export class YamlWriter {
 
   /** `objects` as a YAML multi-document stream. */
   stream(objects: readonly RenderedObject[]): string {
-    if (this.#written.size >= WRITTEN_MAX) this.#written.clear();
     let out = '';
     for (const o of objects) {
       const doc: Out = { s: '', written: this.#written };
@@ -104,6 +103,7 @@ function stringText(s: string, written: Map<string, string>): string | undefined
     text = new YAML.Document(node).toString({ lineWidth: 0 }).replace(/\n$/, '');
     if (text.includes('\n')) return undefined;
   }
+  if (written.size >= WRITTEN_MAX) written.clear();
   written.set(s, text);
   return text;
 }
