@@ -9,7 +9,7 @@ describe('YamlWriter (the scalar texts it keeps)', () => {
   it('writes each stream as a fresh writer would, while and after its kept texts fill up and are dropped', () => {
     const writer = new YamlWriter();
     // More distinct strings than a writer keeps, some needing quotes: the texts are dropped on the way.
-    for (let batch = 0; batch < 3; batch++) {
+    for (let batch = 0; batch < 6; batch++) {
       const objects = Array.from({ length: 50 }, (_, i) =>
         configMap(
           `cm-${batch}-${i}`,
