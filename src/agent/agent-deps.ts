@@ -2,7 +2,7 @@
  * What the agent takes from the outside world (`AgentDeps`: Kubernetes and control-plane access,
  * the composition root gives the real ones) and the `/status` document it serves.
  */
-import type { DesiredResolver } from './desired-resolver.ts';
+import type { DesiredResolver } from '../reconcile/desired-resolver.ts';
 import type { AgentConfig } from '../config.ts';
 import type { RevisionRecord } from '../contract/index.ts';
 import type { Logger } from '../log.ts';

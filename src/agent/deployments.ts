@@ -1,6 +1,6 @@
 import { allUnchanged, hasChanges } from '../objects/change-set.ts';
 import type { ColdPass } from './cold-start.ts';
-import { deleteHold } from './delete-cap.ts';
+import { deleteHold } from '../reconcile/delete-cap.ts';
 import { DesiredBook, revisionLoader, secretValuesOf } from './desired-book.ts';
 import type { DeploymentsDeps } from './deployments-deps.ts';
 import { DesiredWaiters } from './desired-waiters.ts';

@@ -10,7 +10,7 @@ import { canonicalJson } from '../objects/canonical-json.ts';
 import type { ColdPass, ColdPasses } from './cold-start.ts';
 import { codeFingerprint } from './code-fingerprint.ts';
 import { openMemo, type RestartMemo, sealMemo, snapshotEntries } from './restart-memo.ts';
-import type { KnownRevision } from './desired-resolver.ts';
+import type { KnownRevision } from '../reconcile/desired-resolver.ts';
 import { safeErr } from './safe-error.ts';
 
 /** Where the snapshot is kept (src/kube/restart-memo-store.ts: one ConfigMap). */

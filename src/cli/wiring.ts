@@ -8,8 +8,8 @@
 import { Agent, type AgentDeps } from '../agent/agent.ts';
 import { AgentLink } from '../agent/agent-link.ts';
 import { ColdPasses, coldListingJudge } from '../agent/cold-start.ts';
-import { DesiredResolver } from '../agent/desired-resolver.ts';
-import { StartUpRenderSettings } from '../agent/exposure-check.ts';
+import { DesiredResolver } from '../reconcile/desired-resolver.ts';
+import { StartUpRenderSettings } from '../reconcile/exposure-check.ts';
 import { MemoryBudget } from '../agent/memory-budget.ts';
 import { NO_RESTART_MEMO, RestartMemoKeeper, type RestartMemoUse } from '../agent/restart-memo-keeper.ts';
 import { controlPlaneTls, describeRoutes, logRoutes } from '../agent/routes.ts';

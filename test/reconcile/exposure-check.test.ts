@@ -4,7 +4,7 @@
  * exposure off, never a failed listing.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { checkExposureKind, StartUpRenderSettings } from '../../src/agent/exposure-check.ts';
+import { checkExposureKind, StartUpRenderSettings } from '../../src/reconcile/exposure-check.ts';
 import { servesKind } from '../../src/kube/exposure-discovery.ts';
 import { defaultRenderSettings, type ExposureSettings, type RenderSettings } from '../../src/render/index.ts';
 import { HTTPROUTE_CRD } from '../../src/sandbox/resources.ts';

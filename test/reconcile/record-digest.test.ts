@@ -3,8 +3,8 @@
  * object once for its own life, and a record listed anew (a new object) is digested anew.
  */
 import { describe, expect, it } from 'vitest';
-import { desiredStateHash, RecordDigests, revisionDigest } from '../../src/agent/record-digest.ts';
-import { deploymentRecord, R_LATEST, revisionRecord } from './revision-fixtures.ts';
+import { desiredStateHash, RecordDigests, revisionDigest } from '../../src/reconcile/record-digest.ts';
+import { deploymentRecord, R_LATEST, revisionRecord } from '../agent/revision-fixtures.ts';
 
 describe('RecordDigests (digests kept per record object)', () => {
   it('digests a record object once for its life; a new object, or a new owner, digests anew', () => {

@@ -7,11 +7,11 @@
 import type { ControlPlaneClient } from '../control-plane/client.ts';
 import { type DeploymentRecord, FINAL_REVISION_STATUSES, type RevisionRecord } from '../contract/index.ts';
 import { type ErrorCode, MooringError } from '../errors.ts';
-import { chooseRevision } from '../reconcile/revision-choice.ts';
+import { chooseRevision } from './revision-choice.ts';
 import { detectCollisions } from '../render/names.ts';
 import { tenantMayUse } from '../render/references.ts';
 import { CustomUrls, detectUrlClaims } from '../render/url-claims.ts';
-import type { DesiredDeployment } from './poll-cycle.ts';
+import type { DesiredDeployment } from '../agent/poll-cycle.ts';
 import { MAX_RECORD_DEPTH, RecordDigests } from './record-digest.ts';
 
 /**
