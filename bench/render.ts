@@ -6,7 +6,7 @@
  */
 import { parseArgs } from 'node:util';
 import { renderDeployment } from '../src/render/index.ts';
-import { toYamlStream } from '../src/render/serialize.ts';
+import { YamlWriter } from '../src/render/serialize.ts';
 import { GOLDEN_CASES } from '../test/render/fixtures.ts';
 
 const TARGET_PER_SECOND = 5_000;
@@ -25,8 +25,10 @@ if (!Number.isFinite(durationMs) || durationMs <= 0) {
 }
 
 const input = GOLDEN_CASES['full-spec']!();
+// One writer for the run, as a caller that writes many streams keeps one.
+const writer = new YamlWriter();
 const once = values.yaml
-  ? () => toYamlStream(renderDeployment(input).objects).length
+  ? () => writer.stream(renderDeployment(input).objects).length
   : () => renderDeployment(input).objects.length;
 
 const objects = renderDeployment(input).objects.length;

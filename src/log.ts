@@ -80,3 +80,11 @@ export function createLogger(options: LoggerOptions = {}): Logger {
 export function silentLogger(): Logger {
   return pino({ level: 'silent' });
 }
+
+/**
+ * A logger for detail that only debugging wants (a reconcile's own summary line: the agent logs
+ * one line per reconcile itself): `logger` at debug or trace, else one that says warnings only.
+ */
+export function debugDetailLogger(logger: Logger, level: string): Logger {
+  return level === 'debug' || level === 'trace' ? logger : logger.child({}, { level: 'warn' });
+}

@@ -107,6 +107,23 @@ describe('folder import rules', () => {
     expect(violations).toEqual([]);
   });
 
+  it('config/ knows no renderer: it imports nothing from render/, nor modules that do', () => {
+    const importsOf = (file: string) =>
+      importedSpecifiers(readFileSync(file, 'utf8'))
+        .map((s) => targetOf(file, s))
+        .filter((t): t is string => t !== undefined);
+    const violations = sourcesOf('config').flatMap((f) =>
+      importsOf(f)
+        .filter(
+          (t) =>
+            t.startsWith('render/') ||
+            (!t.startsWith('config/') && importsOf(path.join(SRC, t)).some((u) => u.startsWith('render/'))),
+        )
+        .map((t) => `${path.relative(SRC, f)} imports ${t}`),
+    );
+    expect(violations).toEqual([]);
+  });
+
   it('agent/ holds no composition root: nothing in it builds the real clients', () => {
     const builders = sourcesOf('agent').filter((f) =>
       /\b(createKubeClient|new ControlPlaneClient|new ResourceManager)\b/.test(readFileSync(f, 'utf8')),

@@ -2,13 +2,13 @@
  * What the agent takes from the outside world (`AgentDeps`: Kubernetes and control-plane access,
  * the composition root gives the real ones) and the `/status` document it serves.
  */
-import type { DesiredResolver } from './desired-resolver.ts';
+import type { DesiredResolver } from '../reconcile/desired-resolver.ts';
 import type { AgentConfig } from '../config.ts';
-import type { DeploymentRecord, RevisionRecord } from '../contract/index.ts';
+import type { RevisionRecord } from '../contract/index.ts';
 import type { Logger } from '../log.ts';
 import type { AgentMetrics } from '../ops/metrics.ts';
 import type { MemoryBudget } from './memory-budget.ts';
-import type { ConvergedPass } from '../reconcile/converged.ts';
+import type { ReconcileRequest } from '../reconcile/reconcile-hook.ts';
 import type { ReconcileResult } from '../reconcile/result.ts';
 import type { Redactor } from '../redact.ts';
 import type { Clock } from './clock.ts';
@@ -45,21 +45,7 @@ export interface AgentDeps {
   /** Reads a revision a poll resolved without it (`DesiredDeployment.pendingRevision`). */
   loadRevision?: ((deploymentId: string, revisionId: string) => Promise<RevisionRecord>) | undefined;
   /** Reconciles one deployment (render, apply, prune, health; or the resync's shortcut); throws coded errors. */
-  reconcile(
-    input: {
-      deployment: DeploymentRecord;
-      revision: RevisionRecord | undefined;
-      /** Reads the revision when it was resolved without it (`DesiredDeployment.pendingRevision`). */
-      loadRevision?: (() => Promise<RevisionRecord>) | undefined;
-      /** The desired state changed since its last successful reconcile: read the cluster now. */
-      changed?: boolean;
-      /** The poller's desired-state hash: what the objects are rendered from. */
-      hash?: string;
-      /** What the deployment's previous reconcile returned as `converged` (the resync's shortcut). */
-      converged?: ConvergedPass | undefined;
-    },
-    signal: AbortSignal,
-  ): Promise<ReconcileResult>;
+  reconcile(input: ReconcileRequest, signal: AbortSignal): Promise<ReconcileResult>;
   /**
    * Feeds the orphan collector a complete listing and deletes what it decides. `holds` says which
    * deployments are in this replica's shards: objects of others are neither listed nor pruned.

@@ -11,6 +11,7 @@
  */
 import { LABELS } from '../labels.ts';
 import { objectId } from '../objects/object-id.ts';
+import type { DeploymentRecord, RevisionRecord } from '../contract/index.ts';
 import type { PageJudge } from '../kube/observed-state.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
 import type { ConvergedPass } from '../reconcile/converged.ts';
@@ -110,6 +111,49 @@ export function coldStartJudge(o: ColdStartJudgeOptions): PageJudge {
       if (!o.verify(item, desired, r.key)) r.pass = undefined;
       else if (byId.size === 0 && r.pass) o.onConverged?.(deploymentId, r.pass);
     }
+  };
+}
+
+/** What the judge of each cold listing is made of (see `coldListingJudge`). */
+export interface ColdListingOptions extends Pick<ColdStartJudgeOptions, 'desiredOf' | 'verify'> {
+  /** The objects a deployment renders at `revision` (throws when it cannot be rendered). */
+  render(deployment: DeploymentRecord, revision: RevisionRecord | undefined): readonly KubeObject[];
+  /** Reads a revision the poll resolved without it (`DesiredDeployment.pendingRevision`). */
+  loadRevision(deploymentId: string, revisionId: string): Promise<RevisionRecord>;
+  /** The converged passes found, for the first reconciles to take. */
+  passes: ColdPasses;
+  /** Whether the memo holds `live` at its version for `key` (`isListedVerified`). */
+  listedVerified(live: KubeObject, key: string): boolean;
+  /** Fills the memo and `passes` before the first page is judged (the restart memo's `load`). */
+  beforeFirstPage(passes: ColdPasses): Promise<void>;
+}
+
+/**
+ * The judge of a new cold listing: the passes of the previous one are forgotten, the memo is
+ * filled before the first page is judged, and an object the memo holds, or a volume claim of a
+ * pass found, is not compared.
+ */
+export function coldListingJudge(o: ColdListingOptions): PageJudge {
+  o.passes.clear();
+  const judge = coldStartJudge({
+    desiredOf: o.desiredOf,
+    // A revision the restart memo knew is read only when its deployment must be compared.
+    render: async (d) =>
+      o.render(
+        d.deployment,
+        d.revision ??
+          (d.pendingRevision === undefined
+            ? undefined
+            : await o.loadRevision(d.deployment.id, d.pendingRevision)),
+      ),
+    verify: o.verify,
+    known: (id, live, key) => o.listedVerified(live, key) || o.passes.holdsClaim(id, key, live),
+    onConverged: (id, pass) => o.passes.set(id, pass),
+  });
+  const loaded = o.beforeFirstPage(o.passes);
+  return async (items) => {
+    await loaded;
+    return judge(items);
   };
 }
 

@@ -1,6 +1,6 @@
 import { allUnchanged, hasChanges } from '../objects/change-set.ts';
 import type { ColdPass } from './cold-start.ts';
-import { deleteHold } from './delete-cap.ts';
+import { deleteHold } from '../reconcile/delete-cap.ts';
 import { DeploymentBook } from './deployment-book.ts';
 import type { TrackedDeployment } from './deployment-record.ts';
 import { revisionLoader, secretValuesOf } from './desired-book.ts';

@@ -18,7 +18,7 @@ export interface HeapReading {
 }
 
 /** The young generation's spaces: emptied by every collection, no room for data. */
-const YOUNG_SPACES = new Set(['new_space', 'new_large_object_space']);
+const YOUNG_SPACES: ReadonlySet<string> = new Set(['new_space', 'new_large_object_space']);
 
 /** Bytes used in the old generation's spaces now (garbage since the last full collection included). */
 function oldGenerationUsed(): { used: number; newSpace: number } {
@@ -47,26 +47,44 @@ export function semiSpaceFlagBytes(
   return mib === undefined ? undefined : mib * MIB;
 }
 
-/** Old-generation bytes live after the latest full collection, once one has been seen. */
-let liveAfterFullGc: number | undefined;
-let watching: PerformanceObserver | undefined;
+/**
+ * V8's figures (see HeapReading), read by one owner (the memory budget). The live bytes after a
+ * full collection are the ones this watch saw: it starts with none (the heap's use now stands in)
+ * and keeps the latest until it is closed, which stops the watching.
+ */
+export class HeapWatch {
+  /** Old-generation bytes live after the latest full collection seen, once one has been. */
+  #liveAfterFullGc: number | undefined;
+  #watching: PerformanceObserver | undefined;
 
-/** V8's figures: see HeapReading. Watches full collections from the first call on. */
-export function readHeap(): HeapReading {
-  if (!watching) {
-    watching = new PerformanceObserver((list) => {
-      for (const entry of list.getEntries()) {
-        const kind = (entry as { detail?: { kind?: number } }).detail?.kind;
-        if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) liveAfterFullGc = oldGenerationUsed().used;
-      }
-    });
-    watching.observe({ entryTypes: ['gc'] });
+  /** Old-generation bytes live after the latest full collection this watch saw, if any. */
+  get liveAfterFullGcBytes(): number | undefined {
+    return this.#liveAfterFullGc;
   }
-  const { used, newSpace } = oldGenerationUsed();
-  const { heap_size_limit: limit } = getHeapStatistics();
-  // The young generation's reserve is three semi-spaces; the new space, grown, is two of them.
-  const semiSpace = semiSpaceFlagBytes(process.execArgv, process.env.NODE_OPTIONS);
-  const youngReserve = semiSpace === undefined ? Math.ceil(newSpace * 1.5) : 3 * semiSpace;
-  const limitBytes = Math.max(1, limit - youngReserve);
-  return { liveBytes: Math.min(used, liveAfterFullGc ?? used), limitBytes };
+
+  /** V8's figures now; watches full collections from the first call until `close`. */
+  read(): HeapReading {
+    if (!this.#watching) {
+      this.#watching = new PerformanceObserver((list) => {
+        for (const entry of list.getEntries()) {
+          const kind = (entry as { detail?: { kind?: number } }).detail?.kind;
+          if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) this.#liveAfterFullGc = oldGenerationUsed().used;
+        }
+      });
+      this.#watching.observe({ entryTypes: ['gc'] });
+    }
+    const { used, newSpace } = oldGenerationUsed();
+    const { heap_size_limit: limit } = getHeapStatistics();
+    // The young generation's reserve is three semi-spaces; the new space, grown, is two of them.
+    const semiSpace = semiSpaceFlagBytes(process.execArgv, process.env.NODE_OPTIONS);
+    const youngReserve = semiSpace === undefined ? Math.ceil(newSpace * 1.5) : 3 * semiSpace;
+    const limitBytes = Math.max(1, limit - youngReserve);
+    return { liveBytes: Math.min(used, this.#liveAfterFullGc ?? used), limitBytes };
+  }
+
+  /** Stops watching; the figure seen so far stays (a later `read` watches again). */
+  close(): void {
+    this.#watching?.disconnect();
+    this.#watching = undefined;
+  }
 }

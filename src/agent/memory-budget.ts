@@ -8,7 +8,7 @@
  * listener would need. Estimates come from heap snapshots of the bench (bench/README.md).
  */
 import type { Logger } from '../log.ts';
-import { type HeapReading, readHeap } from './heap-reading.ts';
+import { type HeapReading, HeapWatch } from './heap-reading.ts';
 
 const MIB = 1024 * 1024;
 
@@ -88,7 +88,7 @@ export interface MemoryVerdict {
 }
 
 export interface MemoryBudgetOptions {
-  /** Reads the heap; default V8's own figures (`readHeap`). */
+  /** Reads the heap; default V8's own figures (a `HeapWatch` of the budget's own). */
   read?: () => HeapReading;
   logger: Logger;
 }
@@ -110,7 +110,8 @@ export class MemoryBudget {
   #toldTooLarge = false;
 
   constructor(o: MemoryBudgetOptions) {
-    this.#read = o.read ?? readHeap;
+    const watch = o.read ? undefined : new HeapWatch();
+    this.#read = o.read ?? (() => (watch as HeapWatch).read());
     this.#logger = o.logger;
   }
 

@@ -18,12 +18,13 @@ import type { DeploymentRecord } from '../contract/index.ts';
 import { errorCode, MooringError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { type Clock, sleep, systemClock } from './clock.ts';
-import { type CollisionRules, collisionsOf, DesiredResolver } from './desired-resolver.ts';
+import { type CollisionRules, collisionsOf, DesiredResolver } from '../reconcile/desired-resolver.ts';
 import { openPollCycle, type PollCycle, type Snapshot } from './poll-cycle.ts';
 import { safeErr } from './safe-error.ts';
+import { CustomUrls } from '../render/url-claims.ts';
 
 export type { DesiredDeployment, PollCycle, Snapshot } from './poll-cycle.ts';
-export { desiredStateHash, MAX_RECORD_DEPTH } from './record-digest.ts';
+export { desiredStateHash, MAX_RECORD_DEPTH } from '../reconcile/record-digest.ts';
 
 /** Polls start up to this fraction of the interval sooner than it (never later). */
 export const POLL_JITTER = 0.1;
@@ -80,6 +81,8 @@ export class Poller {
    * poller lives for one term: a new leader starts from the older-keeps rule.
    */
   #urlHolders = new Map<string, string>();
+  /** The records' custom_url, parsed once per record for the poller's life. */
+  readonly #customUrls = new CustomUrls();
   #failures = 0;
   #nextDueAtMs: number | undefined;
   #cycleStartedAtMs: number | undefined;
@@ -156,6 +159,7 @@ export class Poller {
         ours,
         this.#o.collisions ?? {},
         this.#urlHolders,
+        this.#customUrls,
       );
       this.#urlHolders = urlHolders;
       const cycle = openPollCycle();

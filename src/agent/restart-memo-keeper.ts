@@ -10,7 +10,7 @@ import { canonicalJson } from '../objects/canonical-json.ts';
 import type { ColdPass, ColdPasses } from './cold-start.ts';
 import { codeFingerprint } from './code-fingerprint.ts';
 import { openMemo, type RestartMemo, sealMemo, snapshotEntries } from './restart-memo.ts';
-import type { KnownRevision } from './desired-resolver.ts';
+import type { KnownRevision } from '../reconcile/desired-resolver.ts';
 import { safeErr } from './safe-error.ts';
 
 /** Where the snapshot is kept (src/kube/restart-memo-store.ts: one ConfigMap). */
@@ -37,6 +37,16 @@ export interface RestartMemoKeeperOptions {
   /** What the snapshot keeps of a deployment's final revisions (the poller's `knownRevisions`). */
   revisionsOf?: (deploymentId: string) => readonly KnownRevision[];
 }
+
+/** What the agent does with a restart memo (a RestartMemoKeeper, or NO_RESTART_MEMO when there is none). */
+export type RestartMemoUse = Pick<RestartMemoKeeper, 'load' | 'revisions' | 'save'>;
+
+/** No restart memo (none configured, or dry run): nothing is read, nothing is saved. */
+export const NO_RESTART_MEMO: RestartMemoUse = Object.freeze({
+  load: async () => {},
+  revisions: async () => undefined,
+  save: async () => {},
+});
 
 export class RestartMemoKeeper {
   readonly #o: RestartMemoKeeperOptions;

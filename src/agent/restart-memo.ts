@@ -16,7 +16,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { z } from 'zod';
 import type { Verified } from '../kube/observed-state.ts';
 import type { ColdPass } from './cold-start.ts';
-import type { KnownRevision } from './desired-resolver.ts';
+import type { KnownRevision } from '../reconcile/desired-resolver.ts';
 
 /** A ConfigMap's value is at most 1 MiB; this leaves room for the rest of the object. */
 export const MAX_SNAPSHOT_BYTES = 900 * 1024;

@@ -6,8 +6,9 @@
  */
 import type { ColdPass, ColdPasses } from './cold-start.ts';
 import { codeFingerprint } from './code-fingerprint.ts';
-import type { KnownRevision } from './desired-resolver.ts';
+import type { KnownRevision } from '../reconcile/desired-resolver.ts';
 import {
+  NO_RESTART_MEMO,
   RestartMemoKeeper,
   type RestartMemoKeeperOptions,
   type RestartMemoStore,
@@ -19,6 +20,12 @@ import { shardMemoName, shardOf } from './shards.ts';
 export type ShardMemosOptions = Omit<RestartMemoKeeperOptions, 'store'> & {
   storeOf: (name: string) => RestartMemoStore;
 };
+
+/** What the agent does with its restart memos: ShardMemos, or NO_SHARD_MEMOS when none is kept. */
+export type ShardMemosUse = Pick<ShardMemos, 'load' | 'revisions' | 'save' | 'agentHooks'>;
+
+/** No restart memo (none configured, or dry run): nothing read, nothing saved, no hooks. */
+export const NO_SHARD_MEMOS: ShardMemosUse = Object.freeze({ ...NO_RESTART_MEMO, agentHooks: () => ({}) });
 
 export class ShardMemos {
   readonly #shards: number;

@@ -8,7 +8,7 @@ import { servesKind } from '../kube/exposure-discovery.ts';
 import type { KubeHttp, KubeResponse } from '../kube/http.ts';
 import { kindInfo } from '../objects/kinds.ts';
 import type { ExposureSettings } from '../render/exposure-settings.ts';
-import type { PodSecurityLevel } from '../render/pod-security-lists.ts';
+import type { PodSecurityLevel } from '../pod-security-lists.ts';
 import { type CheckResult, result } from './result.ts';
 
 type Kube = Pick<KubeHttp, 'request'>;

@@ -4,24 +4,37 @@
  */
 import { homedir } from 'node:os';
 import path from 'node:path';
-import type { AgentConfig } from '../config.ts';
+import { AUTO_KUBE_QPS, type AgentConfig } from '../config.ts';
+import type { RateLimitOptions } from '../kube/rate-limit.ts';
 import { isAgentVocabulary } from '../agent/redact-vocabulary.ts';
 import type { ReconcileSettings } from '../reconcile/types.ts';
 import { Redactor } from '../redact.ts';
-import { mergeRenderSettings, type RenderSettings } from '../render/index.ts';
+import type { RenderSettings } from '../render/index.ts';
 
 /**
- * Where the kubeconfig comes from: `--kubeconfig`, else in-cluster (a pod), else `$KUBECONFIG`
- * (its first entry), else `~/.kube/config`.
+ * Where the kubeconfig comes from: `given` (the sandbox's own), else `--kubeconfig`, else
+ * in-cluster (a pod), else `$KUBECONFIG` (its first entry), else `~/.kube/config`.
  */
 export function kubeconfigSource(
   config: Pick<AgentConfig, 'kubeconfig'>,
   env: Readonly<Record<string, string | undefined>>,
+  given?: string,
 ): string {
+  if (given !== undefined) return given;
   if (config.kubeconfig) return config.kubeconfig;
   if (env.KUBERNETES_SERVICE_HOST) return 'in-cluster';
   const fromEnv = env.KUBECONFIG?.split(path.delimiter).find((p) => p.length > 0);
   return fromEnv ?? path.join(homedir(), '.kube', 'config');
+}
+
+/**
+ * The Kubernetes client's rate limit: `--kube-qps auto` starts at AUTO_KUBE_QPS and stands down
+ * once the API server shows it runs API Priority and Fairness; a number is kept as given.
+ */
+export function kubeRateLimitOf(config: Pick<AgentConfig, 'kubeQps' | 'kubeBurst'>): RateLimitOptions {
+  return config.kubeQps === 'auto'
+    ? { qps: AUTO_KUBE_QPS, burst: config.kubeBurst, untilServerFlowControl: true }
+    : { qps: config.kubeQps, burst: config.kubeBurst };
 }
 
 /** What a reconcile reads of the agent's settings. */
@@ -35,38 +48,9 @@ export function reconcileSettingsOf(config: AgentConfig): ReconcileSettings {
   };
 }
 
-/**
- * The renderer's settings from the agent's: the settings file merged over the defaults (as
- * `mooring render --settings` does), then the members the flags resolved (config.ts).
- */
-export function renderSettingsOf(config: AgentConfig): RenderSettings {
-  const merged = mergeRenderSettings(config.listenerId, config.settingsFile);
-  return {
-    ...merged,
-    redisImage: config.redisImage,
-    postgresImage: config.postgresImage,
-    storageClassName: config.storageClass,
-    clusterDomain: config.clusterDomain,
-    policy: {
-      ...merged.policy,
-      podSecurity: config.podSecurity,
-      allowHostPath: config.allowHostPath,
-      allowPrivileged: config.allowPrivileged,
-      allowedVolumeTypes: config.allowedVolumeTypes,
-    },
-    references: referenceSettingsOf(config.references),
-  };
-}
-
-/** The render settings' `references` from the agent's: only what is set, so defaults stay defaults. */
-function referenceSettingsOf(r: AgentConfig['references']): RenderSettings['references'] {
-  return {
-    ...(r.serviceAccount ? { agentServiceAccount: r.serviceAccount } : {}),
-    ...(r.podNamespace ? { agentNamespace: r.podNamespace } : {}),
-    ...(r.deploymentServiceAccounts ? { serviceAccounts: [...r.deploymentServiceAccounts] } : {}),
-    allowServiceAccountTokens: r.allowServiceAccountTokens,
-    namespaceTenants: { ...r.namespaceTenants },
-  };
+/** The renderer's settings, as the agent's settings made them once (`AgentConfig.render`). */
+export function renderSettingsOf(config: Pick<AgentConfig, 'render'>): RenderSettings {
+  return config.render;
 }
 
 /**

@@ -55,7 +55,7 @@ const SEED = fileURLToPath(new URL('../../examples/seed.yaml', import.meta.url))
 const SETTINGS = fileURLToPath(new URL('../../examples/sandbox-settings.yaml', import.meta.url));
 /** The render settings when examples/ is not there (an npm install): exposure on, through an Ingress. */
 const FALLBACK_SETTINGS = 'exposure:\n  kind: ingress\n  ingressClassName: nginx\n';
-const SETTLED = new Set(['Ready', 'Failed', 'Refused', 'Deleted']);
+const SETTLED: ReadonlySet<string> = new Set(['Ready', 'Failed', 'Refused', 'Deleted']);
 
 /** Prints a line whenever a deployment's state or reason changes; resolves when all settled. */
 async function watchProgress(

@@ -5,8 +5,11 @@
  * reorder what is shown are printed as visible escapes (`\x1b`, `\u202e`) instead.
  */
 
-/** C0 controls, DEL, C1 controls, and the Unicode bidirectional embeddings, overrides and isolates. */
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+/**
+ * C0 controls, DEL, C1 controls, and the Unicode bidirectional embeddings, overrides and isolates.
+ * Without the global flag, so that it keeps no `lastIndex` between calls.
+ */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 
 function visible(c: string): string {
   const code = c.charCodeAt(0);
@@ -17,8 +20,7 @@ function visible(c: string): string {
 
 /** `text` with every control character shown as an escape; the same string when it has none. */
 export function escapeControls(text: string): string {
-  CONTROL.lastIndex = 0;
-  return CONTROL.test(text) ? text.replace(CONTROL, visible) : text;
+  return CONTROL.test(text) ? text.replace(new RegExp(CONTROL, 'g'), visible) : text;
 }
 
 /** JSON text whose strings also escape C1 and bidirectional characters (JSON.stringify leaves them raw). */

@@ -2,42 +2,48 @@
  * The real dependencies of an agent, built from its settings: the control-plane client (with
  * request metrics), the Kubernetes clients (with request metrics), the resource manager, events,
  * the reconcile function and the orphan pass. `mooring run`, `mooring diff` and the sandbox use
- * this; tests of the loop mechanics use fakes instead.
+ * this; tests of the loop mechanics use fakes instead. It builds and hands over, and decides
+ * nothing: the only conditions in it are a flag's presence (test/cli/wiring-decisions.test.ts).
  */
-import { DesiredResolver } from '../agent/desired-resolver.ts';
-import { AUTO_KUBE_QPS, type AgentConfig } from '../config.ts';
+import { Agent, type AgentDeps } from '../agent/agent.ts';
+import { AgentLink } from '../agent/agent-link.ts';
+import { ColdPasses, coldListingJudge } from '../agent/cold-start.ts';
+import { DesiredResolver } from '../reconcile/desired-resolver.ts';
+import { StartUpRenderSettings } from '../reconcile/exposure-check.ts';
+import { MemoryBudget } from '../agent/memory-budget.ts';
+import { NO_SHARD_MEMOS, ShardMemos, type ShardMemosUse } from '../agent/shard-memos.ts';
+import { controlPlaneTls, describeRoutes, logRoutes } from '../agent/routes.ts';
+import { safeErr } from '../agent/safe-error.ts';
+import type { AgentConfig } from '../config.ts';
 import { ControlPlaneClient } from '../control-plane/client.ts';
+import { errorCode } from '../errors.ts';
+import type { Census } from '../kube/census.ts';
 import { createKubeClient } from '../kube/clients.ts';
 import { servesKind } from '../kube/exposure-discovery.ts';
-import { kubeLeaseClient } from '../kube/lease.ts';
-import { shardInventory } from '../kube/shard-inventory.ts';
 import { ForeignObjects } from '../kube/foreign-objects.ts';
+import { kubeLeaseClient } from '../kube/lease.ts';
 import { kubeNamespaceReader } from '../kube/namespaces.ts';
 import { ObjectClient } from '../kube/object-client.ts';
-import type { Census } from '../kube/census.ts';
 import { ObservedState, type PageJudge } from '../kube/observed-state.ts';
 import { ResourceManager } from '../kube/resource-manager.ts';
 import { kubeRestartMemoStore } from '../kube/restart-memo-store.ts';
-import type { Logger } from '../log.ts';
-import { createMetrics, type AgentMetrics } from '../ops/metrics.ts';
+import { debugDetailLogger, type Logger } from '../log.ts';
+import { type AgentMetrics, countControlPlaneRequest, createMetrics } from '../ops/metrics.ts';
+import { proxyPasswords } from '../proxy/from-environment.ts';
 import { EventRecorder } from '../reconcile/events.ts';
-import { errorCode } from '../errors.ts';
-import { safeErr } from '../agent/safe-error.ts';
-import { orphanListing, runOrphanPass } from '../reconcile/orphan-pass.ts';
+import { collectOrphans } from '../reconcile/orphan-pass.ts';
 import { OrphanCollector } from '../reconcile/orphans.ts';
-import { reconcileDeployment } from '../reconcile/reconcile.ts';
+import { reconcileHook } from '../reconcile/reconcile-hook.ts';
 import { recordRefusalEvent } from '../reconcile/record-refusal-event.ts';
 import type { Redactor } from '../redact.ts';
 import { renderDeployment } from '../render/index.ts';
-import { Agent, type AgentDeps } from '../agent/agent.ts';
-import { ColdPasses, coldStartJudge } from '../agent/cold-start.ts';
-import { MemoryBudget } from '../agent/memory-budget.ts';
-import { ShardMemos } from '../agent/shard-memos.ts';
-import { checkExposureKind } from '../agent/exposure-check.ts';
-import { proxyPasswords } from '../proxy/from-environment.ts';
-import { controlPlaneTls, describeRoutes, logRoutes } from '../agent/routes.ts';
 import { abortable } from './abortable.ts';
-import { kubeconfigSource, reconcileSettingsOf, renderSettingsOf } from './agent-settings.ts';
+import {
+  kubeconfigSource,
+  kubeRateLimitOf,
+  reconcileSettingsOf,
+  renderSettingsOf,
+} from './agent-settings.ts';
 
 /** How long shutdown waits for queued Events to be written. */
 const EVENTS_FLUSH_MS = 2_000;
@@ -66,31 +72,21 @@ export interface WireOptions {
 /** Builds an agent with real clients. Throws MOORING_E_CONFIG_INVALID for an unusable kubeconfig. */
 export function wireAgent(o: WireOptions): WiredAgent {
   const { config, logger, redactor } = o;
-  let agent: Agent | undefined;
+  // The parts made before the agent read it through this link (agent-link.ts).
+  const link = new AgentLink();
   // The heap's budget (memory-budget.ts): the agent degrades instead of dying when it runs short.
   const memory = new MemoryBudget({ logger });
-  const metrics = createMetrics({
-    version: o.version,
-    deploymentStates: () => agent?.status.counts() ?? {},
-    pausedObjects: () => agent?.status.pausedObjects() ?? 0,
-    queueDepth: () => agent?.queueDepth ?? 0,
-    inFlight: () => agent?.inFlight ?? 0,
-    memory: () => memory.verdict(),
-  });
-  const cpTls = controlPlaneTls(config);
+  const metrics = createMetrics(link.metricsSources(o.version, memory));
   redactor.set('proxy-credentials', proxyPasswords(o.env));
   // The User-Agent names the replica, so the API server's audit log tells replicas apart.
-  const kube = createKubeClient(o.kubeconfig ?? kubeconfigSource(config, o.env), {
+  const kube = createKubeClient(kubeconfigSource(config, o.env, o.kubeconfig), {
     env: o.env,
     userAgent: `mooring/${o.version} (${config.identity})`,
     onResult: (verb, result) => {
       metrics.kubeRequests.inc({ verb, result });
-      agent?.observeKubeResult(result);
+      link.observeKubeResult(result);
     },
-    rateLimit:
-      config.kubeQps === 'auto'
-        ? { qps: AUTO_KUBE_QPS, burst: config.kubeBurst, untilServerFlowControl: true }
-        : { qps: config.kubeQps, burst: config.kubeBurst },
+    rateLimit: kubeRateLimitOf(config),
     onWait: (reason, seconds) => metrics.kubeWaitSeconds.inc({ reason }, seconds),
     // The client's own secrets (a kubeconfig proxy-url's password, tokens) are scrubbed by value too.
     onCredentials: (values) => redactor.set('kube-credentials', values),
@@ -100,19 +96,15 @@ export function wireAgent(o: WireOptions): WiredAgent {
     apiKey: config.apiKey,
     ...(config.tenantId ? { tenantId: config.tenantId } : {}),
     env: o.env,
-    tls: cpTls,
+    tls: controlPlaneTls(config),
     maxResponseBytes: config.controlPlaneMaxResponseBytes,
     logger,
-    onRequest: (e) =>
-      metrics.controlPlaneRequests.inc({
-        route: `${e.method} ${e.route}`,
-        result: e.status ? String(e.status) : 'error',
-      }),
+    onRequest: (e) => countControlPlaneRequest(metrics, e),
   });
   const routes = describeRoutes(config, o.env, controlPlane.route.proxy, kube.route.proxy);
   logRoutes(logger, routes);
-  // What the agent knows of the cluster between calls, with its rules (observed-state.ts). The
-  // cold judge is made per cold listing, below.
+  // What the agent knows of the cluster between calls, with its rules (observed-state.ts). A cold
+  // listing's judge is made per listing (cold-start.ts); not in dry run, which keeps no memo.
   const observed = new ObservedState({
     namespaces: config.namespaces,
     listenerId: config.listenerId,
@@ -132,66 +124,49 @@ export function wireAgent(o: WireOptions): WiredAgent {
   // tell what this replica did.
   const events = new EventRecorder({
     sink: { create: (obj) => resources.create(obj) },
-    recording: () => agent?.recordsEvents === true,
+    recording: () => link.recordsEvents(),
     logger,
     instance: config.listenerId,
     scrubber: redactor,
   });
-  // Replaced once at start when the exposure kind turns out not to be served (exposure-check.ts).
-  let settings = renderSettingsOf(config);
-  // The agent logs one line per reconcile itself (at debug when nothing moved); the reconcile's own summary line is for debugging.
-  const reconcileLogger = ['debug', 'trace'].includes(config.logLevel)
-    ? logger
-    : logger.child({}, { level: 'warn' });
+  const rendering = new StartUpRenderSettings(renderSettingsOf(config));
   const collector = new OrphanCollector({ deleteVolumes: config.deleteVolumes, logger });
-  const reconcileSettings = reconcileSettingsOf(config);
   // One inventory listing per poll cycle, shared by that cycle's reconciles and its orphan pass.
   // A cold start's listing comes whole and is compared page by page (ADR 0008): no object is read
-  // again. Not in dry run, which keeps no memo.
+  // again.
   const coldPasses = new ColdPasses();
   // What the leader verified, kept across restarts (ADR 0010): read by each cold listing.
-  const restartMemo: ShardMemos | undefined =
+  const restartMemo: ShardMemosUse =
     config.restartMemo === undefined || config.dryRun
-      ? undefined
+      ? NO_SHARD_MEMOS
       : new ShardMemos(config.shards, config.restartMemo, {
           storeOf: (name) => kubeRestartMemoStore(kube, config.leaseNamespace, name),
           secret: config.apiKey,
-          settings: () => ({ settings, listener: config.listenerId, namespaces: config.namespaces }),
+          settings: () => ({
+            settings: rendering.current,
+            listener: config.listenerId,
+            namespaces: config.namespaces,
+          }),
           memo: observed.memo,
           logger,
           revisionsOf: (id) => resolver.knownOf(id),
         });
   // One resolver for the process, seeded with the revisions the restart memo knew (ADR 0010).
-  const resolver = new DesiredResolver(controlPlane, async () => restartMemo?.revisions());
-  const coldJudge = (): PageJudge => {
-    coldPasses.clear();
-    const judge = coldStartJudge({
-      desiredOf: (id) => agent?.desiredOf(id),
-      // A revision the restart memo knew is read only when its deployment must be compared.
-      render: async (d) => {
-        const revision =
-          d.revision ??
-          (d.pendingRevision === undefined || !agent
-            ? undefined
-            : await resolver.load(d.deployment.id, d.pendingRevision));
-        return renderDeployment({ deployment: d.deployment, revision, settings }).objects;
-      },
+  const resolver = new DesiredResolver(controlPlane, () => restartMemo.revisions());
+  const coldJudge = (): PageJudge =>
+    coldListingJudge({
+      passes: coldPasses,
+      desiredOf: (id) => link.desiredOf(id),
+      loadRevision: (deploymentId, revisionId) => resolver.load(deploymentId, revisionId),
+      render: (deployment, revision) =>
+        renderDeployment({ deployment, revision, settings: rendering.current }).objects,
       verify: (live, desired, key) => resources.verifyListed(live, desired, key),
-      known: (id, live, key) => resources.isListedVerified(live, key) || coldPasses.holdsClaim(id, key, live),
-      onConverged: (id, pass) => coldPasses.set(id, pass),
+      listedVerified: (live, key) => resources.isListedVerified(live, key),
+      beforeFirstPage: (passes) => restartMemo.load(passes),
     });
-    const loaded = restartMemo?.load(coldPasses);
-    if (!loaded) return judge;
-    // The memo is filled before the first page is judged.
-    return async (items) => {
-      await loaded;
-      return judge(items);
-    };
-  };
   // Listed per namespace at most once a cycle, and only for a rendered deployment that needs them.
   const foreign = new ForeignObjects(new ObjectClient(kube), config.listenerId);
   const cachedResources = observed.wrap(resources);
-  const directResources = observed.wrap(resources, { listDirectly: true });
   const deps: AgentDeps = {
     ...(o.onReconciled ? { onReconciled: o.onReconciled } : {}),
     config,
@@ -204,45 +179,29 @@ export function wireAgent(o: WireOptions): WiredAgent {
     readNamespace: kubeNamespaceReader(kube),
     resolver,
     loadRevision: (deploymentId, revisionId) => resolver.load(deploymentId, revisionId),
-    exposesUrls: () => settings.exposure.kind !== 'none',
-    checkCluster: async () => {
-      settings = await checkExposureKind(
-        { serves: (info) => servesKind(kube, info), resources, logger },
-        settings,
-      );
-    },
+    exposesUrls: () => rendering.exposesUrls(),
+    checkCluster: () => rendering.check({ serves: (info) => servesKind(kube, info), resources, logger }),
     ...(config.leaderElection
       ? { leaseClientFor: (name: string) => kubeLeaseClient(kube, config.leaseNamespace, name) }
       : {}),
-    // reconcileDeployment takes no signal: its resource calls are guarded instead, so a timed-out,
-    // deposed or shut-down reconcile stops at its next step (apply, list, prune, event). The
-    // runner keeps the deployment busy until it returns.
-    reconcile: (input, signal) =>
-      reconcileDeployment(
-        {
-          // A changed deployment does not wait for the cycle's listing (propagation latency).
-          resources: abortable(input.changed ? directResources : cachedResources, signal),
-          events,
-          logger: reconcileLogger,
-          settings: reconcileSettings,
-          verified: (obj, key) => resources.isVerified(obj, key),
-          coldPass: (id, key, namespace) => coldPasses.take(id, key, namespace),
-          finder: () => observed.finder(),
-          foreignSelectors: (namespace) => foreign.selectors(namespace),
-          foreignClaims: (namespace) => foreign.claims(namespace),
-        },
-        {
-          deployment: input.deployment,
-          revision: input.revision,
-          loadRevision: input.loadRevision,
-          settings,
-          ...(input.hash === undefined ? {} : { inputKey: input.hash }),
-          converged: input.converged,
-        },
-      ),
+    reconcile: reconcileHook({
+      resources: { cached: cachedResources, direct: observed.wrap(resources, { listDirectly: true }) },
+      guard: abortable,
+      deps: {
+        events,
+        logger: debugDetailLogger(logger, config.logLevel),
+        settings: reconcileSettingsOf(config),
+        verified: (obj, key) => resources.isVerified(obj, key),
+        coldPass: (id, key, namespace) => coldPasses.take(id, key, namespace),
+        finder: () => observed.finder(),
+        foreignSelectors: (namespace) => foreign.selectors(namespace),
+        foreignClaims: (namespace) => foreign.claims(namespace),
+      },
+      renderSettings: () => rendering.current,
+    }),
     ownsObjects: (id) => observed.ownsObjects(id),
     memory,
-    ...restartMemo?.agentHooks(),
+    ...restartMemo.agentHooks(),
     // A record the agent cannot use refuses its deployment alone: said in an Event there too.
     onRefused: (d) => recordRefusalEvent(events, config.namespaces, d),
     beginCycle: () => {
@@ -260,39 +219,34 @@ export function wireAgent(o: WireOptions): WiredAgent {
           ),
       );
     },
-    collectOrphans: async (snapshot, signal, holds) => {
-      // The cycle's listing (else its own), cut to the held shards: never prune another shard's.
-      const inventory = shardInventory(
-        (await observed.latest()) ??
-          (await resources.listOwned({ namespaces: config.namespaces, listenerId: config.listenerId })),
-        holds,
-      );
-      // Deletes go through the cache, so a deployment they touch lists afresh this cycle. Leadership
-      // may have ended during the listing: the signal makes a deposed leader delete nothing.
-      const { plan, changeSet } = await runOrphanPass(
-        { resources: cachedResources, collector, logger, events },
+    // Deletes go through the cache, so a deployment they touch lists afresh this cycle.
+    collectOrphans: (snapshot, signal, holds) =>
+      collectOrphans(
         {
-          listing: orphanListing(snapshot.deployments, snapshot.rejected, config.listenerId),
-          inventory,
+          resources: cachedResources,
+          collector,
+          logger,
+          events,
+          latest: () => observed.latest(),
+          listOwned: (opts) => resources.listOwned(opts),
+          namespaces: config.namespaces,
           listenerId: config.listenerId,
           deleteVolumes: config.deleteVolumes,
           dryRun: config.dryRun,
-          signal,
         },
-      );
-      if (plan.refused) return { refused: { code: plan.refused.code, message: plan.refused.message } };
-      return changeSet.entries.length > 0 ? { changeSet } : {};
-    },
+        snapshot,
+        signal,
+        holds,
+      ),
   };
-  agent = new Agent(deps);
+  const agent = link.attach(new Agent(deps));
   return {
     agent,
     metrics,
     resources,
     close: async () => {
       // Events still queued get a moment to be written before the connections close.
-      const unwritten = await events.flush(EVENTS_FLUSH_MS);
-      if (unwritten > 0) logger.warn({ unwritten }, `${unwritten} events not written before shutdown`);
+      await events.flushAtShutdown(EVENTS_FLUSH_MS);
       await controlPlane.close();
       await kube.close();
     },

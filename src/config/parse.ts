@@ -4,12 +4,7 @@
  * secret values (the API key) are never echoed.
  */
 import { readFileSync } from 'node:fs';
-import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
-import type { PodSecurityLevel } from '../render/pod-security-lists.ts';
-import { mergeRenderSettings } from '../render/settings.ts';
-import { readSettingsFile } from '../settings-file.ts';
-import type { AgentConfig } from './agent-config.ts';
 import type { Setting } from './setting.ts';
 import { SETTINGS } from './settings-table.ts';
 import { joinNegativeValues } from './negative-values.ts';
@@ -25,10 +20,20 @@ export interface ConfigSources {
   hostname?: () => string;
 }
 
-export type ConfigResult =
-  | { ok: true; config: AgentConfig; help: false }
-  | { ok: false; problems: string[]; help: false }
-  | { ok: true; help: true };
+/** The flags and environment parsed and checked (see `parseAgentFlags`). */
+export type FlagsResult =
+  | { help: true }
+  | {
+      help: false;
+      /** Each setting's parsed value, by key; absent when not set and without a default. */
+      values: Record<string, unknown>;
+      /** The API key, from the flag or its file. */
+      apiKey: string | undefined;
+      /** Every problem found, one line each; the caller adds its own. */
+      problems: string[];
+      /** False when the command line itself could not be read: nothing else was checked. */
+      checked: boolean;
+    };
 
 /** The flags that take a value (every setting but the booleans). */
 const VALUE_FLAGS: ReadonlySet<string> = new Set(
@@ -37,6 +42,11 @@ const VALUE_FLAGS: ReadonlySet<string> = new Set(
 
 function label(s: Setting): string {
   return `--${s.flag} (${s.env})`;
+}
+
+/** How problems name the setting `key`: its flag and its env twin. */
+export function flagLabel(key: string): string {
+  return label(SETTINGS.find((s) => s.key === key)!);
 }
 
 /** Collects the raw string of each setting: flags win over the environment. */
@@ -73,13 +83,14 @@ function collectRaw(
 }
 
 /**
- * Parses the agent settings from flags and environment. Returns every problem at once (one line
- * each) rather than stopping at the first, so an operator fixes a manifest in one go.
+ * Parses the agent settings from flags and environment and checks them together. Returns every
+ * problem at once (one line each) rather than stopping at the first, so an operator fixes a
+ * manifest in one go; the settings file and the render settings are the caller's (agent-config.ts).
  */
-export function parseAgentConfig(sources: ConfigSources): ConfigResult {
+export function parseAgentFlags(sources: ConfigSources): FlagsResult {
   const { raw, help, problems } = collectRaw(sources.argv, sources.env);
-  if (help) return { ok: true, help: true };
-  if (problems.length > 0) return { ok: false, problems, help: false };
+  if (help) return { help: true };
+  if (problems.length > 0) return { help: false, values: {}, apiKey: undefined, problems, checked: false };
 
   const values: Record<string, unknown> = {};
   for (const s of SETTINGS) {
@@ -128,88 +139,6 @@ export function parseAgentConfig(sources: ConfigSources): ConfigResult {
       `${label(setting('controlPlaneClientCertFile'))} and ${label(setting('controlPlaneClientKeyFile'))}: set both or neither`,
     );
   }
-  const settingsFile = readSettingsFile(
-    values.settings as string | undefined,
-    label(SETTINGS.find((s) => s.key === 'settings')!),
-    sources.readFile ?? ((p) => readFileSync(p, 'utf8')),
-    problems,
-  );
-  // The file's bindings are checked as the flag's are, unless the flag replaces them.
-  for (const ns of Object.keys(tenants ? {} : (settingsFile.references?.namespaceTenants ?? {}))) {
-    if (namespaceList && !namespaceList.includes(ns))
-      problems.push(
-        `${label(setting('settings'))}: "${values.settings}": references.namespaceTenants: namespace "${ns}" is not one of --namespaces`,
-      );
-  }
-
   leaseProblems(values, label(setting('leaseDuration')), label(setting('shards')), problems);
-  if (problems.length > 0) return { ok: false, problems, help: false };
-
-  // The file merged over the one table of defaults; a flag or variable set overrides its member.
-  const file = mergeRenderSettings(values.listenerId as string, settingsFile);
-  const namespaces = values.namespaces as string[];
-  const seconds = (key: string) => Math.round((values[key] as number) * 1000);
-  const config: AgentConfig = {
-    controlPlaneUrl: (values.controlPlaneUrl as string).replace(/\/+$/, ''),
-    apiKey: apiKey!,
-    tenantId: values.tenantId as string | undefined,
-    controlPlaneCaFile: values.controlPlaneCaFile as string | undefined,
-    controlPlaneClientCertFile: values.controlPlaneClientCertFile as string | undefined,
-    controlPlaneClientKeyFile: values.controlPlaneClientKeyFile as string | undefined,
-    listenerId: values.listenerId as string,
-    namespaces,
-    kubeconfig: values.kubeconfig as string | undefined,
-    pollIntervalMs: seconds('pollInterval'),
-    resyncIntervalMs: values.resyncInterval === undefined ? 0 : seconds('resyncInterval'),
-    heartbeatIntervalMs: seconds('heartbeatInterval'),
-    concurrency: values.concurrency as number,
-    kubeQps: values.kubeQps as number | 'auto',
-    kubeBurst: values.kubeBurst as number,
-    controlPlaneMaxResponseBytes: (values.controlPlaneMaxResponse as number) * 1024 * 1024,
-    reconcileTimeoutMs: seconds('reconcileTimeout'),
-    // The pod's own address (the chart passes status.podIP), never every interface by default.
-    opsHost:
-      (values.opsHost as string | undefined) ??
-      (sources.env.MOORING_POD_IP?.trim() || undefined) ??
-      '127.0.0.1',
-    opsPort: values.opsPort as number,
-    leaderElection: values.leaderElection as boolean,
-    leaseName: values.leaseName as string,
-    leaseNamespace:
-      (values.leaseNamespace as string | undefined) ??
-      (sources.env.MOORING_POD_NAMESPACE || undefined) ??
-      namespaces[0]!,
-    leaseDurationMs: seconds('leaseDuration'),
-    shards: values.shards as number,
-    restartMemo: values.restartMemo as string | undefined,
-    identity: (values.identity as string | undefined) ?? (sources.hostname ?? hostname)(),
-    shutdownGracePeriodMs: seconds('shutdownGracePeriod'),
-    dryRun: values.dryRun as boolean,
-    deleteVolumes: values.deleteVolumes as boolean,
-    recreateStatefulSets: values.recreateStatefulSets as boolean,
-    redisImage: (values.redisImage as string | undefined) ?? file.redisImage,
-    postgresImage: (values.postgresImage as string | undefined) ?? file.postgresImage,
-    storageClass: (values.storageClass as string | undefined) ?? file.storageClassName,
-    clusterDomain: (values.clusterDomain as string | undefined) ?? file.clusterDomain,
-    podSecurity: (values.podSecurity as PodSecurityLevel | undefined) ?? file.policy.podSecurity,
-    allowHostPath: (values.allowHostPath as boolean | undefined) ?? file.policy.allowHostPath,
-    allowPrivileged: (values.allowPrivileged as boolean | undefined) ?? file.policy.allowPrivileged,
-    allowedVolumeTypes: (values.allowedVolumeTypes as string[] | undefined) ?? [
-      ...file.policy.allowedVolumeTypes,
-    ],
-    logLevel: values.logLevel as string,
-    settingsFile,
-    references: {
-      serviceAccount: (values.serviceAccount as string | undefined) ?? file.references.agentServiceAccount,
-      podNamespace: sources.env.MOORING_POD_NAMESPACE?.trim() || file.references.agentNamespace,
-      deploymentServiceAccounts:
-        (values.deploymentServiceAccounts as string[] | undefined) ??
-        (file.references.serviceAccounts ? [...file.references.serviceAccounts] : undefined),
-      allowServiceAccountTokens:
-        (values.allowServiceAccountTokens as boolean | undefined) ??
-        file.references.allowServiceAccountTokens,
-      namespaceTenants: { ...(tenants ?? file.references.namespaceTenants) },
-    },
-  };
-  return { ok: true, config, help: false };
+  return { help: false, values, apiKey, problems, checked: true };
 }

@@ -1,4 +1,4 @@
-import { RENDER_SETTINGS_DEFAULTS as RD } from '../render/settings.ts';
+import { RENDER_SCALAR_DEFAULTS as RD } from '../render-defaults.ts';
 import type { Setting } from './setting.ts';
 
 /** The renderer's rows of the settings table (settings-table.ts), in `--help` order. */
@@ -84,7 +84,7 @@ export const RENDER_SETTINGS_ROWS: readonly Setting[] = [
     flag: 'pod-security',
     env: 'MOORING_POD_SECURITY',
     kind: 'podSecurity',
-    defaultText: `settings policy.podSecurity, else ${RD.policy.podSecurity}`,
+    defaultText: `settings policy.podSecurity, else ${RD.podSecurity}`,
     description: 'policy: the Pod Security Standard every rendered pod must satisfy: baseline or restricted',
   },
   {

@@ -3,7 +3,7 @@
  * messages say what is expected.
  */
 import { z } from 'zod';
-import { extraVolumeTypeProblem, POD_SECURITY_LEVELS } from '../render/pod-security-lists.ts';
+import { extraVolumeTypeProblem, POD_SECURITY_LEVELS } from '../pod-security-lists.ts';
 import type { Kind } from './setting.ts';
 import { isDnsLabel, isDnsSubdomain } from '../objects/dns-names.ts';
 

@@ -2,7 +2,7 @@ import { MooringError } from '../errors.ts';
 import { proxyRefused, tunnelRefusalStatus } from '../proxy/refusal.ts';
 
 /** Transport error codes (undici's and the socket layer's) that mean "the request may not have arrived". */
-const NETWORK_CODES = new Set([
+const NETWORK_CODES: ReadonlySet<string> = new Set([
   'UND_ERR_SOCKET',
   'UND_ERR_CLOSED',
   'UND_ERR_DESTROYED',
@@ -19,7 +19,7 @@ const NETWORK_CODES = new Set([
   'EAI_AGAIN',
 ]);
 /** TLS verification failures: the certificate chain or name did not check out against the trusted CAs. */
-const UNTRUSTED_CODES = new Set([
+const UNTRUSTED_CODES: ReadonlySet<string> = new Set([
   'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
   'UNABLE_TO_GET_ISSUER_CERT',
   'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
@@ -31,7 +31,11 @@ const UNTRUSTED_CODES = new Set([
   'CERT_NOT_YET_VALID',
   'ERR_TLS_CERT_ALTNAME_INVALID',
 ]);
-const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+const TIMEOUT_CODES: ReadonlySet<string> = new Set([
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
 
 /** HTTP statuses worth another try: the request was not processed, or may succeed shortly. */
 export const RETRY_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);

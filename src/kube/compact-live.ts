@@ -143,19 +143,19 @@ function ownershipLabels(
 
 /**
  * A slim entry's managedFields: whether we manage the object is all that is read of them, so one
- * shared, frozen list per manager stands for "ours" (and one empty list for "not ours").
+ * frozen list stands for "ours" (and one empty list for "not ours"). With a pool, the listing's
+ * entries share one mark, made by the pool and dropped with it.
  */
-const managedMarks = new Map<string, readonly ManagedFieldsEntry[]>();
 const NOT_OURS: readonly ManagedFieldsEntry[] = Object.freeze([]);
 
-function managedMark(entries: readonly ManagedFieldsEntry[], fieldManager: string) {
+function managedMark(
+  entries: readonly ManagedFieldsEntry[],
+  fieldManager: string,
+  pool: ListingPool | undefined,
+): readonly ManagedFieldsEntry[] {
   if (!entries.some((e) => e.manager === fieldManager && !e.subresource)) return NOT_OURS;
-  let mark = managedMarks.get(fieldManager);
-  if (!mark) {
-    mark = Object.freeze([Object.freeze({ manager: fieldManager })]);
-    managedMarks.set(fieldManager, mark);
-  }
-  return mark;
+  const make = () => [Object.freeze({ manager: fieldManager })];
+  return pool ? pool.intern(`managed\u0000${fieldManager}`, make) : Object.freeze(make());
 }
 
 /**
@@ -212,7 +212,7 @@ export function slim(obj: KubeObject, fieldManager: string, pool?: ListingPool):
     generation: m.generation,
     labels: ownershipLabels(m.labels, pool),
     managedFields: Array.isArray(m.managedFields)
-      ? (managedMark(m.managedFields, fieldManager) as ManagedFieldsEntry[])
+      ? (managedMark(m.managedFields, fieldManager, pool) as ManagedFieldsEntry[])
       : undefined,
   };
   const pause = m.annotations?.[ANNOTATIONS.reconcile];

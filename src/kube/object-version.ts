@@ -31,30 +31,44 @@ function sortedPairs(map: Record<string, string> | undefined, leaveOut?: Readonl
   return `${s}]`;
 }
 
-/** Versions taken from whole objects before they were slimmed (compact-live.ts). */
-const pinned = new WeakMap<KubeObject, string | undefined>();
+/**
+ * The version a slim entry stands for, kept on the entry itself (a non-enumerable symbol member:
+ * no copy, spread or JSON of it carries the member along). It lives and dies with its entry: a
+ * new listing makes new entries, so nothing outlives the listing that pinned it.
+ */
+const PINNED = Symbol('mooring.pinnedVersion');
+
+/**
+ * The version of a whole listed object, kept on the object the first time it is asked for (the
+ * cold listing's judge, then its slim copy). Nothing changes a listed page's objects between the
+ * two, and the member goes with the page.
+ */
+const LISTED = Symbol('mooring.listedVersion');
+
+type Versioned = KubeObject & { [PINNED]?: string | undefined; [LISTED]?: string | undefined };
+
+/** Keeps `version` on `obj` under `key`, hidden from copies; false when `obj` cannot take it (frozen). */
+function keep(obj: KubeObject, key: symbol, version: string | undefined): boolean {
+  if (!Object.isExtensible(obj)) return false;
+  Object.defineProperty(obj, key, { value: version, enumerable: false, writable: true, configurable: true });
+  return true;
+}
 
 /** Makes `version` the version of `obj`, a reduced copy of the object it was taken from. */
 export function pinVersion(obj: KubeObject, version: string | undefined): void {
-  pinned.set(obj, version);
+  if (!keep(obj, PINNED, version)) throw new TypeError('pinVersion: a slim entry must be extensible');
 }
 
 /** Whether `obj` carries a pinned version (it is a slim listing entry). */
 export function hasPinnedVersion(obj: KubeObject): boolean {
-  return pinned.has(obj);
+  return Object.hasOwn(obj, PINNED);
 }
-
-/**
- * Versions of whole listed objects, each taken once for a cold listing's judge and its slim copy:
- * nothing changes a listed page's objects between the two.
- */
-const listed = new WeakMap<KubeObject, string | undefined>();
 
 /** `objectVersion` of a whole object of a listing page, computed once per object. */
 export function listedVersion(obj: KubeObject): string | undefined {
-  if (listed.has(obj)) return listed.get(obj);
+  if (Object.hasOwn(obj, LISTED)) return (obj as Versioned)[LISTED];
   const version = objectVersion(obj);
-  listed.set(obj, version);
+  keep(obj, LISTED, version);
   return version;
 }
 
@@ -69,7 +83,7 @@ export function flat(text: string): string {
 
 /** The object's version for the memo; undefined when it has none (never memoized). */
 export function objectVersion(obj: KubeObject): string | undefined {
-  if (pinned.has(obj)) return pinned.get(obj);
+  if (Object.hasOwn(obj, PINNED)) return (obj as Versioned)[PINNED];
   const { generation, resourceVersion, uid, labels, annotations } = obj.metadata;
   if (typeof generation === 'number' && generation > 0) {
     const digest = hash(

@@ -19,7 +19,7 @@ import type { KubeObject } from '../objects/kube-object.ts';
  */
 export const HANDOVER_MANAGER = 'mooring-handover-to-hpa';
 
-const SCALABLE = new Set(['Deployment', 'StatefulSet']);
+const SCALABLE: ReadonlySet<string> = new Set(['Deployment', 'StatefulSet']);
 
 function specOf(obj: KubeObject | undefined): Record<string, unknown> {
   return ((obj?.spec as Record<string, unknown> | undefined) ?? {}) as Record<string, unknown>;

@@ -88,7 +88,9 @@ export const LISTED_KINDS: readonly KindInfo[] = KINDS.filter((k) => k.exposure 
 /** The exposure kinds (Ingress, HTTPRoute). */
 export const EXPOSURE_KIND_INFOS: readonly KindInfo[] = KINDS.filter((k) => k.exposure === true);
 
-const byKind = new Map(KINDS.map((k, i) => [k.kind, { info: k, rank: i }]));
+const byKind: ReadonlyMap<string, { info: KindInfo; rank: number }> = new Map(
+  KINDS.map((k, i) => [k.kind, { info: k, rank: i }]),
+);
 
 /** The table row of a kind, or undefined for a kind mooring does not manage. */
 export function kindInfo(kind: string): KindInfo | undefined {

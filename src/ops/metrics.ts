@@ -266,3 +266,14 @@ export function createMetrics(sources: MetricsSources): AgentMetrics {
   }
   return metrics;
 }
+
+/** Counts one control-plane request by route and result (its HTTP status, or `error` without one). */
+export function countControlPlaneRequest(
+  metrics: Pick<AgentMetrics, 'controlPlaneRequests'>,
+  e: { method: string; route: string; status?: number },
+): void {
+  metrics.controlPlaneRequests.inc({
+    route: `${e.method} ${e.route}`,
+    result: e.status ? String(e.status) : 'error',
+  });
+}

@@ -50,7 +50,7 @@ export interface OpsServer {
 export const STATUS_LOOPBACK_ONLY =
   '/status answers loopback clients only: use kubectl port-forward (then mooring status, or curl localhost) or kubectl exec';
 
-const WILDCARDS = new Set(['0.0.0.0', '::', '']);
+const WILDCARDS: ReadonlySet<string> = new Set(['0.0.0.0', '::', '']);
 
 /** True for 127.0.0.0/8, ::1 and their IPv4-mapped forms. */
 export function isLoopbackAddress(address: string | undefined): boolean {

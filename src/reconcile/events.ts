@@ -175,6 +175,15 @@ export class EventRecorder {
     return this.#pending.length + (this.#draining ? 1 : 0);
   }
 
+  /**
+   * At shutdown: gives the queued events `timeoutMs` to be written, and logs how many were not
+   * (they tell what this replica did, so a loss is said).
+   */
+  async flushAtShutdown(timeoutMs: number): Promise<void> {
+    const unwritten = await this.flush(timeoutMs);
+    if (unwritten > 0) this.#logger.warn({ unwritten }, `${unwritten} events not written before shutdown`);
+  }
+
   async #drain(): Promise<void> {
     try {
       for (let next = this.#pending.shift(); next; next = this.#pending.shift()) {

@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import type { DeploymentRecord, RejectedRecord } from '../contract/index.ts';
 import { type ChangeSet, summarize } from '../objects/change-set.ts';
 import type { Inventory } from '../kube/list.ts';
+import { shardInventory } from '../kube/shard-inventory.ts';
 import type { EventRecorder } from './events.ts';
 import type { DeploymentListing, OrphanCollector, PrunePlan } from './orphans.ts';
 import { namespaceOf } from './steps.ts';
@@ -126,4 +127,48 @@ async function recordPruned(events: EventRecorder, cs: ChangeSet, plan: PrunePla
       message: `pruned objects of deployments no longer listed or moved away: ${ids.join(', ')}${moves}`,
     });
   }
+}
+
+/** What one cycle's orphan collection needs beyond the pass's own parts. */
+export interface OrphanCollectionDeps extends OrphanPassDeps {
+  /** The cycle's shared inventory listing; undefined when it failed. */
+  latest(): Promise<Inventory | undefined>;
+  /** Lists what the listener owns, for the pass alone (only when the cycle's listing failed). */
+  listOwned(opts: { namespaces: readonly string[]; listenerId: string }): Promise<Inventory>;
+  namespaces: readonly string[];
+  listenerId: string;
+  deleteVolumes: boolean;
+  dryRun: boolean;
+}
+
+/**
+ * One cycle's orphan pass over a complete poll: on the cycle's shared listing, and only when that
+ * failed on a listing of its own. Returns the refusal, or the deletions when there were any.
+ * Leadership may end during the listing: `signal` makes a deposed leader delete nothing. With
+ * shards, `holds` cuts the listing to the held shards' deployments: another shard's are never pruned.
+ */
+export async function collectOrphans(
+  deps: OrphanCollectionDeps,
+  poll: {
+    deployments: readonly PolledDeployment[];
+    rejected: readonly Pick<RejectedRecord, 'id' | 'listenerId'>[];
+  },
+  signal: AbortSignal,
+  holds?: (deploymentId: string) => boolean,
+): Promise<{ refused?: { code: string; message: string }; changeSet?: ChangeSet }> {
+  const { listenerId } = deps;
+  const inventory = shardInventory(
+    (await deps.latest()) ?? (await deps.listOwned({ namespaces: deps.namespaces, listenerId })),
+    holds,
+  );
+  const { plan, changeSet } = await runOrphanPass(deps, {
+    listing: orphanListing(poll.deployments, poll.rejected, listenerId),
+    inventory,
+    listenerId,
+    deleteVolumes: deps.deleteVolumes,
+    dryRun: deps.dryRun,
+    signal,
+  });
+  if (plan.refused) return { refused: { code: plan.refused.code, message: plan.refused.message } };
+  return changeSet.entries.length > 0 ? { changeSet } : {};
 }

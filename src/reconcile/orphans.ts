@@ -73,7 +73,7 @@ function runsIn(objects: readonly KubeObject[]): boolean {
 
 /**
  * A per-cycle deletion cap: the larger of `minObjects` and `fraction` of `size` (objects of the
- * inventory for pruning; deployments of the listener for AWAITING_DELETE, agent/delete-cap.ts).
+ * inventory for pruning; deployments of the listener for AWAITING_DELETE, reconcile/delete-cap.ts).
  */
 export function pruneCap(size: number, minObjects = 50, fraction = 0.25): number {
   return Math.max(minObjects, Math.floor(size * fraction));

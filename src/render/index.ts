@@ -39,7 +39,7 @@ export {
 } from './exposure-settings.ts';
 export { parseSettingsText, RenderSettingsFile } from './settings-file.ts';
 export { checkPodSecurity, type PodSecurityExemptions, type PodSecurityViolation } from './pod-security.ts';
-export { type PodSecurityLevel, POD_SECURITY_LEVELS } from './pod-security-lists.ts';
+export { type PodSecurityLevel, POD_SECURITY_LEVELS } from '../pod-security-lists.ts';
 export type { KubeObject, ObjectMeta } from '../objects/kube-object.ts';
 export type { RenderedMeta, RenderedObject } from './types.ts';
 export { ANNOTATIONS, LABELS } from '../labels.ts';

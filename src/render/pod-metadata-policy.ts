@@ -51,18 +51,28 @@ const INJECTOR_KEYS = [
  */
 const RESERVED_KEYS = ['*kubernetes.io/*', '*k8s.io/*'] as const;
 
+/** Where frozen patterns keep their compiled check (a member no copy or JSON of them carries). */
+const COMPILED = Symbol('mooring.keyPatterns.compiled');
+
+/**
+ * Frozen patterns carrying their compiled check: made once with the policy and dropped with it.
+ * Patterns made any other way (a copy, a test's literal) are compiled at each check instead.
+ */
+function frozenPatterns(allow: readonly string[], deny: readonly string[]): KeyPatterns {
+  const patterns = { allow: Object.freeze([...allow]), deny: Object.freeze([...deny]) };
+  Object.defineProperty(patterns, COMPILED, { value: compile(patterns), enumerable: false });
+  return Object.freeze(patterns);
+}
+
 /** The default: the patterns above refused, the harmless exceptions allowed. */
 export const DEFAULT_POD_METADATA_POLICY: PodMetadataPolicy = Object.freeze({
-  labels: Object.freeze({
-    // The recommended labels (mooring sets some itself; those stay refused as mooring's own).
-    allow: Object.freeze(['app.kubernetes.io/*']),
-    deny: Object.freeze([...INJECTOR_KEYS, ...RESERVED_KEYS]),
-  }),
-  annotations: Object.freeze({
-    // Only tells kubectl which container `logs` and `exec` pick.
-    allow: Object.freeze(['kubectl.kubernetes.io/default-container']),
-    deny: Object.freeze([...INJECTOR_KEYS, ...RESERVED_KEYS]),
-  }),
+  // The recommended labels (mooring sets some itself; those stay refused as mooring's own).
+  labels: frozenPatterns(['app.kubernetes.io/*'], [...INJECTOR_KEYS, ...RESERVED_KEYS]),
+  // Only tells kubectl which container `logs` and `exec` pick.
+  annotations: frozenPatterns(
+    ['kubectl.kubernetes.io/default-container'],
+    [...INJECTOR_KEYS, ...RESERVED_KEYS],
+  ),
 });
 
 const keyPatterns = z
@@ -76,18 +86,13 @@ const keyPatterns = z
 export const PodMetadataSettingsFile = z.strictObject({ labels: keyPatterns, annotations: keyPatterns });
 export type PodMetadataSettingsFile = z.infer<typeof PodMetadataSettingsFile>;
 
-/** `file` over the default, list by list. */
+/** `file` over the default, list by list; frozen, each list compiled once (`frozenPatterns`). */
 export function mergePodMetadataPolicy(file: PodMetadataSettingsFile | undefined): PodMetadataPolicy {
   const d = DEFAULT_POD_METADATA_POLICY;
-  const merge = (base: KeyPatterns, over: z.infer<typeof keyPatterns>): KeyPatterns => ({
-    allow: [...(over?.allow ?? base.allow)],
-    deny: [...(over?.deny ?? base.deny)],
-  });
+  const merge = (base: KeyPatterns, over: z.infer<typeof keyPatterns>): KeyPatterns =>
+    frozenPatterns(over?.allow ?? base.allow, over?.deny ?? base.deny);
   return { labels: merge(d.labels, file?.labels), annotations: merge(d.annotations, file?.annotations) };
 }
-
-/** A compiled list of patterns: one case-insensitive expression, built once per list. */
-const compiled = new WeakMap<readonly string[], RegExp | null>();
 
 /** One pattern as a regular expression source: `*` any characters, everything else literal. */
 function patternSource(pattern: string): string {
@@ -97,18 +102,26 @@ function patternSource(pattern: string): string {
     .join('.*');
 }
 
+/** A list of patterns as one case-insensitive expression; null for an empty list. */
 function matcher(patterns: readonly string[]): RegExp | null {
-  let re = compiled.get(patterns);
-  if (re !== undefined) return re;
-  re = patterns.length === 0 ? null : new RegExp(`^(?:${patterns.map(patternSource).join('|')})$`, 'i');
-  compiled.set(patterns, re);
-  return re;
+  return patterns.length === 0 ? null : new RegExp(`^(?:${patterns.map(patternSource).join('|')})$`, 'i');
+}
+
+/** `patterns` compiled: whether a key is allowed. */
+function compile(patterns: KeyPatterns): (key: string) => boolean {
+  const allow = matcher(patterns.allow);
+  const deny = matcher(patterns.deny);
+  return (key) => allow?.test(key) === true || deny?.test(key) !== true;
+}
+
+/** The check that frozen patterns carry, else `patterns` compiled for this check alone. */
+function keyCheck(patterns: KeyPatterns): (key: string) => boolean {
+  return (patterns as { [COMPILED]?: (key: string) => boolean })[COMPILED] ?? compile(patterns);
 }
 
 /** Whether `key` is allowed by `patterns`. */
 export function keyAllowed(key: string, patterns: KeyPatterns): boolean {
-  if (matcher(patterns.allow)?.test(key)) return true;
-  return !matcher(patterns.deny)?.test(key);
+  return keyCheck(patterns)(key);
 }
 
 /**
@@ -120,9 +133,11 @@ export function checkMetadataKeys(
   values: Readonly<Record<string, string>>,
   policy: PodMetadataPolicy,
 ): void {
-  const patterns = policy[field];
-  for (const key of Object.keys(values)) {
-    if (keyAllowed(key, patterns)) continue;
+  const keys = Object.keys(values);
+  if (keys.length === 0) return;
+  const allowed = keyCheck(policy[field]);
+  for (const key of keys) {
+    if (allowed(key)) continue;
     const kind = field === 'labels' ? 'label' : 'annotation';
     throw policyViolation(
       `${field}[${JSON.stringify(key)}]`,

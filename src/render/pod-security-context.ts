@@ -10,7 +10,7 @@ import {
   BASELINE_CAPABILITIES,
   RESTRICTED_CAPABILITIES,
   SELINUX_TYPES,
-} from './pod-security-lists.ts';
+} from '../pod-security-lists.ts';
 import { isObj, member } from './plain-object.ts';
 
 /**

@@ -23,7 +23,7 @@ import {
   type PodSecurityExemptions,
   type PodSecurityViolation,
 } from './pod-security-context.ts';
-import { type PodSecurityLevel, SAFE_SYSCTLS, RESTRICTED_VOLUME_TYPES } from './pod-security-lists.ts';
+import { type PodSecurityLevel, SAFE_SYSCTLS, RESTRICTED_VOLUME_TYPES } from '../pod-security-lists.ts';
 import { isObj, member } from './plain-object.ts';
 
 export {

@@ -10,7 +10,7 @@ import {
   type PodSecurityViolation,
   volumeTypes,
 } from './pod-security.ts';
-import type { PodSecurityLevel } from './pod-security-lists.ts';
+import type { PodSecurityLevel } from '../pod-security-lists.ts';
 import type { RenderPolicy } from './settings.ts';
 import type { RenderedObject } from './types.ts';
 import { volumeRefusal } from './volume-policy.ts';

@@ -2,7 +2,20 @@ import YAML from 'yaml';
 import type { RenderedObject } from './types.ts';
 
 /** Plain words a YAML 1.1 reader takes for a bool or null (compared lower-cased). */
-const YAML11_WORDS = new Set(['y', 'n', 'yes', 'no', 'on', 'off', 'true', 'false', 'null', '~', '=', '<<']);
+const YAML11_WORDS: ReadonlySet<string> = new Set([
+  'y',
+  'n',
+  'yes',
+  'no',
+  'on',
+  'off',
+  'true',
+  'false',
+  'null',
+  '~',
+  '=',
+  '<<',
+]);
 
 /**
  * Whether a YAML 1.1 reader (kubectl, through sigs.k8s.io/yaml and go-yaml) or Go's number parsing
@@ -29,18 +42,38 @@ export function yaml11Ambiguous(s: string): boolean {
  * (test/render/yaml-emit.property.test.ts).
  */
 export function toYamlStream(objects: readonly RenderedObject[]): string {
-  let out = '';
-  for (const o of objects) {
-    const doc: Out = { s: '' };
-    const map = o as unknown as Record<string, unknown>;
-    out += `---\n${hasKeys(map) && emitMap(map, '', doc) ? doc.s : libraryDocument(o)}`;
-  }
-  return out;
+  return new YamlWriter().stream(objects);
 }
 
-/** A document's text as it is written. */
+/**
+ * Writes YAML streams (see toYamlStream), keeping the text of the scalars the library wrote:
+ * labels and names repeat across documents and across the streams of one caller. The texts live
+ * as long as the writer, at most WRITTEN_MAX of them (all are dropped when it is full); a text
+ * depends on its string alone, so nothing else makes one stale.
+ */
+export class YamlWriter {
+  readonly #written = new Map<string, string>();
+
+  /** `objects` as a YAML multi-document stream. */
+  stream(objects: readonly RenderedObject[]): string {
+    let out = '';
+    for (const o of objects) {
+      const doc: Out = { s: '', written: this.#written };
+      const map = o as unknown as Record<string, unknown>;
+      out += `---\n${hasKeys(map) && emitMap(map, '', doc) ? doc.s : libraryDocument(o)}`;
+    }
+    return out;
+  }
+}
+
+/** The most scalar texts a writer keeps. */
+const WRITTEN_MAX = 4_096;
+
+/** A document's text as it is written, and the stream's scalar texts (see stringText). */
 interface Out {
   s: string;
+  /** Scalars the library wrote, by their text: the writer's (YamlWriter). */
+  written: Map<string, string>;
 }
 
 /** One document by the `yaml` library (see toYamlStream). */
@@ -57,12 +90,8 @@ function libraryDocument(o: unknown): string {
 /** A word the library writes plain and no YAML reader takes for anything but that string. */
 const SAFE_PLAIN = /^[A-Za-z0-9_./][A-Za-z0-9_./=+@,()-]*(?: [A-Za-z0-9_./=+@,()-]+)*$/;
 
-/** Scalars the library wrote, by their text: labels and names repeat across documents. */
-const written = new Map<string, string>();
-const WRITTEN_MAX = 4_096;
-
 /** A string scalar as the library writes it, or undefined when it spans out (the caller gives up). */
-function stringText(s: string): string | undefined {
+function stringText(s: string, written: Map<string, string>): string | undefined {
   const known = written.get(s);
   if (known !== undefined) return known;
   let text: string;
@@ -80,9 +109,9 @@ function stringText(s: string): string | undefined {
 }
 
 /** A scalar's text; undefined for a value this writer leaves to the library. */
-function scalarText(v: unknown): string | undefined {
+function scalarText(v: unknown, written: Map<string, string>): string | undefined {
   if (v === null) return 'null';
-  if (typeof v === 'string') return stringText(v);
+  if (typeof v === 'string') return stringText(v, written);
   if (typeof v === 'boolean') return v ? 'true' : 'false';
   if (typeof v === 'number') {
     const t = String(v);
@@ -121,7 +150,7 @@ function emitValue(head: string, value: unknown, indent: string, out: Out, seqIn
     out.s += `${head}\n`;
     return emitMap(value, `${indent}  `, out);
   }
-  const text = scalarText(value);
+  const text = scalarText(value, out.written);
   if (text === undefined) return false;
   out.s += `${head} ${text}\n`;
   return true;
@@ -132,7 +161,7 @@ function emitMap(map: Record<string, unknown>, indent: string, out: Out, first =
   for (const key in map) {
     const value = map[key];
     if (value === undefined) continue;
-    const k = stringText(key);
+    const k = stringText(key, out.written);
     if (k === undefined) return false;
     // A sequence under a key is indented by two more (the library's indentSeq).
     if (!emitValue(`${lead || indent}${k}:`, value, indent, out, `${indent}  `)) return false;

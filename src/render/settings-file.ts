@@ -6,7 +6,7 @@
 import YAML from 'yaml';
 import { z } from 'zod';
 import { COMPONENTS } from './components.ts';
-import { extraVolumeTypeProblem, POD_SECURITY_LEVELS } from './pod-security-lists.ts';
+import { extraVolumeTypeProblem, POD_SECURITY_LEVELS } from '../pod-security-lists.ts';
 import { ExposureSettingsFile } from './exposure-settings.ts';
 import { PodMetadataSettingsFile } from './pod-metadata-policy.ts';
 import { ReferenceSettingsFile } from './reference-settings.ts';

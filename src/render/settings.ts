@@ -8,7 +8,8 @@ import {
   type ExposureSettings,
   mergeExposureSettings,
 } from './exposure-settings.ts';
-import type { PodSecurityLevel } from './pod-security-lists.ts';
+import type { PodSecurityLevel } from '../pod-security-lists.ts';
+import { RENDER_SCALAR_DEFAULTS } from '../render-defaults.ts';
 import {
   DEFAULT_POD_METADATA_POLICY,
   mergePodMetadataPolicy,
@@ -74,11 +75,11 @@ export interface RenderPolicy {
  * from (documented in docs/configuration.md, "Rendering defaults").
  */
 export const RENDER_SETTINGS_DEFAULTS = {
-  redisImage: 'docker.io/library/redis:7.4-alpine',
-  postgresImage: 'docker.io/library/postgres:16-alpine',
-  clusterDomain: 'cluster.local',
+  redisImage: RENDER_SCALAR_DEFAULTS.redisImage,
+  postgresImage: RENDER_SCALAR_DEFAULTS.postgresImage,
+  clusterDomain: RENDER_SCALAR_DEFAULTS.clusterDomain,
   policy: {
-    podSecurity: 'baseline',
+    podSecurity: RENDER_SCALAR_DEFAULTS.podSecurity,
     allowHostPath: false,
     allowPrivileged: false,
     allowedVolumeTypes: [],
@@ -107,8 +108,46 @@ export function defaultRenderSettings(listenerId: string): RenderSettings {
   };
 }
 
-/** Merges a parsed settings file over the defaults. */
-export function mergeRenderSettings(listenerId: string, file: RenderSettingsFile): RenderSettings {
+/**
+ * What the agent's flags (and their environment twins) set over a settings file: each member
+ * given replaces the file's, and one left undefined keeps it.
+ */
+export interface RenderSettingsFlags {
+  redisImage?: string | undefined;
+  postgresImage?: string | undefined;
+  storageClassName?: string | undefined;
+  clusterDomain?: string | undefined;
+  policy?: Partial<
+    Pick<RenderPolicy, 'podSecurity' | 'allowHostPath' | 'allowPrivileged' | 'allowedVolumeTypes'>
+  >;
+  references?: Partial<ReferenceSettings>;
+}
+
+/**
+ * The render settings: a parsed settings file merged over the defaults, then the flags that are
+ * set (`mooring run`: the one place the agent's render settings are made).
+ */
+export function mergeRenderSettings(
+  listenerId: string,
+  file: RenderSettingsFile,
+  flags: RenderSettingsFlags = {},
+): RenderSettings {
+  const merged = mergeFile(listenerId, file);
+  return {
+    ...merged,
+    ...stripUndefined({
+      redisImage: flags.redisImage,
+      postgresImage: flags.postgresImage,
+      storageClassName: flags.storageClassName,
+      clusterDomain: flags.clusterDomain,
+    }),
+    policy: { ...merged.policy, ...stripUndefined(flags.policy ?? {}) },
+    references: { ...merged.references, ...stripUndefined(flags.references ?? {}) },
+  };
+}
+
+/** A parsed settings file merged over the defaults. */
+function mergeFile(listenerId: string, file: RenderSettingsFile): RenderSettings {
   const base = defaultRenderSettings(listenerId);
   return {
     ...base,

@@ -18,24 +18,30 @@ export interface UrlClaim {
   reason: string;
 }
 
-/** Host and path of each record's custom_url, parsed once: a parsed record is never changed. */
-const urls = new WeakMap<Candidate, string | undefined>();
+/**
+ * Host and path of each record's custom_url, parsed once per record object: a parsed record is
+ * never changed, and an entry goes with its record (a poll's new records are parsed anew). The
+ * poller keeps one for its life, so an idle poll parses nothing.
+ */
+export class CustomUrls {
+  readonly #urls = new WeakMap<Candidate, string | undefined>();
 
-/** Host and path of `d`'s custom_url, or undefined when it has none or one rendering refuses. */
-function urlOf(d: Candidate): string | undefined {
-  if (urls.has(d)) return urls.get(d);
-  const raw = d.source_config?.custom_url;
-  let url: string | undefined;
-  if (typeof raw === 'string' && raw !== '') {
-    try {
-      const { host, path } = parseCustomUrl(raw);
-      url = `${host}${path}`;
-    } catch {
-      url = undefined;
+  /** Host and path of `d`'s custom_url, or undefined when it has none or one rendering refuses. */
+  of(d: Candidate): string | undefined {
+    if (this.#urls.has(d)) return this.#urls.get(d);
+    const raw = d.source_config?.custom_url;
+    let url: string | undefined;
+    if (typeof raw === 'string' && raw !== '') {
+      try {
+        const { host, path } = parseCustomUrl(raw);
+        url = `${host}${path}`;
+      } catch {
+        url = undefined;
+      }
     }
+    this.#urls.set(d, url);
+    return url;
   }
-  urls.set(d, url);
-  return url;
 }
 
 /** The claims found, and who holds each URL (for the next poll's `previous`). */
@@ -48,13 +54,15 @@ export interface UrlClaims {
 /**
  * The deployments whose custom_url another deployment keeps: the one `previous` (the last poll's
  * `holders`) names while it still has that URL, else the oldest. A record listed twice counts once.
+ * `urls` parses the records' custom_url (a caller that detects at every poll keeps one).
  */
 export function detectUrlClaims(
   deployments: ReadonlyArray<Candidate>,
   previous: ReadonlyMap<string, string> = new Map(),
+  urls: CustomUrls = new CustomUrls(),
 ): UrlClaims {
   const exposed = oldestFirst(deployments).flatMap((d) => {
-    const url = urlOf(d);
+    const url = urls.of(d);
     return url === undefined ? [] : [{ d, url, held: previous.get(url) === d.id }];
   });
   // Last poll's holders first; the sort is stable, so the rest stay oldest first.

@@ -12,7 +12,11 @@ import { invalidSpec, policyViolation } from './errors.ts';
 import { isDnsLabel } from '../objects/dns-names.ts';
 import { member } from './plain-object.ts';
 import { absent } from './pod-security-context.ts';
-import { NEVER_ALLOWED_VOLUME_TYPES, RESTRICTED_VOLUME_TYPES, VOLUME_SOURCES } from './pod-security-lists.ts';
+import {
+  NEVER_ALLOWED_VOLUME_TYPES,
+  RESTRICTED_VOLUME_TYPES,
+  VOLUME_SOURCES,
+} from '../pod-security-lists.ts';
 import type { RenderPolicy } from './settings.ts';
 
 export type KubeVolume = { name: string } & Record<string, unknown>;

@@ -1,5 +1,7 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { readHeap, semiSpaceFlagBytes } from '../../src/agent/heap-reading.ts';
+import { HeapWatch, semiSpaceFlagBytes } from '../../src/agent/heap-reading.ts';
 
 const MIB = 1024 * 1024;
 
@@ -14,8 +16,31 @@ describe('reading the heap', () => {
   });
 
   it("reads V8's own heap: some live bytes under a ceiling", () => {
-    const { liveBytes, limitBytes } = readHeap();
+    const watch = new HeapWatch();
+    const { liveBytes, limitBytes } = watch.read();
+    watch.close();
     expect(liveBytes).toBeGreaterThan(0);
     expect(limitBytes).toBeGreaterThan(liveBytes);
+  });
+
+  it('keeps the live bytes of the full collections a watch saw, from its first read until it is closed', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
+    const watching = new HeapWatch();
+    const idle = new HeapWatch();
+    watching.read();
+    gc();
+    await settle();
+    expect(watching.liveAfterFullGcBytes).toBeGreaterThan(0);
+    // A watch never read saw nothing; a closed one sees no further collection.
+    expect(idle.liveAfterFullGcBytes).toBeUndefined();
+    watching.close();
+    const closed = new HeapWatch();
+    closed.read();
+    closed.close();
+    gc();
+    await settle();
+    expect(closed.liveAfterFullGcBytes).toBeUndefined();
   });
 });

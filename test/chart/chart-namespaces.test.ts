@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkPodSecurity } from '../../src/render/pod-security.ts';
-import type { PodSecurityLevel } from '../../src/render/pod-security-lists.ts';
+import type { PodSecurityLevel } from '../../src/pod-security-lists.ts';
 import { pssFailures } from '../render/pss-oracle.ts';
 import { installDryRun, ciValueSets, type KubeObject, lint, RELEASE, template, templateRaw } from './helm.ts';
 import { validateObject } from './models.ts';

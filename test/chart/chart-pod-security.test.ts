@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { mergePodMetadataPolicy } from '../../src/render/pod-metadata-policy.ts';
 import { renderSettingsOf } from '../../src/cli/agent-settings.ts';
 import { parseAgentConfig } from '../../src/config.ts';
-import { EXTRA_VOLUME_TYPES } from '../../src/render/pod-security-lists.ts';
+import { EXTRA_VOLUME_TYPES } from '../../src/pod-security-lists.ts';
 import { chartDir } from '../../scripts/render-deploy.ts';
 import {
   installDryRun,

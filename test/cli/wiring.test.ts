@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { abortable } from '../../src/cli/abortable.ts';
-import { kubeconfigSource, renderSettingsOf } from '../../src/cli/agent-settings.ts';
+import { kubeconfigSource, kubeRateLimitOf, renderSettingsOf } from '../../src/cli/agent-settings.ts';
+import { AUTO_KUBE_QPS } from '../../src/config.ts';
 import { MooringError } from '../../src/errors.ts';
 import { parseAgentConfig } from '../../src/config.ts';
 
@@ -20,6 +21,12 @@ function config(argv: string[] = []) {
 }
 
 describe('kubeconfigSource', () => {
+  it('takes a kubeconfig given by the caller (the sandbox) over every other source', () => {
+    expect(
+      kubeconfigSource({ kubeconfig: '/k' }, { KUBERNETES_SERVICE_HOST: '10.0.0.1' }, 'apiVersion: v1'),
+    ).toBe('apiVersion: v1');
+  });
+
   it('prefers --kubeconfig, then in-cluster, then $KUBECONFIG, then ~/.kube/config', () => {
     expect(kubeconfigSource({ kubeconfig: '/k' }, { KUBERNETES_SERVICE_HOST: '10.0.0.1' })).toBe('/k');
     expect(
@@ -60,6 +67,18 @@ describe('renderSettingsOf', () => {
         allowedVolumeTypes: ['nfs'],
       },
     });
+  });
+});
+
+describe('the render settings, made once', () => {
+  it('are the settings the parse made (no second merge), the members named by flags read off them', () => {
+    const c = config(['--redis-image', 'r:2', '--pod-security', 'restricted']);
+    expect(renderSettingsOf(c)).toBe(c.render);
+    expect([c.redisImage, c.podSecurity, c.postgresImage]).toEqual([
+      c.render.redisImage,
+      c.render.policy.podSecurity,
+      c.render.postgresImage,
+    ]);
   });
 });
 
@@ -146,5 +165,16 @@ describe('abortable', () => {
     await guarded.applyAll([], { dryRun: false });
     await guarded.deleteAll([], { deleteVolumes: false });
     expect(signals).toEqual([controller.signal, controller.signal, controller.signal]);
+  });
+});
+
+describe('kubeRateLimitOf', () => {
+  it('starts `auto` at AUTO_KUBE_QPS until the server shows flow control; keeps a number as given', () => {
+    expect(kubeRateLimitOf({ kubeQps: 'auto', kubeBurst: 7 })).toEqual({
+      qps: AUTO_KUBE_QPS,
+      burst: 7,
+      untilServerFlowControl: true,
+    });
+    expect(kubeRateLimitOf({ kubeQps: 12, kubeBurst: 30 })).toEqual({ qps: 12, burst: 30 });
   });
 });

@@ -206,8 +206,8 @@ describe('slim', () => {
     expect(assessObject(dep)).toEqual(assessObject(full));
     expect(isManagedBy(dep, US)).toBe(true);
     expect(isManagedBy(slim(full, 'someone-else'), US)).toBe(false);
-    // "Ours" is one shared, frozen mark: nothing may write through it.
-    expect(slim(workload('StatefulSet'), US).metadata.managedFields).toBe(dep.metadata.managedFields);
+    // "Ours" is a frozen mark: nothing may write through it.
+    expect(slim(workload('StatefulSet'), US).metadata.managedFields).toEqual(dep.metadata.managedFields);
     expect(Object.isFrozen(dep.metadata.managedFields)).toBe(true);
   });
 
@@ -231,6 +231,11 @@ describe('slim', () => {
     expect(conditions(other)).toBe(conditions(a));
     expect(Object.isFrozen(conditions(a))).toBe(true);
     expect(assessObject(other)).toEqual(assessObject(workload('Deployment')));
+    // The "ours" mark is the pool's: one per listing, dropped with it.
+    expect(other.metadata.managedFields).toBe(a.metadata.managedFields);
+    expect(slim(workload('Deployment'), US, new ListingPool()).metadata.managedFields).not.toBe(
+      a.metadata.managedFields,
+    );
   });
 
   it('keeps the version of the whole object, which covers labels and annotations it leaves out', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { objectVersion } from '../../src/kube/object-version.ts';
+import { hasPinnedVersion, listedVersion, objectVersion, pinVersion } from '../../src/kube/object-version.ts';
 import type { KubeObject } from '../../src/objects/kube-object.ts';
 
 const deployment = (meta: Partial<KubeObject['metadata']>): KubeObject => ({
@@ -73,5 +73,31 @@ describe('objectVersion (what the apply memo pins)', () => {
     expect(objectVersion(secret)).toBe('7');
     expect(objectVersion({ ...secret, metadata: { name: 's' } })).toBeUndefined();
     expect(objectVersion(deployment({ generation: 0, resourceVersion: '9' }))).toBe('9');
+  });
+});
+
+describe('the versions kept on listed objects (their invalidation rule)', () => {
+  it('keeps a pinned version on its entry alone: a copy of the entry carries none', () => {
+    const entry = deployment({});
+    pinVersion(entry, 'v-whole');
+    expect(objectVersion(entry)).toBe('v-whole');
+    expect(hasPinnedVersion(entry)).toBe(true);
+    const copy = { ...entry };
+    expect(hasPinnedVersion(copy)).toBe(false);
+    expect(objectVersion(copy)).toBe(objectVersion(deployment({})));
+    expect(JSON.stringify(entry)).toBe(JSON.stringify(deployment({})));
+  });
+
+  it("takes a listed object's version once, for the life of that object; another object is read anew", () => {
+    const listed = deployment({});
+    const first = listedVersion(listed);
+    (listed.metadata.labels as Record<string, string>).a = 'changed';
+    expect(listedVersion(listed)).toBe(first);
+    expect(listedVersion(deployment({ labels: { a: 'changed', b: '2' } }))).not.toBe(first);
+  });
+
+  it('reads a frozen listed object without keeping anything on it', () => {
+    const frozen = Object.freeze(deployment({}));
+    expect(listedVersion(frozen)).toBe(objectVersion(deployment({})));
   });
 });

@@ -166,3 +166,23 @@ describe('EventRecorder', () => {
     expect(sent.map((e) => e.message)).toEqual(['leader']);
   });
 });
+
+describe('EventRecorder.flushAtShutdown', () => {
+  it('says how many events were left unwritten when the time ran out, and nothing when all were written', async () => {
+    const log = capturedLogger();
+    let release: () => void = () => {};
+    const stuck = new EventRecorder({
+      sink: { create: (e) => new Promise((resolve) => (release = () => resolve(e))) },
+      logger: log.logger,
+    });
+    stuck.record(applied('one'));
+    await stuck.flushAtShutdown(10);
+    expect(log.lines().filter((l) => l.unwritten === 1)).toHaveLength(1);
+    release();
+    const quiet = capturedLogger();
+    const { rec } = recorder({ logger: quiet.logger });
+    rec.record(applied('two'));
+    await rec.flushAtShutdown(1_000);
+    expect(quiet.lines().filter((l) => l.unwritten !== undefined)).toEqual([]);
+  });
+});

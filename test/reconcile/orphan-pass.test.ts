@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../src/objects/kube-object.ts';
 import { EventRecorder } from '../../src/reconcile/events.ts';
-import { orphanListing, runOrphanPass } from '../../src/reconcile/orphan-pass.ts';
+import { collectOrphans, orphanListing, runOrphanPass } from '../../src/reconcile/orphan-pass.ts';
 import { type DeploymentListing, OrphanCollector } from '../../src/reconcile/orphans.ts';
 import { reconcileDeployment } from '../../src/reconcile/reconcile.ts';
 import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';
@@ -194,5 +194,34 @@ describe('orphanListing', () => {
       rejectedCount: 1,
       deployments: [{ id: A, namespace: 'other' }, { id: B }, { id: M }],
     });
+  });
+});
+
+describe("collectOrphans (one cycle's pass)", () => {
+  it("lists for itself only when the cycle's shared listing failed, and reports nothing when nothing was due", async () => {
+    const deps = depsFor(api);
+    const own: string[] = [];
+    const collection = (shared: boolean) => ({
+      resources: deps.resources,
+      collector: new OrphanCollector(),
+      logger: deps.logger,
+      latest: async () =>
+        shared
+          ? deps.resources.listOwned({ namespaces: ['apps', 'other'], listenerId: LISTENER_ID })
+          : undefined,
+      listOwned: async (opts: { namespaces: readonly string[]; listenerId: string }) => {
+        own.push(opts.listenerId);
+        return deps.resources.listOwned({ namespaces: [...opts.namespaces], listenerId: opts.listenerId });
+      },
+      namespaces: ['apps', 'other'],
+      listenerId: LISTENER_ID,
+      deleteVolumes: false,
+      dryRun: false,
+    });
+    const poll = { deployments: [], rejected: [] };
+    expect(await collectOrphans(collection(true), poll, new AbortController().signal)).toEqual({});
+    expect(own).toEqual([]);
+    expect(await collectOrphans(collection(false), poll, new AbortController().signal)).toEqual({});
+    expect(own).toEqual([LISTENER_ID]);
   });
 });

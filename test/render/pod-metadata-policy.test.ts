@@ -6,7 +6,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { POD_SECURITY_LEVELS, type RenderPolicy } from '../../src/render/index.ts';
-import { DEFAULT_POD_METADATA_POLICY } from '../../src/render/pod-metadata-policy.ts';
+import {
+  DEFAULT_POD_METADATA_POLICY,
+  keyAllowed,
+  mergePodMetadataPolicy,
+} from '../../src/render/pod-metadata-policy.ts';
 import { errorOf, renderSpec } from './helpers.ts';
 
 const S = 'source_config.resource_spec';
@@ -98,5 +102,30 @@ describe.each(POD_SECURITY_LEVELS)('pod metadata policy at %s', (podSecurity) =>
     expect(() => renderSpec({ labels: { team: 'shop' } }, policy({ podMetadata }))).not.toThrow();
     const err = errorOf(() => renderSpec({ labels: { tier: 'web' } }, policy({ podMetadata })));
     expect(err.field).toBe(`${S}.labels["tier"]`);
+  });
+});
+
+describe('the compiled patterns (kept by a frozen policy, else made for one check)', () => {
+  it('reads patterns made by hand as they are at each check, even a list changed in place since the last', () => {
+    const deny = ['example.com/*'];
+    const patterns = { allow: [], deny };
+    expect(keyAllowed('team.io/x', patterns)).toBe(true);
+    deny.push('team.io/*');
+    expect(keyAllowed('team.io/x', patterns)).toBe(false);
+    expect(keyAllowed('EXAMPLE.com/y', patterns)).toBe(false);
+  });
+
+  it('compiles a merged policy once with it: its lists are frozen, so the compiled check cannot go stale', () => {
+    const policy = mergePodMetadataPolicy({ labels: { deny: ['team.io/*'] } });
+    expect(Object.isFrozen(policy.labels) && Object.isFrozen(policy.labels.deny)).toBe(true);
+    expect(() => (policy.labels.deny as string[]).push('other.io/*')).toThrow(TypeError);
+    expect(keyAllowed('team.io/x', policy.labels)).toBe(false);
+    expect(keyAllowed('app.kubernetes.io/name', policy.labels)).toBe(true);
+    // A copy (JSON, spread) carries the lists and not the compiled check: it is compiled anew.
+    const copy = { ...JSON.parse(JSON.stringify(policy.labels)), deny: ['other.io/*'] };
+    expect(keyAllowed('team.io/x', copy)).toBe(true);
+    expect(JSON.stringify(DEFAULT_POD_METADATA_POLICY.labels)).toBe(
+      JSON.stringify({ allow: ['app.kubernetes.io/*'], deny: DEFAULT_POD_METADATA_POLICY.labels.deny }),
+    );
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DeploymentRecord } from '../../src/contract/index.ts';
-import { detectUrlClaims } from '../../src/render/url-claims.ts';
+import { CustomUrls, detectUrlClaims } from '../../src/render/url-claims.ts';
 
 type Candidate = Pick<DeploymentRecord, 'id' | 'name' | 'created_at' | 'source_config'>;
 
@@ -79,5 +79,17 @@ describe('detectUrlClaims', () => {
       ['a', 'b'],
       ['a', 'c'],
     ]);
+  });
+});
+
+describe('CustomUrls (parsed once per record object)', () => {
+  it('parses a record once for its life; a record listed anew is parsed anew', () => {
+    const urls = new CustomUrls();
+    const record = at('a', '2026-01-01T00:00:00Z', 'https://shop.example.com/api');
+    expect(urls.of(record)).toBe('shop.example.com/api');
+    record.source_config = { ...record.source_config, custom_url: 'https://other.example.com/' };
+    expect(urls.of(record)).toBe('shop.example.com/api');
+    expect(urls.of({ ...record })).toBe('other.example.com/');
+    expect(new CustomUrls().of(record)).toBe('other.example.com/');
   });
 });

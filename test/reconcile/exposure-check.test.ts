@@ -4,7 +4,7 @@
  * exposure off, never a failed listing.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { checkExposureKind } from '../../src/agent/exposure-check.ts';
+import { checkExposureKind, StartUpRenderSettings } from '../../src/reconcile/exposure-check.ts';
 import { servesKind } from '../../src/kube/exposure-discovery.ts';
 import { defaultRenderSettings, type ExposureSettings, type RenderSettings } from '../../src/render/index.ts';
 import { HTTPROUTE_CRD } from '../../src/sandbox/resources.ts';
@@ -84,5 +84,20 @@ describe('exposure kind check at start', () => {
     const ingress = await check({ kind: 'ingress' }, [HTTPROUTE_CRD]);
     expect(await cycleListed(ingress.resources)).toEqual(['httproutes', 'ingresses']);
     expect(await cycleListed(ingress.resources)).toEqual(['ingresses']);
+  });
+});
+
+describe('StartUpRenderSettings', () => {
+  it('renders with its settings until the start-up check turns exposure off, then without', async () => {
+    const rendering = new StartUpRenderSettings(settingsWith(ROUTE));
+    expect(rendering.exposesUrls()).toBe(true);
+    const log = capturedLogger();
+    await rendering.check({
+      serves: async () => false,
+      resources: { alsoList: () => {}, listOnceMore: () => {} },
+      logger: log.logger,
+    });
+    expect(rendering.current.exposure).toEqual({ kind: 'none' });
+    expect(rendering.exposesUrls()).toBe(false);
   });
 });

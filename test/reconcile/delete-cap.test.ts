@@ -1,11 +1,11 @@
 /**
- * The per-cycle cap on AWAITING_DELETE deletions (src/agent/delete-cap.ts): a control plane that
+ * The per-cycle cap on AWAITING_DELETE deletions (src/reconcile/delete-cap.ts): a control plane that
  * marks more deployments for deletion than the cap allows in one cycle (a bug, or a compromise)
  * deletes nothing at all that cycle; the refusal is an error line, a metric and each deployment's
  * status. Within the cap, deletions are queued as before.
  */
 import { describe, expect, it } from 'vitest';
-import { deleteCap } from '../../src/agent/delete-cap.ts';
+import { deleteCap } from '../../src/reconcile/delete-cap.ts';
 import { Deployments } from '../../src/agent/deployments.ts';
 import type { DesiredDeployment, Snapshot } from '../../src/agent/poller.ts';
 import type { Runner } from '../../src/agent/runner.ts';
@@ -14,7 +14,7 @@ import type { DeploymentRecord } from '../../src/contract/index.ts';
 import { createLogger } from '../../src/log.ts';
 import { createMetrics } from '../../src/ops/metrics.ts';
 import type { ReconcileResult } from '../../src/reconcile/result.ts';
-import { FakeClock } from './fake-clock.ts';
+import { FakeClock } from '../agent/fake-clock.ts';
 
 function desired(id: string, status = 'READY'): DesiredDeployment {
   return {

@@ -5,10 +5,10 @@
  * the memo knew.
  */
 import { describe, expect, it } from 'vitest';
-import { DesiredResolver, type KnownRevision } from '../../src/agent/desired-resolver.ts';
-import { desiredStateHash, revisionDigest } from '../../src/agent/record-digest.ts';
+import { DesiredResolver, type KnownRevision } from '../../src/reconcile/desired-resolver.ts';
+import { desiredStateHash, revisionDigest } from '../../src/reconcile/record-digest.ts';
 import type { DeploymentRecord, RevisionRecord } from '../../src/contract/index.ts';
-import { D1, deploymentRecord, R_ACTIVE, R_LATEST, revisionRecord } from './revision-fixtures.ts';
+import { D1, deploymentRecord, R_ACTIVE, R_LATEST, revisionRecord } from '../agent/revision-fixtures.ts';
 
 const record = (): DeploymentRecord => deploymentRecord('l');
 const revision = revisionRecord;

@@ -7,18 +7,12 @@
 import type { ControlPlaneClient } from '../control-plane/client.ts';
 import { type DeploymentRecord, FINAL_REVISION_STATUSES, type RevisionRecord } from '../contract/index.ts';
 import { type ErrorCode, MooringError } from '../errors.ts';
-import { chooseRevision } from '../reconcile/revision-choice.ts';
+import { chooseRevision } from './revision-choice.ts';
 import { detectCollisions } from '../render/names.ts';
 import { tenantMayUse } from '../render/references.ts';
-import { detectUrlClaims } from '../render/url-claims.ts';
-import type { DesiredDeployment } from './poll-cycle.ts';
-import {
-  desiredStateHash,
-  desiredStateHashOf,
-  MAX_RECORD_DEPTH,
-  revisionDigest,
-  tooDeep,
-} from './record-digest.ts';
+import { CustomUrls, detectUrlClaims } from '../render/url-claims.ts';
+import type { DesiredDeployment } from '../agent/poll-cycle.ts';
+import { MAX_RECORD_DEPTH, RecordDigests } from './record-digest.ts';
 
 /**
  * Deployments any of whose object names an older deployment in the same namespace would use
@@ -31,11 +25,13 @@ import {
  * names against it. With `urls` (exposure is on), a custom_url another deployment keeps
  * (`detectUrlClaims`: the one that held it at the previous poll, `urlHolders`, else the oldest)
  * refuses the others too. Returns the refusals by deployment id, and this poll's URL holders.
+ * `customUrls` parses custom_url once per record (the poller keeps one).
  */
 export function collisionsOf(
   deployments: readonly DeploymentRecord[],
   rules: CollisionRules,
   urlHolders: ReadonlyMap<string, string> = new Map(),
+  customUrls: CustomUrls = new CustomUrls(),
 ): { refused: Map<string, Refusal>; urlHolders: Map<string, string> } {
   const mayUse = (d: DeploymentRecord) =>
     tenantMayUse(d, d.source_config?.listener_config?.k8s_namespace ?? '', rules.namespaceTenants ?? {});
@@ -48,7 +44,9 @@ export function collisionsOf(
   for (const c of detectCollisions(holding.length > 0 ? [...live, ...holding] : live)) {
     if (!held.has(c.deploymentIds[1])) out.set(c.deploymentIds[1], { code: c.code, message: c.reason });
   }
-  const urls = rules.urls?.() ? detectUrlClaims(live, urlHolders) : { claims: [], holders: new Map() };
+  const urls = rules.urls?.()
+    ? detectUrlClaims(live, urlHolders, customUrls)
+    : { claims: [], holders: new Map() };
   for (const c of urls.claims) {
     if (!out.has(c.deploymentIds[1])) out.set(c.deploymentIds[1], { code: c.code, message: c.reason });
   }
@@ -99,6 +97,8 @@ export class DesiredResolver {
   #listed = new Map<string, DeploymentRecord>();
   /** The seed once read (`knownOf` is synchronous). */
   #knownSync: Map<string, KnownRevision> | undefined;
+  /** Digests and depth checks of the records resolved, once per record object. */
+  readonly #digests = new RecordDigests();
 
   constructor(
     client: Pick<ControlPlaneClient, 'getRevision'>,
@@ -141,7 +141,7 @@ export class DesiredResolver {
     });
     // A record nested absurdly deep (kept by the tolerant parse as unknown members) would overflow
     // every recursive walk downstream: it is refused alone, before anything walks it.
-    if (tooDeep(deployment)) {
+    if (this.#digests.tooDeep(deployment)) {
       return refuse(
         'MOORING_E_RECORD_INVALID',
         `deployment ${deployment.id}: record nested deeper than ${MAX_RECORD_DEPTH} levels`,
@@ -152,7 +152,7 @@ export class DesiredResolver {
     // Being deleted, it needs no revision: its reconcile removes what it owns whatever its revisions
     // say. A failed, missing or malformed revision would otherwise refuse it and keep its objects.
     if (deployment.status === 'AWAITING_DELETE') {
-      return { deployment, revision: undefined, hash: desiredStateHash(deployment, undefined) };
+      return { deployment, revision: undefined, hash: this.#digests.desiredStateHash(deployment, undefined) };
     }
     // The interface does not promise secret values; without them nothing of it can be rendered.
     const valueless = (deployment.secrets ?? [])
@@ -179,7 +179,11 @@ export class DesiredResolver {
       if (choice.revisionId === undefined) {
         // No revision to run: the deployment's own source_revision_config is the latest values.
         if (latestId) return refuse('MOORING_E_RENDER_NO_IMAGE', choice.reason);
-        return { deployment, revision: undefined, hash: desiredStateHash(deployment, undefined) };
+        return {
+          deployment,
+          revision: undefined,
+          hash: this.#digests.desiredStateHash(deployment, undefined),
+        };
       }
       // Known to the memo and not read: the hash from its digest, the record when rendered.
       const memoized = this.#revisions.has(choice.revisionId) ? undefined : known.get(choice.revisionId);
@@ -188,18 +192,18 @@ export class DesiredResolver {
           deployment,
           revision: undefined,
           pendingRevision: memoized.id,
-          hash: desiredStateHashOf(deployment, memoized.digest),
+          hash: this.#digests.desiredStateHashOf(deployment, memoized.digest),
         };
       }
       const revision =
         choice.revisionId === latest?.id ? latest : await this.#revision(deployment.id, choice.revisionId);
-      if (tooDeep(revision)) {
+      if (this.#digests.tooDeep(revision)) {
         return refuse(
           'MOORING_E_RECORD_INVALID',
           `revision ${revision.id}: record nested deeper than ${MAX_RECORD_DEPTH} levels`,
         );
       }
-      return { deployment, revision, hash: desiredStateHash(deployment, revision) };
+      return { deployment, revision, hash: this.#digests.desiredStateHash(deployment, revision) };
     } catch (err) {
       // The safety net behind the depth check: a walk still ran out of stack on this record.
       if (err instanceof RangeError) {
@@ -230,13 +234,13 @@ export class DesiredResolver {
       this.#loading.set(revisionId, reading);
     }
     const revision = await reading;
-    if (tooDeep(revision)) {
+    if (this.#digests.tooDeep(revision)) {
       throw new MooringError(
         'MOORING_E_RECORD_INVALID',
         `revision ${revision.id}: record nested deeper than ${MAX_RECORD_DEPTH} levels`,
       );
     }
-    if (known && known.digest !== revisionDigest(revision)) {
+    if (known && known.digest !== this.#digests.revisionDigest(revision)) {
       this.#revisions.delete(revisionId);
       (await this.#knownRevisions()).delete(revisionId);
       throw new MooringError(
@@ -259,7 +263,8 @@ export class DesiredResolver {
     for (const id of new Set([deployment.latest_revision_id, deployment.active_revision_id])) {
       if (!id) continue;
       const record = this.#revisions.get(id);
-      if (record) out.push({ id, status: String(record.status), digest: revisionDigest(record) });
+      if (record)
+        out.push({ id, status: String(record.status), digest: this.#digests.revisionDigest(record) });
       else {
         const seeded = this.#knownSync?.get(id);
         if (seeded) out.push(seeded);

@@ -6,8 +6,8 @@
  * deployment's status (MOORING_E_DELETE_CAP_EXCEEDED). Deletions resume by themselves once fewer
  * are due (the control plane corrected, or records removed), or delete by hand.
  */
-import { pruneCap } from '../reconcile/orphans.ts';
-import type { DesiredDeployment } from './poller.ts';
+import { pruneCap } from './orphans.ts';
+import type { DesiredDeployment } from '../agent/poller.ts';
 
 /** The cap is at least this many deployments per cycle. */
 export const DELETE_CAP_MIN_DEPLOYMENTS = 5;

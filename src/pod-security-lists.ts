@@ -1,8 +1,8 @@
 /**
  * The lists the Pod Security Standards (`latest`) are written in: the levels, the capabilities,
  * SELinux types and sysctls each level allows, and the volume types; plus the volume types mooring
- * refuses whatever the settings. Data only, shared by the checks (pod-security.ts), the settings
- * and the agent's configuration.
+ * refuses whatever the settings. Data only, shared by the renderer's checks (render/pod-security.ts),
+ * its settings, and the agent's flags (config/), which must not depend on the renderer.
  */
 
 export const POD_SECURITY_LEVELS = ['baseline', 'restricted'] as const;

@@ -73,3 +73,30 @@ async function checkConfiguredKind(
   );
   return { ...settings, exposure: { kind: 'none' } };
 }
+
+/**
+ * The render settings the agent renders with: its settings' own, until the start-up check finds
+ * the exposure kind not served and turns exposure off (the one change, made by `check`).
+ */
+export class StartUpRenderSettings {
+  #current: RenderSettings;
+
+  constructor(settings: RenderSettings) {
+    this.#current = settings;
+  }
+
+  /** The settings to render with now. */
+  get current(): RenderSettings {
+    return this.#current;
+  }
+
+  /** Whether deployments are exposed at their custom_url now (two may then not share one). */
+  exposesUrls(): boolean {
+    return this.#current.exposure.kind !== 'none';
+  }
+
+  /** The start-up check of the exposure kind (`checkExposureKind`); may only warn. */
+  async check(deps: ExposureCheckDeps): Promise<void> {
+    this.#current = await checkExposureKind(deps, this.#current);
+  }
+}
