@@ -95,7 +95,7 @@ export interface AgentStatus {
   version: string;
   /** Whether this replica holds any shard (without leader election: always). */
   leader: boolean;
-  /** The shards the listener is split into, and those this replica holds (ADR 0012). */
+  /** The shards the listener is split into, and those this replica holds (ADR 0015). */
   shards?: { total: number; held: number[] };
   dryRun: boolean;
   lastPollAt: string | null;

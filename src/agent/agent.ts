@@ -3,7 +3,7 @@
  * leader election) the poll loop feeding the runner, the orphan pass after each listing and (shard
  * 0's holder) the heartbeat, until the last shard is lost (its writes cut at once) or a shutdown
  * (after the grace period; then the memo is saved and the Leases released) ends them. Work is
- * scoped to the held shards (held-shards.ts, ADR 0012). Access comes through `AgentDeps`.
+ * scoped to the held shards (held-shards.ts, ADR 0015). Access comes through `AgentDeps`.
  */
 import { type ErrorCode, MooringError } from '../errors.ts';
 import type { Check } from '../ops/server.ts';

@@ -1,5 +1,5 @@
 /**
- * The shards this replica holds, and what holding one means for its work (ADR 0012): each held
+ * The shards this replica holds, and what holding one means for its work (ADR 0015): each held
  * shard has an AbortController, combined into the signal of every reconcile of its deployments,
  * so losing the shard cuts their writes at once; polls are seen through the held shards only;
  * work still running on a shard can be waited for before it is given back.

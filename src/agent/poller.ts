@@ -61,7 +61,7 @@ export interface PollerOptions {
   /** Told how many deployments the listing holds for this listener, before any revision is read. */
   onListed?: (deployments: number) => void;
   /**
-   * The deployments this replica works on (the shards it holds, ADR 0012); the others are listed
+   * The deployments this replica works on (the shards it holds, ADR 0015); the others are listed
    * and count for collisions, but no revision of theirs is read and none is handed on. Default all.
    */
   scope?: (() => ((deploymentId: string) => boolean) | undefined) | undefined;

@@ -1,5 +1,5 @@
 /**
- * Sharding on Leases without a coordinator (ADR 0012): one `LeaderElector` per shard Lease, and one
+ * Sharding on Leases without a coordinator (ADR 0015): one `LeaderElector` per shard Lease, and one
  * per membership slot Lease so that replicas holding no shard are counted. Each round a replica
  * renews what it holds, counts the live replicas from the slot holders, takes free or expired
  * shards only while it holds fewer than its fair share, and gives back the shards above it (after

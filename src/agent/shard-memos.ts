@@ -1,5 +1,5 @@
 /**
- * The restart memo per shard (ADR 0010, ADR 0012): with N > 1 shards, shard i's memo is the
+ * The restart memo per shard (ADR 0010, ADR 0015): with N > 1 shards, shard i's memo is the
  * ConfigMap `<restart-memo>-<i>`, written by that shard's holder alone (on shutdown, on giving the
  * shard back, and on the memo schedule) and read by whoever holds it at a cold listing. With one
  * shard it is the single memo of old. Each memo keeps only its shard's deployments.

@@ -1,5 +1,5 @@
 /**
- * The arithmetic of sharding (ADR 0012): which shard a deployment is in, how many shards a replica
+ * The arithmetic of sharding (ADR 0015): which shard a deployment is in, how many shards a replica
  * may hold, and the names of the Leases and restart memos that go with each shard. Pure functions,
  * shared by the elector, the agent and the orphan pass, so they can never disagree.
  */

@@ -65,7 +65,7 @@ export function requiredAccess(
     for (const name of names)
       for (const verb of ['get', 'update']) out.push({ namespace, verb, group, resource, name });
   };
-  // With shards, each shard's Lease and memo and the membership slots (ADR 0012).
+  // With shards, each shard's Lease and memo and the membership slots (ADR 0015).
   const shards = config.shards ?? 1;
   const each = (name: (i: number) => string) => Array.from({ length: shards }, (_, i) => name(i));
   if (config.leaderElection) {

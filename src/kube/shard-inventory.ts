@@ -1,5 +1,5 @@
 /**
- * An owned-object listing cut to the shards a replica holds (ADR 0012): an object belongs to the
+ * An owned-object listing cut to the shards a replica holds (ADR 0015): an object belongs to the
  * shard of the deployment id in its labels, never to one guessed from its name.
  */
 import { LABELS } from '../labels.ts';

@@ -1,5 +1,5 @@
 /**
- * Agents sharing a listener over shard Leases (ADR 0012), with the fake clock and in-memory Leases:
+ * Agents sharing a listener over shard Leases (ADR 0015), with the fake clock and in-memory Leases:
  * each deployment is reconciled by the holder of its shard only, only shard 0's holder sends the
  * heartbeat, and a replica that cannot renew a shard cuts that shard's reconciles in flight and
  * starts none after.
