@@ -227,6 +227,7 @@ export class Agent {
       intervalMs: config.pollIntervalMs,
       collisions: { ...config.references, urls: this.#d.exposesUrls, holdsObjects: this.#d.ownsObjects },
       onListed: (n) => this.#d.memory?.sized(n),
+      retains: (id) => !this.#deployments.parked(id),
       clock,
       random,
       logger,

@@ -16,7 +16,13 @@ export interface DeploymentsDeps {
   loadRevision?: (deploymentId: string, revisionId: string) => Promise<RevisionRecord>;
   logger: Logger;
   /** Under heap pressure, what is not held yet waits (MemoryBudget.defers); none: no limit. */
-  memory?: { defers(id: string, held: boolean): string | undefined } | undefined;
+  memory?:
+    | {
+        defers(id: string, held: boolean): string | undefined;
+        /** How many deployments wait with their records dropped (the next listing brings them). */
+        parked?(count: number): void;
+      }
+    | undefined;
   /**
    * Told each deployment's secret values as its record is taken, and to forget them once it left
    * the listing and no reconcile of it runs any more: what the agent emits is scrubbed of them.

@@ -89,9 +89,12 @@ export class Deployments {
     // A deletion waits for the snapshot: only the whole of it tells whether the cap holds it.
     if (d.refused || this.#desired.reconciled(d) || d.deployment.status === 'AWAITING_DELETE') return;
     this.#pacer.begin(poll, runner);
-    this.#take(d);
-    runner.enqueue(d.deployment.id, d.hash);
     poll.early.add(d.deployment.id);
+    if (!this.#take(d, runner)) {
+      runner.forget(d.deployment.id);
+      return;
+    }
+    runner.enqueue(d.deployment.id, d.hash);
   }
 
   /**
@@ -117,8 +120,8 @@ export class Deployments {
       const { deployment } = d;
       seen.add(deployment.id);
       if (poll.early.has(deployment.id)) continue;
-      this.#take(d);
-      if (d.refused) {
+      if (!this.#take(d, runner)) runner.forget(deployment.id);
+      else if (d.refused) {
         runner.forget(deployment.id);
         const reason = `${d.refused.code}: ${d.refused.message}`;
         const told = status.get(deployment.id)?.reason === reason;
@@ -134,6 +137,7 @@ export class Deployments {
       }
     }
     this.#waiters.settleAll((id) => this.#desired.get(id));
+    this.#d.memory?.parked?.(this.#desired.parkedCount);
     for (const id of this.#desired.ids()) {
       if (seen.has(id)) continue;
       this.#desired.forget(id);
@@ -170,13 +174,12 @@ export class Deployments {
     return this.#desired.get(id) ?? (this.#poll ? this.#waiters.wait(id) : undefined);
   }
 
-  /** Records `d` as its deployment's desired state and shows it in the status. */
-  #take(d: DesiredDeployment): void {
+  /**
+   * Records `d` as its deployment's desired state and shows it in the status; returns false when
+   * it waits for memory instead (`#parkIfShort`).
+   */
+  #take(d: DesiredDeployment, runner: Runner): boolean {
     const { deployment } = d;
-    // Before anything of it runs or is logged: the redactor knows its values from here on.
-    this.#d.redactor?.set(deployment.id, secretValuesOf(d));
-    this.#desired.set(d);
-    this.#waiters.settle(deployment.id, d);
     this.#d.status.observe({
       id: deployment.id,
       name: deployment.name,
@@ -184,6 +187,38 @@ export class Deployments {
       revision: d.revision?.id ?? d.pendingRevision ?? deployment.latest_revision_id,
       controlPlaneStatus: String(deployment.status),
     });
+    if (this.#parkIfShort(d, runner)) return false;
+    // Before anything of it runs or is logged: the redactor knows its values from here on.
+    this.#d.redactor?.set(deployment.id, secretValuesOf(d));
+    this.#desired.set(d);
+    this.#waiters.settle(deployment.id, d);
+    return true;
+  }
+
+  /**
+   * Under a short heap, a deployment the agent does not hold yet waits (Pending, with the reason)
+   * and its record is dropped: holding every listed record is itself more than a heap far too
+   * small has, so only its id is kept, and a later listing brings the record back.
+   */
+  #parkIfShort(d: DesiredDeployment, runner: Runner): boolean {
+    const id = d.deployment.id;
+    const memory = this.#d.memory;
+    if (!memory || d.refused || runner.isRunning(id)) return false;
+    const waits = memory.defers(id, this.#desired.holds(d));
+    if (!waits) return false;
+    this.#park(id, waits);
+    return true;
+  }
+
+  #park(id: string, reason: string): void {
+    this.#desired.park(id);
+    this.#d.redactor?.forget(id);
+    this.#runs.setState(id, 'Pending', reason);
+  }
+
+  /** Whether `id` waits for memory with its record dropped (the poller need not keep it). */
+  parked(id: string): boolean {
+    return this.#desired.parked(id);
   }
 
   /** The refusal of the latest orphan pass, or null when it was allowed to run. */
@@ -197,7 +232,7 @@ export class Deployments {
     if (!d || d.refused) return {};
     const waits = this.#d.memory?.defers(key, this.#desired.holds(d));
     if (waits) {
-      this.#runs.setState(key, 'Pending', waits);
+      this.#park(key, waits);
       return {};
     }
     const { deployment, revision } = d;

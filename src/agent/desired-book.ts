@@ -49,27 +49,55 @@ export class DesiredBook {
   readonly #converged = new Map<string, ConvergedPass>();
   /** Desired hash of each key's last successful reconcile. */
   readonly #reconciledHash = new Map<string, string>();
+  /**
+   * Deployments that wait for memory, their records dropped (`park`): only the id is kept, and
+   * the next poll's listing brings the record again.
+   */
+  readonly #parked = new Set<string>();
 
   get(id: string): DesiredDeployment | undefined {
     return this.#desired.get(id);
   }
 
+  /** Whether `id` is listed: taken, or parked. */
   has(id: string): boolean {
-    return this.#desired.has(id);
+    return this.#desired.has(id) || this.#parked.has(id);
   }
 
-  /** The ids taken, as a copy (safe to forget while walking it). */
+  /** The ids taken or parked, as a copy (safe to forget while walking it). */
   ids(): string[] {
-    return [...this.#desired.keys()];
+    return [...this.#desired.keys(), ...this.#parked];
   }
 
   /** Takes `d` as its deployment's desired state. */
   set(d: DesiredDeployment): void {
+    this.#parked.delete(d.deployment.id);
     this.#desired.set(d.deployment.id, d);
+  }
+
+  /**
+   * Drops what is kept of `id` but its id, while it waits for memory: a deployment never
+   * reconciled holds nothing the agent needs until it is taken again from a later listing.
+   */
+  park(id: string): void {
+    this.#desired.delete(id);
+    this.#converged.delete(id);
+    this.#parked.add(id);
+  }
+
+  /** Whether `id` waits for memory with its record dropped. */
+  parked(id: string): boolean {
+    return this.#parked.has(id);
+  }
+
+  /** How many deployments wait with their records dropped. */
+  get parkedCount(): number {
+    return this.#parked.size;
   }
 
   /** Forgets everything of `id` (it left the listing). */
   forget(id: string): void {
+    this.#parked.delete(id);
     this.#desired.delete(id);
     this.#reconciledHash.delete(id);
     this.#converged.delete(id);

@@ -27,6 +27,11 @@ export const SHORT_AT = 0.85;
 export const HEAP_BASE_BYTES = 28 * MIB;
 export const HEAP_PER_DEPLOYMENT_BYTES = 7 * 1024;
 export const HEAP_PER_OBJECT_BYTES = 700;
+/**
+ * What one listed deployment record takes on the heap while a poll holds it (parsed): the room a
+ * short heap keeps for the records it dropped, which every listing brings back for its length.
+ */
+export const HEAP_PER_RECORD_BYTES = 4 * 1024;
 
 /**
  * The share of the container's memory the image gives V8's old generation
@@ -63,9 +68,9 @@ export function memoryLimitFor(liveBytes: number): number {
   return Math.floor((mib + 31) / 32) * 32 * MIB;
 }
 
-/** The level of a reading. */
-export function levelOf(reading: HeapReading): MemoryLevel {
-  const ratio = reading.limitBytes > 0 ? reading.liveBytes / reading.limitBytes : 0;
+/** The level of a reading, with `reserveBytes` more live (what the next listing brings back). */
+export function levelOf(reading: HeapReading, reserveBytes = 0): MemoryLevel {
+  const ratio = reading.limitBytes > 0 ? (reading.liveBytes + reserveBytes) / reading.limitBytes : 0;
   if (ratio >= SHORT_AT) return 'short';
   if (ratio >= TIGHT_AT) return 'tight';
   return 'ok';
@@ -108,6 +113,10 @@ export class MemoryBudget {
   #deferred = new Set<string>();
   #level: MemoryLevel = 'ok';
   #toldTooLarge = false;
+  /** Deployments waiting with their records dropped (`parked`). */
+  #parked = 0;
+  /** The last reason given, so that every deferred deployment's status shares one string. */
+  #reason = '';
 
   constructor(o: MemoryBudgetOptions) {
     this.#read = o.read ?? readHeap;
@@ -142,10 +151,19 @@ export class MemoryBudget {
     this.#objects = objects;
   }
 
+  /**
+   * How many deployments wait with their records dropped. Each listing parses their records again
+   * for its length, so the level counts their room as taken: the heap stays short while they wait
+   * instead of taking them all back at the next poll and running out of heap.
+   */
+  parked(count: number): void {
+    this.#parked = count;
+  }
+
   /** Reads the heap again and returns the level (logged when it changes). */
   update(): MemoryLevel {
     const reading = this.#read();
-    const level = levelOf(reading);
+    const level = levelOf(reading, this.#parked * HEAP_PER_RECORD_BYTES);
     if (level !== this.#level) {
       const fields = {
         level,
@@ -196,8 +214,11 @@ export class MemoryBudget {
 
   /** The reason a deferred deployment carries in the status. */
   deferralReason(): string {
-    const v = this.verdict();
-    return `MOORING_E_MEMORY_SHORT: ${describe(v)}; this deployment waits until the heap has room`;
+    // Without the count of those waiting, which each one deferred moves.
+    const v = { ...this.verdict(), deferred: 0 };
+    const reason = `MOORING_E_MEMORY_SHORT: ${describe(v)}; this deployment waits until the heap has room`;
+    if (reason !== this.#reason) this.#reason = reason;
+    return this.#reason;
   }
 
   verdict(): MemoryVerdict {

@@ -59,6 +59,11 @@ export interface PollerOptions {
   resolver?: DesiredResolver | undefined;
   /** Told how many deployments the listing holds for this listener, before any revision is read. */
   onListed?: (deployments: number) => void;
+  /**
+   * Whether the record of a deployment is kept until the next poll (default all): one that waits
+   * for memory is not (its record is parsed again from the next listing).
+   */
+  retains?: (deploymentId: string) => boolean;
 }
 
 export class Poller {
@@ -174,9 +179,14 @@ export class Poller {
         },
         { concurrency: REVISION_FETCH_CONCURRENCY },
       );
-      this.#resolver.pruneCache(deployments);
+      const retains = this.#o.retains ?? (() => true);
+      this.#resolver.pruneCache(deployments, retains);
       // Only what was digested: a refused record (one nested too deep, say) is never compared.
-      this.#held = new Map(deployments.filter((d) => !d.refused).map((d) => [d.deployment.id, d.deployment]));
+      this.#held = new Map(
+        deployments
+          .filter((d) => !d.refused && retains(d.deployment.id))
+          .map((d) => [d.deployment.id, d.deployment]),
+      );
       // Log refused records when the set changes, not at every poll.
       const rejectedKey = listing.rejected.map((r) => `${r.id ?? r.index}:${r.reason}`).join('|');
       if (rejectedKey !== this.#lastRejectedKey) {

@@ -62,6 +62,27 @@ describe('MemoryBudget', () => {
     expect(budget.verdict().deferred).toBe(0);
   });
 
+  it('counts the records of parked deployments, which every listing brings back, as taken: no taking them all back at once', () => {
+    const { budget, heap } = budgetWith({ liveBytes: 60 * MIB, limitBytes: 100 * MIB });
+    expect(budget.update()).toBe('ok');
+    // 10,000 records at 4 KiB each would take 39 MiB more at the next listing.
+    budget.parked(10_000);
+    expect(budget.update()).toBe('short');
+    budget.parked(0);
+    heap.liveBytes = 40 * MIB;
+    expect(budget.update()).toBe('ok');
+  });
+
+  it('gives every deferred deployment one shared reason string while the heap reads the same', () => {
+    const { budget } = budgetWith({ liveBytes: 90 * MIB, limitBytes: 100 * MIB });
+    budget.update();
+    budget.admits('d1');
+    const first = budget.deferralReason();
+    budget.admits('d2');
+    expect(budget.deferralReason()).toBe(first);
+    expect(first).not.toMatch(/wait for memory/);
+  });
+
   it('says once, with the memory it would need, that the listener is too large for its heap', () => {
     const { budget, lines } = budgetWith({ liveBytes: 30 * MIB, limitBytes: 128 * MIB });
     budget.sized(10_000);
