@@ -93,7 +93,8 @@ export function holders(snap: Snapshot, classes: readonly string[]): HolderFigur
         const type = edgeTypes[edges[e + eType] as number];
         if (type === 'weak' || type === 'shortcut') continue;
         // The hidden class and the prototype chain are the program's, not the data's.
-        const name = type === 'element' || type === 'hidden' ? '' : (strings[edges[e + eName] as number] ?? '');
+        const name =
+          type === 'element' || type === 'hidden' ? '' : (strings[edges[e + eName] as number] ?? '');
         if (name === 'map' || name === '__proto__') continue;
         stack.push((edges[e + eTo] as number) / nf);
       }
@@ -133,15 +134,15 @@ function main(): void {
   });
   if (!values.snapshot) throw new Error('--snapshot FILE is required');
   const snap = JSON.parse(readFileSync(values.snapshot, 'utf8')) as Snapshot;
-  const figures = holders(snap, values.class ?? DEFAULT_CLASSES).filter(
-    (f) => f.bytes >= Number(values.min),
-  );
+  const figures = holders(snap, values.class ?? DEFAULT_CLASSES).filter((f) => f.bytes >= Number(values.min));
   if (values.json) {
     process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`);
     return;
   }
   for (const f of figures) {
-    process.stdout.write(`${(f.bytes / 1e6).toFixed(2).padStart(8)} MB ${String(f.objects).padStart(9)}  ${f.holder}\n`);
+    process.stdout.write(
+      `${(f.bytes / 1e6).toFixed(2).padStart(8)} MB ${String(f.objects).padStart(9)}  ${f.holder}\n`,
+    );
   }
 }
 
