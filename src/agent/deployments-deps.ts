@@ -19,6 +19,8 @@ export interface DeploymentsDeps {
   memory?:
     | {
         defers(id: string, held: boolean): string | undefined;
+        /** The heap's level now: while short, polls make no resync (plan-poll.ts). */
+        readonly level?: string;
         /** How many deployments wait with their records dropped (the next listing brings them). */
         parked?(count: number): void;
       }

@@ -250,7 +250,7 @@ const BENCH_OBJECTS_PER_DEPLOYMENT = 12;
 
 function actionOf(level: MemoryLevel): string {
   return level === 'short'
-    ? 'one reconcile at a time; deployments never reconciled wait'
+    ? 'one reconcile at a time; deployments never reconciled wait; no full resync'
     : 'fewer reconciles at a time';
 }
 

@@ -615,6 +615,32 @@ describe('Deployments: a heap too short for the listener', () => {
     expect(deployments.parked('a')).toBe(true);
   });
 
+  it('makes no resync while the heap is short (it lists every object); the cold start and changes still go', async () => {
+    const heap: HeapReading = { liveBytes: 10 * MIB, limitBytes: 100 * MIB };
+    const memory = new MemoryBudget({ read: () => heap, logger: silentLogger() });
+    let listings = 0;
+    const deployments = deploymentsWith({
+      memory,
+      beginCycle: () => {
+        listings += 1;
+      },
+    });
+    const { asRunner, queued } = fakeRunner();
+    const signal = new AbortController().signal;
+    await deployments.applySnapshot(snapshot([desired('a', '1'), desired('b', '1')]), asRunner, signal);
+    await deployments.reconcile('a', signal);
+    await deployments.reconcile('b', signal);
+    expect(listings).toBe(1);
+    heap.liveBytes = 90 * MIB;
+    queued.length = 0;
+    await deployments.applySnapshot(snapshot([desired('a', '2'), desired('b', '1')]), asRunner, signal);
+    expect(listings).toBe(1);
+    expect(queued).toEqual(['a']);
+    heap.liveBytes = 20 * MIB;
+    await deployments.applySnapshot(snapshot([desired('a', '2'), desired('b', '1')]), asRunner, signal);
+    expect(listings).toBe(2);
+  });
+
   it('forgets a waiting deployment that leaves the listing', async () => {
     const heap: HeapReading = { liveBytes: 95 * MIB, limitBytes: 100 * MIB };
     const memory = new MemoryBudget({ read: () => heap, logger: silentLogger() });
