@@ -19,8 +19,8 @@ export interface DeploymentsDeps {
   memory?:
     | {
         defers(id: string, held: boolean): string | undefined;
-        /** The heap's level now: while short, polls make no resync (plan-poll.ts). */
-        readonly level?: string;
+        /** Whether a full resync's listing fits the heap now; while not, polls make none (plan-poll.ts). */
+        readonly resyncFits?: boolean;
         /** How many deployments wait with their records dropped (the next listing brings them). */
         parked?(count: number): void;
       }

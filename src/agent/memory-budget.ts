@@ -34,6 +34,12 @@ export const HEAP_PER_OBJECT_BYTES = 700;
 export const HEAP_PER_RECORD_BYTES = 4 * 1024;
 
 /**
+ * What a full resync's listing holds per object while it runs (the slim entries of every object the
+ * agent owns, bench/README.md): a resync is made only when that fits beside the live data.
+ */
+export const LISTING_BYTES_PER_OBJECT = 450;
+
+/**
  * The share of the container's memory the image gives V8's old generation
  * (`--max-old-space-size-percentage` in the Dockerfile), and the live data's largest share of
  * that ceiling at which V8 still collects without spending its time at it.
@@ -113,6 +119,7 @@ export class MemoryBudget {
   #deferred = new Set<string>();
   #level: MemoryLevel = 'ok';
   #toldTooLarge = false;
+  #toldNoResync = false;
   /** Deployments waiting with their records dropped (`parked`). */
   #parked = 0;
   /** The last reason given, so that every deferred deployment's status shares one string. */
@@ -181,6 +188,32 @@ export class MemoryBudget {
   /** The level now (the heap read again). */
   get level(): MemoryLevel {
     return this.update();
+  }
+
+  /**
+   * Whether a full resync fits now: its listing of every object the agent owns, beside the live
+   * data and the records of waiting deployments, stays under the short level. At 10,000
+   * deployments under 256 MiB the first resync after convergence (131 MiB live, and about 52 MiB
+   * of listing) ran V8 out of heap; without it, changes still go, and the cluster's drift waits.
+   */
+  get resyncFits(): boolean {
+    const reading = this.#read();
+    const objects = this.#objects > 0 ? this.#objects : this.#deployments * BENCH_OBJECTS_PER_DEPLOYMENT;
+    const reserve = this.#parked * HEAP_PER_RECORD_BYTES + objects * LISTING_BYTES_PER_OBJECT;
+    const fits = levelOf(reading, reserve) !== 'short';
+    if (!fits && !this.#toldNoResync) {
+      this.#logger.warn(
+        {
+          code: 'MOORING_E_MEMORY_SHORT',
+          liveMib: Math.round(reading.liveBytes / MIB),
+          heapLimitMib: Math.round(reading.limitBytes / MIB),
+          listingMib: Math.round((objects * LISTING_BYTES_PER_OBJECT) / MIB),
+        },
+        'memory: a full resync would not fit (it lists every object); polls apply changes only until the heap has room',
+      );
+    }
+    this.#toldNoResync = !fits;
+    return fits;
   }
 
   /**

@@ -14,9 +14,10 @@
  *   drained less than its own duration ago (again less the jitter): resyncs then take at most
  *   about half the agent's time, so that a listener too large to resync within an interval polls
  *   on time between them (ADR 0006). A resync that fits in the interval never rests;
- * - `memory-short`: the heap is short (memory-budget.ts): a resync lists every object the agent
- *   owns and holds that listing while it runs, which on top of a heap already short is what ran
- *   an agent of 10,000 deployments out of heap just after it converged. Changes still go.
+ * - `memory-short`: a resync's listing does not fit the heap (memory-budget.ts, `resyncFits`): a
+ *   resync lists every object the agent owns and holds that listing while it runs, which is what
+ *   ran an agent of 10,000 deployments under 256 MiB out of heap just after it converged. Changes
+ *   still go.
  * Otherwise it is a resync; the first one ever is the cold start.
  */
 
@@ -40,7 +41,7 @@ export interface PollPlanInput extends ResyncHistory {
   pollIntervalMs: number | undefined;
   /** Polls start up to this fraction of their interval sooner than it. */
   pollJitter: number;
-  /** Whether the heap is short (no resync but the first); default false. */
+  /** Whether a resync's listing does not fit the heap (no resync but the first); default false. */
   memoryShort?: boolean;
 }
 

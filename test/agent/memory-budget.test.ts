@@ -73,6 +73,19 @@ describe('MemoryBudget', () => {
     expect(budget.update()).toBe('ok');
   });
 
+  it('lets a full resync run only when its listing of every object fits beside the live data, and says so once', () => {
+    const { budget, heap, lines } = budgetWith({ liveBytes: 60 * MIB, limitBytes: 100 * MIB });
+    budget.listed(10_000);
+    expect(budget.resyncFits).toBe(true);
+    // 100,000 objects at 450 B: 43 MiB more than the 60 live, past the short level.
+    budget.listed(100_000);
+    expect(budget.resyncFits).toBe(false);
+    expect(budget.resyncFits).toBe(false);
+    expect(lines.filter((l) => /full resync would not fit/.test(String(l.msg)))).toHaveLength(1);
+    heap.liveBytes = 30 * MIB;
+    expect(budget.resyncFits).toBe(true);
+  });
+
   it('gives every deferred deployment one shared reason string while the heap reads the same', () => {
     const { budget } = budgetWith({ liveBytes: 90 * MIB, limitBytes: 100 * MIB });
     budget.update();
