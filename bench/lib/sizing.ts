@@ -49,7 +49,10 @@ export function sizingTable(results: readonly BenchResult[]): string {
     [
       `${num(r.deployments)} (${num(r.objects)})`,
       r.memory_limit_mib === null ? 'none' : `${r.memory_limit_mib}Mi`,
-      num(r.agent_oom_kills),
+      // V8 running out of heap kills the agent as surely as the kernel does.
+      (r.agent_heap_exhaustions ?? 0) > 0
+        ? `${num(r.agent_oom_kills)}, out of heap ${r.agent_heap_exhaustions}`
+        : num(r.agent_oom_kills),
       convergence(r),
       num(r.kubectl_convergence_s, 2),
       `${num(r.idle_kube_writes)}, ${num(r.idle_kube_reads_per_cycle)}, ${num(r.idle_controlplane_list_requests_per_cycle)}, ${num(r.idle_agent_cpu_s_per_cycle, 2)}`,

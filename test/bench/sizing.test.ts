@@ -70,6 +70,7 @@ describe("the operator guide's sizing table", () => {
     );
     expect(row({ notes: ['the agent exited (SIGABRT; see its log)'] })).toContain('| agent exited first |');
     expect(row({ notes: [] })).toContain('| 128Mi | - | - |');
+    expect(row({ agent_oom_kills: 0, agent_heap_exhaustions: 1 })).toContain('| 128Mi | 0, out of heap 1 |');
   });
 
   it('refuses a document without the markers', () => {
