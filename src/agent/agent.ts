@@ -18,7 +18,6 @@ import { runHeartbeat } from './registration.ts';
 import { Runner } from './runner.ts';
 import { startUp } from './start-up.ts';
 import { StatusStore } from './status.ts';
-
 export type { AgentDeps, AgentStatus } from './agent-deps.ts';
 export type { OrphanPassResult } from './deployments.ts';
 
