@@ -176,10 +176,13 @@ function alive({ note }: AgentPhasesInput, running: RunningAgent, when: string):
 }
 
 /**
- * The memory limit's figures of a stopped agent: the kernel's OOM kills, and for the first agent
- * (phases 1 to 3, like peak RSS) its cgroup's peak.
+ * The memory figures of a stopped agent: its V8 heap exhaustions, the kernel's OOM kills, and for
+ * the first agent (phases 1 to 3, like peak RSS) its cgroup's peak.
  */
 function recordLimit({ result, note }: AgentPhasesInput, agent: AgentProcess, first: boolean): void {
+  const exhausted = agent.heapExhaustions();
+  result.agent_heap_exhaustions = (result.agent_heap_exhaustions ?? 0) + exhausted;
+  if (exhausted > 0) note(`the agent ran out of V8 heap ${exhausted} time(s) (see its log)`);
   const cgroup = agent.cgroup;
   if (!cgroup) return;
   result.memory_limit_mib = cgroup.limitMib;

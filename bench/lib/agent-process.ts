@@ -4,7 +4,7 @@
  * mark, so sampling cannot miss a peak) and CPU seconds from `/proc/<pid>/stat`.
  */
 import { type ChildProcess, execFileSync } from 'node:child_process';
-import { openSync, readFileSync } from 'node:fs';
+import { fstatSync, openSync, readFileSync } from 'node:fs';
 import { type MooringRun, spawnMooringRun } from '../../test/support/agent-process.ts';
 import type { MemoryCgroup } from './memory-limit.ts';
 
@@ -69,8 +69,14 @@ export class AgentProcess {
   #timer: NodeJS.Timeout;
   readonly cgroup: MemoryCgroup | undefined;
 
+  readonly #logFile: string;
+  /** Where this process's lines begin in its log (a log may be shared by successive agents). */
+  readonly #logStart: number;
+
   constructor(options: AgentProcessOptions) {
     const log = openSync(options.logFile, 'a');
+    this.#logFile = options.logFile;
+    this.#logStart = fstatSync(log).size;
     this.startedAt = performance.now();
     this.cgroup = options.cgroup;
     this.#run = spawnMooringRun({
@@ -112,6 +118,12 @@ export class AgentProcess {
 
   get running(): boolean {
     return this.#run.running();
+  }
+
+  /** Times V8 stopped this process for want of heap ("JavaScript heap out of memory" in its log). */
+  heapExhaustions(): number {
+    const text = readFileSync(this.#logFile).subarray(this.#logStart).toString('utf8');
+    return text.match(/JavaScript heap out of memory/g)?.length ?? 0;
   }
 
   /** SIGTERM, then SIGKILL after `graceMs`; resolves with the exit code. Samples a last time first. */

@@ -116,6 +116,8 @@ export interface BenchResult {
   cgroup_peak_mib: number | null;
   /** Times the kernel killed an agent process for exceeding the limit (first and restarted agent). */
   agent_oom_kills: number | null;
+  /** Times V8 stopped an agent process for want of heap ("JavaScript heap out of memory"; first and restarted agent). */
+  agent_heap_exhaustions: number | null;
   /** CPU seconds of the first agent process over its whole life (convergence, idle, propagation). */
   agent_cpu_s: number | null;
   /** How the first agent (convergence, idle, propagation) paced its Kubernetes requests. */
@@ -334,6 +336,7 @@ export function tableRows(r: BenchResult): string[][] {
     row('  memory limit (MiB)', 'memory_limit_mib'),
     row('  cgroup peak (MiB)', 'cgroup_peak_mib'),
     row('  OOM kills', 'agent_oom_kills'),
+    row('  V8 heap exhaustions', 'agent_heap_exhaustions'),
     ['agent heap live / old-space ceiling (MiB)', memoryText(r.agent_memory), '', ''],
     [
       "  memory limit needed (agent's estimate, MiB), deployments waiting for memory",
@@ -448,6 +451,7 @@ export function emptyResult(deployments: number, namespaces: number, pollInterva
     memory_limit_mib: null,
     cgroup_peak_mib: null,
     agent_oom_kills: null,
+    agent_heap_exhaustions: null,
     agent_cpu_s: null,
     kube_manners: null,
     agent_memory: null,

@@ -24,6 +24,19 @@ function experiments(r: BenchResult): string {
   return changed.length === 0 ? '' : `; ${changed.join('; ')}`;
 }
 
+/**
+ * The cold convergence column: the time, or why there is none (the run's notes say whether the
+ * agent gave out before converging, or the harness stopped waiting), so that a missing figure is
+ * never read as one not measured.
+ */
+function convergence(r: BenchResult): string {
+  if (r.convergence_s !== null) return num(r.convergence_s, 2);
+  const within = r.notes.map((n) => /did not converge within (\d+) s/.exec(n)?.[1]).find((s) => s);
+  if (within) return `not within ${within} s`;
+  if (r.notes.some((n) => /^the agent exited/.test(n))) return 'agent exited first';
+  return '-';
+}
+
 /** One table row per result, the smallest listener first, then the smallest limit. */
 export function sizingTable(results: readonly BenchResult[]): string {
   const sorted = [...results].sort(
@@ -36,8 +49,11 @@ export function sizingTable(results: readonly BenchResult[]): string {
     [
       `${num(r.deployments)} (${num(r.objects)})`,
       r.memory_limit_mib === null ? 'none' : `${r.memory_limit_mib}Mi`,
-      num(r.agent_oom_kills),
-      num(r.convergence_s, 2),
+      // V8 running out of heap kills the agent as surely as the kernel does.
+      (r.agent_heap_exhaustions ?? 0) > 0
+        ? `${num(r.agent_oom_kills)}, out of heap ${r.agent_heap_exhaustions}`
+        : num(r.agent_oom_kills),
+      convergence(r),
       num(r.kubectl_convergence_s, 2),
       `${num(r.idle_kube_writes)}, ${num(r.idle_kube_reads_per_cycle)}, ${num(r.idle_controlplane_list_requests_per_cycle)}, ${num(r.idle_agent_cpu_s_per_cycle, 2)}`,
       `${num(r.restart_settled_s, 2)}, ${num(r.restart_kube_writes)}`,

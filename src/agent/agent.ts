@@ -233,6 +233,7 @@ export class Agent {
       collisions: { ...config.references, urls: this.#d.exposesUrls, holdsObjects: this.#d.ownsObjects },
       onListed: (n) => this.#d.memory?.sized(n),
       scope: () => this.#held.scope,
+      retains: (id) => !this.#deployments.parked(id),
       clock,
       random,
       logger,
@@ -283,9 +284,8 @@ export class Agent {
       const started = this.#d.clock.now();
       const finished = await term.runner.stop(graceMs - abortWaitMs, abortWaitMs, term.abort.signal.reason);
       this.#previousSettled = term.runner.settled();
-      // The poll and heartbeat loops stop at their next await; one stuck in a control-plane
-      // request is left behind rather than holding the exit past the grace period (its result
-      // is discarded: the term is over).
+      // The poll and heartbeat loops stop at their next await; one stuck in a control-plane request
+      // is left behind rather than holding the exit past the grace period (the term is over).
       const leftMs = Math.max(0, graceMs - (this.#d.clock.now() - started));
       const bound = new AbortController();
       await Promise.race([

@@ -9,6 +9,7 @@ import { namespaceOf } from '../reconcile/steps.ts';
 import type { ColdPass } from './cold-start.ts';
 import { type Run, TrackedDeployment } from './deployment-record.ts';
 import type { DesiredDeployment } from './poll-cycle.ts';
+import type { DeploymentsDeps } from './deployments-deps.ts';
 import type { StatusStore } from './status.ts';
 
 /** Who else keeps something of a deployment, each told when it is forgotten. */
@@ -28,6 +29,8 @@ export class DeploymentBook {
   readonly #records = new Map<string, TrackedDeployment>();
   /** Records whose run started and whose report has not come yet (at most the runner's concurrency). */
   readonly #running = new Map<string, TrackedDeployment>();
+  /** Deployments that wait for memory with their records dropped (`park`): only the id is kept. */
+  readonly #parked = new Set<string>();
 
   constructor(deps: DeploymentBookDeps) {
     this.#d = deps;
@@ -42,9 +45,9 @@ export class DeploymentBook {
     return this.#records.get(id)?.desired;
   }
 
-  /** The ids held, as a copy (safe to forget while walking it). */
+  /** The ids held or parked, as a copy (safe to forget while walking it). */
   ids(): string[] {
-    return [...this.#records.keys()];
+    return [...this.#records.keys(), ...this.#parked];
   }
 
   get size(): number {
@@ -54,6 +57,7 @@ export class DeploymentBook {
   /** `d`'s record, made when its deployment is new. */
   recordOf(d: DesiredDeployment): TrackedDeployment {
     const id = d.deployment.id;
+    this.#parked.delete(id);
     let record = this.#records.get(id);
     if (!record) {
       record = new TrackedDeployment(d);
@@ -85,12 +89,45 @@ export class DeploymentBook {
    * of it is in flight (that run may yet log what the API server quotes): its report forgets them.
    */
   forget(id: string, runner: ForgetsKeys): void {
+    this.#parked.delete(id);
     this.#records.get(id)?.forget();
     this.#records.delete(id);
     runner.forget(id);
     this.#d.status.remove(id);
     this.#d.memory?.forget(id);
     if (!this.#running.has(id)) this.#d.redactor?.forget(id);
+  }
+
+  /**
+   * Why `d` waits for memory (MemoryBudget.defers), or undefined: never while a run of it is in
+   * flight, for a refusal, or for a deployment the agent holds already (or is deleting).
+   */
+  waitsForMemory(d: DesiredDeployment, memory: DeploymentsDeps['memory']): string | undefined {
+    const id = d.deployment.id;
+    if (!memory || d.refused || this.#running.has(id)) return undefined;
+    return memory.defers(
+      id,
+      this.#records.get(id)?.holds === true || d.deployment.status === 'AWAITING_DELETE',
+    );
+  }
+
+  /**
+   * Drops what is kept of `id` but its id while it waits for memory: holding every listed record
+   * is itself more than a heap far too small has; the next listing brings the record again.
+   */
+  park(id: string): void {
+    this.#records.get(id)?.defer();
+    this.#records.delete(id);
+    this.#parked.add(id);
+  }
+
+  /** Whether `id` waits for memory with its record dropped. */
+  parked(id: string): boolean {
+    return this.#parked.has(id);
+  }
+
+  get parkedCount(): number {
+    return this.#parked.size;
   }
 
   /** Whether anything of `id` is held here: a record, or a run whose report is due. */

@@ -19,7 +19,16 @@ export interface DeploymentsDeps {
    * Under heap pressure, what is not held yet waits (MemoryBudget.defers); told to forget a
    * deployment that left the listing; none: no limit.
    */
-  memory?: { defers(id: string, held: boolean): string | undefined; forget(id: string): void } | undefined;
+  memory?:
+    | {
+        defers(id: string, held: boolean): string | undefined;
+        forget(id: string): void;
+        /** Whether a full resync's listing fits the heap now; while not, polls make none (plan-poll.ts). */
+        readonly resyncFits?: boolean;
+        /** How many deployments wait with their records dropped (the next listing brings them). */
+        parked?(count: number): void;
+      }
+    | undefined;
   /**
    * Told each deployment's secret values as its record is taken, and to forget them once it left
    * the listing and no reconcile of it runs any more: what the agent emits is scrubbed of them.

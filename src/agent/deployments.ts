@@ -99,9 +99,11 @@ export class Deployments {
     )
       return;
     this.#pacer.begin(poll, runner);
-    this.#take(d).queue();
-    runner.enqueue(d.deployment.id, d.hash);
     poll.early.add(d.deployment.id);
+    const record = this.#take(d);
+    if (!record) return runner.forget(d.deployment.id);
+    record.queue();
+    runner.enqueue(d.deployment.id, d.hash);
   }
 
   /**
@@ -138,13 +140,15 @@ export class Deployments {
         const record = this.#take(d);
         // AWAITING_DELETE goes through the runner too: its deletion is a reconcile like any other,
         // so it never races an apply of the same deployment.
-        if (resync || !record.reconciled(d)) {
+        if (!record) runner.forget(deployment.id);
+        else if (resync || !record.reconciled(d)) {
           record.queue();
           runner.enqueue(deployment.id, d.hash);
         }
       }
     }
     this.#waiters.settleAll((id) => this.#book.desired(id));
+    this.#d.memory?.parked?.(this.#book.parkedCount);
     for (const id of this.#book.ids()) if (!seen.has(id)) this.#book.forget(id, runner);
     if (!resync) return;
     this.#pacer.timeDrain(poll, runner, snapshot.deployments.length);
@@ -173,11 +177,29 @@ export class Deployments {
     return this.#book.desired(id) ?? (this.#poll ? this.#waiters.wait(id) : undefined);
   }
 
-  /** Records `d` as its deployment's desired state and shows it in the status. */
-  #take(d: DesiredDeployment): TrackedDeployment {
+  /**
+   * Records `d` as its deployment's desired state and shows it in the status; undefined when it
+   * waits for memory instead, its record dropped (DeploymentBook.waitsForMemory).
+   */
+  #take(d: DesiredDeployment): TrackedDeployment | undefined {
+    const waits = this.#book.waitsForMemory(d, this.#d.memory);
+    if (waits) return void this.#park(d, waits);
     const record = this.#observe(d);
     record.take(d);
     return record;
+  }
+
+  /** `d` waits for memory, shown Pending; only its id is kept, a later listing brings the rest. */
+  #park(d: DesiredDeployment, reason: string): void {
+    this.#show(d);
+    this.#book.park(d.deployment.id);
+    this.#d.redactor?.forget(d.deployment.id);
+    this.#runs.setState(d.deployment.id, 'Pending', reason);
+  }
+
+  /** Whether `id` waits for memory with its record dropped (the poller need not keep it). */
+  parked(id: string): boolean {
+    return this.#book.parked(id);
   }
 
   /** Refuses `d` with `reason` (no run of it goes on); whether the reason is new. */
@@ -195,14 +217,19 @@ export class Deployments {
     this.#d.redactor?.set(deployment.id, secretValuesOf(d));
     const record = this.#book.recordOf(d);
     this.#waiters.settle(deployment.id, d);
+    this.#show(d);
+    return record;
+  }
+
+  /** Shows `d` in the status. */
+  #show({ deployment, revision, pendingRevision }: DesiredDeployment): void {
     this.#d.status.observe({
       id: deployment.id,
       name: deployment.name,
       namespace: deployment.source_config.listener_config?.k8s_namespace ?? null,
-      revision: d.revision?.id ?? d.pendingRevision ?? deployment.latest_revision_id,
+      revision: revision?.id ?? pendingRevision ?? deployment.latest_revision_id,
       controlPlaneStatus: String(deployment.status),
     });
-    return record;
   }
 
   /** Whether anything of deployment `id` is held: its record, or a run whose report is due. */
@@ -222,8 +249,7 @@ export class Deployments {
     const d = record.desired;
     const waits = this.#d.memory?.defers(key, record.holds);
     if (waits) {
-      record.defer();
-      this.#runs.setState(key, 'Pending', waits);
+      this.#park(d, waits);
       return {};
     }
     const { deployment, revision } = d;

@@ -27,6 +27,17 @@ export const SHORT_AT = 0.85;
 export const HEAP_BASE_BYTES = 28 * MIB;
 export const HEAP_PER_DEPLOYMENT_BYTES = 7 * 1024;
 export const HEAP_PER_OBJECT_BYTES = 700;
+/**
+ * What one listed deployment record takes on the heap while a poll holds it (parsed): the room a
+ * short heap keeps for the records it dropped, which every listing brings back for its length.
+ */
+export const HEAP_PER_RECORD_BYTES = 4 * 1024;
+
+/**
+ * What a full resync's listing holds per object while it runs (the slim entries of every object the
+ * agent owns, bench/README.md): a resync is made only when that fits beside the live data.
+ */
+export const LISTING_BYTES_PER_OBJECT = 450;
 
 /**
  * The share of the container's memory the image gives V8's old generation
@@ -63,9 +74,9 @@ export function memoryLimitFor(liveBytes: number): number {
   return Math.floor((mib + 31) / 32) * 32 * MIB;
 }
 
-/** The level of a reading. */
-export function levelOf(reading: HeapReading): MemoryLevel {
-  const ratio = reading.limitBytes > 0 ? reading.liveBytes / reading.limitBytes : 0;
+/** The level of a reading, with `reserveBytes` more live (what the next listing brings back). */
+export function levelOf(reading: HeapReading, reserveBytes = 0): MemoryLevel {
+  const ratio = reading.limitBytes > 0 ? (reading.liveBytes + reserveBytes) / reading.limitBytes : 0;
   if (ratio >= SHORT_AT) return 'short';
   if (ratio >= TIGHT_AT) return 'tight';
   return 'ok';
@@ -108,6 +119,11 @@ export class MemoryBudget {
   #deferred = new Set<string>();
   #level: MemoryLevel = 'ok';
   #toldTooLarge = false;
+  #toldNoResync = false;
+  /** Deployments waiting with their records dropped (`parked`). */
+  #parked = 0;
+  /** The last reason given, so that every deferred deployment's status shares one string. */
+  #reason = '';
 
   constructor(o: MemoryBudgetOptions) {
     const watch = o.read ? undefined : new HeapWatch();
@@ -143,10 +159,19 @@ export class MemoryBudget {
     this.#objects = objects;
   }
 
+  /**
+   * How many deployments wait with their records dropped. Each listing parses their records again
+   * for its length, so the level counts their room as taken: the heap stays short while they wait
+   * instead of taking them all back at the next poll and running out of heap.
+   */
+  parked(count: number): void {
+    this.#parked = count;
+  }
+
   /** Reads the heap again and returns the level (logged when it changes). */
   update(): MemoryLevel {
     const reading = this.#read();
-    const level = levelOf(reading);
+    const level = levelOf(reading, this.#parked * HEAP_PER_RECORD_BYTES);
     if (level !== this.#level) {
       const fields = {
         level,
@@ -164,6 +189,32 @@ export class MemoryBudget {
   /** The level now (the heap read again). */
   get level(): MemoryLevel {
     return this.update();
+  }
+
+  /**
+   * Whether a full resync fits now: its listing of every object the agent owns, beside the live
+   * data and the records of waiting deployments, stays under the short level. At 10,000
+   * deployments under 256 MiB the first resync after convergence (131 MiB live, and about 52 MiB
+   * of listing) ran V8 out of heap; without it, changes still go, and the cluster's drift waits.
+   */
+  get resyncFits(): boolean {
+    const reading = this.#read();
+    const objects = this.#objects > 0 ? this.#objects : this.#deployments * BENCH_OBJECTS_PER_DEPLOYMENT;
+    const reserve = this.#parked * HEAP_PER_RECORD_BYTES + objects * LISTING_BYTES_PER_OBJECT;
+    const fits = levelOf(reading, reserve) !== 'short';
+    if (!fits && !this.#toldNoResync) {
+      this.#logger.warn(
+        {
+          code: 'MOORING_E_MEMORY_SHORT',
+          liveMib: Math.round(reading.liveBytes / MIB),
+          heapLimitMib: Math.round(reading.limitBytes / MIB),
+          listingMib: Math.round((objects * LISTING_BYTES_PER_OBJECT) / MIB),
+        },
+        'memory: a full resync would not fit (it lists every object); polls apply changes only until the heap has room',
+      );
+    }
+    this.#toldNoResync = !fits;
+    return fits;
   }
 
   /**
@@ -197,8 +248,11 @@ export class MemoryBudget {
 
   /** The reason a deferred deployment carries in the status. */
   deferralReason(): string {
-    const v = this.verdict();
-    return `MOORING_E_MEMORY_SHORT: ${describe(v)}; this deployment waits until the heap has room`;
+    // Without the count of those waiting, which each one deferred moves.
+    const v = { ...this.verdict(), deferred: 0 };
+    const reason = `MOORING_E_MEMORY_SHORT: ${describe(v)}; this deployment waits until the heap has room`;
+    if (reason !== this.#reason) this.#reason = reason;
+    return this.#reason;
   }
 
   verdict(): MemoryVerdict {
@@ -230,7 +284,7 @@ const BENCH_OBJECTS_PER_DEPLOYMENT = 12;
 
 function actionOf(level: MemoryLevel): string {
   return level === 'short'
-    ? 'one reconcile at a time; deployments never reconciled wait'
+    ? 'one reconcile at a time; deployments never reconciled wait; no full resync'
     : 'fewer reconciles at a time';
 }
 

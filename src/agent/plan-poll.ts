@@ -13,7 +13,11 @@
  * - `resting`: the last resync (the cold start's excepted) outlasted the poll interval and
  *   drained less than its own duration ago (again less the jitter): resyncs then take at most
  *   about half the agent's time, so that a listener too large to resync within an interval polls
- *   on time between them (ADR 0006). A resync that fits in the interval never rests.
+ *   on time between them (ADR 0006). A resync that fits in the interval never rests;
+ * - `memory-short`: a resync's listing does not fit the heap (memory-budget.ts, `resyncFits`): a
+ *   resync lists every object the agent owns and holds that listing while it runs, which is what
+ *   ran an agent of 10,000 deployments under 256 MiB out of heap just after it converged. Changes
+ *   still go.
  * Otherwise it is a resync; the first one ever is the cold start.
  */
 
@@ -37,10 +41,12 @@ export interface PollPlanInput extends ResyncHistory {
   pollIntervalMs: number | undefined;
   /** Polls start up to this fraction of their interval sooner than it. */
   pollJitter: number;
+  /** Whether a resync's listing does not fit the heap (no resync but the first); default false. */
+  memoryShort?: boolean;
 }
 
 /** Why a poll queues changes only. */
-export type ChangesOnlyReason = 'queued' | 'not-due' | 'resting';
+export type ChangesOnlyReason = 'queued' | 'not-due' | 'resting' | 'memory-short';
 
 /** What one poll does, and when it was decided. */
 export type PollPlan =
@@ -61,6 +67,7 @@ export function planPoll(input: PollPlanInput): PollPlan {
     lastDrained.tookMs > (input.pollIntervalMs ?? Number.POSITIVE_INFINITY) &&
     atMs - lastDrained.atMs < slack * lastDrained.tookMs;
   if (resting) return { kind: 'changes-only', atMs, reason: 'resting' };
+  if (!first && input.memoryShort) return { kind: 'changes-only', atMs, reason: 'memory-short' };
   return { kind: 'resync', atMs, first };
 }
 
@@ -84,5 +91,7 @@ export function describePlan(
         message:
           'the last resync outlasted the poll interval and drained less than its own duration ago: queueing changes only',
       };
+    case 'memory-short':
+      return { message: 'the heap is short: no resync (it lists every object); queueing changes only' };
   }
 }

@@ -65,6 +65,11 @@ export interface PollerOptions {
    * and count for collisions, but no revision of theirs is read and none is handed on. Default all.
    */
   scope?: (() => ((deploymentId: string) => boolean) | undefined) | undefined;
+  /**
+   * Whether the record of a deployment is kept until the next poll (default all): one that waits
+   * for memory is not (its record is parsed again from the next listing).
+   */
+  retains?: (deploymentId: string) => boolean;
 }
 
 export class Poller {
@@ -185,9 +190,14 @@ export class Poller {
         },
         { concurrency: REVISION_FETCH_CONCURRENCY },
       );
-      this.#resolver.pruneCache(deployments);
+      const retains = this.#o.retains ?? (() => true);
+      this.#resolver.pruneCache(deployments, retains);
       // Only what was digested: a refused record (one nested too deep, say) is never compared.
-      this.#held = new Map(deployments.filter((d) => !d.refused).map((d) => [d.deployment.id, d.deployment]));
+      this.#held = new Map(
+        deployments
+          .filter((d) => !d.refused && retains(d.deployment.id))
+          .map((d) => [d.deployment.id, d.deployment]),
+      );
       // Another shard's records are kept too, so that their next listing is not parsed again.
       if (mine !== ours) for (const d of ours) if (!inScope?.(d.id)) this.#held.set(d.id, d);
       // Log refused records when the set changes, not at every poll.

@@ -23,6 +23,8 @@ export interface ResyncPacerDeps {
   pollIntervalMs?: number | undefined;
   /** Called when a resync begins, before its deployments are queued. */
   beginCycle?: (() => void) | undefined;
+  /** The memory budget: while a resync's listing does not fit, polls make no resync. */
+  memory?: { readonly resyncFits?: boolean } | undefined;
 }
 
 /** A poll's plan, and whether the resync it plans has begun. */
@@ -48,6 +50,7 @@ export class ResyncPacer {
       resyncIntervalMs: this.#d.resyncIntervalMs ?? 0,
       pollIntervalMs: this.#d.pollIntervalMs,
       pollJitter: POLL_JITTER,
+      memoryShort: this.#d.memory?.resyncFits === false,
     };
     const plan = planPoll(input);
     const why = describePlan(plan, input);

@@ -283,10 +283,15 @@ export class DesiredResolver {
     return revision;
   }
 
-  /** Keeps only revisions the current deployments point at, so the cache cannot grow forever. */
-  pruneCache(deployments: readonly DesiredDeployment[]): void {
+  /**
+   * Keeps only revisions the current deployments point at, so the cache cannot grow forever, and
+   * the records of those `retains` says are kept (a deployment waiting for memory's is not).
+   */
+  pruneCache(deployments: readonly DesiredDeployment[], retains: (id: string) => boolean = () => true): void {
     const keep = new Set<string>();
-    this.#listed = new Map(deployments.map((d) => [d.deployment.id, d.deployment]));
+    this.#listed = new Map(
+      deployments.filter((d) => retains(d.deployment.id)).map((d) => [d.deployment.id, d.deployment]),
+    );
     for (const { deployment } of deployments) {
       if (deployment.latest_revision_id) keep.add(deployment.latest_revision_id);
       if (deployment.active_revision_id) keep.add(deployment.active_revision_id);

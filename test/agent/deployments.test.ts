@@ -481,9 +481,11 @@ describe('Deployments: the redactor learns each deployment’s secret values', (
   });
 });
 
+const MIB = 1024 * 1024;
+
 describe('Deployments: a heap too short for the listener', () => {
   it('keeps reconciling what it holds, and lets a deployment never reconciled wait (Pending, with the reason) until the heap has room', async () => {
-    const heap: HeapReading = { liveBytes: 10, limitBytes: 100 };
+    const heap: HeapReading = { liveBytes: 10 * MIB, limitBytes: 100 * MIB };
     const memory = new MemoryBudget({ read: () => heap, logger: silentLogger() });
     const reconciled: string[] = [];
     const status = new StatusStore();
@@ -499,7 +501,7 @@ describe('Deployments: a heap too short for the listener', () => {
     const signal = new AbortController().signal;
     await deployments.applySnapshot(snapshot([desired('held', '1')]), asRunner, signal);
     await deployments.reconcile('held', signal);
-    heap.liveBytes = 95;
+    heap.liveBytes = 95 * MIB;
     const leaving = desired('leaving', '1');
     (leaving.deployment as { status: string }).status = 'AWAITING_DELETE';
     await deployments.applySnapshot(
@@ -513,13 +515,103 @@ describe('Deployments: a heap too short for the listener', () => {
     // A deletion is no new load: it goes on.
     expect(reconciled).toEqual(['held', 'held', 'leaving']);
     expect(status.get('new')?.state).toBe('Pending');
-    expect(status.get('new')?.reason).toMatch(/^MOORING_E_MEMORY_SHORT: heap 0 of 0 MiB live \(short\)/);
+    expect(status.get('new')?.reason).toMatch(/^MOORING_E_MEMORY_SHORT: heap 95 of 100 MiB live \(short\)/);
     expect(memory.verdict().deferred).toBe(1);
-    heap.liveBytes = 20;
+    heap.liveBytes = 20 * MIB;
     await deployments.applySnapshot(snapshot([desired('held', '1'), desired('new', '1')]), asRunner, signal);
     await deployments.reconcile('new', signal);
     expect(reconciled).toEqual(['held', 'held', 'leaving', 'new']);
     expect(status.get('new')?.state).toBe('Ready');
     expect(memory.verdict().deferred).toBe(0);
+  });
+
+  it('drops the record and secret values of a deployment that waits, keeping its id, and takes it from a later listing', async () => {
+    const heap: HeapReading = { liveBytes: 95 * MIB, limitBytes: 100 * MIB };
+    const memory = new MemoryBudget({ read: () => heap, logger: silentLogger() });
+    const redactor = new Redactor();
+    const status = new StatusStore();
+    const reconciled: string[] = [];
+    const deployments = deploymentsWith({
+      status,
+      memory,
+      redactor,
+      reconcile: async (input) => {
+        reconciled.push(input.deployment.id);
+        return READY;
+      },
+    });
+    const { asRunner, queued } = fakeRunner();
+    const signal = new AbortController().signal;
+    const waiting = desired('waiting', '1');
+    (waiting.deployment as { secrets: unknown }).secrets = [{ name: 'TOKEN', value: 'tok-parked-secret-1' }];
+    await deployments.applySnapshot(snapshot([waiting]), asRunner, signal);
+    // Not queued, not held: only its id and its status remain.
+    expect(queued).toEqual([]);
+    expect(deployments.desiredOf('waiting')).toBeUndefined();
+    expect(deployments.parked('waiting')).toBe(true);
+    expect(status.get('waiting')?.state).toBe('Pending');
+    expect(redactor.scrub('tok-parked-secret-1')).toBe('tok-parked-secret-1');
+    expect(memory.verdict().deferred).toBe(1);
+    heap.liveBytes = 20 * MIB;
+    await deployments.applySnapshot(snapshot([desired('waiting', '1')]), asRunner, signal);
+    expect(deployments.parked('waiting')).toBe(false);
+    expect(queued).toEqual(['waiting']);
+    await deployments.reconcile('waiting', signal);
+    expect(reconciled).toEqual(['waiting']);
+    expect(status.get('waiting')?.state).toBe('Ready');
+  });
+
+  it('a deployment deferred when its reconcile comes drops its record too', async () => {
+    const heap: HeapReading = { liveBytes: 10 * MIB, limitBytes: 100 * MIB };
+    const memory = new MemoryBudget({ read: () => heap, logger: silentLogger() });
+    const deployments = deploymentsWith({ memory });
+    const { asRunner, queued } = fakeRunner();
+    const signal = new AbortController().signal;
+    await deployments.applySnapshot(snapshot([desired('a', '1')]), asRunner, signal);
+    expect(queued).toEqual(['a']);
+    heap.liveBytes = 90 * MIB;
+    await deployments.reconcile('a', signal);
+    expect(deployments.desiredOf('a')).toBeUndefined();
+    expect(deployments.parked('a')).toBe(true);
+  });
+
+  it('makes no resync while the heap is short (it lists every object); the cold start and changes still go', async () => {
+    const heap: HeapReading = { liveBytes: 10 * MIB, limitBytes: 100 * MIB };
+    const memory = new MemoryBudget({ read: () => heap, logger: silentLogger() });
+    let listings = 0;
+    const deployments = deploymentsWith({
+      memory,
+      beginCycle: () => {
+        listings += 1;
+      },
+    });
+    const { asRunner, queued } = fakeRunner();
+    const signal = new AbortController().signal;
+    await deployments.applySnapshot(snapshot([desired('a', '1'), desired('b', '1')]), asRunner, signal);
+    await deployments.reconcile('a', signal);
+    await deployments.reconcile('b', signal);
+    expect(listings).toBe(1);
+    heap.liveBytes = 90 * MIB;
+    queued.length = 0;
+    await deployments.applySnapshot(snapshot([desired('a', '2'), desired('b', '1')]), asRunner, signal);
+    expect(listings).toBe(1);
+    expect(queued).toEqual(['a']);
+    heap.liveBytes = 20 * MIB;
+    await deployments.applySnapshot(snapshot([desired('a', '2'), desired('b', '1')]), asRunner, signal);
+    expect(listings).toBe(2);
+  });
+
+  it('forgets a waiting deployment that leaves the listing', async () => {
+    const heap: HeapReading = { liveBytes: 95 * MIB, limitBytes: 100 * MIB };
+    const memory = new MemoryBudget({ read: () => heap, logger: silentLogger() });
+    const status = new StatusStore();
+    const deployments = deploymentsWith({ status, memory });
+    const { asRunner } = fakeRunner();
+    const signal = new AbortController().signal;
+    await deployments.applySnapshot(snapshot([desired('a', '1')]), asRunner, signal);
+    expect(deployments.parked('a')).toBe(true);
+    await deployments.applySnapshot(snapshot([]), asRunner, signal);
+    expect(deployments.parked('a')).toBe(false);
+    expect(status.get('a')).toBeUndefined();
   });
 });

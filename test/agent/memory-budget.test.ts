@@ -62,6 +62,40 @@ describe('MemoryBudget', () => {
     expect(budget.verdict().deferred).toBe(0);
   });
 
+  it('counts the records of parked deployments, which every listing brings back, as taken: no taking them all back at once', () => {
+    const { budget, heap } = budgetWith({ liveBytes: 60 * MIB, limitBytes: 100 * MIB });
+    expect(budget.update()).toBe('ok');
+    // 10,000 records at 4 KiB each would take 39 MiB more at the next listing.
+    budget.parked(10_000);
+    expect(budget.update()).toBe('short');
+    budget.parked(0);
+    heap.liveBytes = 40 * MIB;
+    expect(budget.update()).toBe('ok');
+  });
+
+  it('lets a full resync run only when its listing of every object fits beside the live data, and says so once', () => {
+    const { budget, heap, lines } = budgetWith({ liveBytes: 60 * MIB, limitBytes: 100 * MIB });
+    budget.listed(10_000);
+    expect(budget.resyncFits).toBe(true);
+    // 100,000 objects at 450 B: 43 MiB more than the 60 live, past the short level.
+    budget.listed(100_000);
+    expect(budget.resyncFits).toBe(false);
+    expect(budget.resyncFits).toBe(false);
+    expect(lines.filter((l) => /full resync would not fit/.test(String(l.msg)))).toHaveLength(1);
+    heap.liveBytes = 30 * MIB;
+    expect(budget.resyncFits).toBe(true);
+  });
+
+  it('gives every deferred deployment one shared reason string while the heap reads the same', () => {
+    const { budget } = budgetWith({ liveBytes: 90 * MIB, limitBytes: 100 * MIB });
+    budget.update();
+    budget.admits('d1');
+    const first = budget.deferralReason();
+    budget.admits('d2');
+    expect(budget.deferralReason()).toBe(first);
+    expect(first).not.toMatch(/wait for memory/);
+  });
+
   it('says once, with the memory it would need, that the listener is too large for its heap', () => {
     const { budget, lines } = budgetWith({ liveBytes: 30 * MIB, limitBytes: 128 * MIB });
     budget.sized(10_000);

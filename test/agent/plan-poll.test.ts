@@ -12,7 +12,7 @@ const BASE: PollPlanInput = {
   pollJitter: 0.1,
 };
 
-type Expected = ReturnType<typeof planPoll>['kind'] | 'queued' | 'not-due' | 'resting';
+type Expected = ReturnType<typeof planPoll>['kind'] | 'queued' | 'not-due' | 'resting' | 'memory-short';
 
 const rows: Array<[rule: string, input: Partial<PollPlanInput>, expected: Expected]> = [
   [
@@ -27,6 +27,12 @@ const rows: Array<[rule: string, input: Partial<PollPlanInput>, expected: Expect
     'queued',
   ],
   ['an idle poll past the resync interval is a resync', {}, 'resync'],
+  ['a heap short of room: changes only, no listing of every object', { memoryShort: true }, 'memory-short'],
+  [
+    'a heap short of room does not stop the cold start',
+    { memoryShort: true, lastStartedAtMs: undefined },
+    'resync',
+  ],
   ['the last resync is more recent than the resync interval: changes only', { nowMs: 30_000 }, 'not-due'],
   ['the interval less the poll jitter is enough (54 s of 60 s)', { nowMs: 54_000 }, 'resync'],
   ['just short of that is not (53.999 s)', { nowMs: 53_999 }, 'not-due'],

@@ -369,6 +369,27 @@ describe('Poller: records listed again', () => {
     expect(fourth.get(D2)!.refused?.code).toBe('MOORING_E_RECORD_INVALID');
   });
 
+  it('keeps no record of a deployment it is told not to retain (one waiting for memory): the next listing parses it again', async () => {
+    const state = {
+      deployments: [deployment(D1, LISTENER, R1), deployment(D2, LISTENER, R2)],
+      revisions: { [R1]: revision(R1, 'DEPLOYED'), [R2]: revision(R2, 'DEPLOYED') },
+    };
+    const { client } = fakeClient(state);
+    const poller = new Poller({
+      client,
+      listenerId: LISTENER,
+      intervalMs: 10_000,
+      logger: silentLogger(),
+      retains: (id) => id !== D2,
+    });
+    const poll = async () => new Map((await poller.pollOnce()).deployments.map((d) => [d.deployment.id, d]));
+    const first = await poll();
+    const second = await poll();
+    expect(second.get(D1)!.deployment).toBe(first.get(D1)!.deployment);
+    expect(second.get(D2)!.deployment).not.toBe(first.get(D2)!.deployment);
+    expect(second.get(D2)!.hash).toBe(first.get(D2)!.hash);
+  });
+
   it('compares records member by member: order does not count, a nested change does', async () => {
     const { state, poll } = twoDeployments();
     const first = await poll();

@@ -60,6 +60,19 @@ describe("the operator guide's sizing table", () => {
     expect(rows[0]).toContain('| - |');
   });
 
+  it('says why a run has no convergence time, never a bare dash for one that did not converge', () => {
+    const row = (extra: Record<string, unknown>) =>
+      sizingBlock([result(5000, 128, { convergence_s: null, ...extra })])
+        .split('\n')
+        .find((l) => l.startsWith('| 5,000'));
+    expect(row({ notes: ['the agent did not converge within 420 s (see x/agent.log)'] })).toContain(
+      '| not within 420 s |',
+    );
+    expect(row({ notes: ['the agent exited (SIGABRT; see its log)'] })).toContain('| agent exited first |');
+    expect(row({ notes: [] })).toContain('| 128Mi | - | - |');
+    expect(row({ agent_oom_kills: 0, agent_heap_exhaustions: 1 })).toContain('| 128Mi | 0, out of heap 1 |');
+  });
+
   it('refuses a document without the markers', () => {
     expect(() => updateSizing('# Guide\n', [result(1000, 256)])).toThrow(/markers/);
   });

@@ -52,6 +52,16 @@ describe('DesiredResolver seeded by a restart memo', () => {
     expect(resolver.knownOf(D1)).toEqual([known(latest)]);
   });
 
+  it('keeps no record of a deployment it is told not to retain (one waiting for memory), but keeps its revisions cached', async () => {
+    const latest = revision(R_LATEST, 'DEPLOYED');
+    const { resolver, reads } = resolverOf({ [R_LATEST]: latest }, []);
+    const d = await resolver.resolve(record(), undefined, undefined);
+    resolver.pruneCache([d], (id) => id !== D1);
+    expect(resolver.knownOf(D1)).toEqual([]);
+    await resolver.resolve(record(), undefined, undefined);
+    expect(reads).toEqual([R_LATEST]);
+  });
+
   it('a latest revision the memo knew as failed falls back to the active one, reading only that', async () => {
     const latest = revision(R_LATEST, 'DEPLOY_FAILED');
     const active = revision(R_ACTIVE, 'DEPLOYED');
