@@ -101,9 +101,11 @@ export class Deployments {
     this.#pacer.begin(poll, runner);
     poll.early.add(d.deployment.id);
     const record = this.#take(d);
-    if (!record) return runner.forget(d.deployment.id);
-    record.queue();
-    runner.enqueue(d.deployment.id, d.hash);
+    if (!record) runner.forget(d.deployment.id);
+    else {
+      record.queue();
+      runner.enqueue(d.deployment.id, d.hash);
+    }
   }
 
   /**
