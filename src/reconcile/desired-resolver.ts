@@ -179,11 +179,8 @@ export class DesiredResolver {
       if (choice.revisionId === undefined) {
         // No revision to run: the deployment's own source_revision_config is the latest values.
         if (latestId) return refuse('MOORING_E_RENDER_NO_IMAGE', choice.reason);
-        return {
-          deployment,
-          revision: undefined,
-          hash: this.#digests.desiredStateHash(deployment, undefined),
-        };
+        const hash = this.#digests.desiredStateHash(deployment, undefined);
+        return { deployment, revision: undefined, hash };
       }
       // Known to the memo and not read: the hash from its digest, the record when rendered.
       const memoized = this.#revisions.has(choice.revisionId) ? undefined : known.get(choice.revisionId);
@@ -289,9 +286,8 @@ export class DesiredResolver {
    */
   pruneCache(deployments: readonly DesiredDeployment[], retains: (id: string) => boolean = () => true): void {
     const keep = new Set<string>();
-    this.#listed = new Map(
-      deployments.filter((d) => retains(d.deployment.id)).map((d) => [d.deployment.id, d.deployment]),
-    );
+    const kept = deployments.filter((d) => retains(d.deployment.id));
+    this.#listed = new Map(kept.map((d) => [d.deployment.id, d.deployment]));
     for (const { deployment } of deployments) {
       if (deployment.latest_revision_id) keep.add(deployment.latest_revision_id);
       if (deployment.active_revision_id) keep.add(deployment.active_revision_id);
