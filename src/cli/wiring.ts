@@ -16,6 +16,7 @@ import { ObjectClient } from '../kube/object-client.ts';
 import type { Census } from '../kube/census.ts';
 import { ObservedState, type PageJudge } from '../kube/observed-state.ts';
 import { ResourceManager } from '../kube/resource-manager.ts';
+import { WatchCache } from '../kube/watch-cache.ts';
 import { kubeRestartMemoStore } from '../kube/restart-memo-store.ts';
 import type { Logger } from '../log.ts';
 import { createMetrics, type AgentMetrics } from '../ops/metrics.ts';
@@ -110,11 +111,22 @@ export function wireAgent(o: WireOptions): WiredAgent {
   });
   const routes = describeRoutes(config, o.env, controlPlane.route.proxy, kube.route.proxy);
   logRoutes(logger, routes);
+  // Owned objects kept current by watches once a listing has succeeded (ADR 0014), unless off.
+  const watched = config.watch
+    ? new WatchCache({
+        client: new ObjectClient(kube),
+        namespaces: config.namespaces,
+        listenerId: config.listenerId,
+        onFailure: (kind, namespace, err) =>
+          logger.debug({ kind: kind.kind, namespace, err: safeErr(err) }, 'watch ended; listing again'),
+      })
+    : undefined;
   // What the agent knows of the cluster between calls, with its rules (observed-state.ts). The
   // cold judge is made per cold listing, below.
   const observed = new ObservedState({
     namespaces: config.namespaces,
     listenerId: config.listenerId,
+    watched,
     ...(config.dryRun
       ? {}
       : { coldJudge: (): PageJudge => coldJudge(), census: (): Census => resources.census() }),
@@ -290,6 +302,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
       // Events still queued get a moment to be written before the connections close.
       const unwritten = await events.flush(EVENTS_FLUSH_MS);
       if (unwritten > 0) logger.warn({ unwritten }, `${unwritten} events not written before shutdown`);
+      watched?.stop();
       await controlPlane.close();
       await kube.close();
     },

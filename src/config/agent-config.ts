@@ -40,6 +40,8 @@ export interface AgentConfig {
   shutdownGracePeriodMs: number;
   dryRun: boolean;
   deleteVolumes: boolean;
+  /** Keep the owned objects current with watches (ADR 0014); false: list at every resync. */
+  watch: boolean;
   recreateStatefulSets: boolean;
   redisImage: string;
   postgresImage: string;

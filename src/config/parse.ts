@@ -182,6 +182,7 @@ export function parseAgentConfig(sources: ConfigSources): ConfigResult {
     shutdownGracePeriodMs: seconds('shutdownGracePeriod'),
     dryRun: values.dryRun as boolean,
     deleteVolumes: values.deleteVolumes as boolean,
+    watch: values.watch as boolean,
     recreateStatefulSets: values.recreateStatefulSets as boolean,
     redisImage: (values.redisImage as string | undefined) ?? file.redisImage,
     postgresImage: (values.postgresImage as string | undefined) ?? file.postgresImage,

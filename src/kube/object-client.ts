@@ -37,6 +37,12 @@ export interface Applied {
   partial: boolean;
 }
 
+/** One event of a watch; an ERROR event's object is a Status (`code` 410 when the version expired). */
+export interface WatchEvent {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+  object: KubeObject & { code?: number; reason?: string };
+}
+
 /** Metadata only, else the whole object (a server or aggregated API without partial answers). */
 function metadataOnly(as: 'PartialObjectMetadata' | 'PartialObjectMetadataList'): string {
   return `application/json;as=${as};g=meta.k8s.io;v=v1,application/json`;
@@ -211,6 +217,8 @@ export class ObjectClient {
       metadataOnly?: boolean;
       pageSize?: number;
       onPage?: (items: KubeObject[]) => Promise<void> | void;
+      /** Told the list's resourceVersion (its first page's: every page is of one snapshot). */
+      onVersion?: (resourceVersion: string) => void;
     } = {},
   ): Promise<KubeObject[]> {
     const out: KubeObject[] = [];
@@ -218,11 +226,16 @@ export class ObjectClient {
     const limit = opts.pageSize ?? LIST_PAGE_SIZE[opts.metadataOnly ? 'metadataOnly' : 'wholeObjects'];
     let token: string | undefined;
     do {
-      const res = await this.#request<{ items?: KubeObject[]; metadata?: { continue?: string } }>({
+      const res = await this.#request<{
+        items?: KubeObject[];
+        metadata?: { continue?: string; resourceVersion?: string };
+      }>({
         method: 'GET',
         path: `${path}${query({ labelSelector, limit, continue: token })}`,
         ...(opts.metadataOnly ? { accept: METADATA_LIST } : {}),
       });
+      const version = res.body?.metadata?.resourceVersion;
+      if (token === undefined && typeof version === 'string') opts.onVersion?.(version);
       // List items come without apiVersion/kind; put them back so ids and later calls work.
       const items = res.body?.items ?? [];
       for (const item of items) {
@@ -234,6 +247,47 @@ export class ObjectClient {
       token = res.body?.metadata?.continue || undefined;
     } while (token);
     return out;
+  }
+
+  /**
+   * Watches a kind in a namespace from `resourceVersion`, with bookmarks, until the server ends
+   * the stream (after about `timeoutSeconds`) or `signal` aborts: each event goes to `onEvent`, its
+   * object with apiVersion and kind put back (metadata-only events come as PartialObjectMetadata).
+   * An expired resourceVersion arrives as an ERROR event (410 Gone), as the API server sends it.
+   */
+  async watch(
+    apiVersion: string,
+    kind: string,
+    namespace: string,
+    labelSelector: string,
+    resourceVersion: string,
+    onEvent: (event: WatchEvent) => void,
+    opts: { metadataOnly?: boolean; timeoutSeconds: number },
+  ): Promise<void> {
+    const path = `${resourcePath(apiVersion, kind, namespace)}${query({
+      watch: 1,
+      labelSelector,
+      resourceVersion,
+      allowWatchBookmarks: true,
+      timeoutSeconds: opts.timeoutSeconds,
+    })}`;
+    await this.#http.watch(
+      {
+        path,
+        ...(opts.metadataOnly ? { accept: METADATA_ONLY } : {}),
+        ...(this.#signal === undefined ? {} : { signal: this.#signal }),
+      },
+      (line) => {
+        const event = JSON.parse(line) as WatchEvent;
+        if (event.type !== 'ERROR' && event.object?.metadata !== undefined) {
+          event.object.apiVersion = apiVersion;
+          event.object.kind = kind;
+        }
+        onEvent(event);
+      },
+      // The server ends the watch itself after timeoutSeconds; a stream quiet for longer is broken.
+      (opts.timeoutSeconds + 30) * 1000,
+    );
   }
 
   /** DELETE; 'absent' on 404 (already gone counts as deleted). */

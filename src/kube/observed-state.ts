@@ -24,9 +24,16 @@
  *    next cycle while the one before created objects from its census: what it finds absent is
  *    created without a read. Otherwise an object the listing does not hold is read first
  *    (test/kube/census.test.ts).
+ * 7. Once a listing has succeeded, the owned kinds are watched (`watched`, watch-cache.ts, ADR
+ *    0014). While every watch is synced, a cycle's listing is the watches' entries as they stand
+ *    at the cycle's start, made with no request; rules 2-6 hold for it as for a listed one (its
+ *    slices are as current as a listing begun then). While any watch has expired or broken and
+ *    not yet listed again, cycles list as in rule 1 (test/kube/observed-state-watched.test.ts).
  *
- * Changes made by others between two listings are seen at the next one (drift repair within one
- * resync). One listing per cycle instead of one per reconcile (8·N reads an idle cycle) is ADR 0002.
+ * Without watches, changes made by others between two listings are seen at the next one (drift
+ * repair within one resync); with them, they reach the entries as events, and the next cycle
+ * (which, idle, costs no list call) repairs them. One listing per cycle instead of one per
+ * reconcile (8·N reads an idle cycle) is ADR 0002.
  */
 import type { ApplyOptions } from './apply.ts';
 import type { Census } from './census.ts';
@@ -63,6 +70,16 @@ export interface ObservedStateOptions {
   coldJudge?: (() => PageJudge) | undefined;
   /** Takes a census of names (rule 6); without it, objects the listing does not hold are read. */
   census?: (() => Census) | undefined;
+  /** The watches of owned objects (rule 7); without them, every cycle lists. */
+  watched?: WatchedObjects | undefined;
+}
+
+/** What rule 7 needs of the watch cache (watch-cache.ts). */
+export interface WatchedObjects {
+  /** Starts the watches (once; later calls do nothing). */
+  start(): void;
+  /** The entries as a listing, while every watch is synced; else undefined. */
+  inventory(): Inventory | undefined;
 }
 
 /** Deployments with objects other than volumes (kept on purpose) in `inventory`. */
@@ -103,6 +120,7 @@ export class ObservedState {
   readonly #served = new Set<string>();
   #hits = 0;
   #misses = 0;
+  #fromWatches = 0;
   /** Deployments owning objects other than volumes, by the latest listing that succeeded. */
   #owners: ReadonlySet<string> | undefined;
   /** This cycle's census (rule 6), taken at its first use; whether this cycle takes one. */
@@ -134,7 +152,12 @@ export class ObservedState {
     if (this.#previous === undefined && this.#opts.coldJudge) opts.judge = this.#opts.coldJudge();
     this.#censusWanted = this.#previous === undefined || (this.#census?.absentFound ?? 0) > 0;
     this.#census = undefined;
-    const result = list(opts).then(
+    // Rule 7: after a listing has succeeded, the watches start; once synced they stand for it.
+    const watched = this.#previous === undefined ? undefined : this.#opts.watched;
+    watched?.start();
+    const cached = watched?.inventory();
+    if (cached) this.#fromWatches += 1;
+    const result = (cached ? Promise.resolve(cached) : list(opts)).then(
       (inventory) => {
         // Writes before the listing began are in it: forget them.
         for (const [id, seq] of this.#writes) if (seq < startSeq) this.#writes.delete(id);
@@ -174,6 +197,11 @@ export class ObservedState {
     if (this.#previous === undefined) await this.#listing?.result;
     const previous = this.#previous;
     return previous && ((kind, namespace, name) => previousEntry(previous, kind, namespace, name));
+  }
+
+  /** Cycles whose listing came from the watches (rule 7), for tests and benchmarks. */
+  get listingsFromWatches(): number {
+    return this.#fromWatches;
   }
 
   /** Cache hits and misses of per-deployment listings so far (for tests and benchmarks). */

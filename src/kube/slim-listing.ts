@@ -86,8 +86,8 @@ export interface SlimListing {
   check: (item: KubeObject) => void;
 }
 
-/** Whether `before` is the entry of `item` as it still stands. */
-function unchanged(item: KubeObject, before: KubeObject | undefined): before is KubeObject {
+/** Whether `before` is the entry of `item` as it still stands (the same uid at the same resourceVersion). */
+export function unchanged(item: KubeObject, before: KubeObject | undefined): before is KubeObject {
   const version = item.metadata.resourceVersion;
   return (
     before !== undefined &&

@@ -1,0 +1,263 @@
+/**
+ * The owned objects kept current by watches (ADR 0014), so that a cycle's listing can come from
+ * memory: per namespace and listed kind, one list, then a watch with bookmarks from the list's
+ * resourceVersion, as controller-runtime's informers and Argo CD's cluster cache do. Each event
+ * updates the scope's slim entries (the same entries a slim listing makes, compact-live.ts):
+ * ADDED and MODIFIED replace the entry, DELETED removes it, BOOKMARK moves the resourceVersion.
+ *
+ * A scope is *synced* from its list until its watch expires (an ERROR event with 410 Gone) or
+ * breaks (an error, or a stream that will not stay open): it then lists again after a backoff
+ * (WATCH_BACKOFF). A watch the server ends in the ordinary way (its timeout) is opened again from
+ * the latest resourceVersion, with no list. `inventory()` answers only while every scope is
+ * synced; otherwise the cycle lists as it did without watches (observed-state.ts).
+ *
+ * Workloads are watched whole (their slim entries keep replica counts and conditions); every
+ * other kind as metadata only, so a Secret's data never reaches the agent through a watch.
+ */
+import { setTimeout as delay } from 'node:timers/promises';
+import pMap from 'p-map';
+import { type BackoffPolicy, backoffDelay, WATCH_BACKOFF } from '../backoff.ts';
+import { type KindInfo, LISTED_KINDS } from '../objects/kinds.ts';
+import type { KubeObject } from '../objects/kube-object.ts';
+import { ListingPool, slim, slimKeepsMoreThanMetadata } from './compact-live.ts';
+import { FIELD_MANAGER, ownedSelector } from './labels.ts';
+import { type Inventory, inventoryOf, LIST_CONCURRENCY } from './list.ts';
+import type { ObjectClient, WatchEvent } from './object-client.ts';
+import { unchanged } from './slim-listing.ts';
+
+/** What the cache needs of the Kubernetes client. */
+export type WatchClient = Pick<ObjectClient, 'list' | 'watch'>;
+
+export interface WatchCacheOptions {
+  client: WatchClient;
+  namespaces: readonly string[];
+  listenerId: string;
+  /** Kinds watched (default LISTED_KINDS, what a cycle's listing lists). */
+  kinds?: readonly KindInfo[];
+  fieldManager?: string;
+  /** How long each watch asks the server to stay open (default 300 s; jittered up to 10% longer). */
+  timeoutSeconds?: number;
+  /** Told of each failed list or watch of a scope (its next list follows a backoff). */
+  onFailure?: (kind: KindInfo, namespace: string, err: unknown) => void;
+  /** The wait before a failed scope lists again (default WATCH_BACKOFF). */
+  backoff?: BackoffPolicy;
+  random?: () => number;
+}
+
+/** The 410 Gone of an expired resourceVersion: the scope must list again. */
+export class WatchExpiredError extends Error {
+  constructor(kind: string, namespace: string) {
+    super(`watch of ${kind} in ${namespace} expired (410 Gone)`);
+    this.name = 'WatchExpiredError';
+  }
+}
+
+/** A watch stream that ends this soon after it opened, and brought nothing, counts as broken. */
+const SHORTEST_WATCH_MS = 1000;
+
+/** One kind in one namespace. */
+interface Scope {
+  kind: KindInfo;
+  namespace: string;
+  /** Slim entries by name. */
+  entries: Map<string, KubeObject>;
+  /** Where the next watch starts: the list's resourceVersion, then each event's. */
+  version: string | undefined;
+  synced: boolean;
+}
+
+/** Counts since start, for tests, the bench and the debug log. */
+export interface WatchCacheStats {
+  lists: number;
+  watches: number;
+  events: number;
+  /** Lists made again after an expiry or a failure. */
+  relists: number;
+  failures: number;
+}
+
+export class WatchCache {
+  readonly #o: WatchCacheOptions;
+  readonly #scopes: Scope[];
+  readonly #selector: string;
+  readonly #fieldManager: string;
+  /** Interns the strings and ownership labels every entry shares, for the life of the cache. */
+  readonly #pool = new ListingPool();
+  readonly #abort = new AbortController();
+  #started = false;
+  readonly #stats: WatchCacheStats = { lists: 0, watches: 0, events: 0, relists: 0, failures: 0 };
+
+  constructor(opts: WatchCacheOptions) {
+    this.#o = opts;
+    this.#selector = ownedSelector(opts.listenerId);
+    this.#fieldManager = opts.fieldManager ?? FIELD_MANAGER;
+    const kinds = opts.kinds ?? LISTED_KINDS;
+    this.#scopes = opts.namespaces.flatMap((namespace) =>
+      kinds.map((kind) => ({ kind, namespace, entries: new Map(), version: undefined, synced: false })),
+    );
+  }
+
+  /**
+   * Lists every scope (LIST_CONCURRENCY at a time) and keeps each current by its watch until
+   * `stop`. Once only; never throws (failures are retried and told to `onFailure`).
+   */
+  start(): void {
+    if (this.#started) return;
+    this.#started = true;
+    const signal = this.#abort.signal;
+    void pMap(
+      this.#scopes,
+      async (scope) => {
+        try {
+          await this.#list(scope);
+        } catch (err) {
+          this.#failed(scope, err);
+        }
+      },
+      { concurrency: LIST_CONCURRENCY, signal },
+    )
+      .then(() => Promise.all(this.#scopes.map((scope) => this.#keep(scope))))
+      .catch(() => undefined);
+  }
+
+  /** Ends every watch; the cache then answers no more. */
+  stop(): void {
+    this.#abort.abort(new Error('watch cache stopped'));
+  }
+
+  get started(): boolean {
+    return this.#started;
+  }
+
+  /** Whether every scope is synced (`inventory()` answers). */
+  get synced(): boolean {
+    return !this.#abort.signal.aborted && this.#scopes.every((s) => s.synced);
+  }
+
+  get stats(): Readonly<WatchCacheStats> {
+    return { ...this.#stats };
+  }
+
+  /**
+   * Every owned object as the watches last told, as a slim listing would hold them (the same
+   * entries while their objects are unchanged); undefined unless every scope is synced. No request.
+   */
+  inventory(): Inventory | undefined {
+    if (!this.synced) return undefined;
+    const objects: KubeObject[] = [];
+    for (const scope of this.#scopes) for (const entry of scope.entries.values()) objects.push(entry);
+    return inventoryOf(objects);
+  }
+
+  /** The scope's resourceVersion (for tests: bookmarks move it). */
+  versionOf(kind: string, namespace: string): string | undefined {
+    return this.#scopes.find((s) => s.kind.kind === kind && s.namespace === namespace)?.version;
+  }
+
+  /** Lists one scope whole (metadata only but for workloads), keeping entries still current. */
+  async #list(scope: Scope): Promise<void> {
+    const { kind, namespace } = scope;
+    const before = scope.entries;
+    let version: string | undefined;
+    if (this.#stats.lists >= this.#scopes.length) this.#stats.relists += 1;
+    this.#stats.lists += 1;
+    const listed = await this.#o.client.list(
+      kind.apiVersion,
+      kind.kind,
+      namespace,
+      this.#selector,
+      (item) => {
+        const entry = before.get(item.metadata.name ?? '');
+        return unchanged(item, entry) ? entry : slim(item, this.#fieldManager, this.#pool);
+      },
+      {
+        metadataOnly: !slimKeepsMoreThanMetadata(kind.kind),
+        onVersion: (v) => {
+          version = v;
+        },
+      },
+    );
+    if (version === undefined) throw new Error(`list of ${kind.kind} in ${namespace} had no resourceVersion`);
+    scope.entries = new Map(listed.map((o) => [o.metadata.name ?? '', o]));
+    scope.version = version;
+    scope.synced = true;
+  }
+
+  /** Watches one scope, and lists it again after a backoff whenever its watch fails, until stopped. */
+  async #keep(scope: Scope): Promise<void> {
+    const signal = this.#abort.signal;
+    let failures = 0;
+    while (!signal.aborted) {
+      try {
+        if (!scope.synced) await this.#list(scope);
+        const openedAt = Date.now();
+        const events = await this.#watch(scope);
+        if (events > 0 || Date.now() - openedAt >= SHORTEST_WATCH_MS) {
+          failures = 0;
+          continue;
+        }
+        // Ended at once with nothing: the server will not keep it open; wait before the next.
+        failures += 1;
+      } catch (err) {
+        if (signal.aborted) return;
+        scope.synced = false;
+        failures += 1;
+        this.#failed(scope, err);
+      }
+      try {
+        const wait = backoffDelay(this.#o.backoff ?? WATCH_BACKOFF, failures, this.#o.random);
+        await delay(wait, undefined, { signal });
+      } catch {
+        return;
+      }
+    }
+  }
+
+  /** One watch of a scope from its resourceVersion, until the server ends it; the events it brought. */
+  async #watch(scope: Scope): Promise<number> {
+    const { kind, namespace } = scope;
+    const random = this.#o.random ?? Math.random;
+    const timeoutSeconds = Math.round((this.#o.timeoutSeconds ?? 300) * (1 + 0.1 * random()));
+    let events = 0;
+    this.#stats.watches += 1;
+    await this.#o.client.watch(
+      kind.apiVersion,
+      kind.kind,
+      namespace,
+      this.#selector,
+      scope.version ?? '',
+      (event) => {
+        events += 1;
+        this.#apply(scope, event);
+      },
+      { metadataOnly: !slimKeepsMoreThanMetadata(kind.kind), timeoutSeconds },
+    );
+    return events;
+  }
+
+  /** One event into a scope's entries; an ERROR event throws (410: WatchExpiredError). */
+  #apply(scope: Scope, event: WatchEvent): void {
+    const { object } = event;
+    if (event.type === 'ERROR') {
+      if (object?.code === 410) throw new WatchExpiredError(scope.kind.kind, scope.namespace);
+      throw new Error(`watch of ${scope.kind.kind} in ${scope.namespace} failed (${object?.code ?? '?'})`);
+    }
+    const version = object?.metadata?.resourceVersion;
+    if (typeof version !== 'string' || version === '') return;
+    this.#stats.events += 1;
+    if (event.type !== 'BOOKMARK') {
+      const name = object.metadata.name ?? '';
+      if (event.type === 'DELETED') scope.entries.delete(name);
+      else if (!unchanged(object, scope.entries.get(name))) {
+        scope.entries.set(name, slim(object, this.#fieldManager, this.#pool));
+      }
+    }
+    scope.version = version;
+  }
+
+  #failed(scope: Scope, err: unknown): void {
+    scope.synced = false;
+    this.#stats.failures += 1;
+    this.#o.onFailure?.(scope.kind, scope.namespace, err);
+  }
+}
