@@ -24,8 +24,8 @@
  *    next cycle while the one before created objects from its census: what it finds absent is
  *    created without a read. Otherwise an object the listing does not hold is read first
  *    (test/kube/census.test.ts).
- * 7. Once a listing has succeeded, the owned kinds are watched (`watched`, watch-cache.ts, ADR
- *    0014). While every watch is synced, a cycle's listing is the watches' entries as they stand
+ * 7. As soon as a listing has succeeded, the owned kinds are watched (`watched`, watch-cache.ts,
+ *    ADR 0014). While every watch is synced, a cycle's listing is the watches' entries as they stand
  *    at the cycle's start, made with no request; rules 2-6 hold for it as for a listed one (its
  *    slices are as current as a listing begun then). While any watch has expired or broken and
  *    not yet listed again, cycles list as in rule 1 (test/kube/observed-state-watched.test.ts).
@@ -152,10 +152,8 @@ export class ObservedState {
     if (this.#previous === undefined && this.#opts.coldJudge) opts.judge = this.#opts.coldJudge();
     this.#censusWanted = this.#previous === undefined || (this.#census?.absentFound ?? 0) > 0;
     this.#census = undefined;
-    // Rule 7: after a listing has succeeded, the watches start; once synced they stand for it.
-    const watched = this.#previous === undefined ? undefined : this.#opts.watched;
-    watched?.start();
-    const cached = watched?.inventory();
+    // Rule 7: once synced, the watches (started when a listing first succeeded) stand for it.
+    const cached = this.#previous === undefined ? undefined : this.#opts.watched?.inventory();
     if (cached) this.#fromWatches += 1;
     const result = (cached ? Promise.resolve(cached) : list(opts)).then(
       (inventory) => {
@@ -163,6 +161,7 @@ export class ObservedState {
         for (const [id, seq] of this.#writes) if (seq < startSeq) this.#writes.delete(id);
         this.#previous = previousEntries(inventory);
         this.#owners = ownersOf(inventory);
+        this.#opts.watched?.start();
         return inventory;
       },
       (err: unknown) => {

@@ -162,7 +162,10 @@ const LISTED_OBJECT_VERBS = ['get', 'list', 'watch', 'create', 'patch', 'delete'
  * What the agent does in every watched namespace (the documented set; see the chart README);
  * with `watch` off (the chart's `watch: false`), nothing is watched.
  */
-export function watchedNamespacePermissions(options: { deleteVolumes: boolean; watch?: boolean }): Permission[] {
+export function watchedNamespacePermissions(options: {
+  deleteVolumes: boolean;
+  watch?: boolean;
+}): Permission[] {
   return WATCHED_NAMESPACE_PERMISSIONS.map((p) =>
     p.resource === 'persistentvolumeclaims' && options.deleteVolumes
       ? { ...p, verbs: ['list', 'watch', 'delete'] }
@@ -172,7 +175,12 @@ export function watchedNamespacePermissions(options: { deleteVolumes: boolean; w
 
 /** The watched-namespace set with `deleteVolumes` off (the chart's default). */
 export const WATCHED_NAMESPACE_PERMISSIONS: readonly Permission[] = [
-  { group: 'apps', resource: 'deployments', verbs: LISTED_OBJECT_VERBS, why: 'API server and worker Deployments' },
+  {
+    group: 'apps',
+    resource: 'deployments',
+    verbs: LISTED_OBJECT_VERBS,
+    why: 'API server and worker Deployments',
+  },
   { group: 'apps', resource: 'statefulsets', verbs: LISTED_OBJECT_VERBS, why: 'Postgres StatefulSet' },
   { group: '', resource: 'services', verbs: LISTED_OBJECT_VERBS, why: 'Services of the components' },
   { group: '', resource: 'secrets', verbs: LISTED_OBJECT_VERBS, why: 'env and Postgres credential Secrets' },
@@ -182,8 +190,18 @@ export const WATCHED_NAMESPACE_PERMISSIONS: readonly Permission[] = [
     verbs: ['list', 'watch'],
     why: 'find (and, with deleteVolumes, remove) Postgres volumes',
   },
-  { group: 'autoscaling', resource: 'horizontalpodautoscalers', verbs: LISTED_OBJECT_VERBS, why: 'autoscalers' },
-  { group: 'policy', resource: 'poddisruptionbudgets', verbs: LISTED_OBJECT_VERBS, why: 'PDBs of scaled services' },
+  {
+    group: 'autoscaling',
+    resource: 'horizontalpodautoscalers',
+    verbs: LISTED_OBJECT_VERBS,
+    why: 'autoscalers',
+  },
+  {
+    group: 'policy',
+    resource: 'poddisruptionbudgets',
+    verbs: LISTED_OBJECT_VERBS,
+    why: 'PDBs of scaled services',
+  },
   {
     group: 'networking.k8s.io',
     resource: 'networkpolicies',

@@ -37,16 +37,16 @@ describe('ObservedState with watches (rule 7): an idle cycle lists nothing', () 
   const slice = () =>
     observed.wrap(resources).listOwned({ namespaces: [NS], listenerId: LISTENER, deploymentId: DEPLOYMENT });
 
-  it('the first cycle lists (and the watches start only after it succeeded)', async () => {
+  it('the first cycle lists, and the watches start once it has succeeded', async () => {
     expect(watched.started).toBe(false);
     api.clearRequests();
     await cycle();
     expect(listsOf().length).toBeGreaterThan(0);
     expect(observed.listingsFromWatches).toBe(0);
+    expect(watched.started).toBe(true);
   });
 
   it('with every watch synced, a cycle and its reconciles make no list call', async () => {
-    await cycle(); // starts the watches; this cycle still lists
     await vi.waitFor(() => expect(watched.synced).toBe(true), { timeout: 10_000 });
     api.clearRequests();
     const inventory = await cycle();
@@ -102,8 +102,7 @@ describe('ObservedState with watches (rule 7): an idle cycle lists nothing', () 
       backoff: { baseMs: 300, maxMs: 300, jitter: 0 },
     });
     const again = new ObservedState({ namespaces: [NS], listenerId: LISTENER, watched: fresh });
-    await again.refresh((o) => resources.listOwned(o));
-    await again.refresh((o) => resources.listOwned(o)); // starts the new watches
+    await again.refresh((o) => resources.listOwned(o)); // its success starts the new watches
     await vi.waitFor(() => expect(fresh.stats.failures).toBeGreaterThan(0), { timeout: 10_000 });
     expect(fresh.synced).toBe(false);
     api.clearRequests();
