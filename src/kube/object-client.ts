@@ -251,9 +251,10 @@ export class ObjectClient {
 
   /**
    * Watches a kind in a namespace from `resourceVersion`, with bookmarks, until the server ends
-   * the stream (after about `timeoutSeconds`) or `signal` aborts: each event goes to `onEvent`, its
-   * object with apiVersion and kind put back (metadata-only events come as PartialObjectMetadata).
-   * An expired resourceVersion arrives as an ERROR event (410 Gone), as the API server sends it.
+   * the stream (after about `timeoutSeconds`) or `opts.signal` (else the client's) aborts: each
+   * event goes to `onEvent`, its object with apiVersion and kind put back (metadata-only events
+   * come as PartialObjectMetadata). An expired resourceVersion arrives as an ERROR event (410
+   * Gone), as the API server sends it.
    */
   async watch(
     apiVersion: string,
@@ -262,7 +263,7 @@ export class ObjectClient {
     labelSelector: string,
     resourceVersion: string,
     onEvent: (event: WatchEvent) => void,
-    opts: { metadataOnly?: boolean; timeoutSeconds: number },
+    opts: { metadataOnly?: boolean; timeoutSeconds: number; signal?: AbortSignal },
   ): Promise<void> {
     const path = `${resourcePath(apiVersion, kind, namespace)}${query({
       watch: 1,
@@ -275,7 +276,7 @@ export class ObjectClient {
       {
         path,
         ...(opts.metadataOnly ? { accept: METADATA_ONLY } : {}),
-        ...(this.#signal === undefined ? {} : { signal: this.#signal }),
+        ...((opts.signal ?? this.#signal) === undefined ? {} : { signal: opts.signal ?? this.#signal }),
       },
       (line) => {
         const event = JSON.parse(line) as WatchEvent;

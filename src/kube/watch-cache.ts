@@ -230,7 +230,7 @@ export class WatchCache {
         events += 1;
         this.#apply(scope, event);
       },
-      { metadataOnly: !slimKeepsMoreThanMetadata(kind.kind), timeoutSeconds },
+      { metadataOnly: !slimKeepsMoreThanMetadata(kind.kind), timeoutSeconds, signal: this.#abort.signal },
     );
     return events;
   }

@@ -108,6 +108,34 @@ describe('WatchCache against the sandbox: one list, then events keep the entries
   });
 });
 
+describe('WatchCache.stop', () => {
+  it('ends every open watch, so the client closes at once (a shutdown does not hang)', async () => {
+    const api = await startKubeApi({ namespaces: [NS] });
+    try {
+      const kube = kubeOf(api);
+      const cache = new WatchCache({
+        client: new ObjectClient(kube),
+        namespaces: [NS],
+        listenerId: LISTENER,
+        timeoutSeconds: 600,
+      });
+      cache.start();
+      await vi.waitFor(() =>
+        expect(api.requests().filter((r) => r.verb === 'watch')).toHaveLength(LISTED_KINDS.length),
+      );
+      cache.stop();
+      const closed = await Promise.race([
+        kube.close().then(() => 'closed'),
+        new Promise((resolve) => setTimeout(() => resolve('still open'), 5000)),
+      ]);
+      expect(closed).toBe('closed');
+      expect(cache.synced).toBe(false);
+    } finally {
+      await api.close();
+    }
+  });
+});
+
 /** A client whose lists and watches the test drives: each watch waits for the test to end it. */
 function scriptedClient(items: () => KubeObject[]) {
   let version = 10;
