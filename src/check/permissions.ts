@@ -35,7 +35,13 @@ function groupOf(apiVersion: string): string {
 export function requiredAccess(
   config: Pick<
     AgentConfig,
-    'namespaces' | 'deleteVolumes' | 'leaderElection' | 'leaseName' | 'leaseNamespace' | 'restartMemo'
+    | 'namespaces'
+    | 'deleteVolumes'
+    | 'leaderElection'
+    | 'leaseName'
+    | 'leaseNamespace'
+    | 'restartMemo'
+    | 'watch'
   >,
   exposure: ExposureSettings['kind'],
   httpRouteServed: boolean,
@@ -53,6 +59,8 @@ export function requiredAccess(
         if (exposure === 'httproute') add(group, k.plural, FULL);
         else if (httpRouteServed) add(group, k.plural, ['list', 'delete']);
       } else add(group, k.plural, FULL);
+      // The kinds a cycle lists are watched (ADR 0014) unless `--watch=false`.
+      if (config.watch && k.exposure !== true) add(group, k.plural, ['watch']);
     }
     add('', 'events', ['create']);
     add('', 'namespaces', ['get'], namespace);
