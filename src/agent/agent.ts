@@ -63,6 +63,7 @@ export class Agent {
       onReconciled: this.#d.onReconciled,
       onRefused: this.#d.onRefused,
       ownsObjects: this.#d.ownsObjects,
+      quiet: this.#d.quiet,
       memory: this.#d.memory,
     });
   }

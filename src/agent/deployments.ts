@@ -127,7 +127,7 @@ export class Deployments {
       } else if (hold?.due.has(deployment.id)) {
         runner.forget(deployment.id);
         this.#runs.setState(deployment.id, 'Refused', `MOORING_E_DELETE_CAP_EXCEEDED: ${hold.message}`);
-      } else if (resync || !this.#desired.reconciled(d)) {
+      } else if ((resync && !this.#quiet(d)) || !this.#desired.reconciled(d)) {
         // AWAITING_DELETE goes through the runner too: its deletion is a reconcile like any other,
         // so it never races an apply of the same deployment.
         runner.enqueue(deployment.id, d.hash);
@@ -146,6 +146,16 @@ export class Deployments {
     if (!resync) return;
     this.#pacer.timeDrain(poll, runner, snapshot.deployments.length);
     await this.#orphans.run(snapshot, signal);
+  }
+
+  /**
+   * Whether a resync may leave `d` alone: Ready, not exposed (the exposure kinds are not watched),
+   * and nothing of it changed since it was verified (`quiet`, from the watches).
+   */
+  #quiet(d: DesiredDeployment): boolean {
+    const { id } = d.deployment;
+    if (!this.#d.quiet || this.#d.status.get(id)?.state !== 'Ready') return false;
+    return !d.deployment.source_config.custom_url && this.#d.quiet(id);
   }
 
   /** The deletions of this snapshot are over the cap (delete-cap.ts): said loudly, none made. */

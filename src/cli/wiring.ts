@@ -252,6 +252,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
         },
       ),
     ownsObjects: (id) => observed.ownsObjects(id),
+    quiet: (id) => observed.quiet(id),
     memory,
     ...(restartMemo ? { saveRestartMemo: (passes) => restartMemo.save(passes) } : {}),
     // A record the agent cannot use refuses its deployment alone: said in an Event there too.

@@ -29,6 +29,11 @@
  *    at the cycle's start, made with no request; rules 2-6 hold for it as for a listed one (its
  *    slices are as current as a listing begun then). While any watch has expired or broken and
  *    not yet listed again, cycles list as in rule 1 (test/kube/observed-state-watched.test.ts).
+ * 8. A resync from the watches leaves alone a deployment (`quiet`) whose last reconcile read its
+ *    slice from the watches when no event has changed any of its objects since and no watch has
+ *    stopped being synced since: what it would find is what it verified. Every FULL_RESYNC_EVERY
+ *    cycles from the watches, and every cycle that lists, reconciles every deployment
+ *    (test/kube/observed-state-watched.test.ts).
  *
  * Without watches, changes made by others between two listings are seen at the next one (drift
  * repair within one resync); with them, they reach the entries as events, and the next cycle
@@ -56,6 +61,8 @@ export interface InventoryResources {
 interface Listing {
   /** Sequence number of the listing's start: writes marked before it are in the listing. */
   startSeq: number;
+  /** For a listing from the watches: the cache's event number and epoch it was taken at. */
+  watched?: { seq: number; epoch: number };
   namespaces: ReadonlySet<string>;
   result: Promise<Inventory | undefined>;
 }
@@ -74,13 +81,22 @@ export interface ObservedStateOptions {
   watched?: WatchedObjects | undefined;
 }
 
-/** What rule 7 needs of the watch cache (watch-cache.ts). */
+/** What rules 7 and 8 need of the watch cache (watch-cache.ts). */
 export interface WatchedObjects {
   /** Starts the watches (once; later calls do nothing). */
   start(): void;
   /** The entries as a listing, while every watch is synced; else undefined. */
   inventory(): Inventory | undefined;
+  /** The number of the latest event that changed an entry. */
+  readonly seq: number;
+  /** Moves each time a watch stops being synced. */
+  readonly epoch: number;
+  /** The number of the latest event that changed an object of the deployment (0: none). */
+  touchedAt(deploymentId: string): number;
 }
+
+/** Every this many cycles from the watches, a resync reconciles every deployment (rule 8). */
+export const FULL_RESYNC_EVERY = 10;
 
 /** Deployments with objects other than volumes (kept on purpose) in `inventory`. */
 function ownersOf(inventory: Inventory): Set<string> {
@@ -121,6 +137,10 @@ export class ObservedState {
   #hits = 0;
   #misses = 0;
   #fromWatches = 0;
+  /** Deployment id -> the watches' event number and epoch its latest slice was taken at (rule 8). */
+  readonly #readAt = new Map<string, { seq: number; epoch: number }>();
+  /** Whether this cycle reconciles every deployment (rule 8). */
+  #full = true;
   /** Deployments owning objects other than volumes, by the latest listing that succeeded. */
   #owners: ReadonlySet<string> | undefined;
   /** This cycle's census (rule 6), taken at its first use; whether this cycle takes one. */
@@ -153,8 +173,10 @@ export class ObservedState {
     this.#censusWanted = this.#previous === undefined || (this.#census?.absentFound ?? 0) > 0;
     this.#census = undefined;
     // Rule 7: once synced, the watches (started when a listing first succeeded) stand for it.
-    const cached = this.#previous === undefined ? undefined : this.#opts.watched?.inventory();
+    const watched = this.#opts.watched;
+    const cached = this.#previous === undefined ? undefined : watched?.inventory();
     if (cached) this.#fromWatches += 1;
+    this.#full = !cached || this.#fromWatches % FULL_RESYNC_EVERY === 0;
     const result = (cached ? Promise.resolve(cached) : list(opts)).then(
       (inventory) => {
         // Writes before the listing began are in it: forget them.
@@ -169,7 +191,12 @@ export class ObservedState {
         return undefined;
       },
     );
-    this.#listing = { startSeq, namespaces: new Set(this.#opts.namespaces), result };
+    this.#listing = {
+      startSeq,
+      namespaces: new Set(this.#opts.namespaces),
+      result,
+      ...(cached && watched ? { watched: { seq: watched.seq, epoch: watched.epoch } } : {}),
+    };
     this.#served.clear();
     return result;
   }
@@ -198,6 +225,19 @@ export class ObservedState {
     return previous && ((kind, namespace, name) => previousEntry(previous, kind, namespace, name));
   }
 
+  /**
+   * Rule 8: whether a resync may leave `deploymentId` alone this cycle: the cycle is not a full
+   * one, its latest reconcile took its slice from the watches, no watch has stopped being synced
+   * since, and no event has changed any object of it since then (this agent's own writes come
+   * back as events, so a deployment written is reconciled once more).
+   */
+  quiet(deploymentId: string): boolean {
+    const watched = this.#opts.watched;
+    const read = this.#readAt.get(deploymentId);
+    if (this.#full || !watched || !read || !this.#listing?.watched) return false;
+    return read.epoch === watched.epoch && watched.touchedAt(deploymentId) <= read.seq;
+  }
+
   /** Cycles whose listing came from the watches (rule 7), for tests and benchmarks. */
   get listingsFromWatches(): number {
     return this.#fromWatches;
@@ -218,8 +258,10 @@ export class ObservedState {
       applyAll: (objects, o) =>
         this.#tracked(objects, () => resources.applyAll(objects, this.#withCensus(o))),
       deleteAll: (objects, o) => this.#tracked(objects, () => resources.deleteAll(objects, o)),
-      listOwned: async (o) =>
-        (opts.listDirectly ? undefined : await this.#slice(o)) ?? resources.listOwned(o),
+      listOwned: async (o) => {
+        if (opts.listDirectly && o.deploymentId !== undefined) this.#readAt.delete(o.deploymentId);
+        return (opts.listDirectly ? undefined : await this.#slice(o)) ?? resources.listOwned(o);
+      },
     };
   }
 
@@ -237,10 +279,13 @@ export class ObservedState {
     const wrote = this.#writes.get(id);
     if (!inventory || (wrote !== undefined && wrote > listing.startSeq) || this.#served.has(id)) {
       this.#misses += 1;
+      this.#readAt.delete(id);
       return undefined;
     }
     this.#hits += 1;
     this.#served.add(id);
+    if (listing.watched) this.#readAt.set(id, listing.watched);
+    else this.#readAt.delete(id);
     const wanted = new Set(opts.namespaces);
     return inventoryOf(
       (inventory.byDeployment.get(id) ?? []).filter((o) => wanted.has(o.metadata.namespace ?? '')),

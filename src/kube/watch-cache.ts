@@ -19,6 +19,7 @@ import pMap from 'p-map';
 import { type BackoffPolicy, backoffDelay, WATCH_BACKOFF } from '../backoff.ts';
 import { type KindInfo, LISTED_KINDS } from '../objects/kinds.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
+import { LABELS } from '../labels.ts';
 import { ListingPool, slim, slimKeepsMoreThanMetadata } from './compact-live.ts';
 import { FIELD_MANAGER, ownedSelector } from './labels.ts';
 import { type Inventory, inventoryOf, LIST_CONCURRENCY } from './list.ts';
@@ -85,6 +86,11 @@ export class WatchCache {
   readonly #pool = new ListingPool();
   readonly #abort = new AbortController();
   #started = false;
+  /** Counts the events that changed an entry; `#touched` holds, per deployment, the latest. */
+  #seq = 0;
+  readonly #touched = new Map<string, number>();
+  /** Moves whenever a scope stops being synced: events may have been missed since. */
+  #epoch = 0;
   readonly #stats: WatchCacheStats = { lists: 0, watches: 0, events: 0, relists: 0, failures: 0 };
 
   constructor(opts: WatchCacheOptions) {
@@ -149,6 +155,21 @@ export class WatchCache {
     return inventoryOf(objects);
   }
 
+  /** The number of the latest event that changed an entry (0 before any). */
+  get seq(): number {
+    return this.#seq;
+  }
+
+  /** Moves each time a scope stops being synced (events of it may have been missed). */
+  get epoch(): number {
+    return this.#epoch;
+  }
+
+  /** The number of the latest event that changed an object of `deploymentId` (0: none since start). */
+  touchedAt(deploymentId: string): number {
+    return this.#touched.get(deploymentId) ?? 0;
+  }
+
   /** The scope's resourceVersion (for tests: bookmarks move it). */
   versionOf(kind: string, namespace: string): string | undefined {
     return this.#scopes.find((s) => s.kind.kind === kind && s.namespace === namespace)?.version;
@@ -200,7 +221,6 @@ export class WatchCache {
         failures += 1;
       } catch (err) {
         if (signal.aborted) return;
-        scope.synced = false;
         failures += 1;
         this.#failed(scope, err);
       }
@@ -247,15 +267,29 @@ export class WatchCache {
     this.#stats.events += 1;
     if (event.type !== 'BOOKMARK') {
       const name = object.metadata.name ?? '';
-      if (event.type === 'DELETED') scope.entries.delete(name);
-      else if (!unchanged(object, scope.entries.get(name))) {
+      const before = scope.entries.get(name);
+      if (event.type === 'DELETED') {
+        scope.entries.delete(name);
+        this.#touch(before, object);
+      } else if (!unchanged(object, before)) {
         scope.entries.set(name, slim(object, this.#fieldManager, this.#pool));
+        this.#touch(before, object);
       }
     }
     scope.version = version;
   }
 
+  /** Marks the deployments an event changed: the one the object belonged to, and the one it does. */
+  #touch(before: KubeObject | undefined, after: KubeObject): void {
+    this.#seq += 1;
+    for (const o of [before, after]) {
+      const id = o?.metadata.labels?.[LABELS.deploymentId];
+      if (id) this.#touched.set(id, this.#seq);
+    }
+  }
+
   #failed(scope: Scope, err: unknown): void {
+    if (scope.synced) this.#epoch += 1;
     scope.synced = false;
     this.#stats.failures += 1;
     this.#o.onFailure?.(scope.kind, scope.namespace, err);

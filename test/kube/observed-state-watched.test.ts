@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ObservedState } from '../../src/kube/observed-state.ts';
+import { FULL_RESYNC_EVERY, ObservedState } from '../../src/kube/observed-state.ts';
 import { ObjectClient } from '../../src/kube/object-client.ts';
 import type { ResourceManager } from '../../src/kube/resource-manager.ts';
 import { WatchCache } from '../../src/kube/watch-cache.ts';
@@ -63,6 +63,37 @@ describe('ObservedState with watches (rule 7): an idle cycle lists nothing', () 
     expect(mine.objects).toHaveLength(4);
   });
 
+  it('rule 8: a deployment read from the watches is quiet until an event changes one of its objects', async () => {
+    await cycle();
+    await slice();
+    await cycle();
+    expect(observed.quiet(DEPLOYMENT)).toBe(true);
+    expect(observed.quiet('another')).toBe(false);
+    await new OtherManager(api).mergePatch(
+      {
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { name: 'app', namespace: NS, annotations: { by: 'hand' } },
+      },
+      'kubectl-annotate',
+    );
+    await vi.waitFor(() => expect(observed.quiet(DEPLOYMENT)).toBe(false));
+    await cycle();
+    await slice();
+    await cycle();
+    expect(observed.quiet(DEPLOYMENT)).toBe(true);
+  });
+
+  it(`rule 8: every ${FULL_RESYNC_EVERY}th cycle from the watches is a full one`, async () => {
+    let quietCycles = 0;
+    for (let i = 0; i < FULL_RESYNC_EVERY; i++) {
+      await cycle();
+      if (observed.quiet(DEPLOYMENT)) quietCycles += 1;
+      await slice();
+    }
+    expect(quietCycles).toBe(FULL_RESYNC_EVERY - 1);
+  });
+
   it('drift by another client reaches the next cycle as an event, with no list call', async () => {
     await new OtherManager(api).mergePatch(
       {
@@ -108,6 +139,7 @@ describe('ObservedState with watches (rule 7): an idle cycle lists nothing', () 
     api.clearRequests();
     await again.refresh((o) => resources.listOwned(o));
     expect(listsOf().length).toBeGreaterThan(0);
+    expect(again.quiet(DEPLOYMENT)).toBe(false);
     api.clearFaults();
     await vi.waitFor(() => expect(fresh.synced).toBe(true), { timeout: 10_000 });
     api.clearRequests();
