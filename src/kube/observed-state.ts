@@ -50,6 +50,7 @@ import { LABELS } from '../labels.ts';
 import type { Verified } from './apply-context.ts';
 import { type PageJudge, type PreviousEntries, previousEntries, previousEntry } from './slim-listing.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
+import { scopeKey, type WatchSeed } from './watch-cache.ts';
 
 /** The resource calls the cache wraps (the ResourceManager has them). */
 export interface InventoryResources {
@@ -83,8 +84,8 @@ export interface ObservedStateOptions {
 
 /** What rules 7 and 8 need of the watch cache (watch-cache.ts). */
 export interface WatchedObjects {
-  /** Starts the watches (once; later calls do nothing). */
-  start(): void;
+  /** Starts the watches (once; later calls do nothing), from `seed` where it has a version. */
+  start(seed?: WatchSeed): void;
   /** The entries as a listing, while every watch is synced; else undefined. */
   inventory(): Inventory | undefined;
   /** The number of the latest event that changed an entry. */
@@ -170,6 +171,11 @@ export class ObservedState {
       previous: this.#previous,
     };
     if (this.#previous === undefined && this.#opts.coldJudge) opts.judge = this.#opts.coldJudge();
+    // The first listing's versions seed the watches: they start from it instead of listing again.
+    const versions = new Map<string, string>();
+    if (this.#opts.watched && this.#previous === undefined) {
+      opts.onVersion = (kind, namespace, v) => versions.set(scopeKey(kind, namespace), v);
+    }
     this.#censusWanted = this.#previous === undefined || (this.#census?.absentFound ?? 0) > 0;
     this.#census = undefined;
     // Rule 7: once synced, the watches (started when a listing first succeeded) stand for it.
@@ -183,7 +189,7 @@ export class ObservedState {
         for (const [id, seq] of this.#writes) if (seq < startSeq) this.#writes.delete(id);
         this.#previous = previousEntries(inventory);
         this.#owners = ownersOf(inventory);
-        this.#opts.watched?.start();
+        this.#opts.watched?.start({ entries: this.#previous, versions });
         return inventory;
       },
       (err: unknown) => {

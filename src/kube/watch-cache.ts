@@ -24,7 +24,7 @@ import { ListingPool, slim, slimKeepsMoreThanMetadata } from './compact-live.ts'
 import { FIELD_MANAGER, ownedSelector } from './labels.ts';
 import { type Inventory, inventoryOf, LIST_CONCURRENCY } from './list.ts';
 import type { ObjectClient, WatchEvent } from './object-client.ts';
-import { unchanged } from './slim-listing.ts';
+import { type PreviousEntries, previousScope, unchanged } from './slim-listing.ts';
 
 /** What the cache needs of the Kubernetes client. */
 export type WatchClient = Pick<ObjectClient, 'list' | 'watch'>;
@@ -43,6 +43,17 @@ export interface WatchCacheOptions {
   /** The wait before a failed scope lists again (default WATCH_BACKOFF). */
   backoff?: BackoffPolicy;
   random?: () => number;
+}
+
+/** A listing to start from (`WatchCache.start`): its entries, and each scope's list version by `scopeKey`. */
+export interface WatchSeed {
+  entries: PreviousEntries;
+  versions: ReadonlyMap<string, string>;
+}
+
+/** The key of a kind in a namespace in `WatchSeed.versions`. */
+export function scopeKey(kind: string, namespace: string): string {
+  return `${kind}/${namespace}`;
 }
 
 /** The 410 Gone of an expired resourceVersion: the scope must list again. */
@@ -105,14 +116,24 @@ export class WatchCache {
 
   /**
    * Lists every scope (LIST_CONCURRENCY at a time) and keeps each current by its watch until
-   * `stop`. Once only; never throws (failures are retried and told to `onFailure`).
+   * `stop`. Once only; never throws (failures are retried and told to `onFailure`). With `seed`,
+   * a complete slim listing just made (its entries, and each scope's list resourceVersion), the
+   * scopes it has a version for are not listed again: their watches start from that version.
    */
-  start(): void {
+  start(seed?: WatchSeed): void {
     if (this.#started) return;
     this.#started = true;
     const signal = this.#abort.signal;
+    for (const scope of this.#scopes) {
+      const version = seed?.versions.get(scopeKey(scope.kind.kind, scope.namespace));
+      if (version === undefined || !seed) continue;
+      const entries = previousScope(seed.entries, scope.kind.kind, scope.namespace);
+      scope.entries = new Map(entries);
+      scope.version = version;
+      scope.synced = true;
+    }
     void pMap(
-      this.#scopes,
+      this.#scopes.filter((scope) => !scope.synced),
       async (scope) => {
         try {
           await this.#list(scope);
