@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ObjectClient, type WatchEvent } from '../../src/kube/object-client.ts';
-import { type WatchClient, WatchCache } from '../../src/kube/watch-cache.ts';
+import { scopeKey, type WatchClient, WatchCache } from '../../src/kube/watch-cache.ts';
 import { kindInfo, LISTED_KINDS } from '../../src/objects/kinds.ts';
 import type { KubeObject } from '../../src/objects/kube-object.ts';
 import { type KubeApi, type RequestRecord, startKubeApi } from '../../src/sandbox/server.ts';
@@ -253,6 +253,26 @@ describe('WatchCache: expiry and broken streams', () => {
     expect(open('Service').from).toBe('40');
     expect(lists).toEqual(['Service']);
     expect(cache.synced).toBe(true);
+  });
+
+  it('a seed (the first listing) stands for the list: its entries are kept, the watch starts from its version', async () => {
+    const { client, lists, open } = scriptedClient(() => [serviceAt('a', 5)]);
+    cache = new WatchCache({
+      client,
+      namespaces: [NS],
+      listenerId: LISTENER,
+      kinds: [SERVICE],
+      backoff: FAST,
+    });
+    const seeded = serviceAt('seeded', 3);
+    cache.start({
+      entries: new Map([[`Service/${NS}`, new Map([['seeded', seeded]])]]),
+      versions: new Map([[scopeKey('Service', NS), '7']]),
+    });
+    expect(cache.synced).toBe(true);
+    await vi.waitFor(() => expect(open('Service')?.from).toBe('7'));
+    expect(lists).toEqual([]);
+    expect(entryOf(cache, 'Service', 'seeded')).toBe(seeded);
   });
 
   it('an unchanged object keeps its entry across events and relists', async () => {
