@@ -88,6 +88,8 @@ export interface WatchedObjects {
   start(seed?: WatchSeed): void;
   /** The entries as a listing, while every watch is synced; else undefined. */
   inventory(): Inventory | undefined;
+  /** The same entries by kind and namespace, then name (they go on changing); else undefined. */
+  entries(): PreviousEntries | undefined;
   /** The number of the latest event that changed an entry. */
   readonly seq: number;
   /** Moves each time a watch stops being synced. */
@@ -181,13 +183,15 @@ export class ObservedState {
     // Rule 7: once synced, the watches (started when a listing first succeeded) stand for it.
     const watched = this.#opts.watched;
     const cached = this.#previous === undefined ? undefined : watched?.inventory();
+    // The cache's own index stands for the carried entries: no index of its listing is made again.
+    const carried = cached ? watched?.entries() : undefined;
     if (cached) this.#fromWatches += 1;
     this.#full = !cached || this.#fromWatches % FULL_RESYNC_EVERY === 0;
     const result = (cached ? Promise.resolve(cached) : list(opts)).then(
       (inventory) => {
         // Writes before the listing began are in it: forget them.
         for (const [id, seq] of this.#writes) if (seq < startSeq) this.#writes.delete(id);
-        this.#previous = previousEntries(inventory);
+        this.#previous = carried ?? previousEntries(inventory);
         this.#owners = ownersOf(inventory);
         this.#opts.watched?.start({ entries: this.#previous, versions });
         return inventory;
@@ -222,7 +226,8 @@ export class ObservedState {
 
   /**
    * Looks objects up by kind, namespace and name in the latest listing that succeeded (waiting for
-   * the current one when none has yet); undefined when no listing has succeeded. Its entries keep
+   * the current one when none has yet; from the watches, the entries as they now stand); undefined
+   * when no listing has succeeded. Its entries keep
    * the ownership labels: what reconcile/identity.ts reads. No request, no copy.
    */
   async finder(): Promise<ObjectFinder | undefined> {

@@ -176,6 +176,15 @@ export class WatchCache {
     return inventoryOf(objects);
   }
 
+  /**
+   * The entries by kind and namespace, then by name, as they stand (they keep changing with the
+   * events); undefined unless every scope is synced. What `inventory()` holds, without a copy.
+   */
+  entries(): PreviousEntries | undefined {
+    if (!this.synced) return undefined;
+    return new Map(this.#scopes.map((s) => [scopeKey(s.kind.kind, s.namespace), s.entries]));
+  }
+
   /** The number of the latest event that changed an entry (0 before any). */
   get seq(): number {
     return this.#seq;

@@ -4,7 +4,7 @@ import { ObjectClient } from '../../src/kube/object-client.ts';
 import type { ResourceManager } from '../../src/kube/resource-manager.ts';
 import { WatchCache } from '../../src/kube/watch-cache.ts';
 import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';
-import { basicSet, DEPLOYMENT, LISTENER } from './fixtures.ts';
+import { basicSet, DEPLOYMENT, LISTENER, service } from './fixtures.ts';
 import { kubeOf, managerFor, OtherManager } from './sandbox.ts';
 
 const NS = 'observed';
@@ -92,6 +92,13 @@ describe('ObservedState with watches (rule 7): an idle cycle lists nothing', () 
       await slice();
     }
     expect(quietCycles).toBe(FULL_RESYNC_EVERY - 1);
+  });
+
+  it("the finder looks up the watches' own index, as it stands", async () => {
+    await cycle();
+    await resources.applyAll([service(NS, 'found-later')]);
+    const find = await observed.finder();
+    await vi.waitFor(() => expect(find?.('Service', NS, 'found-later')?.metadata.name).toBe('found-later'));
   });
 
   it('drift by another client reaches the next cycle as an event, with no list call', async () => {
