@@ -1,7 +1,8 @@
 /**
  * The owned objects kept current by watches (ADR 0014), so that a cycle's listing can come from
- * memory: per namespace and listed kind, one list, then a watch with bookmarks from the list's
- * resourceVersion, as controller-runtime's informers and Argo CD's cluster cache do. Each event
+ * memory: per namespace and listed kind, one list (the agent's first listing, whose entries and
+ * versions seed the cache), then a watch with bookmarks from the list's resourceVersion, as
+ * controller-runtime's informers and Argo CD's cluster cache do. Each event
  * updates the scope's slim entries (the same entries a slim listing makes, compact-live.ts):
  * ADDED and MODIFIED replace the entry, DELETED removes it, BOOKMARK moves the resourceVersion.
  *
@@ -10,6 +11,10 @@
  * (WATCH_BACKOFF). A watch the server ends in the ordinary way (its timeout) is opened again from
  * the latest resourceVersion, with no list. `inventory()` answers only while every scope is
  * synced; otherwise the cycle lists as it did without watches (observed-state.ts).
+ *
+ * Each event that changes an entry is numbered, and the latest number per deployment kept
+ * (`touchedAt`), with an `epoch` that moves whenever a scope loses sync: what rule 8 of
+ * observed-state.ts reads to leave a quiet deployment alone.
  *
  * Workloads are watched whole (their slim entries keep replica counts and conditions); every
  * other kind as metadata only, so a Secret's data never reaches the agent through a watch.
