@@ -129,3 +129,11 @@ export function statusDocumentOf(
   };
   return redactor ? redactor.scrubDeep(doc) : doc;
 }
+
+/** What the agent's deployments read of the observed state: who owns objects, who is quiet. */
+export function observedDeps(d: Pick<AgentDeps, 'ownsObjects' | 'quiet'>): {
+  ownsObjects: AgentDeps['ownsObjects'];
+  quiet: AgentDeps['quiet'];
+} {
+  return { ownsObjects: d.ownsObjects, quiet: d.quiet };
+}

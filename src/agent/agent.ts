@@ -7,7 +7,7 @@
 import { type ErrorCode, MooringError } from '../errors.ts';
 import type { Check } from '../ops/server.ts';
 import { pollLoopHealth, readiness } from './agent-checks.ts';
-import { type AgentDeps, type AgentStatus, statusDocumentOf } from './agent-deps.ts';
+import { type AgentDeps, type AgentStatus, observedDeps, statusDocumentOf } from './agent-deps.ts';
 import { type Clock, sleep, systemClock } from './clock.ts';
 import { Deployments } from './deployments.ts';
 import { LeaderElector } from './leader-election.ts';
@@ -62,8 +62,7 @@ export class Agent {
       beginCycle: this.#d.beginCycle,
       onReconciled: this.#d.onReconciled,
       onRefused: this.#d.onRefused,
-      ownsObjects: this.#d.ownsObjects,
-      quiet: this.#d.quiet,
+      ...observedDeps(this.#d),
       memory: this.#d.memory,
     });
   }

@@ -16,7 +16,6 @@ import { ObjectClient } from '../kube/object-client.ts';
 import type { Census } from '../kube/census.ts';
 import { ObservedState, type PageJudge } from '../kube/observed-state.ts';
 import { ResourceManager } from '../kube/resource-manager.ts';
-import { WatchCache } from '../kube/watch-cache.ts';
 import { kubeRestartMemoStore } from '../kube/restart-memo-store.ts';
 import type { Logger } from '../log.ts';
 import { createMetrics, type AgentMetrics } from '../ops/metrics.ts';
@@ -37,6 +36,7 @@ import { checkExposureKind } from '../agent/exposure-check.ts';
 import { proxyPasswords } from '../proxy/from-environment.ts';
 import { controlPlaneTls, describeRoutes, logRoutes } from '../agent/routes.ts';
 import { abortable } from './abortable.ts';
+import { watchedObjects } from './watched-objects.ts';
 import { kubeconfigSource, reconcileSettingsOf, renderSettingsOf } from './agent-settings.ts';
 
 /** How long shutdown waits for queued Events to be written. */
@@ -111,22 +111,11 @@ export function wireAgent(o: WireOptions): WiredAgent {
   });
   const routes = describeRoutes(config, o.env, controlPlane.route.proxy, kube.route.proxy);
   logRoutes(logger, routes);
-  // Owned objects kept current by watches once a listing has succeeded (ADR 0014), unless off.
-  const watched = config.watch
-    ? new WatchCache({
-        client: new ObjectClient(kube),
-        namespaces: config.namespaces,
-        listenerId: config.listenerId,
-        onFailure: (kind, namespace, err) =>
-          logger.debug({ kind: kind.kind, namespace, err: safeErr(err) }, 'watch ended; listing again'),
-      })
-    : undefined;
-  // What the agent knows of the cluster between calls, with its rules (observed-state.ts). The
-  // cold judge is made per cold listing, below.
+  // What the agent knows of the cluster (observed-state.ts), kept current by watches (ADR 0014).
   const observed = new ObservedState({
     namespaces: config.namespaces,
     listenerId: config.listenerId,
-    watched,
+    watched: watchedObjects(config, kube, logger),
     ...(config.dryRun
       ? {}
       : { coldJudge: (): PageJudge => coldJudge(), census: (): Census => resources.census() }),
@@ -303,7 +292,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
       // Events still queued get a moment to be written before the connections close.
       const unwritten = await events.flush(EVENTS_FLUSH_MS);
       if (unwritten > 0) logger.warn({ unwritten }, `${unwritten} events not written before shutdown`);
-      watched?.stop();
+      observed.stopWatching();
       await controlPlane.close();
       await kube.close();
     },

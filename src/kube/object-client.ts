@@ -7,6 +7,7 @@ import { httpStatusOf } from './errors.ts';
 import type { KubeHttp, KubeRequest, KubeResponse } from './http.ts';
 import { kindInfo } from '../objects/kinds.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
+import { type WatchEvent, watchEvents } from './watch-events.ts';
 
 export interface WriteOptions {
   fieldManager: string;
@@ -35,12 +36,6 @@ export interface Applied {
   created: boolean;
   /** The answer was metadata only (`WriteOptions.metadataOnly`): spec and status are not known. */
   partial: boolean;
-}
-
-/** One event of a watch; an ERROR event's object is a Status (`code` 410 when the version expired). */
-export interface WatchEvent {
-  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
-  object: KubeObject & { code?: number; reason?: string };
 }
 
 /** Metadata only, else the whole object (a server or aggregated API without partial answers). */
@@ -250,11 +245,8 @@ export class ObjectClient {
   }
 
   /**
-   * Watches a kind in a namespace from `resourceVersion`, with bookmarks, until the server ends
-   * the stream (after about `timeoutSeconds`) or `opts.signal` (else the client's) aborts: each
-   * event goes to `onEvent`, its object with apiVersion and kind put back (metadata-only events
-   * come as PartialObjectMetadata). An expired resourceVersion arrives as an ERROR event (410
-   * Gone), as the API server sends it.
+   * Watches a kind in a namespace from `resourceVersion`, with bookmarks, until the server ends it
+   * or `opts.signal` (else the client's) aborts; events as watch-events.ts hands them on.
    */
   async watch(
     apiVersion: string,
@@ -272,22 +264,16 @@ export class ObjectClient {
       allowWatchBookmarks: true,
       timeoutSeconds: opts.timeoutSeconds,
     })}`;
-    await this.#http.watch(
+    await watchEvents(
+      this.#http,
       {
         path,
         ...(opts.metadataOnly ? { accept: METADATA_ONLY } : {}),
-        ...((opts.signal ?? this.#signal) === undefined ? {} : { signal: opts.signal ?? this.#signal }),
+        signal: opts.signal ?? this.#signal,
       },
-      (line) => {
-        const event = JSON.parse(line) as WatchEvent;
-        if (event.type !== 'ERROR' && event.object?.metadata !== undefined) {
-          event.object.apiVersion = apiVersion;
-          event.object.kind = kind;
-        }
-        onEvent(event);
-      },
-      // The server ends the watch itself after timeoutSeconds; a stream quiet for longer is broken.
-      (opts.timeoutSeconds + 30) * 1000,
+      { apiVersion, kind },
+      onEvent,
+      opts.timeoutSeconds,
     );
   }
 

@@ -29,16 +29,11 @@
  *    at the cycle's start, made with no request; rules 2-6 hold for it as for a listed one (its
  *    slices are as current as a listing begun then). While any watch has expired or broken and
  *    not yet listed again, cycles list as in rule 1 (test/kube/observed-state-watched.test.ts).
- * 8. A resync from the watches leaves alone a deployment (`quiet`) whose last reconcile read its
- *    slice from the watches when no event has changed any of its objects since and no watch has
- *    stopped being synced since: what it would find is what it verified. Every FULL_RESYNC_EVERY
- *    cycles from the watches, and every cycle that lists, reconciles every deployment
- *    (test/kube/observed-state-watched.test.ts).
+ * 8. A resync from the watches leaves alone a deployment nothing has changed since it was verified
+ *    (`quiet`, quiet-deployments.ts; test/kube/observed-state-watched.test.ts).
  *
- * Without watches, changes made by others between two listings are seen at the next one (drift
- * repair within one resync); with them, they reach the entries as events, and the next cycle
- * (which, idle, costs no list call) repairs them. One listing per cycle instead of one per
- * reconcile (8·N reads an idle cycle) is ADR 0002.
+ * Changes made by others are seen at the next listing, or with watches as events before the next
+ * cycle: drift is repaired within one resync. One listing per cycle is ADR 0002.
  */
 import type { ApplyOptions } from './apply.ts';
 import type { Census } from './census.ts';
@@ -50,7 +45,10 @@ import { LABELS } from '../labels.ts';
 import type { Verified } from './apply-context.ts';
 import { type PageJudge, type PreviousEntries, previousEntries, previousEntry } from './slim-listing.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
-import { scopeKey, type WatchSeed } from './watch-cache.ts';
+import { QuietDeployments, type WatchedObjects, type WatchMark } from './quiet-deployments.ts';
+import { scopeKey } from './watch-scope.ts';
+
+export { FULL_RESYNC_EVERY, type WatchedObjects } from './quiet-deployments.ts';
 
 /** The resource calls the cache wraps (the ResourceManager has them). */
 export interface InventoryResources {
@@ -62,8 +60,8 @@ export interface InventoryResources {
 interface Listing {
   /** Sequence number of the listing's start: writes marked before it are in the listing. */
   startSeq: number;
-  /** For a listing from the watches: the cache's event number and epoch it was taken at. */
-  watched?: { seq: number; epoch: number };
+  /** For a listing from the watches: where they stood when it was taken. */
+  watched: WatchMark | undefined;
   namespaces: ReadonlySet<string>;
   result: Promise<Inventory | undefined>;
 }
@@ -81,25 +79,6 @@ export interface ObservedStateOptions {
   /** The watches of owned objects (rule 7); without them, every cycle lists. */
   watched?: WatchedObjects | undefined;
 }
-
-/** What rules 7 and 8 need of the watch cache (watch-cache.ts). */
-export interface WatchedObjects {
-  /** Starts the watches (once; later calls do nothing), from `seed` where it has a version. */
-  start(seed?: WatchSeed): void;
-  /** The entries as a listing, while every watch is synced; else undefined. */
-  inventory(): Inventory | undefined;
-  /** The same entries by kind and namespace, then name (they go on changing); else undefined. */
-  entries(): PreviousEntries | undefined;
-  /** The number of the latest event that changed an entry. */
-  readonly seq: number;
-  /** Moves each time a watch stops being synced. */
-  readonly epoch: number;
-  /** The number of the latest event that changed an object of the deployment (0: none). */
-  touchedAt(deploymentId: string): number;
-}
-
-/** Every this many cycles from the watches, a resync reconciles every deployment (rule 8). */
-export const FULL_RESYNC_EVERY = 10;
 
 /** Deployments with objects other than volumes (kept on purpose) in `inventory`. */
 function ownersOf(inventory: Inventory): Set<string> {
@@ -139,11 +118,8 @@ export class ObservedState {
   readonly #served = new Set<string>();
   #hits = 0;
   #misses = 0;
-  #fromWatches = 0;
-  /** Deployment id -> the watches' event number and epoch its latest slice was taken at (rule 8). */
-  readonly #readAt = new Map<string, { seq: number; epoch: number }>();
-  /** Whether this cycle reconciles every deployment (rule 8). */
-  #full = true;
+  /** Rule 8's bookkeeping. */
+  readonly #quiet = new QuietDeployments();
   /** Deployments owning objects other than volumes, by the latest listing that succeeded. */
   #owners: ReadonlySet<string> | undefined;
   /** This cycle's census (rule 6), taken at its first use; whether this cycle takes one. */
@@ -175,18 +151,15 @@ export class ObservedState {
     if (this.#previous === undefined && this.#opts.coldJudge) opts.judge = this.#opts.coldJudge();
     // The first listing's versions seed the watches: they start from it instead of listing again.
     const versions = new Map<string, string>();
-    if (this.#opts.watched && this.#previous === undefined) {
+    if (this.#opts.watched && this.#previous === undefined)
       opts.onVersion = (kind, namespace, v) => versions.set(scopeKey(kind, namespace), v);
-    }
     this.#censusWanted = this.#previous === undefined || (this.#census?.absentFound ?? 0) > 0;
     this.#census = undefined;
-    // Rule 7: once synced, the watches (started when a listing first succeeded) stand for it.
+    // Rule 7: once synced, the watches stand for the listing, and their index for its entries.
     const watched = this.#opts.watched;
     const cached = this.#previous === undefined ? undefined : watched?.inventory();
-    // The cache's own index stands for the carried entries: no index of its listing is made again.
     const carried = cached ? watched?.entries() : undefined;
-    if (cached) this.#fromWatches += 1;
-    this.#full = !cached || this.#fromWatches % FULL_RESYNC_EVERY === 0;
+    const mark = this.#quiet.cycle(watched, cached !== undefined);
     const result = (cached ? Promise.resolve(cached) : list(opts)).then(
       (inventory) => {
         // Writes before the listing began are in it: forget them.
@@ -205,7 +178,7 @@ export class ObservedState {
       startSeq,
       namespaces: new Set(this.#opts.namespaces),
       result,
-      ...(cached && watched ? { watched: { seq: watched.seq, epoch: watched.epoch } } : {}),
+      watched: mark,
     };
     this.#served.clear();
     return result;
@@ -243,15 +216,12 @@ export class ObservedState {
    * back as events, so a deployment written is reconciled once more).
    */
   quiet(deploymentId: string): boolean {
-    const watched = this.#opts.watched;
-    const read = this.#readAt.get(deploymentId);
-    if (this.#full || !watched || !read || !this.#listing?.watched) return false;
-    return read.epoch === watched.epoch && watched.touchedAt(deploymentId) <= read.seq;
+    return this.#quiet.quiet(deploymentId, this.#opts.watched);
   }
 
-  /** Cycles whose listing came from the watches (rule 7), for tests and benchmarks. */
-  get listingsFromWatches(): number {
-    return this.#fromWatches;
+  /** Ends the watches (rule 7) for good: a shutdown. */
+  stopWatching(): void {
+    this.#opts.watched?.stop();
   }
 
   /** Cache hits and misses of per-deployment listings so far (for tests and benchmarks). */
@@ -270,7 +240,7 @@ export class ObservedState {
         this.#tracked(objects, () => resources.applyAll(objects, this.#withCensus(o))),
       deleteAll: (objects, o) => this.#tracked(objects, () => resources.deleteAll(objects, o)),
       listOwned: async (o) => {
-        if (opts.listDirectly && o.deploymentId !== undefined) this.#readAt.delete(o.deploymentId);
+        if (opts.listDirectly && o.deploymentId !== undefined) this.#quiet.read(o.deploymentId, undefined);
         return (opts.listDirectly ? undefined : await this.#slice(o)) ?? resources.listOwned(o);
       },
     };
@@ -290,13 +260,12 @@ export class ObservedState {
     const wrote = this.#writes.get(id);
     if (!inventory || (wrote !== undefined && wrote > listing.startSeq) || this.#served.has(id)) {
       this.#misses += 1;
-      this.#readAt.delete(id);
+      this.#quiet.read(id, undefined);
       return undefined;
     }
     this.#hits += 1;
     this.#served.add(id);
-    if (listing.watched) this.#readAt.set(id, listing.watched);
-    else this.#readAt.delete(id);
+    this.#quiet.read(id, listing.watched);
     const wanted = new Set(opts.namespaces);
     return inventoryOf(
       (inventory.byDeployment.get(id) ?? []).filter((o) => wanted.has(o.metadata.namespace ?? '')),

@@ -21,77 +21,29 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import pMap from 'p-map';
-import { type BackoffPolicy, backoffDelay, WATCH_BACKOFF } from '../backoff.ts';
-import { type KindInfo, LISTED_KINDS } from '../objects/kinds.ts';
+import { backoffDelay, WATCH_BACKOFF } from '../backoff.ts';
+import { LISTED_KINDS } from '../objects/kinds.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
 import { LABELS } from '../labels.ts';
 import { ListingPool, slim, slimKeepsMoreThanMetadata } from './compact-live.ts';
 import { FIELD_MANAGER, ownedSelector } from './labels.ts';
 import { type Inventory, inventoryOf, LIST_CONCURRENCY } from './list.ts';
-import type { ObjectClient, WatchEvent } from './object-client.ts';
+import type { WatchEvent } from './watch-events.ts';
 import { type PreviousEntries, previousScope, unchanged } from './slim-listing.ts';
+import {
+  type Scope,
+  scopeKey,
+  type WatchCacheOptions,
+  type WatchCacheStats,
+  WatchExpiredError,
+  type WatchSeed,
+} from './watch-scope.ts';
 
-/** What the cache needs of the Kubernetes client. */
-export type WatchClient = Pick<ObjectClient, 'list' | 'watch'>;
-
-export interface WatchCacheOptions {
-  client: WatchClient;
-  namespaces: readonly string[];
-  listenerId: string;
-  /** Kinds watched (default LISTED_KINDS, what a cycle's listing lists). */
-  kinds?: readonly KindInfo[];
-  fieldManager?: string;
-  /** How long each watch asks the server to stay open (default 300 s; jittered up to 10% longer). */
-  timeoutSeconds?: number;
-  /** Told of each failed list or watch of a scope (its next list follows a backoff). */
-  onFailure?: (kind: KindInfo, namespace: string, err: unknown) => void;
-  /** The wait before a failed scope lists again (default WATCH_BACKOFF). */
-  backoff?: BackoffPolicy;
-  random?: () => number;
-}
-
-/** A listing to start from (`WatchCache.start`): its entries, and each scope's list version by `scopeKey`. */
-export interface WatchSeed {
-  entries: PreviousEntries;
-  versions: ReadonlyMap<string, string>;
-}
-
-/** The key of a kind in a namespace in `WatchSeed.versions`. */
-export function scopeKey(kind: string, namespace: string): string {
-  return `${kind}/${namespace}`;
-}
-
-/** The 410 Gone of an expired resourceVersion: the scope must list again. */
-export class WatchExpiredError extends Error {
-  constructor(kind: string, namespace: string) {
-    super(`watch of ${kind} in ${namespace} expired (410 Gone)`);
-    this.name = 'WatchExpiredError';
-  }
-}
+export type { WatchCacheOptions, WatchCacheStats, WatchClient, WatchSeed } from './watch-scope.ts';
+export { scopeKey, WatchExpiredError } from './watch-scope.ts';
 
 /** A watch stream that ends this soon after it opened, and brought nothing, counts as broken. */
 const SHORTEST_WATCH_MS = 1000;
-
-/** One kind in one namespace. */
-interface Scope {
-  kind: KindInfo;
-  namespace: string;
-  /** Slim entries by name. */
-  entries: Map<string, KubeObject>;
-  /** Where the next watch starts: the list's resourceVersion, then each event's. */
-  version: string | undefined;
-  synced: boolean;
-}
-
-/** Counts since start, for tests, the bench and the debug log. */
-export interface WatchCacheStats {
-  lists: number;
-  watches: number;
-  events: number;
-  /** Lists made again after an expiry or a failure. */
-  relists: number;
-  failures: number;
-}
 
 export class WatchCache {
   readonly #o: WatchCacheOptions;

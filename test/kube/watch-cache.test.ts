@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ObjectClient, type WatchEvent } from '../../src/kube/object-client.ts';
+import { ObjectClient } from '../../src/kube/object-client.ts';
+import type { WatchEvent } from '../../src/kube/watch-events.ts';
 import { scopeKey, type WatchClient, WatchCache } from '../../src/kube/watch-cache.ts';
 import { kindInfo, LISTED_KINDS } from '../../src/objects/kinds.ts';
 import type { KubeObject } from '../../src/objects/kube-object.ts';
