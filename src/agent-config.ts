@@ -52,6 +52,8 @@ export interface AgentConfig {
   shutdownGracePeriodMs: number;
   dryRun: boolean;
   deleteVolumes: boolean;
+  /** Keep the owned objects current with watches (ADR 0014); false: list at every resync. */
+  watch: boolean;
   recreateStatefulSets: boolean;
   redisImage: string;
   postgresImage: string;
@@ -176,6 +178,7 @@ export function parseAgentConfig(sources: ConfigSources): ConfigResult {
     shutdownGracePeriodMs: seconds('shutdownGracePeriod'),
     dryRun: values.dryRun as boolean,
     deleteVolumes: values.deleteVolumes as boolean,
+    watch: values.watch as boolean,
     recreateStatefulSets: values.recreateStatefulSets as boolean,
     redisImage: render.redisImage,
     postgresImage: render.postgresImage,

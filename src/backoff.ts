@@ -51,6 +51,9 @@ export const RECONCILE_BACKOFF: BackoffPolicy = {
   capJittered: true,
 };
 
+/** A watch of owned objects that broke or expired, before its relist: 1 s, doubling, at most 30 s, +-20%. */
+export const WATCH_BACKOFF: BackoffPolicy = { baseMs: 1000, maxMs: 30_000, jitter: 0.2 };
+
 /** Start-up checks and registration: 1 s, doubling, at most 30 s. */
 export const START_UP_BACKOFF: BackoffPolicy = { baseMs: 1000, maxMs: 30_000, jitter: 0 };
 

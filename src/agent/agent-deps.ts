@@ -59,6 +59,8 @@ export interface AgentDeps {
   beginCycle?: () => void;
   /** Whether a deployment still owns objects by the latest complete listing (the delete cap). */
   ownsObjects?: (deploymentId: string) => boolean | undefined;
+  /** Whether a resync may leave a Ready deployment alone (deployments-deps.ts). */
+  quiet?: (deploymentId: string) => boolean;
   /** Told once when the poller refuses a deployment (or its reason changes). */
   onRefused?: (d: DesiredDeployment) => void;
   /**

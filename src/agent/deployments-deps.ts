@@ -65,6 +65,11 @@ export interface DeploymentsDeps {
    * for deletion, so records lingering in the control plane never hold the cap (delete-cap.ts).
    */
   ownsObjects?: ((deploymentId: string) => boolean | undefined) | undefined;
+  /**
+   * Whether a resync may leave a Ready deployment alone: nothing of it changed since its last
+   * reconcile verified it (the watches say so, rule 8 of kube/observed-state.ts). Unset: never.
+   */
+  quiet?: ((deploymentId: string) => boolean) | undefined;
   /** Told once when a deployment becomes refused by the poller (or its reason changes): the Event. */
   onRefused?: ((d: DesiredDeployment) => void) | undefined;
 }

@@ -9,6 +9,7 @@ import { DesiredWaiters } from './desired-waiters.ts';
 import { OrphanPass, type PruneRefusal } from './orphan-pass.ts';
 import type { DesiredDeployment, PollCycle, Snapshot } from './poll-cycle.ts';
 import { type PlannedPoll, ResyncPacer } from './resync-pacer.ts';
+import { quietOnResync } from './quiet-resync.ts';
 import { RunLog } from './run-log.ts';
 import { summarize } from '../objects/change-set.ts';
 import type { RunReport, Runner } from './runner.ts';
@@ -142,8 +143,9 @@ export class Deployments {
         const record = this.#take(d);
         // AWAITING_DELETE goes through the runner too: its deletion is a reconcile like any other,
         // so it never races an apply of the same deployment.
+        const quiet = resync && quietOnResync(d, status.get(deployment.id)?.state, this.#d.quiet);
         if (!record) runner.forget(deployment.id);
-        else if (resync || !record.reconciled(d)) {
+        else if ((resync && !quiet) || !record.reconciled(d)) {
           record.queue();
           runner.enqueue(deployment.id, d.hash);
         }
@@ -275,14 +277,8 @@ export class Deployments {
     run.quiet = allUnchanged(result.changeSet) && before?.state === state && before.reason === reason;
     const changed = hasChanges(result.changeSet);
     const paused = pausedIds(result.changeSet);
-    this.#d.status.record(key, {
-      state,
-      reason,
-      changed,
-      changes: run.changes,
-      atMs: this.#d.clock.now(),
-      paused,
-    });
+    const atMs = this.#d.clock.now();
+    this.#d.status.record(key, { state, reason, changed, changes: run.changes, atMs, paused });
     return result.requeueAfterMs === undefined ? {} : { requeueAfterMs: result.requeueAfterMs };
   }
 

@@ -34,6 +34,7 @@ export function termDeployments(
     onReconciled: d.onReconciled,
     onRefused: d.onRefused,
     ownsObjects: d.ownsObjects,
+    quiet: d.quiet,
     memory: d.memory,
   });
 }

@@ -36,7 +36,13 @@ function groupOf(apiVersion: string): string {
 export function requiredAccess(
   config: Pick<
     AgentConfig,
-    'namespaces' | 'deleteVolumes' | 'leaderElection' | 'leaseName' | 'leaseNamespace' | 'restartMemo'
+    | 'namespaces'
+    | 'deleteVolumes'
+    | 'leaderElection'
+    | 'leaseName'
+    | 'leaseNamespace'
+    | 'restartMemo'
+    | 'watch'
   > &
     Partial<Pick<AgentConfig, 'shards'>>,
   exposure: ExposureSettings['kind'],
@@ -55,6 +61,8 @@ export function requiredAccess(
         if (exposure === 'httproute') add(group, k.plural, FULL);
         else if (httpRouteServed) add(group, k.plural, ['list', 'delete']);
       } else add(group, k.plural, FULL);
+      // The kinds a cycle lists are watched (ADR 0014) unless `--watch=false`.
+      if (config.watch && k.exposure !== true) add(group, k.plural, ['watch']);
     }
     add('', 'events', ['create']);
     add('', 'namespaces', ['get'], namespace);

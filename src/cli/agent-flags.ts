@@ -21,6 +21,7 @@ export interface OwnFlags {
 export const DIFF_IGNORES: ReadonlySet<string> = new Set([
   'pollInterval',
   'resyncInterval',
+  'watch',
   'heartbeatInterval',
   'opsHost',
   'opsPort',

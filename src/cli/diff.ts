@@ -59,7 +59,8 @@ export async function diff(argv: string[], ctx: CliContext): Promise<number> {
   const parsed = parseAgentCommand('diff', SUMMARY, argv, ctx, { verbose: true });
   if (typeof parsed === 'number') return parsed;
   const { verbose } = parsed;
-  const config = { ...parsed.config, dryRun: true, leaderElection: false };
+  // One cycle: nothing to keep current, so no watch is opened (ADR 0014).
+  const config = { ...parsed.config, dryRun: true, leaderElection: false, watch: false };
   // The report, the log and the error lines alike are scrubbed of every known secret value.
   const redactor = agentRedactor(config);
   const stderr = (line: string) => ctx.stderr.write(redactor.scrub(line));

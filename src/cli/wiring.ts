@@ -44,6 +44,7 @@ import {
   reconcileSettingsOf,
   renderSettingsOf,
 } from './agent-settings.ts';
+import { watchedObjects } from './watched-objects.ts';
 
 /** How long shutdown waits for queued Events to be written. */
 const EVENTS_FLUSH_MS = 2_000;
@@ -103,11 +104,12 @@ export function wireAgent(o: WireOptions): WiredAgent {
   });
   const routes = describeRoutes(config, o.env, controlPlane.route.proxy, kube.route.proxy);
   logRoutes(logger, routes);
-  // What the agent knows of the cluster between calls, with its rules (observed-state.ts). A cold
-  // listing's judge is made per listing (cold-start.ts); not in dry run, which keeps no memo.
+  // What the agent knows of the cluster (observed-state.ts), kept current by watches (ADR 0014). A
+  // cold listing's judge is made per listing (cold-start.ts); not in dry run, which keeps no memo.
   const observed = new ObservedState({
     namespaces: config.namespaces,
     listenerId: config.listenerId,
+    watched: watchedObjects(config, kube, logger),
     ...(config.dryRun
       ? {}
       : { coldJudge: (): PageJudge => coldJudge(), census: (): Census => resources.census() }),
@@ -200,6 +202,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
       renderSettings: () => rendering.current,
     }),
     ownsObjects: (id) => observed.ownsObjects(id),
+    quiet: (id) => observed.quiet(id),
     memory,
     ...restartMemo.agentHooks(),
     // A record the agent cannot use refuses its deployment alone: said in an Event there too.
@@ -247,6 +250,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
     close: async () => {
       // Events still queued get a moment to be written before the connections close.
       await events.flushAtShutdown(EVENTS_FLUSH_MS);
+      observed.stopWatching();
       await controlPlane.close();
       await kube.close();
     },

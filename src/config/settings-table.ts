@@ -120,6 +120,16 @@ export const SETTINGS: readonly Setting[] = [
       'time between full resyncs (every owned object listed, drift repaired, orphans pruned); polls in between reconcile changed deployments only. A resync that takes longer than the poll interval is followed by a rest as long as it took',
   },
   {
+    key: 'watch',
+    flag: 'watch',
+    env: 'MOORING_WATCH',
+    kind: 'bool',
+    value: 'true',
+    defaultText: 'true',
+    description:
+      'keep the owned objects current with watches (ADR 0014), so an idle resync lists nothing; false lists every owned kind at every resync (for an API server that limits watches)',
+  },
+  {
     key: 'heartbeatInterval',
     flag: 'heartbeat-interval',
     env: 'MOORING_HEARTBEAT_INTERVAL',

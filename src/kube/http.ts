@@ -8,7 +8,8 @@
 import { readFileSync } from 'node:fs';
 import type { Dispatcher } from 'undici';
 import { Agent, ProxyAgent } from '../lean/undici.ts';
-import { exchange } from '../lean/exchange.ts';
+import { exchange, type Exchanged } from '../lean/exchange.ts';
+import { exchangeLines } from '../lean/exchange-lines.ts';
 import { describeProxy, proxyForUrl, urlPasswords } from '../proxy/from-environment.ts';
 import { proxyRefused, tunnelRefusalStatus } from '../proxy/refusal.ts';
 import { ExecCredential } from './exec-credential.ts';
@@ -185,7 +186,46 @@ export class KubeHttp {
     }
   }
 
-  async #send<T>(req: KubeRequest): Promise<KubeResponse<T>> {
+  /**
+   * Sends a watch (a GET whose path asks `watch=1`) and hands on each line of its answer as it
+   * arrives; resolves when the server ends the stream. The stream may stay quiet for up to
+   * `idleTimeoutMs` between lines (the server's bookmarks and its own timeout bound it). A non-2xx
+   * answer rejects with a `KubeApiError`, as `request` does; the start waits its turn at the rate
+   * limiter like any request.
+   */
+  watch(
+    req: Pick<KubeRequest, 'path' | 'accept' | 'signal'>,
+    onLine: (line: string) => void,
+    idleTimeoutMs: number,
+  ): Promise<void> {
+    const full: KubeRequest = { method: 'GET', ...req };
+    return polite(
+      async () => {
+        let result = 'error';
+        try {
+          const res = await this.#send<undefined>(full, (dispatcher, options) =>
+            exchangeLines(dispatcher, { ...options, bodyTimeout: idleTimeoutMs }, onLine, full.signal),
+          );
+          result = String(res.status);
+        } catch (err) {
+          if (err instanceof KubeApiError) result = String(err.code);
+          else if (full.signal?.aborted) result = 'cancelled';
+          throw err;
+        } finally {
+          this.#onResult?.(kubeVerb(full.method, full.path), result);
+        }
+      },
+      { bucket: this.#bucket, onWait: this.#onWait, signal: full.signal },
+    );
+  }
+
+  async #send<T>(
+    req: KubeRequest,
+    exchanging: (dispatcher: Dispatcher, options: Dispatcher.DispatchOptions) => Promise<Exchanged> = (
+      dispatcher,
+      options,
+    ) => exchange(dispatcher, options, req.signal),
+  ): Promise<KubeResponse<T>> {
     const headers: Record<string, string> = {
       accept: req.accept ?? 'application/json',
       'user-agent': this.#userAgent,
@@ -197,19 +237,15 @@ export class KubeHttp {
       body = typeof req.body === 'string' ? req.body : JSON.stringify(req.body);
       headers['content-type'] = req.contentType ?? 'application/json';
     }
-    const res = await exchange(
-      this.#dispatcher,
-      {
-        origin: this.#origin,
-        path: `${this.#prefix}${req.path}`,
-        method: req.method,
-        headers,
-        body,
-        headersTimeout: this.#timeoutMs,
-        bodyTimeout: this.#timeoutMs,
-      },
-      req.signal,
-    ).catch((err: unknown) => {
+    const res = await exchanging(this.#dispatcher, {
+      origin: this.#origin,
+      path: `${this.#prefix}${req.path}`,
+      method: req.method,
+      headers,
+      body,
+      headersTimeout: this.#timeoutMs,
+      bodyTimeout: this.#timeoutMs,
+    }).catch((err: unknown) => {
       const refused = this.route.proxy === undefined ? undefined : tunnelRefusalStatus(err);
       if (refused === undefined || this.route.proxy === undefined) throw err;
       throw proxyRefused(refused, this.route.proxy, `${req.method} Kubernetes API`);

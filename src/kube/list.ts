@@ -47,6 +47,8 @@ export interface ListOwnedOptions {
   onOptionalFailure?: (kind: KindInfo, namespace: string, err: unknown) => void;
   /** A reconcile's signal (ResourceManager binds the client to it): an abort cuts the listing. */
   signal?: AbortSignal;
+  /** Told each (kind, namespace)'s list resourceVersion (where a watch of it may start). */
+  onVersion?: (kind: string, namespace: string, resourceVersion: string) => void;
 }
 
 /** A complete listing of owned objects. */
@@ -90,6 +92,7 @@ async function listKind(
   slimmed: boolean,
   previous: PreviousEntries | undefined,
   judge: PageJudge | undefined,
+  onVersion: ((resourceVersion: string) => void) | undefined,
 ): Promise<KubeObject[]> {
   const where = formatObjectId(k.kind, namespace, '*');
   const check = (item: KubeObject): void => {
@@ -113,12 +116,20 @@ async function listKind(
         previous,
         judge,
         check,
+        onVersion,
       });
     }
-    return await client.list(k.apiVersion, k.kind, namespace, selector, (item) => {
-      check(item);
-      return compactLive(item, fieldManager, pool);
-    });
+    return await client.list(
+      k.apiVersion,
+      k.kind,
+      namespace,
+      selector,
+      (item) => {
+        check(item);
+        return compactLive(item, fieldManager, pool);
+      },
+      onVersion ? { onVersion } : {},
+    );
   } catch (err) {
     // The refusal `check` raised for a nameless item is already the answer; any other failure
     // (including a MooringError of the client's, e.g. its credentials) is a list that failed.
@@ -165,6 +176,7 @@ export async function listOwned(
         opts.slim ?? false,
         opts.previous,
         opts.judge,
+        opts.onVersion && ((v: string) => opts.onVersion?.(kind.kind, namespace, v)),
       );
       if (!optional.has(kind)) return listing;
       return listing.catch((err: unknown) => {

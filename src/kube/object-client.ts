@@ -7,6 +7,7 @@ import { httpStatusOf } from './errors.ts';
 import type { KubeHttp, KubeRequest, KubeResponse } from './http.ts';
 import { kindInfo } from '../objects/kinds.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
+import { type WatchEvent, watchEvents } from './watch-events.ts';
 
 export interface WriteOptions {
   fieldManager: string;
@@ -211,6 +212,8 @@ export class ObjectClient {
       metadataOnly?: boolean;
       pageSize?: number;
       onPage?: (items: KubeObject[]) => Promise<void> | void;
+      /** Told the list's resourceVersion (its first page's: every page is of one snapshot). */
+      onVersion?: (resourceVersion: string) => void;
     } = {},
   ): Promise<KubeObject[]> {
     const out: KubeObject[] = [];
@@ -218,11 +221,16 @@ export class ObjectClient {
     const limit = opts.pageSize ?? LIST_PAGE_SIZE[opts.metadataOnly ? 'metadataOnly' : 'wholeObjects'];
     let token: string | undefined;
     do {
-      const res = await this.#request<{ items?: KubeObject[]; metadata?: { continue?: string } }>({
+      const res = await this.#request<{
+        items?: KubeObject[];
+        metadata?: { continue?: string; resourceVersion?: string };
+      }>({
         method: 'GET',
         path: `${path}${query({ labelSelector, limit, continue: token })}`,
         ...(opts.metadataOnly ? { accept: METADATA_LIST } : {}),
       });
+      const version = res.body?.metadata?.resourceVersion;
+      if (token === undefined && typeof version === 'string') opts.onVersion?.(version);
       // List items come without apiVersion/kind; put them back so ids and later calls work.
       const items = res.body?.items ?? [];
       for (const item of items) {
@@ -234,6 +242,39 @@ export class ObjectClient {
       token = res.body?.metadata?.continue || undefined;
     } while (token);
     return out;
+  }
+
+  /**
+   * Watches a kind in a namespace from `resourceVersion`, with bookmarks, until the server ends it
+   * or `opts.signal` (else the client's) aborts; events as watch-events.ts hands them on.
+   */
+  async watch(
+    apiVersion: string,
+    kind: string,
+    namespace: string,
+    labelSelector: string,
+    resourceVersion: string,
+    onEvent: (event: WatchEvent) => void,
+    opts: { metadataOnly?: boolean; timeoutSeconds: number; signal?: AbortSignal },
+  ): Promise<void> {
+    const path = `${resourcePath(apiVersion, kind, namespace)}${query({
+      watch: 1,
+      labelSelector,
+      resourceVersion,
+      allowWatchBookmarks: true,
+      timeoutSeconds: opts.timeoutSeconds,
+    })}`;
+    await watchEvents(
+      this.#http,
+      {
+        path,
+        ...(opts.metadataOnly ? { accept: METADATA_ONLY } : {}),
+        signal: opts.signal ?? this.#signal,
+      },
+      { apiVersion, kind },
+      onEvent,
+      opts.timeoutSeconds,
+    );
   }
 
   /** DELETE; 'absent' on 404 (already gone counts as deleted). */

@@ -24,9 +24,16 @@
  *    next cycle while the one before created objects from its census: what it finds absent is
  *    created without a read. Otherwise an object the listing does not hold is read first
  *    (test/kube/census.test.ts).
+ * 7. As soon as a listing has succeeded, the owned kinds are watched (`watched`, watch-cache.ts,
+ *    ADR 0014). While every watch is synced, a cycle's listing is the watches' entries as they stand
+ *    at the cycle's start, made with no request; rules 2-6 hold for it as for a listed one (its
+ *    slices are as current as a listing begun then). While any watch has expired or broken and
+ *    not yet listed again, cycles list as in rule 1 (test/kube/observed-state-watched.test.ts).
+ * 8. A resync from the watches leaves alone a deployment nothing has changed since it was verified
+ *    (`quiet`, quiet-deployments.ts; test/kube/observed-state-watched.test.ts).
  *
- * Changes made by others between two listings are seen at the next one (drift repair within one
- * resync). One listing per cycle instead of one per reconcile (8·N reads an idle cycle) is ADR 0002.
+ * Changes made by others are seen at the next listing, or with watches as events before the next
+ * cycle: drift is repaired within one resync. One listing per cycle is ADR 0002.
  */
 import type { ApplyOptions } from './apply.ts';
 import type { Census } from './census.ts';
@@ -38,6 +45,10 @@ import { LABELS } from '../labels.ts';
 import { ApplyMemo } from './memo.ts';
 import { type PageJudge, type PreviousEntries, previousEntries, previousEntry } from './slim-listing.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
+import { QuietDeployments, type WatchedObjects, type WatchMark } from './quiet-deployments.ts';
+import { scopeKey } from './watch-scope.ts';
+
+export { FULL_RESYNC_EVERY, type WatchedObjects } from './quiet-deployments.ts';
 
 /** The resource calls the cache wraps (the ResourceManager has them). */
 export interface InventoryResources {
@@ -49,6 +60,8 @@ export interface InventoryResources {
 interface Listing {
   /** Sequence number of the listing's start: writes marked before it are in the listing. */
   startSeq: number;
+  /** For a listing from the watches: where they stood when it was taken. */
+  watched: WatchMark | undefined;
   namespaces: ReadonlySet<string>;
   result: Promise<Inventory | undefined>;
 }
@@ -63,6 +76,8 @@ export interface ObservedStateOptions {
   coldJudge?: (() => PageJudge) | undefined;
   /** Takes a census of names (rule 6); without it, objects the listing does not hold are read. */
   census?: (() => Census) | undefined;
+  /** The watches of owned objects (rule 7); without them, every cycle lists. */
+  watched?: WatchedObjects | undefined;
 }
 
 /** Deployments with objects other than volumes (kept on purpose) in `inventory`. */
@@ -104,6 +119,8 @@ export class ObservedState {
   readonly #served = new Set<string>();
   #hits = 0;
   #misses = 0;
+  /** Rule 8's bookkeeping. */
+  readonly #quiet = new QuietDeployments();
   /** Deployments owning objects other than volumes, by the latest listing that succeeded. */
   #owners: ReadonlySet<string> | undefined;
   /** This cycle's census (rule 6), taken at its first use; whether this cycle takes one. */
@@ -133,14 +150,24 @@ export class ObservedState {
       previous: this.#previous,
     };
     if (this.#previous === undefined && this.#opts.coldJudge) opts.judge = this.#opts.coldJudge();
+    // The first listing's versions seed the watches: they start from it instead of listing again.
+    const versions = new Map<string, string>();
+    if (this.#opts.watched && this.#previous === undefined)
+      opts.onVersion = (kind, namespace, v) => versions.set(scopeKey(kind, namespace), v);
     this.#censusWanted = this.#previous === undefined || (this.#census?.absentFound ?? 0) > 0;
     this.#census = undefined;
-    const result = list(opts).then(
+    // Rule 7: once synced, the watches stand for the listing, and their index for its entries.
+    const watched = this.#opts.watched;
+    const cached = this.#previous === undefined ? undefined : watched?.inventory();
+    const carried = cached ? watched?.entries() : undefined;
+    const mark = this.#quiet.cycle(watched, cached !== undefined);
+    const result = (cached ? Promise.resolve(cached) : list(opts)).then(
       (inventory) => {
         // Writes before the listing began are in it: forget them.
         for (const [id, seq] of this.#writes) if (seq < startSeq) this.#writes.delete(id);
-        this.#previous = previousEntries(inventory);
+        this.#previous = carried ?? previousEntries(inventory);
         this.#owners = ownersOf(inventory);
+        this.#opts.watched?.start({ entries: this.#previous, versions });
         return inventory;
       },
       (err: unknown) => {
@@ -148,7 +175,12 @@ export class ObservedState {
         return undefined;
       },
     );
-    this.#listing = { startSeq, namespaces: new Set(this.#opts.namespaces), result };
+    this.#listing = {
+      startSeq,
+      namespaces: new Set(this.#opts.namespaces),
+      result,
+      watched: mark,
+    };
     this.#served.clear();
     return result;
   }
@@ -168,13 +200,29 @@ export class ObservedState {
 
   /**
    * Looks objects up by kind, namespace and name in the latest listing that succeeded (waiting for
-   * the current one when none has yet); undefined when no listing has succeeded. Its entries keep
+   * the current one when none has yet; from the watches, the entries as they now stand); undefined
+   * when no listing has succeeded. Its entries keep
    * the ownership labels: what reconcile/identity.ts reads. No request, no copy.
    */
   async finder(): Promise<ObjectFinder | undefined> {
     if (this.#previous === undefined) await this.#listing?.result;
     const previous = this.#previous;
     return previous && ((kind, namespace, name) => previousEntry(previous, kind, namespace, name));
+  }
+
+  /**
+   * Rule 8: whether a resync may leave `deploymentId` alone this cycle: the cycle is not a full
+   * one, its latest reconcile took its slice from the watches, no watch has stopped being synced
+   * since, and no event has changed any object of it since then (this agent's own writes come
+   * back as events, so a deployment written is reconciled once more).
+   */
+  quiet(deploymentId: string): boolean {
+    return this.#quiet.quiet(deploymentId, this.#opts.watched);
+  }
+
+  /** Ends the watches (rule 7) for good: a shutdown. */
+  stopWatching(): void {
+    this.#opts.watched?.stop();
   }
 
   /** Cache hits and misses of per-deployment listings so far (for tests and benchmarks). */
@@ -192,8 +240,10 @@ export class ObservedState {
       applyAll: (objects, o) =>
         this.#tracked(objects, () => resources.applyAll(objects, this.#withCensus(o))),
       deleteAll: (objects, o) => this.#tracked(objects, () => resources.deleteAll(objects, o)),
-      listOwned: async (o) =>
-        (opts.listDirectly ? undefined : await this.#slice(o)) ?? resources.listOwned(o),
+      listOwned: async (o) => {
+        if (opts.listDirectly && o.deploymentId !== undefined) this.#quiet.read(o.deploymentId, undefined);
+        return (opts.listDirectly ? undefined : await this.#slice(o)) ?? resources.listOwned(o);
+      },
     };
   }
 
@@ -211,10 +261,12 @@ export class ObservedState {
     const wrote = this.#writes.get(id);
     if (!inventory || (wrote !== undefined && wrote > listing.startSeq) || this.#served.has(id)) {
       this.#misses += 1;
+      this.#quiet.read(id, undefined);
       return undefined;
     }
     this.#hits += 1;
     this.#served.add(id);
+    this.#quiet.read(id, listing.watched);
     const wanted = new Set(opts.namespaces);
     return inventoryOf(
       (inventory.byDeployment.get(id) ?? []).filter((o) => wanted.has(o.metadata.namespace ?? '')),

@@ -44,6 +44,15 @@ export function previousEntry(
   return previous.get(scopeOf(kind, namespace))?.get(name);
 }
 
+/** The entries of one kind in one namespace in `previous`, by name (none: empty). */
+export function previousScope(
+  previous: PreviousEntries,
+  kind: string,
+  namespace: string,
+): ReadonlyMap<string, KubeObject> {
+  return previous.get(scopeOf(kind, namespace)) ?? new Map();
+}
+
 /** The entries of a complete slim listing, for the next listing of the same namespaces. */
 export function previousEntries(inventory: Inventory): PreviousEntries {
   const out = new Map<string, Map<string, KubeObject>>();
@@ -84,10 +93,12 @@ export interface SlimListing {
   judge?: PageJudge | undefined;
   /** Refuses an item the listing cannot use (list.ts: one without a name); throws. */
   check: (item: KubeObject) => void;
+  /** Told the resourceVersion of the list the entries come from (the last, when listed twice). */
+  onVersion?: ((resourceVersion: string) => void) | undefined;
 }
 
-/** Whether `before` is the entry of `item` as it still stands. */
-function unchanged(item: KubeObject, before: KubeObject | undefined): before is KubeObject {
+/** Whether `before` is the entry of `item` as it still stands (the same uid at the same resourceVersion). */
+export function unchanged(item: KubeObject, before: KubeObject | undefined): before is KubeObject {
   const version = item.metadata.resourceVersion;
   return (
     before !== undefined &&
@@ -108,14 +119,16 @@ export async function listSlim(l: SlimListing): Promise<KubeObject[]> {
   const workload = slimKeepsMoreThanMetadata(kind.kind);
   const before = l.previous?.get(scopeOf(kind.kind, namespace));
   const cold = before === undefined || before.size === 0;
+  const versioned = l.onVersion ? { onVersion: l.onVersion } : {};
   if (cold && l.judge) {
     return client.list(kind.apiVersion, kind.kind, namespace, selector, whole, {
       pageSize: LIST_PAGE_SIZE.coldStart,
       onPage: l.judge,
+      ...versioned,
     });
   }
   if (workload && cold) {
-    return client.list(kind.apiVersion, kind.kind, namespace, selector, whole);
+    return client.list(kind.apiVersion, kind.kind, namespace, selector, whole, versioned);
   }
   // Changed workloads, as placeholders naming the object (the listed item itself is let go); past
   // the limit only counted, since the kind is then listed whole.
@@ -144,12 +157,12 @@ export async function listSlim(l: SlimListing): Promise<KubeObject[]> {
       changed.add(placeholder);
       return placeholder;
     },
-    { metadataOnly: true, ...(workload ? { pageSize: LIST_PAGE_SIZE.workloadMetadata } : {}) },
+    { metadataOnly: true, ...(workload ? { pageSize: LIST_PAGE_SIZE.workloadMetadata } : {}), ...versioned },
   );
   if (changes === 0) return listed;
   if (changes > CARRY_READ_LIMIT) {
     listed.length = 0;
-    return client.list(kind.apiVersion, kind.kind, namespace, selector, whole);
+    return client.list(kind.apiVersion, kind.kind, namespace, selector, whole, versioned);
   }
   const read = new Map<KubeObject, KubeObject | undefined>();
   await pMap(

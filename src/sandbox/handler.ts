@@ -14,7 +14,7 @@ import { isWriteVerb, type RequestLog, type RequestRecord } from './request-log.
 import { noRoute, route, type ResourceRequest } from './router.ts';
 import { scale } from './scale.ts';
 import { ApiError, methodNotAllowed } from './status.ts';
-import { answerAs, answerForm, partialMetadataList } from './answer-form.ts';
+import { answerAs, answerForm, partialMetadata, partialMetadataList } from './answer-form.ts';
 import { includeObjectOf, toTable } from './table.ts';
 import { serveWatch } from './watch.ts';
 import { parseWriteOptions } from './write-options.ts';
@@ -117,10 +117,13 @@ export function createHandler(deps: HandlerDeps): (req: IncomingMessage, res: Se
         serveWatch(cluster, type, namespace, query, res, {
           bookmarkIntervalMs: deps.bookmarkIntervalMs,
           resetAfterMs,
+          // A metadata-only watch (as metadata informers ask) gets PartialObjectMetadata events.
           render:
             form === 'Table'
               ? (o) => toTable(type.kind, [o], {}, cluster.nowDate(), includeObjectOf(query))
-              : undefined,
+              : form === 'PartialObjectMetadata'
+                ? partialMetadata
+                : undefined,
         });
         return;
       }

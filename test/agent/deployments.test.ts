@@ -66,6 +66,32 @@ describe('Deployments.applySnapshot', () => {
     expect(runner.resyncs).toBe(2);
   });
 
+  it('a resync leaves alone a Ready deployment the watches call quiet, and queues the rest (ADR 0014)', async () => {
+    const quiet = new Set(['a', 'c']);
+    const deployments = deploymentsWith({ quiet: (id) => quiet.has(id) });
+    const { queued, asRunner } = fakeRunner();
+    const signal = new AbortController().signal;
+    const exposed = desired('c', '1');
+    (exposed.deployment.source_config as { custom_url?: string }).custom_url = 'https://c.example.com';
+    const all = [desired('a', '1'), desired('b', '1'), exposed];
+    // Never reconciled yet: not Ready, so queued whatever the watches say.
+    await deployments.applySnapshot(snapshot(all), asRunner, signal);
+    expect(queued).toEqual(['a', 'b', 'c']);
+    for (const id of ['a', 'b', 'c']) await deployments.reconcile(id, signal);
+    queued.length = 0;
+    await deployments.applySnapshot(snapshot(all), asRunner, signal);
+    // 'a' is quiet and Ready; 'b' is not quiet; 'c' is exposed (its exposure kind is not watched).
+    expect(queued).toEqual(['b', 'c']);
+    // A changed deployment is queued, quiet or not.
+    queued.length = 0;
+    await deployments.applySnapshot(
+      snapshot([desired('a', '2'), desired('b', '1'), exposed]),
+      asRunner,
+      signal,
+    );
+    expect(queued).toContain('a');
+  });
+
   it('while the previous resync is still queued, only changed and new deployments are queued, with no listing', async () => {
     const { deployments, cycles } = setup();
     const { runner, queued, asRunner } = fakeRunner();

@@ -173,6 +173,7 @@ describe.each([...ciValueSets().entries()])(
     const values = parse(readFileSync(file, 'utf8')) as { rendering?: { exposure?: { kind?: string } } };
     const exposure = values.rendering?.exposure?.kind;
     const deleteVolumes = env.get('MOORING_DELETE_VOLUMES') === 'true';
+    const watch = env.get('MOORING_WATCH') !== 'false';
     const documented = documentedRoles({
       namespaces,
       releaseNamespace: RELEASE.namespace,
@@ -181,6 +182,7 @@ describe.each([...ciValueSets().entries()])(
       restartMemo,
       ...(exposure ? { exposure } : {}),
       deleteVolumes,
+      watch,
     });
 
     it('binds every Role it renders to the agent ServiceAccount', () => {
@@ -240,7 +242,7 @@ describe.each([...ciValueSets().entries()])(
       ).toBe(false);
       expect(
         rolesAllow(roles, { verb: 'watch', group: 'apps', resource: 'deployments', namespace: ns }),
-      ).toBe(false);
+      ).toBe(watch);
       expect(
         rolesAllow(roles, {
           verb: 'update',

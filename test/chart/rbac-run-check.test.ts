@@ -54,11 +54,11 @@ describe("the run's record of the agent's accesses", () => {
     expect(ungrantedRecordedAccesses(dir)).toEqual([]);
     writeFileSync(
       path.join(dir, 'c.json'),
-      JSON.stringify(['watch apps/deployments @watched', 'create core/events @release']),
+      JSON.stringify(['update apps/deployments @watched', 'create core/events @release']),
     );
     expect(ungrantedRecordedAccesses(dir)).toEqual([
       'create core/events @release',
-      'watch apps/deployments @watched',
+      'update apps/deployments @watched',
     ]);
   });
 });

@@ -61,13 +61,13 @@ describe('compareUsage against the rendered chart', () => {
             ...role,
             rules: [
               ...(role.rules ?? []),
-              { apiGroups: ['apps'], resources: ['deployments'], verbs: ['watch'] },
+              { apiGroups: ['apps'], resources: ['deployments'], verbs: ['deletecollection'] },
             ],
           }
         : role,
     );
     expect(compareUsage(granted, grantedAccesses(widened, scopes))).toEqual({
-      unused: ['watch apps/deployments @watched'],
+      unused: ['deletecollection apps/deployments @watched'],
       missing: [],
     });
   });

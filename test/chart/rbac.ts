@@ -152,36 +152,60 @@ export interface Permission {
   why: string;
 }
 
-/** Read, list, server-side apply (a patch; a create when new) and delete: never watch or PUT. */
+/** Read, list, server-side apply (a patch; a create when new) and delete: never PUT. */
 const OBJECT_VERBS = ['get', 'list', 'create', 'patch', 'delete'] as const;
 
-/** What the agent does in every watched namespace (the documented set; see the chart README). */
-export function watchedNamespacePermissions(options: { deleteVolumes: boolean }): Permission[] {
+/** The same, and watched (ADR 0014): the kinds a cycle lists. */
+const LISTED_OBJECT_VERBS = ['get', 'list', 'watch', 'create', 'patch', 'delete'] as const;
+
+/**
+ * What the agent does in every watched namespace (the documented set; see the chart README);
+ * with `watch` off (the chart's `watch: false`), nothing is watched.
+ */
+export function watchedNamespacePermissions(options: {
+  deleteVolumes: boolean;
+  watch?: boolean;
+}): Permission[] {
   return WATCHED_NAMESPACE_PERMISSIONS.map((p) =>
     p.resource === 'persistentvolumeclaims' && options.deleteVolumes
-      ? { ...p, verbs: ['list', 'delete'] }
+      ? { ...p, verbs: ['list', 'watch', 'delete'] }
       : p,
-  );
+  ).map((p) => (options.watch === false ? { ...p, verbs: p.verbs.filter((v) => v !== 'watch') } : p));
 }
 
 /** The watched-namespace set with `deleteVolumes` off (the chart's default). */
 export const WATCHED_NAMESPACE_PERMISSIONS: readonly Permission[] = [
-  { group: 'apps', resource: 'deployments', verbs: OBJECT_VERBS, why: 'API server and worker Deployments' },
-  { group: 'apps', resource: 'statefulsets', verbs: OBJECT_VERBS, why: 'Postgres StatefulSet' },
-  { group: '', resource: 'services', verbs: OBJECT_VERBS, why: 'Services of the components' },
-  { group: '', resource: 'secrets', verbs: OBJECT_VERBS, why: 'env and Postgres credential Secrets' },
+  {
+    group: 'apps',
+    resource: 'deployments',
+    verbs: LISTED_OBJECT_VERBS,
+    why: 'API server and worker Deployments',
+  },
+  { group: 'apps', resource: 'statefulsets', verbs: LISTED_OBJECT_VERBS, why: 'Postgres StatefulSet' },
+  { group: '', resource: 'services', verbs: LISTED_OBJECT_VERBS, why: 'Services of the components' },
+  { group: '', resource: 'secrets', verbs: LISTED_OBJECT_VERBS, why: 'env and Postgres credential Secrets' },
   {
     group: '',
     resource: 'persistentvolumeclaims',
-    verbs: ['list'],
+    verbs: ['list', 'watch'],
     why: 'find (and, with deleteVolumes, remove) Postgres volumes',
   },
-  { group: 'autoscaling', resource: 'horizontalpodautoscalers', verbs: OBJECT_VERBS, why: 'autoscalers' },
-  { group: 'policy', resource: 'poddisruptionbudgets', verbs: OBJECT_VERBS, why: 'PDBs of scaled services' },
+  {
+    group: 'autoscaling',
+    resource: 'horizontalpodautoscalers',
+    verbs: LISTED_OBJECT_VERBS,
+    why: 'autoscalers',
+  },
+  {
+    group: 'policy',
+    resource: 'poddisruptionbudgets',
+    verbs: LISTED_OBJECT_VERBS,
+    why: 'PDBs of scaled services',
+  },
   {
     group: 'networking.k8s.io',
     resource: 'networkpolicies',
-    verbs: OBJECT_VERBS,
+    verbs: LISTED_OBJECT_VERBS,
     why: 'Redis/Postgres isolation',
   },
   { group: '', resource: 'events', verbs: ['create'], why: 'per-deployment outcome Events' },
@@ -276,12 +300,17 @@ export function documentedRoles(options: {
   leaseName: string;
   restartMemo?: string | undefined;
   deleteVolumes?: boolean;
+  /** The chart's `watch` (default true). */
+  watch?: boolean;
   /** `rendering.exposure.kind`; default none. */
   exposure?: string;
   /** Whether Helm sees the Gateway API's HTTPRoute served (`--api-versions`); default not. */
   gatewayApi?: boolean;
 }): RoleLike[] {
-  const base = watchedNamespacePermissions({ deleteVolumes: options.deleteVolumes ?? false });
+  const base = watchedNamespacePermissions({
+    deleteVolumes: options.deleteVolumes ?? false,
+    watch: options.watch ?? true,
+  });
   const exposureKinds = ['ingress', 'httproute'] as const;
   const watched = [
     ...base,

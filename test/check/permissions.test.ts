@@ -11,6 +11,7 @@ const CONFIG = {
   leaseName: 'mooring-leader',
   leaseNamespace: 'mooring',
   restartMemo: undefined,
+  watch: true,
 };
 
 /** An access review answered allowed unless its verb and resource are in `deny` (`verb resource`). */
@@ -25,6 +26,11 @@ function reviews(deny: ReadonlySet<string>) {
 }
 
 describe('permissions (SelfSubjectAccessReview)', () => {
+  it('with --watch=false, needs no watch', () => {
+    const texts = requiredAccess({ ...CONFIG, watch: false }, 'none', false).map(accessText);
+    expect(texts.filter((t) => t.startsWith('watch '))).toEqual([]);
+  });
+
   it('needs what the chart grants: full verbs on workloads, list on claims, the Lease by name', () => {
     const texts = requiredAccess(CONFIG, 'none', false)
       .filter((a) => a.namespace === 'apps')
@@ -36,6 +42,9 @@ describe('permissions (SelfSubjectAccessReview)', () => {
     expect(texts).not.toContain('create ingresses.networking.k8s.io');
     expect(texts).toContain('create events');
     expect(texts).toContain('get namespaces/apps');
+    expect(texts).toContain('watch deployments.apps');
+    expect(texts).toContain('watch persistentvolumeclaims');
+    expect(texts).not.toContain('watch ingresses.networking.k8s.io');
     const lease = requiredAccess(CONFIG, 'none', false)
       .filter((a) => a.namespace === 'mooring')
       .map(accessText);

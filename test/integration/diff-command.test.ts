@@ -38,6 +38,8 @@ describe('mooring diff against the three programs', { timeout: 60_000 }, () => {
     const writes = stack.kube.requests().filter((r) => r.write);
     expect(writes.length).toBeGreaterThan(0);
     expect(writes.filter((r) => !r.dryRun)).toEqual([]);
+    // One cycle keeps nothing current: no watch is opened (ADR 0014).
+    expect(stack.kube.requests().filter((r) => r.verb === 'watch')).toEqual([]);
     expect(stack.kube.getObject('apps/v1', 'Deployment', 'apps', 'preview')).toBeUndefined();
     // diff does not register the listener either (a control-plane write).
     expect(stack.cp.stats().byRoute['GET /v2/deployments']).toBeGreaterThan(0);

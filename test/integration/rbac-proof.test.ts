@@ -42,6 +42,7 @@ const CHART_SETTINGS = [
   'MOORING_LEASE_NAME',
   'MOORING_DELETE_VOLUMES',
   'MOORING_RESTART_MEMO',
+  'MOORING_WATCH',
 ];
 
 describe('RBAC proof: the chart grants exactly what the agent uses', { timeout: 120_000 }, () => {

@@ -5,6 +5,7 @@
  * a Status stays a Status.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKubeClient } from '../../src/kube/clients.ts';
 import { answerForm } from '../../src/sandbox/answer-form.ts';
 import { APPLY, deployment, type Sandbox, startSandbox } from './helpers.ts';
 
@@ -43,6 +44,22 @@ describe('PartialObjectMetadata answers', () => {
     expect(Object.keys(applied?.fieldsV1 as object)).toContain('f:spec');
     // The object itself is stored whole.
     expect(stored?.spec).toBeDefined();
+  });
+
+  it('a watch in metadata form: each event carries a PartialObjectMetadata', async () => {
+    const kube = createKubeClient(sb.api.kubeconfig);
+    const lines: Array<{ type: string; object: Record<string, unknown> }> = [];
+    await kube.watch(
+      { path: `${PATH}?watch=1&resourceVersion=0&timeoutSeconds=1`, accept: PARTIAL },
+      (line) => lines.push(JSON.parse(line)),
+      10_000,
+    );
+    await kube.close();
+    const added = lines.find(
+      (l) => l.type === 'ADDED' && (l.object.metadata as { name?: string }).name === 'pm1',
+    );
+    expect(added?.object.kind).toBe('PartialObjectMetadata');
+    expect(added?.object.spec).toBeUndefined();
   });
 
   it('a get and a list in metadata form; the list keeps its own metadata', async () => {

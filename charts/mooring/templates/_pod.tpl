@@ -71,6 +71,8 @@ the very same settings: environment, mounts, volumes and security contexts.
   value: {{ .Values.deleteVolumes | quote }}
 - name: MOORING_RECREATE_STATEFULSETS
   value: {{ .Values.recreateStatefulSets | quote }}
+- name: MOORING_WATCH
+  value: {{ ne .Values.watch false | quote }}
 # The rendering ConfigMap; the variables below, when set, override its members.
 - name: MOORING_SETTINGS
   value: /etc/mooring/rendering/settings.yaml

@@ -1,0 +1,24 @@
+/** The watches of the owned kinds for `mooring run` (ADR 0014), unless `--watch=false`. */
+import type { AgentConfig } from '../config.ts';
+import { safeErr } from '../agent/safe-error.ts';
+import type { KubeHttp } from '../kube/http.ts';
+import { ObjectClient } from '../kube/object-client.ts';
+import { WatchCache } from '../kube/watch-cache.ts';
+import type { Logger } from '../log.ts';
+
+/** A watch cache of what `config`'s listener owns; undefined with watches off. */
+export function watchedObjects(
+  config: Pick<AgentConfig, 'watch' | 'namespaces' | 'listenerId'>,
+  kube: KubeHttp,
+  logger: Logger,
+): WatchCache | undefined {
+  if (!config.watch) return undefined;
+  return new WatchCache({
+    client: new ObjectClient(kube),
+    namespaces: config.namespaces,
+    listenerId: config.listenerId,
+    // A watch that ended is listed again after a backoff; the cycles list meanwhile.
+    onFailure: (kind, namespace, err) =>
+      logger.debug({ kind: kind.kind, namespace, err: safeErr(err) }, 'watch ended; listing again'),
+  });
+}

@@ -1,0 +1,284 @@
+/**
+ * The owned objects kept current by watches (ADR 0014), so that a cycle's listing can come from
+ * memory: per namespace and listed kind, one list (the agent's first listing, whose entries and
+ * versions seed the cache), then a watch with bookmarks from the list's resourceVersion, as
+ * controller-runtime's informers and Argo CD's cluster cache do. Each event
+ * updates the scope's slim entries (the same entries a slim listing makes, compact-live.ts):
+ * ADDED and MODIFIED replace the entry, DELETED removes it, BOOKMARK moves the resourceVersion.
+ *
+ * A scope is *synced* from its list until its watch expires (an ERROR event with 410 Gone) or
+ * breaks (an error, or a stream that will not stay open): it then lists again after a backoff
+ * (WATCH_BACKOFF). A watch the server ends in the ordinary way (its timeout) is opened again from
+ * the latest resourceVersion, with no list. `inventory()` answers only while every scope is
+ * synced; otherwise the cycle lists as it did without watches (observed-state.ts).
+ *
+ * Each event that changes an entry is numbered, and the latest number per deployment kept
+ * (`touchedAt`), with an `epoch` that moves whenever a scope loses sync: what rule 8 of
+ * observed-state.ts reads to leave a quiet deployment alone.
+ *
+ * Workloads are watched whole (their slim entries keep replica counts and conditions); every
+ * other kind as metadata only, so a Secret's data never reaches the agent through a watch.
+ */
+import { setTimeout as delay } from 'node:timers/promises';
+import pMap from 'p-map';
+import { backoffDelay, WATCH_BACKOFF } from '../backoff.ts';
+import { LISTED_KINDS } from '../objects/kinds.ts';
+import type { KubeObject } from '../objects/kube-object.ts';
+import { LABELS } from '../labels.ts';
+import { ListingPool, slim, slimKeepsMoreThanMetadata } from './compact-live.ts';
+import { FIELD_MANAGER, ownedSelector } from './labels.ts';
+import { type Inventory, inventoryOf, LIST_CONCURRENCY } from './list.ts';
+import type { WatchEvent } from './watch-events.ts';
+import { type PreviousEntries, previousScope, unchanged } from './slim-listing.ts';
+import {
+  type Scope,
+  scopeKey,
+  type WatchCacheOptions,
+  type WatchCacheStats,
+  WatchExpiredError,
+  type WatchSeed,
+} from './watch-scope.ts';
+
+export type { WatchCacheOptions, WatchCacheStats, WatchClient, WatchSeed } from './watch-scope.ts';
+export { scopeKey, WatchExpiredError } from './watch-scope.ts';
+
+/** A watch stream that ends this soon after it opened, and brought nothing, counts as broken. */
+const SHORTEST_WATCH_MS = 1000;
+
+export class WatchCache {
+  readonly #o: WatchCacheOptions;
+  readonly #scopes: Scope[];
+  readonly #selector: string;
+  readonly #fieldManager: string;
+  /** Interns the strings and ownership labels every entry shares, for the life of the cache. */
+  readonly #pool = new ListingPool();
+  readonly #abort = new AbortController();
+  #started = false;
+  /** Counts the events that changed an entry; `#touched` holds, per deployment, the latest. */
+  #seq = 0;
+  readonly #touched = new Map<string, number>();
+  /** Moves whenever a scope stops being synced: events may have been missed since. */
+  #epoch = 0;
+  readonly #stats: WatchCacheStats = { lists: 0, watches: 0, events: 0, relists: 0, failures: 0 };
+
+  constructor(opts: WatchCacheOptions) {
+    this.#o = opts;
+    this.#selector = ownedSelector(opts.listenerId);
+    this.#fieldManager = opts.fieldManager ?? FIELD_MANAGER;
+    const kinds = opts.kinds ?? LISTED_KINDS;
+    this.#scopes = opts.namespaces.flatMap((namespace) =>
+      kinds.map((kind) => ({ kind, namespace, entries: new Map(), version: undefined, synced: false })),
+    );
+  }
+
+  /**
+   * Lists every scope (LIST_CONCURRENCY at a time) and keeps each current by its watch until
+   * `stop`. Once only; never throws (failures are retried and told to `onFailure`). With `seed`,
+   * a complete slim listing just made (its entries, and each scope's list resourceVersion), the
+   * scopes it has a version for are not listed again: their watches start from that version.
+   */
+  start(seed?: WatchSeed): void {
+    if (this.#started) return;
+    this.#started = true;
+    const signal = this.#abort.signal;
+    for (const scope of this.#scopes) {
+      const version = seed?.versions.get(scopeKey(scope.kind.kind, scope.namespace));
+      if (version === undefined || !seed) continue;
+      const entries = previousScope(seed.entries, scope.kind.kind, scope.namespace);
+      scope.entries = new Map(entries);
+      scope.version = version;
+      scope.synced = true;
+    }
+    void pMap(
+      this.#scopes.filter((scope) => !scope.synced),
+      async (scope) => {
+        try {
+          await this.#list(scope);
+        } catch (err) {
+          this.#failed(scope, err);
+        }
+      },
+      { concurrency: LIST_CONCURRENCY, signal },
+    )
+      .then(() => Promise.all(this.#scopes.map((scope) => this.#keep(scope))))
+      .catch(() => undefined);
+  }
+
+  /** Ends every watch; the cache then answers no more. */
+  stop(): void {
+    this.#abort.abort(new Error('watch cache stopped'));
+  }
+
+  get started(): boolean {
+    return this.#started;
+  }
+
+  /** Whether every scope is synced (`inventory()` answers). */
+  get synced(): boolean {
+    return !this.#abort.signal.aborted && this.#scopes.every((s) => s.synced);
+  }
+
+  get stats(): Readonly<WatchCacheStats> {
+    return { ...this.#stats };
+  }
+
+  /**
+   * Every owned object as the watches last told, as a slim listing would hold them (the same
+   * entries while their objects are unchanged); undefined unless every scope is synced. No request.
+   */
+  inventory(): Inventory | undefined {
+    if (!this.synced) return undefined;
+    const objects: KubeObject[] = [];
+    for (const scope of this.#scopes) for (const entry of scope.entries.values()) objects.push(entry);
+    return inventoryOf(objects);
+  }
+
+  /**
+   * The entries by kind and namespace, then by name, as they stand (they keep changing with the
+   * events); undefined unless every scope is synced. What `inventory()` holds, without a copy.
+   */
+  entries(): PreviousEntries | undefined {
+    if (!this.synced) return undefined;
+    return new Map(this.#scopes.map((s) => [scopeKey(s.kind.kind, s.namespace), s.entries]));
+  }
+
+  /** The number of the latest event that changed an entry (0 before any). */
+  get seq(): number {
+    return this.#seq;
+  }
+
+  /** Moves each time a scope stops being synced (events of it may have been missed). */
+  get epoch(): number {
+    return this.#epoch;
+  }
+
+  /** The number of the latest event that changed an object of `deploymentId` (0: none since start). */
+  touchedAt(deploymentId: string): number {
+    return this.#touched.get(deploymentId) ?? 0;
+  }
+
+  /** The scope's resourceVersion (for tests: bookmarks move it). */
+  versionOf(kind: string, namespace: string): string | undefined {
+    return this.#scopes.find((s) => s.kind.kind === kind && s.namespace === namespace)?.version;
+  }
+
+  /** Lists one scope whole (metadata only but for workloads), keeping entries still current. */
+  async #list(scope: Scope): Promise<void> {
+    const { kind, namespace } = scope;
+    const before = scope.entries;
+    let version: string | undefined;
+    if (this.#stats.lists >= this.#scopes.length) this.#stats.relists += 1;
+    this.#stats.lists += 1;
+    const listed = await this.#o.client.list(
+      kind.apiVersion,
+      kind.kind,
+      namespace,
+      this.#selector,
+      (item) => {
+        const entry = before.get(item.metadata.name ?? '');
+        return unchanged(item, entry) ? entry : slim(item, this.#fieldManager, this.#pool);
+      },
+      {
+        metadataOnly: !slimKeepsMoreThanMetadata(kind.kind),
+        onVersion: (v) => {
+          version = v;
+        },
+      },
+    );
+    if (version === undefined) throw new Error(`list of ${kind.kind} in ${namespace} had no resourceVersion`);
+    scope.entries = new Map(listed.map((o) => [o.metadata.name ?? '', o]));
+    scope.version = version;
+    scope.synced = true;
+  }
+
+  /** Watches one scope, and lists it again after a backoff whenever its watch fails, until stopped. */
+  async #keep(scope: Scope): Promise<void> {
+    const signal = this.#abort.signal;
+    let failures = 0;
+    while (!signal.aborted) {
+      try {
+        if (!scope.synced) await this.#list(scope);
+        const openedAt = Date.now();
+        const events = await this.#watch(scope);
+        if (events > 0 || Date.now() - openedAt >= SHORTEST_WATCH_MS) {
+          failures = 0;
+          continue;
+        }
+        // Ended at once with nothing: the server will not keep it open; wait before the next.
+        failures += 1;
+      } catch (err) {
+        if (signal.aborted) return;
+        failures += 1;
+        this.#failed(scope, err);
+      }
+      try {
+        const wait = backoffDelay(this.#o.backoff ?? WATCH_BACKOFF, failures, this.#o.random);
+        await delay(wait, undefined, { signal });
+      } catch {
+        return;
+      }
+    }
+  }
+
+  /** One watch of a scope from its resourceVersion, until the server ends it; the events it brought. */
+  async #watch(scope: Scope): Promise<number> {
+    const { kind, namespace } = scope;
+    const random = this.#o.random ?? Math.random;
+    const timeoutSeconds = Math.round((this.#o.timeoutSeconds ?? 300) * (1 + 0.1 * random()));
+    let events = 0;
+    this.#stats.watches += 1;
+    await this.#o.client.watch(
+      kind.apiVersion,
+      kind.kind,
+      namespace,
+      this.#selector,
+      scope.version ?? '',
+      (event) => {
+        events += 1;
+        this.#apply(scope, event);
+      },
+      { metadataOnly: !slimKeepsMoreThanMetadata(kind.kind), timeoutSeconds, signal: this.#abort.signal },
+    );
+    return events;
+  }
+
+  /** One event into a scope's entries; an ERROR event throws (410: WatchExpiredError). */
+  #apply(scope: Scope, event: WatchEvent): void {
+    const { object } = event;
+    if (event.type === 'ERROR') {
+      if (object?.code === 410) throw new WatchExpiredError(scope.kind.kind, scope.namespace);
+      throw new Error(`watch of ${scope.kind.kind} in ${scope.namespace} failed (${object?.code ?? '?'})`);
+    }
+    const version = object?.metadata?.resourceVersion;
+    if (typeof version !== 'string' || version === '') return;
+    this.#stats.events += 1;
+    if (event.type !== 'BOOKMARK') {
+      const name = object.metadata.name ?? '';
+      const before = scope.entries.get(name);
+      if (event.type === 'DELETED') {
+        scope.entries.delete(name);
+        this.#touch(before, object);
+      } else if (!unchanged(object, before)) {
+        scope.entries.set(name, slim(object, this.#fieldManager, this.#pool));
+        this.#touch(before, object);
+      }
+    }
+    scope.version = version;
+  }
+
+  /** Marks the deployments an event changed: the one the object belonged to, and the one it does. */
+  #touch(before: KubeObject | undefined, after: KubeObject): void {
+    this.#seq += 1;
+    for (const o of [before, after]) {
+      const id = o?.metadata.labels?.[LABELS.deploymentId];
+      if (id) this.#touched.set(id, this.#seq);
+    }
+  }
+
+  #failed(scope: Scope, err: unknown): void {
+    if (scope.synced) this.#epoch += 1;
+    scope.synced = false;
+    this.#stats.failures += 1;
+    this.#o.onFailure?.(scope.kind, scope.namespace, err);
+  }
+}

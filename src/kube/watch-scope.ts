@@ -1,0 +1,68 @@
+/**
+ * The parts of the watch cache (watch-cache.ts) its users name: its options, the seed it may start
+ * from, the key of a scope (a kind in a namespace), its counters, and the expiry it relists on.
+ */
+import type { BackoffPolicy } from '../backoff.ts';
+import type { KindInfo } from '../objects/kinds.ts';
+import type { KubeObject } from '../objects/kube-object.ts';
+import type { ObjectClient } from './object-client.ts';
+import type { PreviousEntries } from './slim-listing.ts';
+
+/** What the cache needs of the Kubernetes client. */
+export type WatchClient = Pick<ObjectClient, 'list' | 'watch'>;
+
+export interface WatchCacheOptions {
+  client: WatchClient;
+  namespaces: readonly string[];
+  listenerId: string;
+  /** Kinds watched (default LISTED_KINDS, what a cycle's listing lists). */
+  kinds?: readonly KindInfo[];
+  fieldManager?: string;
+  /** How long each watch asks the server to stay open (default 300 s; jittered up to 10% longer). */
+  timeoutSeconds?: number;
+  /** Told of each failed list or watch of a scope (its next list follows a backoff). */
+  onFailure?: (kind: KindInfo, namespace: string, err: unknown) => void;
+  /** The wait before a failed scope lists again (default WATCH_BACKOFF). */
+  backoff?: BackoffPolicy;
+  random?: () => number;
+}
+
+/** A listing to start from (`WatchCache.start`): its entries, and each scope's list version by `scopeKey`. */
+export interface WatchSeed {
+  entries: PreviousEntries;
+  versions: ReadonlyMap<string, string>;
+}
+
+/** The key of a kind in a namespace in `WatchSeed.versions`. */
+export function scopeKey(kind: string, namespace: string): string {
+  return `${kind}/${namespace}`;
+}
+
+/** The 410 Gone of an expired resourceVersion: the scope must list again. */
+export class WatchExpiredError extends Error {
+  constructor(kind: string, namespace: string) {
+    super(`watch of ${kind} in ${namespace} expired (410 Gone)`);
+    this.name = 'WatchExpiredError';
+  }
+}
+
+/** One kind in one namespace. */
+export interface Scope {
+  kind: KindInfo;
+  namespace: string;
+  /** Slim entries by name. */
+  entries: Map<string, KubeObject>;
+  /** Where the next watch starts: the list's resourceVersion, then each event's. */
+  version: string | undefined;
+  synced: boolean;
+}
+
+/** Counts since start, for tests, the bench and the debug log. */
+export interface WatchCacheStats {
+  lists: number;
+  watches: number;
+  events: number;
+  /** Lists made again after an expiry or a failure. */
+  relists: number;
+  failures: number;
+}
