@@ -1,7 +1,6 @@
 /**
- * The agreed settings, one row each (docs/operator-guide.md mirrors this table): the agent's own
- * here, the renderer's (render-settings-table.ts), then the log level. Parsing, validation and `--help` all read
- * it, so the three can never disagree.
+ * The agreed settings, one row each (docs/operator-guide.md mirrors it): the agent's own, the
+ * renderer's (render-settings-table.ts), the log level. Parsing, validation and `--help` read it.
  */
 import { LEASE_SETTINGS_ROWS } from './lease-settings.ts';
 import { RENDER_SETTINGS_ROWS } from './render-settings-table.ts';
@@ -126,8 +125,7 @@ export const SETTINGS: readonly Setting[] = [
     kind: 'bool',
     value: 'true',
     defaultText: 'true',
-    description:
-      'keep the owned objects current with watches (ADR 0014), so an idle resync lists nothing; false lists every owned kind at every resync (for an API server that limits watches)',
+    description: 'watch the owned kinds, so an idle resync lists nothing; false: list them at every resync',
   },
   {
     key: 'heartbeatInterval',
