@@ -2,6 +2,7 @@
 import type { AgentConfig } from '../config.ts';
 import { safeErr } from '../agent/safe-error.ts';
 import type { KubeHttp } from '../kube/http.ts';
+import { kubeNamespaceReader } from '../kube/namespaces.ts';
 import { ObjectClient } from '../kube/object-client.ts';
 import { WatchCache } from '../kube/watch-cache.ts';
 import type { Logger } from '../log.ts';
@@ -18,6 +19,7 @@ export function watchedObjects(
     namespaces: config.namespaces,
     listenerId: config.listenerId,
     // A watch that ended is listed again after a backoff; the cycles list meanwhile.
+    probe: () => kubeNamespaceReader(kube)(config.namespaces[0] ?? 'default'),
     onFailure: (kind, namespace, err) =>
       logger.debug({ kind: kind.kind, namespace, err: safeErr(err) }, 'watch ended; listing again'),
   });

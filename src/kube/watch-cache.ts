@@ -128,6 +128,8 @@ export class WatchCache {
    */
   inventory(): Inventory | undefined {
     if (!this.synced) return undefined;
+    // Its failure is the client's to report (readiness); the cycle goes on from the cache.
+    this.#o.probe?.().catch(() => {});
     const objects: KubeObject[] = [];
     for (const scope of this.#scopes) for (const entry of scope.entries.values()) objects.push(entry);
     return inventoryOf(objects);

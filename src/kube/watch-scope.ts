@@ -22,6 +22,12 @@ export interface WatchCacheOptions {
   timeoutSeconds?: number;
   /** Told of each failed list or watch of a scope (its next list follows a backoff). */
   onFailure?: (kind: KindInfo, namespace: string, err: unknown) => void;
+  /**
+   * A cheap request made each time the cache stands for a cycle's listing: an idle cycle asks the
+   * API server nothing else, and a watch stream open before it became unreachable can go on
+   * looking healthy, so this is what tells readiness (through the client's results) it is gone.
+   */
+  probe?: () => Promise<unknown>;
   /** The wait before a failed scope lists again (default WATCH_BACKOFF). */
   backoff?: BackoffPolicy;
   random?: () => number;

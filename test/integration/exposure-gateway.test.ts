@@ -9,7 +9,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { HTTPROUTE_CRD } from '../../src/sandbox/resources.ts';
 import type { AgentProcess } from '../support/agent-process.ts';
 import { waitFor } from '../support/wait.ts';
-import { deploymentBody, NAMESPACE, spawnAgent, type Stack, startStack, waitForState } from './harness.ts';
+import {
+  deploymentBody,
+  NAMESPACE,
+  resyncCount,
+  spawnAgent,
+  type Stack,
+  startStack,
+  waitForState,
+} from './harness.ts';
 
 const SETTINGS = 'exposure:\n  kind: httproute\n  gateway: {name: public, namespace: gateways}\n';
 
@@ -38,7 +46,7 @@ describe('exposure through an HTTPRoute (agent process + sandbox + kubectl)', { 
   }
 
   it('CRD installed: the HTTPRoute is applied, listed by kubectl, and idle cycles write nothing', async () => {
-    const { stack, agent, id } = await start([HTTPROUTE_CRD]);
+    const { stack, agent } = await start([HTTPROUTE_CRD]);
     const listed = await waitFor(
       'HTTPRoute web',
       async () => {
@@ -50,16 +58,10 @@ describe('exposure through an HTTPRoute (agent process + sandbox + kubectl)', { 
     expect(listed).toMatch(/apps\s+web\s+\["web\.example\.com"\]/);
     const route = JSON.parse(await stack.kubectl(['get', 'httproute', 'web', '-n', NAMESPACE, '-o', 'json']));
     expect(route.spec.rules[0].backendRefs[0]).toMatchObject({ kind: 'Service', name: 'web', port: 8000 });
-    const shortcuts = () =>
-      agent
-        .stdout()
-        .split('\n')
-        .filter((l) => l.includes('"converged: not rendered"') && l.includes(`"deploymentId":"${id}"`))
-        .length;
-    await waitFor('a first idle resync', () => shortcuts() >= 1, 20_000);
+    await waitFor('a first idle resync', async () => (await resyncCount(agent)) >= 2, 20_000);
     stack.kube.clearRequests();
-    const before = shortcuts();
-    await waitFor('three idle resyncs', () => shortcuts() >= before + 3, 20_000);
+    const before = await resyncCount(agent);
+    await waitFor('three idle resyncs', async () => (await resyncCount(agent)) >= before + 3, 20_000);
     const writes = stack.kube
       .requests({ write: true })
       .filter((r) => !['events', 'leases'].includes(r.resource));

@@ -14,6 +14,7 @@ import {
   deploymentBody,
   deploymentState,
   NAMESPACE,
+  resyncCount,
   spawnAgent,
   type Stack,
   startStack,
@@ -66,11 +67,6 @@ describe('exposure end to end (agent process + sandbox + kubectl)', { timeout: 6
     stack.kube.clearRequests();
   };
   /** Resyncs of `web` that found it converged and rendered nothing (resync.test.ts). */
-  const shortcuts = () =>
-    agent
-      .stdout()
-      .split('\n')
-      .filter((l) => l.includes('"converged: not rendered"') && l.includes(`"deploymentId":"${id}"`)).length;
 
   beforeAll(async () => {
     stack = await startStack();
@@ -133,8 +129,8 @@ describe('exposure end to end (agent process + sandbox + kubectl)', { timeout: 6
 
   it('idle cycles write nothing', async () => {
     clearRequests();
-    const before = shortcuts();
-    await waitFor('three idle resyncs', () => shortcuts() >= before + 3, 20_000);
+    const before = await resyncCount(agent);
+    await waitFor('three idle resyncs', async () => (await resyncCount(agent)) >= before + 3, 20_000);
     expect(writes()).toEqual([]);
   });
 
@@ -143,7 +139,7 @@ describe('exposure end to end (agent process + sandbox + kubectl)', { timeout: 6
     clearRequests();
     agent = spawnAgent(stack.agentEnv({ MOORING_SETTINGS: settingsFile }));
     await waitForState(agent, id, 'Ready', 30_000);
-    await waitFor('two idle resyncs', () => shortcuts() >= 2, 20_000);
+    await waitFor('two idle resyncs', async () => (await resyncCount(agent)) >= 3, 20_000);
     expect(writes()).toEqual([]);
   });
 
@@ -202,7 +198,7 @@ describe('exposure end to end (agent process + sandbox + kubectl)', { timeout: 6
     stack.kube.clearRequests();
     agent = spawnAgent(stack.agentEnv({ MOORING_SETTINGS: settingsFile }));
     await waitFor('Ingress deleted', async () => (await ingress()) === undefined, 30_000);
-    await waitFor('two idle resyncs', () => shortcuts() >= 2, 20_000);
+    await waitFor('two idle resyncs', async () => (await resyncCount(agent)) >= 3, 20_000);
     expect((await deploymentState(agent, id))?.state).toBe('Ready');
     // `bad` (its custom_url unroutable) is no longer refused: with exposure off the URL is not read.
     const ofWeb = writes().filter((w) => !w.includes('/bad'));
@@ -225,7 +221,7 @@ describe('exposure end to end (agent process + sandbox + kubectl)', { timeout: 6
     await agent.stop();
     stack.kube.clearRequests();
     agent = spawnAgent(stack.agentEnv({ MOORING_SETTINGS: settingsFile }));
-    await waitFor('two idle resyncs', () => shortcuts() >= 2, 20_000);
+    await waitFor('two idle resyncs', async () => (await resyncCount(agent)) >= 3, 20_000);
     expect(writes()).toEqual([]);
   });
 });

@@ -113,3 +113,13 @@ export async function deploymentState(agent: AgentProcess, id: string): Promise<
   const doc = await agent.json<{ deployments: StatusEntry[] }>('/status');
   return doc.deployments.find((d) => d.id === id);
 }
+
+/**
+ * How many resyncs the agent has made (each one's duration is on /metrics, the cold start's
+ * first). With watches an idle resync may reconcile nothing (ADR 0014), so tests that wait for
+ * idle cycles count these, not reconcile lines or list calls.
+ */
+export async function resyncCount(agent: AgentProcess): Promise<number> {
+  const count = /^mooring_resync_duration_seconds_count (\d+)$/m.exec(await agent.text('/metrics'));
+  return Number(count?.[1] ?? 0);
+}
