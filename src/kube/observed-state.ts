@@ -150,10 +150,10 @@ export class ObservedState {
       previous: this.#previous,
     };
     if (this.#previous === undefined && this.#opts.coldJudge) opts.judge = this.#opts.coldJudge();
-    // The first listing's versions seed the watches: they start from it instead of listing again.
+    // Watches start from a listing with nothing written since the last (not a cold start's creates).
     const versions = new Map<string, string>();
-    if (this.#opts.watched && this.#previous === undefined)
-      opts.onVersion = (kind, namespace, v) => versions.set(scopeKey(kind, namespace), v);
+    const seeds = this.#previous && this.#writes.size === 0 && this.#opts.watched?.started === false;
+    if (seeds) opts.onVersion = (kind, namespace, v) => versions.set(scopeKey(kind, namespace), v);
     this.#censusWanted = this.#previous === undefined || (this.#census?.absentFound ?? 0) > 0;
     this.#census = undefined;
     // Rule 7: once synced, the watches stand for the listing, and their index for its entries.
@@ -167,7 +167,7 @@ export class ObservedState {
         for (const [id, seq] of this.#writes) if (seq < startSeq) this.#writes.delete(id);
         this.#previous = carried ?? previousEntries(inventory);
         this.#owners = ownersOf(inventory);
-        this.#opts.watched?.start({ entries: this.#previous, versions });
+        if (seeds) this.#opts.watched?.start({ entries: this.#previous, versions });
         return inventory;
       },
       (err: unknown) => {

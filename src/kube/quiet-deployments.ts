@@ -13,6 +13,8 @@ import type { WatchSeed } from './watch-scope.ts';
 export interface WatchedObjects {
   /** Starts the watches (once; later calls do nothing), from `seed` where it has a version. */
   start(seed?: WatchSeed): void;
+  /** Whether `start` was called. */
+  readonly started: boolean;
   /** Ends them for good. */
   stop(): void;
   /** The entries as a listing, while every watch is synced; else undefined. */

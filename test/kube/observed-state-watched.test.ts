@@ -37,11 +37,14 @@ describe('ObservedState with watches (rule 7): an idle cycle lists nothing', () 
   const slice = () =>
     observed.wrap(resources).listOwned({ namespaces: [NS], listenerId: LISTENER, deploymentId: DEPLOYMENT });
 
-  it('the first cycle lists, and the watches start once it has succeeded', async () => {
+  it('the cold cycle lists and starts no watch; the next one, with nothing written since, starts them', async () => {
     expect(watched.started).toBe(false);
     api.clearRequests();
     await cycle();
     expect(listsOf().length).toBeGreaterThan(0);
+    // A cold start's creates would all come back as events: the watches wait for a settled listing.
+    expect(watched.started).toBe(false);
+    await cycle();
     expect(watched.started).toBe(true);
   });
 
@@ -138,7 +141,8 @@ describe('ObservedState with watches (rule 7): an idle cycle lists nothing', () 
       backoff: { baseMs: 300, maxMs: 300, jitter: 0 },
     });
     const again = new ObservedState({ namespaces: [NS], listenerId: LISTENER, watched: fresh });
-    await again.refresh((o) => resources.listOwned(o)); // its success starts the new watches
+    await again.refresh((o) => resources.listOwned(o)); // the cold listing: no watch yet
+    await again.refresh((o) => resources.listOwned(o)); // nothing written since: the watches start
     await vi.waitFor(() => expect(fresh.stats.failures).toBeGreaterThan(0), { timeout: 10_000 });
     expect(fresh.synced).toBe(false);
     api.clearRequests();
