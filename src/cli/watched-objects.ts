@@ -14,12 +14,13 @@ export function watchedObjects(
   logger: Logger,
 ): WatchCache | undefined {
   if (!config.watch) return undefined;
+  const readNamespace = kubeNamespaceReader(kube);
   return new WatchCache({
     client: new ObjectClient(kube),
     namespaces: config.namespaces,
     listenerId: config.listenerId,
     // A watch that ended is listed again after a backoff; the cycles list meanwhile.
-    probe: () => kubeNamespaceReader(kube)(config.namespaces[0] ?? 'default'),
+    probe: () => readNamespace(config.namespaces[0] ?? 'default'),
     onFailure: (kind, namespace, err) =>
       logger.debug({ kind: kind.kind, namespace, err: safeErr(err) }, 'watch ended; listing again'),
   });

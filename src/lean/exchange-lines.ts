@@ -5,7 +5,7 @@
  */
 import { StringDecoder } from 'node:string_decoder';
 import type { Dispatcher } from 'undici';
-import type { Exchanged } from './exchange.ts';
+import { abortLink, type Exchanged } from './exchange.ts';
 
 /**
  * Sends `options` on `dispatcher` and calls `onLine` with each non-empty line of a 2xx answer;
@@ -24,10 +24,7 @@ export function exchangeLines(
       reject(signal.reason);
       return;
     }
-    let controller: Dispatcher.DispatchController | undefined;
-    const onAbort = () => controller?.abort(signal?.reason as Error);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    const done = () => signal?.removeEventListener('abort', onAbort);
+    const { onRequestStart, done } = abortLink(signal);
     let status = 0;
     let headers: Exchanged['headers'] = {};
     const decoder = new StringDecoder('utf8');
@@ -36,10 +33,7 @@ export function exchangeLines(
     const streaming = () => status >= 200 && status < 300;
     try {
       dispatcher.dispatch(options, {
-        onRequestStart(c) {
-          controller = c;
-          if (signal?.aborted) c.abort(signal.reason as Error);
-        },
+        onRequestStart,
         onResponseStart(_c, statusCode, responseHeaders) {
           if (statusCode < 200) return;
           status = statusCode;

@@ -29,6 +29,26 @@ export class BodyTooLargeError extends Error {
 }
 
 /**
+ * Ties `signal` to one dispatch: once it aborts, the exchange is aborted with its reason (at once if
+ * it already has when the request starts); `done` lets the signal go when the exchange is over.
+ */
+export function abortLink(signal: AbortSignal | undefined): {
+  onRequestStart: (c: Dispatcher.DispatchController) => void;
+  done: () => void;
+} {
+  let controller: Dispatcher.DispatchController | undefined;
+  const onAbort = () => controller?.abort(signal?.reason as Error);
+  signal?.addEventListener('abort', onAbort, { once: true });
+  return {
+    onRequestStart(c) {
+      controller = c;
+      if (signal?.aborted) c.abort(signal.reason as Error);
+    },
+    done: () => signal?.removeEventListener('abort', onAbort),
+  };
+}
+
+/**
  * Sends `options` on `dispatcher`; rejects with undici's error, or `signal`'s reason once it aborts.
  * With `maxBodyBytes`, an answer whose body grows past it is aborted at once (the connection closed,
  * nothing more read or held) and the exchange rejects with a {@link BodyTooLargeError}.
@@ -44,10 +64,7 @@ export function exchange(
       reject(signal.reason);
       return;
     }
-    let controller: Dispatcher.DispatchController | undefined;
-    const onAbort = () => controller?.abort(signal?.reason as Error);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    const done = () => signal?.removeEventListener('abort', onAbort);
+    const { onRequestStart, done } = abortLink(signal);
     let status = 0;
     let headers: Exchanged['headers'] = {};
     const chunks: Buffer[] = [];
@@ -55,10 +72,7 @@ export function exchange(
     let tooLarge: BodyTooLargeError | undefined;
     try {
       dispatcher.dispatch(options, {
-        onRequestStart(c) {
-          controller = c;
-          if (signal?.aborted) c.abort(signal.reason as Error);
-        },
+        onRequestStart,
         onResponseStart(_c, statusCode, responseHeaders) {
           // 1xx informational answers come first and are not the answer.
           if (statusCode < 200) return;
