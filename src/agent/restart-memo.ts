@@ -1,25 +1,26 @@
 /**
  * The restart memo (ADR 0010): what the leader found converged, kept across a restart in one
- * ConfigMap of its own namespace, so that a restart on a converged cluster neither renders nor
- * compares what nobody changed while it was down. A snapshot says "deployment D, rendered from
- * input key K, was converged when its objects had these versions"; loaded, it fills the apply memo
- * and the cold passes, and the resync's shortcut still checks every listed object's version
- * against it, so an object edited, deleted or added while the agent was down is compared and
- * repaired as before. Sealed with a key derived from the API key (AES-256-GCM): its input keys
- * are digests of records that hold secret values, and whoever can write ConfigMaps in the agent's
- * namespace must not make it skip a repair. Trusted only when it opens and its fingerprint (the
- * agent's code and settings) matches: anything else is ignored, and the start judges the listing
- * as without one.
+ * ConfigMap of its own namespace (a few past 1 MiB), so that a restart on a converged cluster
+ * neither renders nor compares what nobody changed while it was down. A snapshot says "deployment
+ * D, rendered from input key K, was converged when its objects had these versions"; loaded, it
+ * fills the apply memo and the cold passes, and the resync's shortcut still checks every listed
+ * object's version against it, so an object edited, deleted or added while the agent was down is
+ * compared and repaired as before. Sealed with a key derived from the API key (AES-256-GCM): its
+ * input keys are digests of records that hold secret values, and whoever can write ConfigMaps in
+ * the agent's namespace must not make it skip a repair. Trusted only when it opens and its
+ * fingerprint (the agent's code and settings) matches: anything else is ignored, and the start
+ * judges the listing as without one.
  */
 import { createCipheriv, createDecipheriv, hash, hkdfSync, randomBytes } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { z } from 'zod';
 import type { Verified } from '../kube/observed-state.ts';
+import { MEMO_PART_BYTES, MEMO_PARTS } from '../kube/restart-memo-store.ts';
 import type { ColdPass } from './cold-start.ts';
 import type { KnownRevision } from '../reconcile/desired-resolver.ts';
 
-/** A ConfigMap's value is at most 1 MiB; this leaves room for the rest of the object. */
-export const MAX_SNAPSHOT_BYTES = 900 * 1024;
+/** What the memo's ConfigMaps hold at most (restart-memo-store.ts: parts of under 1 MiB each). */
+export const MAX_SNAPSHOT_BYTES = MEMO_PARTS * MEMO_PART_BYTES;
 /** A snapshot never inflates past this (a hostile one could be a gzip bomb). */
 const MAX_INFLATED_BYTES = 64 * 1024 * 1024;
 
