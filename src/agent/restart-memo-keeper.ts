@@ -18,6 +18,8 @@ export interface RestartMemoStore {
   /** The stored (sealed) snapshot; undefined when there is none. */
   read(): Promise<Buffer | undefined>;
   write(data: Buffer, signal?: AbortSignal): Promise<void>;
+  /** The most it holds (default MAX_SNAPSHOT_BYTES, one ConfigMap); past it the first deployments that fit are kept. */
+  readonly maxBytes?: number;
 }
 
 /** How long a stopping leader waits for its snapshot to be written. */
@@ -126,7 +128,11 @@ export class RestartMemoKeeper {
     const { store, logger } = this.#o;
     try {
       const entries = snapshotEntries(this.#o.memo, passes, this.#o.revisionsOf);
-      const encoded = sealMemo(entries, { secret: this.#o.secret, fingerprint: await this.#fingerprint() });
+      const encoded = sealMemo(entries, {
+        secret: this.#o.secret,
+        fingerprint: await this.#fingerprint(),
+        ...(store.maxBytes === undefined ? {} : { maxBytes: store.maxBytes }),
+      });
       if (!encoded) {
         logger.info({ deployments: entries.length }, 'restart memo not saved: too large for a ConfigMap');
         return;

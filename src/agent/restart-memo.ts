@@ -15,12 +15,16 @@ import { createCipheriv, createDecipheriv, hash, hkdfSync, randomBytes } from 'n
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { z } from 'zod';
 import type { Verified } from '../kube/observed-state.ts';
-import { MEMO_PART_BYTES, MEMO_PARTS } from '../kube/restart-memo-store.ts';
 import type { ColdPass } from './cold-start.ts';
 import type { KnownRevision } from '../reconcile/desired-resolver.ts';
 
-/** What the memo's ConfigMaps hold at most (restart-memo-store.ts: parts of under 1 MiB each). */
-export const MAX_SNAPSHOT_BYTES = MEMO_PARTS * MEMO_PART_BYTES;
+/**
+ * One ConfigMap's value is at most 1 MiB; this leaves room for the rest of the object. A store
+ * that holds more (the kube store, in parts) says so (`RestartMemoStore.maxBytes`).
+ */
+export const MAX_SNAPSHOT_BYTES = 900 * 1024;
+/** A stored snapshot larger than this is not opened (six parts of 900 KiB are 5.4 MB). */
+const MAX_OPENED_BYTES = 16 * 1024 * 1024;
 /** A snapshot never inflates past this (a hostile one could be a gzip bomb). */
 const MAX_INFLATED_BYTES = 64 * 1024 * 1024;
 
@@ -155,7 +159,7 @@ export function openMemo(
   data: Buffer,
   o: { secret: string; fingerprint: string },
 ): (RestartMemo & { digest: string }) | MemoRefusal {
-  if (data.length > MAX_SNAPSHOT_BYTES * 2) return 'size';
+  if (data.length > MAX_OPENED_BYTES) return 'size';
   const plain = open(o.secret, data);
   if (!plain) return 'seal';
   let doc: z.infer<typeof Document>;

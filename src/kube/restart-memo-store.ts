@@ -69,6 +69,8 @@ export function kubeRestartMemoStore(kube: KubeHttp, namespace: string, name: st
   }
 
   return {
+    /** Every part full. */
+    maxBytes: MEMO_PARTS * MEMO_PART_BYTES,
     /**
      * The stored (sealed) snapshot, its parts put together; undefined when there is none. A part
      * missing or left from another snapshot only makes bytes that do not open (the seal checks them).
