@@ -18,6 +18,8 @@ export interface RestartMemoStore {
   /** The stored (sealed) snapshot; undefined when there is none. */
   read(): Promise<Buffer | undefined>;
   write(data: Buffer, signal?: AbortSignal): Promise<void>;
+  /** The most it holds (default MAX_SNAPSHOT_BYTES, one ConfigMap); past it the first deployments that fit are kept. */
+  readonly maxBytes?: number;
 }
 
 /** How long a stopping leader waits for its snapshot to be written. */
@@ -109,6 +111,11 @@ export class RestartMemoKeeper {
     this.#o.memo.adopt(memo.memo);
     for (const [id, pass] of memo.passes) passes.set(id, pass);
     this.#o.logger.info({ deployments: memo.passes.size }, 'restart memo taken over');
+    // Taken over once: the apply memo now holds its entries (and newer ones), and keeping the
+    // snapshot's copy too would hold every object twice for the process's life (121k at 10,000
+    // deployments). A later cold listing of this process judges what it holds instead.
+    memo.memo.clear();
+    memo.passes.clear();
   }
 
   /** The final revisions the stored snapshot knew, by id (none when it cannot be trusted). */
@@ -121,7 +128,11 @@ export class RestartMemoKeeper {
     const { store, logger } = this.#o;
     try {
       const entries = snapshotEntries(this.#o.memo, passes, this.#o.revisionsOf);
-      const encoded = sealMemo(entries, { secret: this.#o.secret, fingerprint: await this.#fingerprint() });
+      const encoded = sealMemo(entries, {
+        secret: this.#o.secret,
+        fingerprint: await this.#fingerprint(),
+        ...(store.maxBytes === undefined ? {} : { maxBytes: store.maxBytes }),
+      });
       if (!encoded) {
         logger.info({ deployments: entries.length }, 'restart memo not saved: too large for a ConfigMap');
         return;

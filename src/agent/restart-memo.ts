@@ -1,15 +1,15 @@
 /**
  * The restart memo (ADR 0010): what the leader found converged, kept across a restart in one
- * ConfigMap of its own namespace, so that a restart on a converged cluster neither renders nor
- * compares what nobody changed while it was down. A snapshot says "deployment D, rendered from
- * input key K, was converged when its objects had these versions"; loaded, it fills the apply memo
- * and the cold passes, and the resync's shortcut still checks every listed object's version
- * against it, so an object edited, deleted or added while the agent was down is compared and
- * repaired as before. Sealed with a key derived from the API key (AES-256-GCM): its input keys
- * are digests of records that hold secret values, and whoever can write ConfigMaps in the agent's
- * namespace must not make it skip a repair. Trusted only when it opens and its fingerprint (the
- * agent's code and settings) matches: anything else is ignored, and the start judges the listing
- * as without one.
+ * ConfigMap of its own namespace (a few past 1 MiB), so that a restart on a converged cluster
+ * neither renders nor compares what nobody changed while it was down. A snapshot says "deployment
+ * D, rendered from input key K, was converged when its objects had these versions"; loaded, it
+ * fills the apply memo and the cold passes, and the resync's shortcut still checks every listed
+ * object's version against it, so an object edited, deleted or added while the agent was down is
+ * compared and repaired as before. Sealed with a key derived from the API key (AES-256-GCM): its
+ * input keys are digests of records that hold secret values, and whoever can write ConfigMaps in
+ * the agent's namespace must not make it skip a repair. Trusted only when it opens and its
+ * fingerprint (the agent's code and settings) matches: anything else is ignored, and the start
+ * judges the listing as without one.
  */
 import { createCipheriv, createDecipheriv, hash, hkdfSync, randomBytes } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
@@ -18,8 +18,13 @@ import type { Verified } from '../kube/observed-state.ts';
 import type { ColdPass } from './cold-start.ts';
 import type { KnownRevision } from '../reconcile/desired-resolver.ts';
 
-/** A ConfigMap's value is at most 1 MiB; this leaves room for the rest of the object. */
+/**
+ * One ConfigMap's value is at most 1 MiB; this leaves room for the rest of the object. A store
+ * that holds more (the kube store, in parts) says so (`RestartMemoStore.maxBytes`).
+ */
 export const MAX_SNAPSHOT_BYTES = 900 * 1024;
+/** A stored snapshot larger than this is not opened (six parts of 900 KiB are 5.4 MB). */
+const MAX_OPENED_BYTES = 16 * 1024 * 1024;
 /** A snapshot never inflates past this (a hostile one could be a gzip bomb). */
 const MAX_INFLATED_BYTES = 64 * 1024 * 1024;
 
@@ -107,26 +112,43 @@ export interface SealedMemo {
 }
 
 /**
+ * Deployments written and compressed at a time: the snapshot's text is never whole on the heap
+ * (about 12 MB at 10,000 deployments, when the heap may have less to spare). Each batch is a gzip
+ * member of its own; the members put together are one gzip stream.
+ */
+const BATCH = 64;
+
+/**
  * The snapshot of `entries`, sealed, within MAX_SNAPSHOT_BYTES: when the whole does not fit, the
- * first deployments that do (the rest are judged at the next start); an empty one replaces a
- * stale one. Undefined only when even that does not fit (a tiny `maxBytes`).
+ * first deployments that do, by batches (the rest are judged at the next start); an empty one
+ * replaces a stale one. Undefined only when even that does not fit (a tiny `maxBytes`).
  */
 export function sealMemo(
   entries: readonly Entry[],
   o: { secret: string; fingerprint: string; maxBytes?: number },
 ): SealedMemo | undefined {
   const max = (o.maxBytes ?? MAX_SNAPSHOT_BYTES) - IV_BYTES - TAG_BYTES;
-  let count = entries.length;
-  for (let attempt = 0; attempt < 4; attempt++) {
-    const doc = { v: 2, fingerprint: o.fingerprint, deployments: entries.slice(0, count) };
-    const plain = gzipSync(JSON.stringify(doc));
-    if (plain.length <= max) {
-      return { data: seal(o.secret, plain), digest: hash('sha256', plain, 'base64url'), deployments: count };
-    }
-    if (count === 0) break;
-    count = Math.floor((count * max * 0.9) / plain.length);
+  const head = `{"v":2,"fingerprint":${JSON.stringify(o.fingerprint)},"deployments":[`;
+  const members = [gzipSync(head)];
+  const tail = gzipSync(']}');
+  let size = (members[0]?.length ?? 0) + tail.length;
+  let count = 0;
+  for (let i = 0; i < entries.length; i += BATCH) {
+    const text = entries
+      .slice(i, i + BATCH)
+      .map((e) => JSON.stringify(e))
+      .join(',');
+    const member = gzipSync(i === 0 ? text : `,${text}`);
+    if (size + member.length > max) break;
+    members.push(member);
+    size += member.length;
+    count = Math.min(entries.length, i + BATCH);
   }
-  return undefined;
+  members.push(tail);
+  // None fits: the empty snapshot in one member, the smallest there is.
+  const plain = count > 0 ? Buffer.concat(members) : gzipSync(`${head}]}`);
+  if (plain.length > max) return undefined;
+  return { data: seal(o.secret, plain), digest: hash('sha256', plain, 'base64url'), deployments: count };
 }
 
 /** Why a stored snapshot was not taken over (logged; the start then judges the listing). */
@@ -137,7 +159,7 @@ export function openMemo(
   data: Buffer,
   o: { secret: string; fingerprint: string },
 ): (RestartMemo & { digest: string }) | MemoRefusal {
-  if (data.length > MAX_SNAPSHOT_BYTES * 2) return 'size';
+  if (data.length > MAX_OPENED_BYTES) return 'size';
   const plain = open(o.secret, data);
   if (!plain) return 'seal';
   let doc: z.infer<typeof Document>;

@@ -7,6 +7,7 @@ import pMap from 'p-map';
 import type { AgentConfig } from '../config.ts';
 import { describeError } from '../agent/safe-error.ts';
 import { memberLeaseName, shardLeaseName, shardMemoName } from '../agent/shards.ts';
+import { memoPartNames } from '../kube/restart-memo-store.ts';
 import { kubeError } from '../kube/errors.ts';
 import type { KubeHttp } from '../kube/http.ts';
 import { KINDS } from '../objects/kinds.ts';
@@ -82,12 +83,7 @@ export function requiredAccess(
     own('coordination.k8s.io', 'leases', leases);
   }
   const memo = config.restartMemo;
-  if (memo)
-    own(
-      '',
-      'configmaps',
-      each((i) => shardMemoName(memo, i, shards)),
-    );
+  if (memo) own('', 'configmaps', each((i) => shardMemoName(memo, i, shards)).flatMap(memoPartNames));
   return out;
 }
 

@@ -46,6 +46,8 @@ async function createOnce(
     });
     entry.action = 'created';
     opts.observed?.set(entry.id, created);
+    // Remembered as a found one is, so that the pass that created it can leave it verified.
+    remember(ctx, entry.id, opts.inputKey, created);
   } catch (err) {
     if (httpStatusOf(err) !== 409) throw kubeError(err, entry.id, 'create');
     // Made since our read said it was absent: whose it is decides, as for one found at once.

@@ -1,56 +1,101 @@
 /**
- * The restart memo's ConfigMap (src/agent/restart-memo.ts): read once by each cold start, written
- * by the leader when it stops. Read, created once and replaced with a PUT, as the leader Lease is,
- * so the Role it needs is the Lease's: `create`, and `get`, `update` on its one name.
+ * The restart memo's ConfigMaps (src/agent/restart-memo.ts): read once by each cold start, written
+ * by the leader when it stops and on the memo schedule. Read, created once and replaced with a
+ * PUT, as the leader Lease is, so the Role it needs is the Lease's: `create`, and `get`, `update`
+ * on its names. A ConfigMap holds at most 1 MiB, and the snapshot of 10,000 deployments is about
+ * three times that: the sealed bytes are cut in parts of MEMO_PART_BYTES, the first in the
+ * ConfigMap `name` (which says how many there are), the others in `memoPartName(name, i)`.
  */
 import { LABELS, MANAGED_BY } from '../labels.ts';
 import { httpStatusOf } from './errors.ts';
 import type { KubeHttp } from './http.ts';
 import { resourcePath } from './object-client.ts';
 
-/** The ConfigMap's key holding the sealed snapshot. */
+/** The ConfigMap's key holding the sealed snapshot (or its part). */
 const SNAPSHOT_KEY = 'memo.sealed';
+/** The first ConfigMap's key saying how many parts the snapshot has (absent: one). */
+const PARTS_KEY = 'parts';
+
+/** A ConfigMap's data is at most 1 MiB; this leaves room for the rest of the object. */
+export const MEMO_PART_BYTES = 900 * 1024;
+/** The most parts a snapshot is cut in: the chart grants `get`, `update` on each name. */
+export const MEMO_PARTS = 6;
+
+/** The ConfigMap of part `i` (0-based) of the memo `name`: `name` itself, then `name-part2`... */
+export function memoPartName(name: string, i: number): string {
+  return i === 0 ? name : `${name}-part${i + 1}`;
+}
+
+/** Every ConfigMap name the memo `name` may use (what RBAC grants and the start checks). */
+export function memoPartNames(name: string): string[] {
+  return Array.from({ length: MEMO_PARTS }, (_, i) => memoPartName(name, i));
+}
 
 interface ConfigMap {
+  data?: Record<string, string>;
   binaryData?: Record<string, string>;
 }
 
-/** The agent's `RestartMemoStore` (src/agent/restart-memo-keeper.ts) over one ConfigMap. */
+/** The agent's `RestartMemoStore` (src/agent/restart-memo-keeper.ts) over the memo's ConfigMaps. */
 export function kubeRestartMemoStore(kube: KubeHttp, namespace: string, name: string) {
   const collection = resourcePath('v1', 'ConfigMap', namespace);
-  const one = resourcePath('v1', 'ConfigMap', namespace, name);
+  const pathOf = (part: number) => resourcePath('v1', 'ConfigMap', namespace, memoPartName(name, part));
+
+  async function readPart(part: number): Promise<ConfigMap | undefined> {
+    try {
+      return (await kube.request<ConfigMap>({ method: 'GET', path: pathOf(part) })).body;
+    } catch (err) {
+      if (httpStatusOf(err) === 404) return undefined;
+      throw err;
+    }
+  }
+
+  async function writePart(part: number, chunk: Buffer, parts: number, signal?: AbortSignal) {
+    const body = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: memoPartName(name, part), namespace, labels: { [LABELS.managedBy]: MANAGED_BY } },
+      ...(part === 0 ? { data: { [PARTS_KEY]: String(parts) } } : {}),
+      binaryData: { [SNAPSHOT_KEY]: chunk.toString('base64') },
+    };
+    const sig = signal ? { signal } : {};
+    try {
+      // No resourceVersion: the leader alone writes it, and the last snapshot is the one wanted.
+      await kube.request({ method: 'PUT', path: pathOf(part), body, ...sig });
+    } catch (err) {
+      if (httpStatusOf(err) !== 404) throw err;
+      await kube.request({ method: 'POST', path: collection, body, ...sig });
+    }
+  }
+
   return {
-    /** The stored (sealed) snapshot; undefined when there is none. */
+    /** Every part full. */
+    maxBytes: MEMO_PARTS * MEMO_PART_BYTES,
+    /**
+     * The stored (sealed) snapshot, its parts put together; undefined when there is none. A part
+     * missing or left from another snapshot only makes bytes that do not open (the seal checks them).
+     */
     async read(): Promise<Buffer | undefined> {
-      let cm: ConfigMap;
-      try {
-        cm = (await kube.request<ConfigMap>({ method: 'GET', path: one })).body;
-      } catch (err) {
-        if (httpStatusOf(err) === 404) return undefined;
-        throw err;
-      }
-      const text = cm.binaryData?.[SNAPSHOT_KEY];
+      const first = await readPart(0);
+      const text = first?.binaryData?.[SNAPSHOT_KEY];
       if (typeof text !== 'string') return undefined;
-      return Buffer.from(text, 'base64');
+      const parts = Math.min(MEMO_PARTS, Math.max(1, Number(first?.data?.[PARTS_KEY] ?? 1) || 1));
+      const rest = await Promise.all(
+        Array.from(
+          { length: parts - 1 },
+          async (_, i) => (await readPart(i + 1))?.binaryData?.[SNAPSHOT_KEY] ?? '',
+        ),
+      );
+      return Buffer.concat([text, ...rest].map((t) => Buffer.from(t, 'base64')));
     },
+    /** Writes `data` in parts, the first last: it says how many parts there are. */
     async write(data: Buffer, signal?: AbortSignal): Promise<void> {
-      const body = {
-        apiVersion: 'v1',
-        kind: 'ConfigMap',
-        metadata: {
-          name,
-          namespace,
-          labels: { [LABELS.managedBy]: MANAGED_BY },
-        },
-        binaryData: { [SNAPSHOT_KEY]: data.toString('base64') },
-      };
-      try {
-        // No resourceVersion: the leader alone writes it, and the last snapshot is the one wanted.
-        await kube.request({ method: 'PUT', path: one, body, ...(signal ? { signal } : {}) });
-      } catch (err) {
-        if (httpStatusOf(err) !== 404) throw err;
-        await kube.request({ method: 'POST', path: collection, body, ...(signal ? { signal } : {}) });
-      }
+      const parts = Math.max(1, Math.ceil(data.length / MEMO_PART_BYTES));
+      if (parts > MEMO_PARTS)
+        throw new RangeError(`restart memo of ${data.length} bytes: more than ${MEMO_PARTS} parts`);
+      const chunk = (i: number) => data.subarray(i * MEMO_PART_BYTES, (i + 1) * MEMO_PART_BYTES);
+      for (let i = 1; i < parts; i++) await writePart(i, chunk(i), parts, signal);
+      await writePart(0, chunk(0), parts, signal);
     },
   };
 }

@@ -7,10 +7,15 @@
  * so the pass neither renders nor compares: it reports the objects unchanged, with their health.
  * Anything else (an object gone, added, edited, paused or terminating, a dry run, another key) takes the
  * full pass, which records the shortcut again once it finds everything converged.
+ *
+ * A pass that wrote passes on what it left verified too (`leftVerified`): each object the apply
+ * wrote is remembered at the version its write answered, so a cold convergence records every
+ * deployment it finished (the restart memo's content, ADR 0010) without waiting for a resync.
  */
 import { entryFor } from '../kube/apply-context.ts';
 import { isPaused } from '../kube/pause.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
+import { objectId } from '../objects/object-id.ts';
 import { assessObject, rollUp } from './health.ts';
 import { type ReconcileResult, resultOf } from './result.ts';
 import { isClaimOf } from './steps.ts';
@@ -46,4 +51,23 @@ export function shortcut(
   );
   result.converged = pass;
   return result;
+}
+
+/**
+ * Whether a pass left every one of `desired` verified for `key`: the apply observed each (written,
+ * or found converged) and the memo holds it at the version observed. Then the pass passes on what
+ * it verified as a pass that wrote nothing does: the next shortcut still checks each listed
+ * object's version, so an object changed since the write takes the full pass.
+ */
+export function leftVerified(
+  desired: readonly KubeObject[],
+  observed: ReadonlyMap<string, KubeObject>,
+  key: string,
+  verified: (o: KubeObject, key: string) => boolean,
+): boolean {
+  for (const o of desired) {
+    const seen = observed.get(objectId(o));
+    if (!seen || !verified(seen, key)) return false;
+  }
+  return true;
 }

@@ -17,7 +17,7 @@ import type { Inventory } from '../kube/list.ts';
 import { objectId } from '../objects/object-id.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
 import { renderDeployment } from '../render/index.ts';
-import { shortcut } from './converged.ts';
+import { leftVerified, shortcut } from './converged.ts';
 import { reconcileDelete } from './delete-deployment.ts';
 import { checkDesiredIdentity } from './identity.ts';
 import { checkImpostorLabels, recordLabelledPods } from './impostor.ts';
@@ -203,11 +203,18 @@ export async function reconcileDeployment(
     `deployment ${deployment.id}: ${summarize(changeSet)}; ${health.state}: ${health.reason}`,
   );
 
-  // 10. Result: look again soon while a rollout is in progress. A pass that wrote and pruned
-  //     nothing passes on what it verified, for the next pass's shortcut (step 5).
+  // 10. Result: look again soon while a rollout is in progress. A pass that pruned nothing and
+  //     wrote nothing, or left every object it wrote verified, passes on what it verified, for
+  //     the next pass's shortcut (step 5) and the restart memo.
   const result = resultOf(changeSet, health);
-  if (input.inputKey !== undefined && !settings.dryRun && allUnchanged(changeSet)) {
-    result.converged = { key: input.inputKey, objects: desired.length, claimPrefixes: claims };
+  const verified = deps.verified;
+  if (key !== undefined && !settings.dryRun) {
+    const settled =
+      allUnchanged(changeSet) ||
+      (pruned.entries.length === 0 &&
+        verified !== undefined &&
+        leftVerified(desired, observed, key, verified));
+    if (settled) result.converged = { key, objects: desired.length, claimPrefixes: claims };
   }
   return result;
 }

@@ -97,15 +97,17 @@ describe('the restart memo snapshot', () => {
   });
 });
 
-/** A store in memory that counts its writes. */
-function memoryStore(): {
+/** A store in memory that counts its writes (holding at most `maxBytes` when given). */
+function memoryStore(maxBytes?: number): {
   read(): Promise<Buffer | undefined>;
   write(d: Buffer): Promise<void>;
   writes: number;
+  maxBytes?: number;
 } {
   let stored: Buffer | undefined;
   return {
     writes: 0,
+    ...(maxBytes === undefined ? {} : { maxBytes }),
     async read() {
       return stored;
     },
@@ -141,6 +143,23 @@ describe('the restart memo keeper', () => {
     expect(cold.take('dep-1', 'key-1', 'apps')).toEqual({ key: 'key-1', objects: 3, claimPrefixes: [] });
     await next.save(passes);
     expect(store.writes).toBe(1);
+  });
+
+  it("keeps within its store's size: past one ConfigMap only when the store holds more (in parts)", async () => {
+    const { memo, passes } = state(400);
+    const whole = sealMemo(snapshotEntries(memo, passes), { secret: SECRET, fingerprint: 'f' })!;
+    const small = memoryStore(Math.floor(whole.data.length / 2));
+    await keeper(small, memo).save(passes);
+    const cold = new ColdPasses();
+    await keeper(small, new ApplyMemo()).load(cold);
+    const kept = passes.filter(([id, p]) => cold.take(id, p.key, 'apps')).length;
+    expect(kept).toBeGreaterThan(0);
+    expect(kept).toBeLessThan(400);
+    const large = memoryStore(whole.data.length * 2);
+    await keeper(large, memo).save(passes);
+    const all = new ColdPasses();
+    await keeper(large, new ApplyMemo()).load(all);
+    expect(passes.filter(([id, p]) => all.take(id, p.key, 'apps'))).toHaveLength(400);
   });
 
   it('takes nothing over when the settings differ, and never replaces what the memo holds', async () => {

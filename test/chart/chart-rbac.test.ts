@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { parseSettingsText } from '../../src/render/index.ts';
+import { memoPartNames } from '../../src/kube/restart-memo-store.ts';
 import { chartInstall, chartRoles } from './chart-roles.ts';
 import { chartDir } from '../../scripts/render-deploy.ts';
 import { ciValueSets, helm, type KubeObject, parseObjects, RELEASE, template } from './helm.ts';
@@ -360,6 +361,10 @@ describe('chartRoles', () => {
     ]);
     const memo = { verb: 'update', group: '', resource: 'configmaps', namespace: 'mooring' };
     expect(rolesAllow(chartRoles(), { ...memo, name: 'mooring-restart-memo' })).toBe(true);
+    // A memo past 1 MiB goes on in parts (restart-memo-store.ts): the chart grants each, no more.
+    for (const part of memoPartNames('mooring-restart-memo'))
+      expect(rolesAllow(chartRoles(), { ...memo, name: part })).toBe(true);
+    expect(rolesAllow(chartRoles(), { ...memo, name: 'mooring-restart-memo-part7' })).toBe(false);
     expect(rolesAllow(chartRoles(), { ...memo, name: 'another' })).toBe(false);
     expect(
       rolesAllow(chartRoles(), { ...memo, namespace: 'mooring-apps', name: 'mooring-restart-memo' }),
@@ -380,6 +385,9 @@ describe('chartRoles', () => {
         expect(rolesAllow(roles, { ...lease, verb, name: `my-lease-${i}` })).toBe(true);
         expect(rolesAllow(roles, { ...lease, verb, name: `my-lease-member-${i}` })).toBe(true);
         expect(rolesAllow(roles, { ...memo, verb, name: `mooring-restart-memo-${i}` })).toBe(true);
+        for (const part of memoPartNames(`mooring-restart-memo-${i}`))
+          expect(rolesAllow(roles, { ...memo, verb, name: part })).toBe(true);
+        expect(rolesAllow(roles, { ...memo, verb, name: `mooring-restart-memo-${i}-part7` })).toBe(false);
       }
       expect(rolesAllow(roles, { ...lease, verb, name: 'my-lease-6' })).toBe(false);
       expect(rolesAllow(roles, { ...lease, verb, name: 'my-lease-member-6' })).toBe(false);

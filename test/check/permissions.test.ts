@@ -55,7 +55,7 @@ describe('permissions (SelfSubjectAccessReview)', () => {
     ]);
   });
 
-  it('with shards, needs each shard Lease, membership slot and restart memo by name', () => {
+  it('with shards, needs each shard Lease, membership slot and restart memo (each of its parts) by name', () => {
     const own = requiredAccess({ ...CONFIG, shards: 2, restartMemo: 'memo' }, 'none', false)
       .filter((a) => a.namespace === 'mooring' && a.verb === 'get')
       .map(accessText);
@@ -65,8 +65,10 @@ describe('permissions (SelfSubjectAccessReview)', () => {
       'get leases.coordination.k8s.io/mooring-leader-member-0',
       'get leases.coordination.k8s.io/mooring-leader-member-1',
       'get leases.coordination.k8s.io/mooring-leader',
-      'get configmaps/memo-0',
-      'get configmaps/memo-1',
+      // Each memo's parts past 1 MiB (MEMO_PARTS in restart-memo-store.ts).
+      ...['memo-0', 'memo-1'].flatMap((m) =>
+        [m, ...[2, 3, 4, 5, 6].map((p) => `${m}-part${p}`)].map((n) => `get configmaps/${n}`),
+      ),
     ]);
   });
 

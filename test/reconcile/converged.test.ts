@@ -69,40 +69,45 @@ describe('the resync shortcut (converged.ts)', () => {
     ({ deps, renders } = counted());
   });
 
-  it('a pass that wrote nothing passes on what it verified; the next with the same key renders nothing and reads one listing', async () => {
+  it('a pass that created every object passes on what it left verified; the next with the same key renders nothing and reads one listing', async () => {
     const created = await pass(deps, 'k1');
     expect(created.changeSet.entries.some((e) => e.action === 'created')).toBe(true);
-    expect(created.converged).toBeUndefined();
-    const full = await pass(deps, 'k1', created);
-    expect(summarize(full.changeSet)).toMatch(/^unchanged \d+$/);
-    expect(full.converged).toMatchObject({ key: 'k1', objects: full.changeSet.entries.length });
-    expect(renders()).toBe(2);
+    expect(created.converged).toMatchObject({ key: 'k1', objects: created.changeSet.entries.length });
+    expect(renders()).toBe(1);
 
     api.clearRequests();
-    converged = await pass(deps, 'k1', full);
-    expect(renders()).toBe(2);
-    expect(summarize(converged.changeSet)).toBe(summarize(full.changeSet));
+    converged = await pass(deps, 'k1', created);
+    expect(renders()).toBe(1);
+    expect(summarize(converged.changeSet)).toMatch(/^unchanged \d+$/);
     expect(new Set(converged.changeSet.entries.map((e) => e.id))).toEqual(
-      new Set(full.changeSet.entries.map((e) => e.id)),
+      new Set(created.changeSet.entries.map((e) => e.id)),
     );
-    expect(converged.health.state).toBe(full.health.state);
-    expect(converged.health.reason).toBe(full.health.reason);
-    expect(converged.converged).toEqual(full.converged);
+    expect(converged.converged).toEqual(created.converged);
     expect(api.requests({ write: true })).toEqual([]);
     expect(api.requests().every((r) => r.verb === 'list')).toBe(true);
   });
 
-  it('a dry run, or another key, takes the full pass', async () => {
-    // The memo holds every object as verified for k1: only the dry run stops the shortcut.
-    const dry = await pass({ ...deps, settings: { ...deps.settings, dryRun: true } }, 'k1', converged);
-    expect(renders()).toBe(3);
-    expect(dry.converged).toBeUndefined();
-    await pass(deps, 'k2', converged);
-    expect(renders()).toBe(4);
+  it('a pass that wrote nothing passes on the same, and the shortcut reports what it would', async () => {
+    const full = await pass(deps, 'k1');
+    expect(renders()).toBe(2);
+    expect(summarize(full.changeSet)).toBe(summarize(converged.changeSet));
+    expect(full.converged).toEqual(converged.converged);
+    expect(converged.health.state).toBe(full.health.state);
+    expect(converged.health.reason).toBe(full.health.reason);
   });
 
-  it('an object edited by hand takes the full pass, which restores it; the shortcut returns after a pass that wrote nothing', async () => {
-    let previous = await convergedPass(deps);
+  it('a dry run, or another key, takes the full pass', async () => {
+    // The memo holds every object as verified for k1: only the dry run stops the shortcut.
+    const before = renders();
+    const dry = await pass({ ...deps, settings: { ...deps.settings, dryRun: true } }, 'k1', converged);
+    expect(renders()).toBe(before + 1);
+    expect(dry.converged).toBeUndefined();
+    await pass(deps, 'k2', converged);
+    expect(renders()).toBe(before + 2);
+  });
+
+  it('an object edited by hand takes the full pass, which restores it and leaves it verified for the shortcut', async () => {
+    const previous = await convergedPass(deps);
     const before = renders();
     await new OtherManager(api).scale('apps', 'shop-api', 5, 'kubectl-edit');
     const restored = await pass(deps, 'k1', previous);
@@ -110,13 +115,13 @@ describe('the resync shortcut (converged.ts)', () => {
     expect(restored.changeSet.entries.find((e) => e.id === 'Deployment/apps/shop-api')?.action).toBe(
       'configured',
     );
-    expect(restored.converged).toBeUndefined();
     const live = api.getObject('apps/v1', 'Deployment', 'apps', 'shop-api') as KubeObject;
     expect((live.spec as { replicas: number }).replicas).toBe(2);
-    previous = await pass(deps, 'k1', restored);
-    expect(previous.converged).toBeDefined();
-    await pass(deps, 'k1', previous);
-    expect(renders()).toBe(before + 2);
+    expect(restored.converged).toEqual(previous.converged);
+    api.clearRequests();
+    await pass(deps, 'k1', restored);
+    expect(renders()).toBe(before + 1);
+    expect(api.requests({ write: true })).toEqual([]);
   });
 
   it('an object deleted by hand, or one more owned object, takes the full pass (recreated, pruned)', async () => {
@@ -128,16 +133,17 @@ describe('the resync shortcut (converged.ts)', () => {
     const recreated = await pass(deps, 'k1', previous);
     expect(renders()).toBe(before + 1);
     expect(recreated.changeSet.entries.find((e) => e.id === gone.id)?.action).toBe('created');
+    expect(recreated.converged).toBeDefined();
 
-    const settledPass = await pass(deps, 'k1', recreated);
-    expect(settledPass.converged).toBeDefined();
     await new OtherManager(api).apply(
       { ...service('left-behind', { labels: owner }), spec: { ports: [{ port: 80 }] } },
       'mooring',
     );
-    const pruned = await pass(deps, 'k1', settledPass);
-    expect(renders()).toBe(before + 3);
+    const pruned = await pass(deps, 'k1', recreated);
+    expect(renders()).toBe(before + 2);
     expect(pruned.changeSet.entries.find((e) => e.id === 'Service/apps/left-behind')?.action).toBe('deleted');
+    // A pass that pruned passes nothing on: what it deleted may still be listed, terminating.
+    expect(pruned.converged).toBeUndefined();
   });
 
   it('one object gone and one more owned (the same count) takes the full pass', async () => {

@@ -211,17 +211,24 @@ membership slots `<leaseName>-member-<i>`.
 {{- end }}
 {{- end }}
 
-{{/* The restart memo's ConfigMaps: `restartMemo.name`, or `<name>-<i>` per shard. */}}
+{{/* The restart memo's ConfigMaps: `restartMemo.name`, or `<name>-<i>` per shard; each memo past
+1 MiB goes on in `<memo>-part2` .. `<memo>-part6` (MEMO_PARTS in src/kube/restart-memo-store.ts). */}}
 {{- define "mooring.restartMemoNames" -}}
 {{- $name := .Values.restartMemo.name }}
 {{- $shards := ternary (int .Values.sharding.shards) 1 .Values.leaderElection.enabled }}
-{{- if le $shards 1 }}
-{{- list $name | toJson }}
-{{- else }}
-{{- $names := list }}
+{{- $memos := list $name }}
+{{- if gt $shards 1 }}
+{{- $memos = list }}
 {{- range $i := until $shards }}
-{{- $names = append $names (printf "%s-%d" $name $i) }}
+{{- $memos = append $memos (printf "%s-%d" $name $i) }}
+{{- end }}
+{{- end }}
+{{- $names := list }}
+{{- range $memo := $memos }}
+{{- $names = append $names $memo }}
+{{- range $part := untilStep 2 7 1 }}
+{{- $names = append $names (printf "%s-part%d" $memo $part) }}
+{{- end }}
 {{- end }}
 {{- $names | toJson }}
-{{- end }}
 {{- end }}
