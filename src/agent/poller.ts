@@ -20,7 +20,8 @@ import type { DeploymentRecord } from '../contract/index.ts';
 import { errorCode, MooringError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { type Clock, sleep, systemClock } from './clock.ts';
-import { type CollisionRules, collisionsOf, DesiredResolver } from '../reconcile/desired-resolver.ts';
+import { type CollisionRules, DesiredResolver } from '../reconcile/desired-resolver.ts';
+import { CollisionMemo } from '../reconcile/collision-memo.ts';
 import { ListingPages } from './listing-pages.ts';
 import { openPollCycle, type PollCycle, type Snapshot } from './poll-cycle.ts';
 import { EarlyChanges } from './early-changes.ts';
@@ -96,6 +97,7 @@ export class Poller {
   #urlHolders = new Map<string, string>();
   /** The records' custom_url, parsed once per record for the poller's life. */
   readonly #customUrls = new CustomUrls();
+  readonly #collisions = new CollisionMemo();
   #failures = 0;
   #nextDueAtMs: number | undefined;
   #cycleStartedAtMs: number | undefined;
@@ -196,7 +198,7 @@ export class Poller {
       const ours = listing.items.filter((d) => d.source_config.listener_id === listenerId);
       const mine = inScope ? ours.filter((d) => inScope(d.id)) : ours;
       this.#o.onListed?.(mine.length);
-      const { refused: collided, urlHolders } = collisionsOf(
+      const { refused: collided, urlHolders } = this.#collisions.of(
         ours,
         this.#o.collisions ?? {},
         this.#urlHolders,
