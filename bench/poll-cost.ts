@@ -3,8 +3,11 @@
  * thread, as in `bench/run.ts`) seeded with N deployments, and the agent's poller listing them
  * again and again. Prints the main thread's CPU and the wall time of each poll; the first is the
  * start-up poll (every revision read), the rest are what an idle cycle pays before any reconcile.
+ * With `--changes K`, K more polls follow, each after one deployment's image was changed through
+ * the control plane's API (a deployment drawn evenly over the listing): it prints when the poller
+ * handed that deployment on, and when the listing was complete, in ms from the poll's start.
  *
- *   node bench/poll-cost.ts --deployments 10000 [--polls 8]
+ *   node bench/poll-cost.ts --deployments 10000 [--polls 8] [--changes 10]
  */
 import { parseArgs } from 'node:util';
 import { Poller } from '../src/agent/poller.ts';
@@ -16,12 +19,23 @@ const { values } = parseArgs({
   options: {
     deployments: { type: 'string', default: '1000' },
     polls: { type: 'string', default: '8' },
+    changes: { type: 'string', default: '0' },
   },
 });
 const deployments = Number(values.deployments);
 const polls = Number(values.polls);
-if (!Number.isInteger(deployments) || deployments < 1 || !Number.isInteger(polls) || polls < 2) {
-  process.stderr.write('usage: node bench/poll-cost.ts --deployments N (>= 1) [--polls P (>= 2)]\n');
+const changes = Number(values.changes);
+if (
+  !Number.isInteger(deployments) ||
+  deployments < 1 ||
+  !Number.isInteger(polls) ||
+  polls < 2 ||
+  !Number.isInteger(changes) ||
+  changes < 0
+) {
+  process.stderr.write(
+    'usage: node bench/poll-cost.ts --deployments N (>= 1) [--polls P (>= 2)] [--changes K (>= 0)]\n',
+  );
   process.exit(2);
 }
 
@@ -36,11 +50,21 @@ const cp = await startControlPlaneThread({
   seed: 1,
 });
 const client = new ControlPlaneClient({ baseUrl: cp.url, apiKey });
+/** The deployment changed before the poll under way, and when the poller handed it on / listed all. */
+const watch: { id?: string; handedAtMs?: number; listedAtMs?: number } = {};
 const poller = new Poller({
   client,
   listenerId: cp.listenerId,
   intervalMs: 5_000,
   logger: silentLogger(),
+  onListed: () => {
+    watch.listedAtMs ??= performance.now();
+  },
+  onCycle: async (cycle) => {
+    for await (const d of cycle.desired) {
+      if (d.deployment.id === watch.id) watch.handedAtMs ??= performance.now();
+    }
+  },
 });
 const threadCpuMs = () => {
   const { user, system } = process.threadCpuUsage();
@@ -57,6 +81,25 @@ try {
       throw new Error(`the poll gave ${snapshot.deployments.length} deployments, not ${deployments}`);
     }
   }
+  const timings: { handedMs: number; listedMs: number }[] = [];
+  const ids = (await client.listAllDeployments({ remote_reconciled: true })).items.map((d) => d.id);
+  for (let i = 0; i < changes; i++) {
+    // Evenly over the listing, the first change on its first page, the last near its end.
+    const id = ids[Math.floor(((i + 0.5) * ids.length) / changes)] as string;
+    const res = await fetch(`${cp.url}/v2/deployments/${id}`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+      body: JSON.stringify({ source_revision_config: { image_uri: `registry.example/bench:change-${i}` } }),
+    });
+    if (res.status !== 200) throw new Error(`PATCH deployment ${id}: HTTP ${res.status}`);
+    Object.assign(watch, { id, handedAtMs: undefined, listedAtMs: undefined });
+    const t0 = performance.now();
+    await poller.pollOnce();
+    if (watch.handedAtMs === undefined || watch.listedAtMs === undefined) {
+      throw new Error(`the changed deployment ${id} was not handed on`);
+    }
+    timings.push({ handedMs: watch.handedAtMs - t0, listedMs: watch.listedAtMs - t0 });
+  }
   const [startUp, ...unchanged] = rows;
   const cpu = unchanged.map((r) => r.cpuMs);
   const fmt = (r: { cpuMs: number; wallMs: number }) => `${r.cpuMs.toFixed(0)}/${r.wallMs.toFixed(0)}`;
@@ -64,6 +107,16 @@ try {
     `${deployments} deployments, main-thread CPU / wall (ms) per poll: start-up ${fmt(startUp!)}; ` +
       `unchanged ${unchanged.map(fmt).join(' ')} (CPU ${Math.min(...cpu).toFixed(0)}-${Math.max(...cpu).toFixed(0)} ms)\n`,
   );
+  if (timings.length > 0) {
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+    const handed = timings.map((t) => t.handedMs);
+    const listed = timings.map((t) => t.listedMs);
+    process.stdout.write(
+      `changed deployment handed on / listing complete (ms from the poll's start): ` +
+        `${timings.map((t) => `${t.handedMs.toFixed(0)}/${t.listedMs.toFixed(0)}`).join(' ')}; ` +
+        `medians ${median(handed).toFixed(0)} / ${median(listed).toFixed(0)}\n`,
+    );
+  }
 } finally {
   await client.close();
   await cp.close();

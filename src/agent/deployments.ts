@@ -20,9 +20,12 @@ export type { OrphanPassResult, PruneRefusal } from './orphan-pass.ts';
 
 export type { DeploymentsDeps } from './deployments-deps.ts';
 
-/** The poll being taken: its plan, whether its resync began, and what it queued early. */
+/**
+ * The poll being taken: its plan, whether its resync began, and what it queued early (each
+ * deployment's desired state as taken: the snapshot's may differ, and is then taken too).
+ */
 interface PollInProgress extends PlannedPoll {
-  early: Set<string>;
+  early: Map<string, DesiredDeployment>;
 }
 
 export class Deployments {
@@ -56,7 +59,7 @@ export class Deployments {
     signal: AbortSignal,
     current: () => boolean = () => true,
   ): Promise<void> {
-    const poll: PollInProgress = { ...this.#pacer.plan(runner), early: new Set() };
+    const poll: PollInProgress = { ...this.#pacer.plan(runner), early: new Map() };
     this.#poll = poll;
     // The poll's own failure ends the cycle here; what taking a deployment throws goes to the poller.
     const ended = () => {
@@ -84,7 +87,7 @@ export class Deployments {
   /** Takes a complete snapshot that came without a cycle: planned now, nothing queued early. */
   async applySnapshot(snapshot: Snapshot, runner: Runner, signal: AbortSignal): Promise<void> {
     this.#poll = undefined;
-    await this.#apply(snapshot, runner, signal, { ...this.#pacer.plan(runner), early: new Set() });
+    await this.#apply(snapshot, runner, signal, { ...this.#pacer.plan(runner), early: new Map() });
   }
 
   /**
@@ -100,7 +103,7 @@ export class Deployments {
     )
       return;
     this.#pacer.begin(poll, runner);
-    poll.early.add(d.deployment.id);
+    poll.early.set(d.deployment.id, d);
     const record = this.#take(d);
     if (!record) runner.forget(d.deployment.id);
     else {
@@ -132,7 +135,8 @@ export class Deployments {
     for (const d of ordered) {
       const { deployment } = d;
       seen.add(deployment.id);
-      if (poll.early.has(deployment.id)) continue;
+      // Taken already, unless the complete listing says otherwise of it (a later copy, a refusal).
+      if (poll.early.get(deployment.id)?.hash === d.hash) continue;
       if (d.refused) {
         const reason = `${d.refused.code}: ${d.refused.message}`;
         // Told once per reason: a run in flight no longer reports into the record (its `refuse`).

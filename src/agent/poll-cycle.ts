@@ -1,10 +1,11 @@
 /**
- * One poll as data: what the poller hands on, once, when a poll's listing is complete. The
- * deployments arrive in `desired` as their revisions come in, so that work on a new or changed one
- * need not wait for every other revision read (a cold start's first applies used to wait for
- * 1,000); `snapshot` then holds all of them, complete. A poll that fails after its listing ends
- * `desired` and rejects `snapshot` with its failure: a consumer never acts on a partial view as
- * if it were whole. A poll whose listing fails makes no cycle at all.
+ * One poll as data: what the poller hands on, once, when a poll's listing is complete or, when a
+ * deployment changed, as soon as the page listing it is in (early-changes.ts). The deployments
+ * arrive in `desired` as their revisions come in, so that work on a new or changed one need not
+ * wait for every other revision read (a cold start's first applies used to wait for 1,000);
+ * `snapshot` then holds all of them, complete. A poll that fails ends `desired` and rejects
+ * `snapshot` with its failure: a consumer never acts on a partial view as if it were whole. A poll
+ * whose listing fails before any change was handed on makes no cycle at all.
  */
 import type { RejectedRecord } from '../contract/index.ts';
 import type { DeploymentRecord, RevisionRecord } from '../contract/index.ts';

@@ -1,11 +1,13 @@
 /**
  * The poller: every interval (jittered up to 10% sooner) it lists every page of the remote-reconciled
  * deployments, keeps the ones assigned to this listener, and resolves each to its desired state
- * (desired-resolver.ts). Once the listing is complete it hands the poll on as one `PollCycle`
- * (poll-cycle.ts): each deployment as soon as its revision is in, so that a cold start's applies
- * do not wait for every revision read, then the complete snapshot. A failed listing makes no
- * cycle; a poll failing later fails its cycle: nothing downstream acts on a partial view, and
- * only a complete snapshot feeds the orphan pass.
+ * (desired-resolver.ts). It hands the poll on as one `PollCycle` (poll-cycle.ts): each deployment
+ * as soon as its revision is in, so that a cold start's applies do not wait for every revision
+ * read, then the complete snapshot. A deployment that changed goes as soon as its page is in
+ * (early-changes.ts); the rest once the listing is complete. A page whose bytes are those of the
+ * last complete listing's is not parsed again (listing-pages.ts). A failed listing makes no cycle
+ * unless a change went early; a poll failing later fails its cycle: nothing but those changes acts
+ * on a partial view, and only a complete snapshot feeds deletions and the orphan pass.
  * Failures back off (src/backoff.ts: capped at the interval, so the agent recovers within one
  * interval of the control plane's return) and a server's Retry-After is honoured.
  */
@@ -18,8 +20,11 @@ import type { DeploymentRecord } from '../contract/index.ts';
 import { errorCode, MooringError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { type Clock, sleep, systemClock } from './clock.ts';
-import { type CollisionRules, collisionsOf, DesiredResolver } from '../reconcile/desired-resolver.ts';
+import { type CollisionRules, DesiredResolver } from '../reconcile/desired-resolver.ts';
+import { CollisionMemo } from '../reconcile/collision-memo.ts';
+import { ListingPages } from './listing-pages.ts';
 import { openPollCycle, type PollCycle, type Snapshot } from './poll-cycle.ts';
+import { EarlyChanges } from './early-changes.ts';
 import { safeErr } from './safe-error.ts';
 import { CustomUrls } from '../render/url-claims.ts';
 
@@ -81,6 +86,10 @@ export class Poller {
    * holds two copies of every record until the listing is complete (bench/README.md, "Measured decisions").
    */
   #held = new Map<string, DeploymentRecord>();
+  /** Ids of `#held` records of other shards' deployments (listed, never resolved). */
+  #others = new Set<string>();
+  /** Pages of the last complete listing, recognised by their bytes (listing-pages.ts). */
+  readonly #pages = new ListingPages();
   /**
    * custom_url -> the deployment that kept it at the last poll (it keeps it while it has it). A
    * poller lives for one term: a new leader starts from the older-keeps rule.
@@ -88,6 +97,7 @@ export class Poller {
   #urlHolders = new Map<string, string>();
   /** The records' custom_url, parsed once per record for the poller's life. */
   readonly #customUrls = new CustomUrls();
+  readonly #collisions = new CollisionMemo();
   #failures = 0;
   #nextDueAtMs: number | undefined;
   #cycleStartedAtMs: number | undefined;
@@ -145,7 +155,8 @@ export class Poller {
    * One complete listing with chosen revisions, handed on as a cycle (`onCycle`) and returned
    * once the cycle's consumer is done with it. Throws (and counts a failure) when the listing is
    * incomplete; a revision that cannot be fetched refuses only its deployment for this cycle.
-   * What the consumer throws is thrown too, but is no failure of the poll.
+   * What the consumer throws is thrown too, but is no failure of the poll. A deployment that
+   * changed is handed on as soon as its page is in (early-changes.ts), before the listing is complete.
    */
   async pollOnce(): Promise<Snapshot> {
     const { clock, client, listenerId, logger } = this.#o;
@@ -153,38 +164,59 @@ export class Poller {
     let consumed: Promise<{ ok: true } | { ok: false; err: unknown }> | undefined;
     let snapshot: Snapshot;
     let writer: ReturnType<typeof openPollCycle> | undefined;
+    // Handed on once, at its first deployment or when the listing is complete, whichever is first:
+    // the consumer decides what this poll does while nothing of it is queued yet.
+    const open = (): ReturnType<typeof openPollCycle> => {
+      if (writer) return writer;
+      const cycle = openPollCycle();
+      writer = cycle;
+      consumed = (async () => this.#o.onCycle?.(cycle.cycle))().then(
+        () => ({ ok: true as const }),
+        (err: unknown) => ({ ok: false as const, err }),
+      );
+      return cycle;
+    };
+    const inScope = this.#o.scope?.();
+    const early = new EarlyChanges({
+      held: this.#held,
+      others: this.#others,
+      listenerId,
+      inScope,
+      resolver: this.#resolver,
+      open,
+    });
     try {
-      const listing = await client.listAllDeployments({ remote_reconciled: true }, (raw) => this.#known(raw));
+      const listing = await client.listAllDeployments(
+        { remote_reconciled: true },
+        {
+          known: (raw) => this.#known(raw),
+          memo: this.#pages,
+          onPage: (page) => early.page(page),
+        },
+      );
       const unsupported = new Map(listing.unsupported.map((u) => [u.id, u.reason]));
       const ours = listing.items.filter((d) => d.source_config.listener_id === listenerId);
-      const inScope = this.#o.scope?.();
       const mine = inScope ? ours.filter((d) => inScope(d.id)) : ours;
       this.#o.onListed?.(mine.length);
-      const { refused: collided, urlHolders } = collisionsOf(
+      const { refused: collided, urlHolders } = this.#collisions.of(
         ours,
         this.#o.collisions ?? {},
         this.#urlHolders,
         this.#customUrls,
       );
       this.#urlHolders = urlHolders;
-      const cycle = openPollCycle();
-      writer = cycle;
-      // Handed on now, before any revision is read: the consumer decides what this poll does
-      // while nothing of it is queued yet.
-      consumed = (async () => this.#o.onCycle?.(cycle.cycle))().then(
-        () => ({ ok: true as const }),
-        (err: unknown) => ({ ok: false as const, err }),
-      );
+      const cycle = open();
       // Revisions not yet cached (all of them at start-up) are fetched a few at a time, in order;
-      // each deployment is handed on as soon as its own is in.
+      // each deployment is handed on as soon as its own is in. One handed on early is handed on
+      // again only when the complete listing says otherwise of it (a later copy, a collision).
       const deployments = await pMap(
         mine,
         async (deployment) => {
-          const d = await this.#resolver.resolve(
-            deployment,
-            unsupported.get(deployment.id),
-            collided.get(deployment.id),
-          );
+          const reason = unsupported.get(deployment.id);
+          const collision = collided.get(deployment.id);
+          const handed = early.handed(deployment, reason, collision);
+          if (handed) return handed;
+          const d = await this.#resolver.resolve(deployment, reason, collision);
           cycle.ready(d);
           return d;
         },
@@ -198,8 +230,16 @@ export class Poller {
           .filter((d) => !d.refused && retains(d.deployment.id))
           .map((d) => [d.deployment.id, d.deployment]),
       );
-      // Another shard's records are kept too, so that their next listing is not parsed again.
-      if (mine !== ours) for (const d of ours) if (!inScope?.(d.id)) this.#held.set(d.id, d);
+      // Another shard's records are kept too, so that their next listing is not parsed again
+      // (never resolved, so never handed on early: `#others`).
+      this.#others = new Set();
+      if (mine !== ours)
+        for (const d of ours)
+          if (!inScope?.(d.id)) {
+            this.#held.set(d.id, d);
+            this.#others.add(d.id);
+          }
+      this.#pages.settle(this.#held);
       // Log refused records when the set changes, not at every poll.
       const rejectedKey = listing.rejected.map((r) => `${r.id ?? r.index}:${r.reason}`).join('|');
       if (rejectedKey !== this.#lastRejectedKey) {
@@ -213,12 +253,13 @@ export class Poller {
       snapshot = { deployments, rejected: listing.rejected, atMs: clock.now() };
     } catch (err) {
       this.#failures += 1;
+      this.#pages.abandon();
       this.#o.onPoll?.('failure', clock.now() - started);
       writer?.fail(err);
       await consumed;
       throw err;
     }
-    writer.complete(snapshot);
+    open().complete(snapshot);
     const outcome = await consumed;
     if (outcome && !outcome.ok) throw outcome.err;
     return snapshot;

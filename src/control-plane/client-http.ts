@@ -76,9 +76,13 @@ export interface ControlPlaneRoute {
   ca: 'custom' | 'system';
 }
 
-/** A successful answer: the parsed JSON body (undefined for 204 or empty) and the headers. */
+/**
+ * A successful answer: the parsed JSON body (undefined for 204 or empty, and for a `raw` call)
+ * and the headers; a `raw` call's body as received in `bytes`, for the caller to parse.
+ */
 export interface Answer {
   body: unknown;
+  bytes?: Buffer;
   /** Header names in lower case; a repeated header is an array. */
   headers: Record<string, string | string[] | undefined>;
 }
@@ -93,6 +97,24 @@ export interface Call {
   body?: unknown;
   /** Success statuses. */
   ok: readonly number[];
+  /** The answer's body is left unparsed, in `Answer.bytes` (`parseJson` parses it as `send` would). */
+  raw?: boolean;
+}
+
+/** `text` as JSON (undefined when empty), or the coded error an answer that is not JSON gets. */
+export function parseJson(call: Pick<Call, 'method' | 'route'>, text: string, status = 200): unknown {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new MooringError(
+      'MOORING_E_CP_BAD_RESPONSE',
+      `${call.method} ${call.route}: response is not JSON`,
+      {
+        details: { method: call.method, route: call.route, status },
+      },
+    );
+  }
 }
 
 /**
@@ -211,7 +233,7 @@ export class Transport {
           AbortSignal.any([AbortSignal.timeout(this.#options.timeoutMs), this.#closing.signal]),
           this.#options.maxResponseBytes,
         );
-        const { headers, text } = answer;
+        const { headers } = answer;
         status = answer.status;
         if (!call.ok.includes(status)) {
           const retryAfter = headers['retry-after'];
@@ -219,20 +241,11 @@ export class Transport {
             Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
             this.#options.retryAfterCapMs,
           );
-          throw statusError(status, text, info, retryAfterMs);
+          throw statusError(status, answer.text, info, retryAfterMs);
         }
-        if (status === 204 || text === '') return { body: undefined, headers };
-        try {
-          return { body: JSON.parse(text), headers };
-        } catch {
-          throw new MooringError(
-            'MOORING_E_CP_BAD_RESPONSE',
-            `${call.method} ${call.route}: response is not JSON`,
-            {
-              details: { ...info, status },
-            },
-          );
-        }
+        if (call.raw) return { body: undefined, bytes: answer.bytes ?? Buffer.from(answer.text), headers };
+        if (status === 204) return { body: undefined, headers };
+        return { body: parseJson(call, answer.text, status), headers };
       } catch (err) {
         if (err instanceof MooringError) throw err;
         if (err instanceof BodyTooLargeError) {

@@ -12,10 +12,11 @@ export const LISTING_WALKS = 3;
  */
 export async function collectStable<T extends { id: string }>(
   walk: () => AsyncIterable<ParsedPage<T>>,
+  onPage?: (page: ParsedPage<T>) => void,
 ): Promise<Listing<T>> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await collect(walk());
+      return await collect(walk(), onPage);
     } catch (err) {
       if (
         attempt >= LISTING_WALKS ||
@@ -32,11 +33,15 @@ export async function collectStable<T extends { id: string }>(
  * The records of all pages. A record added while the walk runs pushes the others one place
  * back, so one may come twice, at a page boundary: it is kept once, in the later (fresher) copy.
  */
-async function collect<T extends { id: string }>(pages: AsyncIterable<ParsedPage<T>>): Promise<Listing<T>> {
+async function collect<T extends { id: string }>(
+  pages: AsyncIterable<ParsedPage<T>>,
+  onPage: ((page: ParsedPage<T>) => void) | undefined,
+): Promise<Listing<T>> {
   const listing: Listing<T> = { items: [], rejected: [], unsupported: [] };
   const at = new Map<string, number>();
   const seenRefused = new Set<string>();
   for await (const page of pages) {
+    onPage?.(page);
     for (const item of page.items) {
       const index = at.get(item.id);
       if (index === undefined) {

@@ -24,6 +24,7 @@ import { MooringError } from '../errors.ts';
 import { type Logger, silentLogger } from '../log.ts';
 import { type Call, type ControlPlaneRoute, Transport, type TransportOptions } from './client-http.ts';
 import { collectStable } from './client-listing.ts';
+import { type PageMemo, recallOrParse } from './page-memo.ts';
 
 export { LISTING_WALKS } from './client-listing.ts';
 import { filterQuery } from './client-query.ts';
@@ -43,6 +44,16 @@ export interface Listing<T> {
   items: T[];
   rejected: RejectedRecord[];
   unsupported: UnsupportedRecord[];
+}
+
+/** What a caller that holds records from an earlier listing gives a new one. */
+export interface ListingOptions<T> {
+  /** Answers for a record the caller holds, equal to the raw one (see `parsePage`). */
+  known?: (raw: unknown) => T | undefined;
+  /** Pages remembered by their bytes (page-memo.ts): a page whose bytes it knows is not parsed. */
+  memo?: PageMemo<T>;
+  /** Told of each page as it arrives, before the walk goes on (a walk begun again tells again). */
+  onPage?: (page: ParsedPage<T>) => void;
 }
 
 /** Page size the client asks for (the interface's maximum). */
@@ -67,31 +78,32 @@ export class ControlPlaneClient {
     return this.#http.route;
   }
 
-  /**
-   * Pages of deployments matching `filters` (`limit` is the page size, default 100). `known`
-   * answers for records the caller holds already (see `parsePage`).
-   */
+  /** Pages of deployments matching `filters` (`limit`: page size, default 100); see `ListingOptions`. */
   listDeployments(
     filters: DeploymentFilters = {},
-    known?: (raw: unknown) => DeploymentRecord | undefined,
+    options: ListingOptions<DeploymentRecord> = {},
   ): AsyncGenerator<ParsedPage<DeploymentRecord>> {
     const { limit, ...rest } = filters;
-    return this.#pages('/v2/deployments', '/v2/deployments', filterQuery(rest), limit, (body) =>
-      parsePage(body, tolerant.Deployment, deploymentUnsupported, known),
+    return this.#pages(
+      '/v2/deployments',
+      '/v2/deployments',
+      filterQuery(rest),
+      limit,
+      (body) => parsePage(body, tolerant.Deployment, deploymentUnsupported, options.known),
+      options.memo,
     );
   }
 
   /**
    * Every deployment matching `filters`, from all pages. Throws when any page fails: an
-   * incomplete listing is never returned (the agent must not prune on one). `known` answers for
-   * records the caller holds already, as each page arrives (the poller gives the copy it holds
-   * of a record that did not change, which is then not parsed again).
+   * incomplete listing is never returned (the agent must not prune on one). `options`: what the
+   * caller holds (records, pages) and who sees each page as it comes.
    */
   listAllDeployments(
     filters: DeploymentFilters = {},
-    known?: (raw: unknown) => DeploymentRecord | undefined,
+    options: ListingOptions<DeploymentRecord> = {},
   ): Promise<Listing<DeploymentRecord>> {
-    return collectStable(() => this.listDeployments(filters, known));
+    return collectStable(() => this.listDeployments(filters, options), options.onPage);
   }
 
   listRevisions(
@@ -200,7 +212,7 @@ export class ControlPlaneClient {
    * server's `X-Total-Count` exactly (ADR 0003: saves the empty request after a full last page;
    * a header that is absent, unparsable or contradicts the page is ignored). The server's
    * `offset` says where the next page starts; one that does not move forward is a bad response
-   * (it would loop forever).
+   * (it would loop forever). With a `memo`, a page whose bytes it remembers is not parsed.
    */
   async *#pages<T>(
     route: string,
@@ -208,16 +220,19 @@ export class ControlPlaneClient {
     filters: Record<string, string>,
     limit: number | undefined,
     parse: (body: unknown) => ParsedPage<T>,
+    memo?: PageMemo<T>,
   ): AsyncGenerator<ParsedPage<T>> {
     const size = limit ?? PAGE_LIMIT;
     let offset = 0;
     let believedTotal: number | undefined;
     for (;;) {
       const call = get(route, path, { ...filters, limit: String(size), offset: String(offset) });
-      const { body, headers } = await this.#http.exchange(call);
+      if (memo) call.raw = true;
+      const answer = await this.#http.exchange(call);
+      const { headers } = answer;
       let page: ParsedPage<T>;
       try {
-        page = parse(body);
+        page = memo ? recallOrParse(call, answer, parse, memo) : parse(answer.body);
       } catch (err) {
         if (err instanceof MalformedPageError) throw badResponse(call, err.message, err);
         throw err;

@@ -13,8 +13,10 @@ export interface Exchanged {
   status: number;
   /** The answer's headers, names in lower case. */
   headers: Record<string, string | string[] | undefined>;
-  /** The body decoded as UTF-8 ('' when there is none). */
-  text: string;
+  /** The body decoded as UTF-8 ('' when there is none), decoded when first read. */
+  readonly text: string;
+  /** The body's bytes as received (empty when there is none), where the exchange keeps them. */
+  bytes?: Buffer;
 }
 
 /** The answer's body passed the size the caller allows: the exchange was aborted, the rest unread. */
@@ -92,11 +94,18 @@ export function exchange(
         },
         onResponseEnd() {
           done();
-          const text =
-            chunks.length === 0
-              ? ''
-              : (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8');
-          resolve({ status, headers, text });
+          const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+          // Decoded only when read: a caller that digests the bytes first may never need the text.
+          let text: string | undefined;
+          resolve({
+            status,
+            headers,
+            bytes,
+            get text() {
+              text ??= bytes.toString('utf8');
+              return text;
+            },
+          });
         },
         onResponseError(_c, err) {
           done();

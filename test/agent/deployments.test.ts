@@ -148,6 +148,38 @@ describe('Deployments.applySnapshot', () => {
     expect(cycles).toEqual(['listing', 'orphans', 'listing', 'orphans']);
   });
 
+  it("takes again the snapshot's copy of a deployment taken early when it differs (a later copy)", async () => {
+    const { deployments } = setup();
+    const { queued, asRunner } = fakeRunner();
+    const signal = new AbortController().signal;
+    await deployments.applySnapshot(snapshot([desired('a', '1'), desired('b', '1')]), asRunner, signal);
+    for (const id of ['a', 'b']) await deployments.reconcile(id, signal);
+    queued.length = 0;
+    const next = pollOf(deployments, asRunner, signal);
+    await next.ready(desired('a', '2'));
+    expect(queued).toEqual(['a']);
+    // The complete listing holds a later copy of `a`: it is the one taken, and queued.
+    await next.complete(snapshot([desired('a', '3'), desired('b', '1')]));
+    expect(queued.filter((id) => id === 'a')).toHaveLength(2);
+    expect(deployments.desiredOf('a')).toMatchObject({ hash: '3' });
+  });
+
+  it('a change taken early from a poll that then fails forgets nothing: deletions wait for a complete listing', async () => {
+    const { deployments, cycles } = setup();
+    const { queued, asRunner } = fakeRunner();
+    const signal = new AbortController().signal;
+    await deployments.applySnapshot(snapshot([desired('a', '1'), desired('b', '1')]), asRunner, signal);
+    for (const id of ['a', 'b']) await deployments.reconcile(id, signal);
+    queued.length = 0;
+    const next = pollOf(deployments, asRunner, signal);
+    await next.ready(desired('a', '2'));
+    // `b` was not on the pages read before the listing failed.
+    await next.fail(new MooringError('MOORING_E_CP_UNREACHABLE'));
+    expect(queued).toEqual(['a']);
+    expect(deployments.holds('b')).toBe(true);
+    expect(cycles.filter((c) => c === 'orphans')).toHaveLength(1);
+  });
+
   it('a poll that fails before it queues anything lists nothing and is no resync', async () => {
     const clock = new FakeClock();
     const { deployments, cycles } = setup(READY, 60_000, clock);

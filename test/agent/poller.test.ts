@@ -56,7 +56,7 @@ function fakeClient(state: {
 }) {
   const calls: string[] = [];
   const client: PollClient = {
-    listAllDeployments: async (filters, known) => {
+    listAllDeployments: async (filters, options) => {
       calls.push(`list ${JSON.stringify(filters)}`);
       if (state.fail) throw state.fail;
       // New objects for every record, as a real listing parses them anew (a record nested too
@@ -69,7 +69,7 @@ function fakeClient(state: {
         }
       };
       // A record the poller holds and says is unchanged is taken as it is; the rest are "parsed".
-      const items = state.deployments.map(copy).map((d) => known?.(d) ?? d);
+      const items = state.deployments.map(copy).map((d) => options?.known?.(d) ?? d);
       return { items, rejected: [], unsupported: [] };
     },
     getRevision: async (deploymentId, revisionId) => {
