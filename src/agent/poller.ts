@@ -16,10 +16,11 @@ import { CONTROL_PLANE_CONNECTIONS } from '../control-plane/client-http.ts';
 import type { ControlPlaneClient } from '../control-plane/client.ts';
 import type { DeploymentRecord } from '../contract/index.ts';
 import { errorCode, MooringError } from '../errors.ts';
+import { ListingPool, shareStrings } from '../kube/compact-live.ts';
 import type { Logger } from '../log.ts';
 import { type Clock, sleep, systemClock } from './clock.ts';
 import { type CollisionRules, collisionsOf, DesiredResolver } from '../reconcile/desired-resolver.ts';
-import { openPollCycle, type PollCycle, type Snapshot } from './poll-cycle.ts';
+import { type DesiredDeployment, openPollCycle, type PollCycle, type Snapshot } from './poll-cycle.ts';
 import { safeErr } from './safe-error.ts';
 import { CustomUrls } from '../render/url-claims.ts';
 
@@ -192,6 +193,7 @@ export class Poller {
       );
       const retains = this.#o.retains ?? (() => true);
       this.#resolver.pruneCache(deployments, retains);
+      this.#shareParsed(deployments);
       // Only what was digested: a refused record (one nested too deep, say) is never compared.
       this.#held = new Map(
         deployments
@@ -242,6 +244,19 @@ export class Poller {
       if (err instanceof RangeError) return undefined;
       throw err;
     }
+  }
+
+  /**
+   * The records parsed by this poll (not the held ones) share their equal short strings: JSON
+   * parsing makes a new string for every value, and a fleet's records repeat most of theirs
+   * (images, paths, variable names, the listener's id). A pool per poll, dropped with it, so
+   * nothing outlives the records that hold it.
+   */
+  #shareParsed(deployments: readonly DesiredDeployment[]): void {
+    const pool = new ListingPool();
+    // A refused record is left as it is: one nested too deep would overflow the walk.
+    for (const { deployment, refused } of deployments)
+      if (!refused && this.#held.get(deployment.id) !== deployment) shareStrings(deployment, pool);
   }
 
   /** The poll's backoff (src/backoff.ts); a Retry-After hint wins when longer. */
