@@ -247,16 +247,19 @@ export class Poller {
   }
 
   /**
-   * The records parsed by this poll (not the held ones) share their equal short strings: JSON
-   * parsing makes a new string for every value, and a fleet's records repeat most of theirs
-   * (images, paths, variable names, the listener's id). A pool per poll, dropped with it, so
-   * nothing outlives the records that hold it.
+   * The records parsed by this poll (not the held ones) and their revisions share their equal
+   * short strings: JSON parsing makes a new string for every value, and a fleet's records repeat
+   * most of theirs (images, paths, variable names, the listener's id). A pool per poll, dropped
+   * with it, so nothing outlives the records that hold it.
    */
   #shareParsed(deployments: readonly DesiredDeployment[]): void {
     const pool = new ListingPool();
     // A refused record is left as it is: one nested too deep would overflow the walk.
-    for (const { deployment, refused } of deployments)
-      if (!refused && this.#held.get(deployment.id) !== deployment) shareStrings(deployment, pool);
+    for (const { deployment, revision, refused } of deployments) {
+      if (refused || this.#held.get(deployment.id) === deployment) continue;
+      shareStrings(deployment, pool);
+      if (revision) shareStrings(revision, pool);
+    }
   }
 
   /** The poll's backoff (src/backoff.ts); a Retry-After hint wins when longer. */
