@@ -178,6 +178,7 @@ export class Poller {
       );
       // Revisions not yet cached (all of them at start-up) are fetched a few at a time, in order;
       // each deployment is handed on as soon as its own is in.
+      const pool = new ListingPool();
       const deployments = await pMap(
         mine,
         async (deployment) => {
@@ -186,6 +187,7 @@ export class Poller {
             unsupported.get(deployment.id),
             collided.get(deployment.id),
           );
+          this.#shareParsed(d, pool);
           cycle.ready(d);
           return d;
         },
@@ -193,7 +195,6 @@ export class Poller {
       );
       const retains = this.#o.retains ?? (() => true);
       this.#resolver.pruneCache(deployments, retains);
-      this.#shareParsed(deployments);
       // Only what was digested: a refused record (one nested too deep, say) is never compared.
       this.#held = new Map(
         deployments
@@ -247,19 +248,17 @@ export class Poller {
   }
 
   /**
-   * The records parsed by this poll (not the held ones) and their revisions share their equal
-   * short strings: JSON parsing makes a new string for every value, and a fleet's records repeat
-   * most of theirs (images, paths, variable names, the listener's id). A pool per poll, dropped
-   * with it, so nothing outlives the records that hold it.
+   * A record this poll parsed (not the held one) and its revision share their equal short strings
+   * through the poll's pool, before anyone is handed them (the redactor, the status keep what they
+   * are given): JSON parsing makes a new string for every value, and a fleet's records repeat most
+   * of theirs (images, paths, variable names, the listener's id). The pool goes with the poll, so
+   * nothing outlives the records that hold it.
    */
-  #shareParsed(deployments: readonly DesiredDeployment[]): void {
-    const pool = new ListingPool();
+  #shareParsed({ deployment, revision, refused }: DesiredDeployment, pool: ListingPool): void {
     // A refused record is left as it is: one nested too deep would overflow the walk.
-    for (const { deployment, revision, refused } of deployments) {
-      if (refused || this.#held.get(deployment.id) === deployment) continue;
-      shareStrings(deployment, pool);
-      if (revision) shareStrings(revision, pool);
-    }
+    if (refused || this.#held.get(deployment.id) === deployment) return;
+    shareStrings(deployment, pool);
+    if (revision) shareStrings(revision, pool);
   }
 
   /** The poll's backoff (src/backoff.ts); a Retry-After hint wins when longer. */
