@@ -18,12 +18,13 @@ import { CONTROL_PLANE_CONNECTIONS } from '../control-plane/client-http.ts';
 import type { ControlPlaneClient } from '../control-plane/client.ts';
 import type { DeploymentRecord } from '../contract/index.ts';
 import { errorCode, MooringError } from '../errors.ts';
+import { ListingPool, shareStrings } from '../kube/compact-live.ts';
 import type { Logger } from '../log.ts';
 import { type Clock, sleep, systemClock } from './clock.ts';
 import { type CollisionRules, DesiredResolver } from '../reconcile/desired-resolver.ts';
 import { CollisionMemo } from '../reconcile/collision-memo.ts';
 import { ListingPages } from './listing-pages.ts';
-import { openPollCycle, type PollCycle, type Snapshot } from './poll-cycle.ts';
+import { type DesiredDeployment, openPollCycle, type PollCycle, type Snapshot } from './poll-cycle.ts';
 import { EarlyChanges } from './early-changes.ts';
 import { safeErr } from './safe-error.ts';
 import { CustomUrls } from '../render/url-claims.ts';
@@ -209,6 +210,7 @@ export class Poller {
       // Revisions not yet cached (all of them at start-up) are fetched a few at a time, in order;
       // each deployment is handed on as soon as its own is in. One handed on early is handed on
       // again only when the complete listing says otherwise of it (a later copy, a collision).
+      const pool = new ListingPool();
       const deployments = await pMap(
         mine,
         async (deployment) => {
@@ -217,6 +219,7 @@ export class Poller {
           const handed = early.handed(deployment, reason, collision);
           if (handed) return handed;
           const d = await this.#resolver.resolve(deployment, reason, collision);
+          this.#shareParsed(d, pool);
           cycle.ready(d);
           return d;
         },
@@ -283,6 +286,20 @@ export class Poller {
       if (err instanceof RangeError) return undefined;
       throw err;
     }
+  }
+
+  /**
+   * A record this poll parsed (not the held one) and its revision share their equal short strings
+   * through the poll's pool, before anyone is handed them (the redactor, the status keep what they
+   * are given): JSON parsing makes a new string for every value, and a fleet's records repeat most
+   * of theirs (images, paths, variable names, the listener's id). The pool goes with the poll, so
+   * nothing outlives the records that hold it.
+   */
+  #shareParsed({ deployment, revision, refused }: DesiredDeployment, pool: ListingPool): void {
+    // A refused record is left as it is: one nested too deep would overflow the walk.
+    if (refused || this.#held.get(deployment.id) === deployment) return;
+    shareStrings(deployment, pool);
+    if (revision) shareStrings(revision, pool);
   }
 
   /** The poll's backoff (src/backoff.ts); a Retry-After hint wins when longer. */

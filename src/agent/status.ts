@@ -73,24 +73,40 @@ export interface ReconcileRecord {
 export class StatusStore {
   readonly #entries = new Map<string, DeploymentStatusEntry>();
   readonly #scrubber: Scrubber;
+  /** The times and change summaries the entries share. */
+  readonly #texts = new SharedTexts();
 
   /** `scrubber` cleans each reason as it is stored; default none (tests). */
   constructor(options: { scrubber?: Scrubber } = {}) {
     this.#scrubber = options.scrubber ?? NO_SCRUB;
   }
 
-  /** Records what the latest listing says about a deployment (new ones start Pending). */
+  /**
+   * Records what the latest listing says about a deployment (new ones start Pending). The entry is
+   * written in place, every member in one literal when new: an entry made by spreads put some of
+   * its members in a store of their own.
+   */
   observe(d: ObservedDeployment): void {
     const prev = this.#entries.get(d.id);
+    if (prev) {
+      prev.name = d.name;
+      prev.namespace = d.namespace;
+      prev.revision = d.revision;
+      prev.controlPlaneStatus = d.controlPlaneStatus;
+      return;
+    }
     this.#entries.set(d.id, {
+      id: d.id,
+      name: d.name,
+      namespace: d.namespace,
+      revision: d.revision,
+      controlPlaneStatus: d.controlPlaneStatus,
       state: 'Pending',
       reason: null,
       lastAppliedAt: null,
       lastReconcileAt: null,
       lastChanges: null,
-      paused: [],
-      ...prev,
-      ...d,
+      paused: NONE_PAUSED,
     });
   }
 
@@ -98,13 +114,13 @@ export class StatusStore {
   record(id: string, r: ReconcileRecord): void {
     const entry = this.#entries.get(id);
     if (!entry) return;
-    const at = new Date(r.atMs).toISOString();
+    const at = this.#texts.time(r.atMs);
     entry.state = r.state;
     entry.reason = r.reason === null ? null : this.#scrubber.scrub(r.reason);
     entry.lastReconcileAt = at;
-    if (r.changes !== null) entry.lastChanges = r.changes;
+    if (r.changes !== null) entry.lastChanges = this.#texts.summary(r.changes);
     if (r.changed) entry.lastAppliedAt = at;
-    entry.paused = r.paused ?? [];
+    entry.paused = r.paused?.length ? r.paused : NONE_PAUSED;
   }
 
   get(id: string): DeploymentStatusEntry | undefined {
@@ -146,4 +162,36 @@ export class StatusStore {
 
 function byCodeUnit(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The pause list of an entry with nothing paused, shared by all of them (`list` copies it). */
+const NONE_PAUSED: string[] = Object.freeze([]) as unknown as string[];
+
+/** Change summaries kept for sharing, at most; past it the set starts over. */
+const SUMMARIES_KEPT = 256;
+
+/**
+ * The texts many entries hold alike, one copy each: a summary such as `unchanged 12` (made anew
+ * by every run), and the time of the latest record (a resync's runs finish many to a millisecond).
+ */
+class SharedTexts {
+  readonly #summaries = new Map<string, string>();
+  #atMs = Number.NaN;
+  #at = '';
+
+  time(atMs: number): string {
+    if (atMs !== this.#atMs) {
+      this.#atMs = atMs;
+      this.#at = new Date(atMs).toISOString();
+    }
+    return this.#at;
+  }
+
+  summary(text: string): string {
+    const known = this.#summaries.get(text);
+    if (known !== undefined) return known;
+    if (this.#summaries.size >= SUMMARIES_KEPT) this.#summaries.clear();
+    this.#summaries.set(text, text);
+    return text;
+  }
 }

@@ -19,7 +19,7 @@
  * restart's empty memo), it is read again.
  */
 import { ANNOTATIONS, LABELS } from '../labels.ts';
-import { hasPinnedVersion, listedVersion, pinVersion } from './object-version.ts';
+import { hasPinnedVersion, listedVersion, PinnedEntry } from './object-version.ts';
 import type { KubeObject, ManagedFieldsEntry } from '../objects/kube-object.ts';
 
 function replicasOnly(fields: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
@@ -59,17 +59,27 @@ function shared(text: string, pool: ListingPool): string {
   return text;
 }
 
-/** Replaces short strings in `value` (in place) by the pool's copy of the same text. */
-function shareStrings(value: unknown, pool: ListingPool): void {
-  if (value === null || typeof value !== 'object') return;
+/**
+ * Replaces short strings in `value` (in place) by the pool's copy of the same text; returns how
+ * many it replaced (a string the pool already held, now held once).
+ */
+export function shareStrings(value: unknown, pool: ListingPool): number {
+  if (value === null || typeof value !== 'object') return 0;
+  let replaced = 0;
   const container = value as Record<string, unknown>;
   for (const key of Array.isArray(value) ? value.keys() : Object.keys(container)) {
     const v = container[key as keyof typeof container];
     if (typeof v === 'string') {
-      const copy = v.length <= SHARED_MAX_LENGTH ? shared(v, pool) : v;
-      if (copy !== v) container[key as keyof typeof container] = copy;
-    } else if (v !== null && typeof v === 'object') shareStrings(v, pool);
+      if (v.length > SHARED_MAX_LENGTH) continue;
+      const known = pool.strings.get(v);
+      if (known === undefined) pool.strings.set(v, v);
+      else {
+        container[key as keyof typeof container] = known;
+        replaced += 1;
+      }
+    } else if (v !== null && typeof v === 'object') replaced += shareStrings(v, pool);
   }
+  return replaced;
 }
 
 /**
@@ -219,7 +229,7 @@ export function slim(obj: KubeObject, fieldManager: string, pool?: ListingPool):
   if (pause !== undefined) metadata.annotations = { [ANNOTATIONS.reconcile]: pause };
   if (m.deletionTimestamp !== undefined) metadata.deletionTimestamp = m.deletionTimestamp;
   if (m.finalizers !== undefined) metadata.finalizers = m.finalizers;
-  const out: KubeObject = { apiVersion: obj.apiVersion, kind: obj.kind, metadata };
+  const out: KubeObject = new PinnedEntry(obj.apiVersion, obj.kind, metadata, listedVersion(obj));
   const fields = HEALTH_SPEC[obj.kind];
   const spec = obj.spec as Record<string, unknown> | undefined;
   if (fields && spec) {
@@ -231,6 +241,5 @@ export function slim(obj: KubeObject, fieldManager: string, pool?: ListingPool):
     out.status = healthStatus(obj.status as Record<string, unknown>, pool);
   }
   if (pool && typeof metadata.namespace === 'string') metadata.namespace = shared(metadata.namespace, pool);
-  pinVersion(out, listedVersion(obj));
   return out;
 }

@@ -17,10 +17,8 @@ export function isVerified(
   live: KubeObject,
   versionOf: (obj: KubeObject) => string | undefined = objectVersion,
 ): boolean {
-  if (key === undefined || ctx.dryRun) return false;
-  const memo = ctx.verified?.get(id);
-  // The memo first: the version of a whole object costs a digest of its labels and annotations.
-  return memo !== undefined && memo.key === key && memo.version === versionOf(live);
+  if (key === undefined || ctx.dryRun || !ctx.verified) return false;
+  return ctx.verified.holds(id, key, () => versionOf(live));
 }
 
 /** Records that `obj` (live, or the apply's answer) holds what `key` stands for. */
@@ -67,6 +65,24 @@ export class ApplyMemo implements Iterable<[string, Verified]> {
       // memo keeps one per object for the agent's life.
       this.#entries.set(flat(id), { key, version });
     }
+  }
+
+  /**
+   * Whether `id` is still what `key` stands for at the version `versionOf` gives (asked only when
+   * the key matches: the version of a whole object costs a digest). When it is, the entry keeps
+   * the caller's strings for the equal texts it held: an apply's answer made the memo's own
+   * copies, while the caller's version is the live entry's (the watch cache holds it anyway) and
+   * its key the desired state's, so the copies go. One version string per owned object, at
+   * 10,000 deployments 121,485 of them.
+   */
+  holds(id: string, key: string, versionOf: () => string | undefined): boolean {
+    const known = this.#entries.get(id);
+    if (known === undefined || known.key !== key) return false;
+    const version = versionOf();
+    if (version === undefined || known.version !== version) return false;
+    known.key = key;
+    known.version = version;
+    return true;
   }
 
   /** `id` is being deleted: nothing is known of it any more. */

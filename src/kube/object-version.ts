@@ -15,7 +15,7 @@
 import { Buffer } from 'node:buffer';
 import { hash } from 'node:crypto';
 import { sortedKeys } from '../objects/canonical-json.ts';
-import type { KubeObject } from '../objects/kube-object.ts';
+import type { KubeObject, ObjectMeta } from '../objects/kube-object.ts';
 
 /** Annotations that controllers keep on the objects we apply; no apply of ours sets them. */
 const CONTROLLER_ANNOTATIONS: ReadonlySet<string> = new Set(['deployment.kubernetes.io/revision']);
@@ -32,11 +32,37 @@ function sortedPairs(map: Record<string, string> | undefined, leaveOut?: Readonl
 }
 
 /**
- * The version a slim entry stands for, kept on the entry itself (a non-enumerable symbol member:
- * no copy, spread or JSON of it carries the member along). It lives and dies with its entry: a
- * new listing makes new entries, so nothing outlives the listing that pinned it.
+ * A slim listing entry (compact-live.ts) with the version it stands for in a private field: no
+ * copy, spread or JSON of it carries the version along, and the field lives inside the object. A
+ * symbol member defined after the fact (the form before) took a separate property store of its
+ * own, 40 bytes per entry, and the watch cache holds one entry per owned object.
+ * It lives and dies with its entry: a new listing makes new entries, so nothing outlives the
+ * listing that pinned it.
  */
-const PINNED = Symbol('mooring.pinnedVersion');
+export class PinnedEntry implements KubeObject {
+  [key: string]: unknown;
+  apiVersion: string;
+  kind: string;
+  metadata: ObjectMeta;
+  readonly #version: string | undefined;
+
+  constructor(apiVersion: string, kind: string, metadata: ObjectMeta, version: string | undefined) {
+    this.apiVersion = apiVersion;
+    this.kind = kind;
+    this.metadata = metadata;
+    this.#version = version;
+  }
+
+  /** The version `entry` stands for. */
+  static versionOf(entry: PinnedEntry): string | undefined {
+    return entry.#version;
+  }
+
+  /** Whether `obj` is a slim entry (its version pinned). */
+  static is(obj: object): obj is PinnedEntry {
+    return #version in obj;
+  }
+}
 
 /**
  * The version of a whole listed object, kept on the object the first time it is asked for (the
@@ -45,7 +71,7 @@ const PINNED = Symbol('mooring.pinnedVersion');
  */
 const LISTED = Symbol('mooring.listedVersion');
 
-type Versioned = KubeObject & { [PINNED]?: string | undefined; [LISTED]?: string | undefined };
+type Versioned = KubeObject & { [LISTED]?: string | undefined };
 
 /** Keeps `version` on `obj` under `key`, hidden from copies; false when `obj` cannot take it (frozen). */
 function keep(obj: KubeObject, key: symbol, version: string | undefined): boolean {
@@ -54,14 +80,9 @@ function keep(obj: KubeObject, key: symbol, version: string | undefined): boolea
   return true;
 }
 
-/** Makes `version` the version of `obj`, a reduced copy of the object it was taken from. */
-export function pinVersion(obj: KubeObject, version: string | undefined): void {
-  if (!keep(obj, PINNED, version)) throw new TypeError('pinVersion: a slim entry must be extensible');
-}
-
 /** Whether `obj` carries a pinned version (it is a slim listing entry). */
 export function hasPinnedVersion(obj: KubeObject): boolean {
-  return Object.hasOwn(obj, PINNED);
+  return PinnedEntry.is(obj);
 }
 
 /** `objectVersion` of a whole object of a listing page, computed once per object. */
@@ -83,7 +104,7 @@ export function flat(text: string): string {
 
 /** The object's version for the memo; undefined when it has none (never memoized). */
 export function objectVersion(obj: KubeObject): string | undefined {
-  if (Object.hasOwn(obj, PINNED)) return (obj as Versioned)[PINNED];
+  if (PinnedEntry.is(obj)) return PinnedEntry.versionOf(obj);
   const { generation, resourceVersion, uid, labels, annotations } = obj.metadata;
   if (typeof generation === 'number' && generation > 0) {
     const digest = hash(

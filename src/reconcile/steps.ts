@@ -1,6 +1,7 @@
 /** Small pieces the reconcile steps share: the namespace check, event targets, failures, claims. */
 import type { DeploymentRecord } from '../contract/index.ts';
 import { MooringError, TerminalError } from '../errors.ts';
+import { flat } from '../kube/object-version.ts';
 import { type ChangeSet, changeSetErrors, changeSetView } from '../objects/change-set.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
 import type { EventTarget } from './events.ts';
@@ -66,20 +67,26 @@ export function failureOf(deploymentId: string, cs: ChangeSet): MooringError {
     : new TerminalError(first.code, first.message, { cause: first, details });
 }
 
+/** The claim prefixes of a deployment without StatefulSet claims, shared by all of them. */
+const NO_CLAIMS: readonly string[] = Object.freeze([]);
+
 /**
  * `<template>-<statefulset>-` of the desired StatefulSets' claim templates: the PVCs named
  * `<prefix><ordinal>` (`isClaimOf`) are never stale.
  */
-export function claimPrefixes(desired: readonly KubeObject[]): string[] {
+export function claimPrefixes(desired: readonly KubeObject[]): readonly string[] {
   const prefixes: string[] = [];
   for (const o of desired) {
     if (o.kind !== 'StatefulSet') continue;
     const templates =
       (o.spec as { volumeClaimTemplates?: Array<{ metadata?: { name?: string } }> } | undefined)
         ?.volumeClaimTemplates ?? [];
-    for (const t of templates) if (t.metadata?.name) prefixes.push(`${t.metadata.name}-${o.metadata.name}-`);
+    for (const t of templates)
+      if (t.metadata?.name) prefixes.push(flat(`${t.metadata.name}-${o.metadata.name}-`));
   }
-  return prefixes;
+  // A converged pass keeps the list for the deployment's life: no spare capacity (a list grown by
+  // a push keeps room for 17), and one shared empty list for every deployment without claims.
+  return prefixes.length === 0 ? NO_CLAIMS : prefixes.slice();
 }
 
 /** Whether `o` is a volume claim made from one of the claim templates (`<prefix><ordinal>`). */

@@ -1,10 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compactLive, ListingPool, isSlim, slim } from '../../src/kube/compact-live.ts';
+import { compactLive, ListingPool, isSlim, shareStrings, slim } from '../../src/kube/compact-live.ts';
 import { isManagedBy, ownsField, takenFields } from '../../src/kube/field-owners.ts';
 import { objectVersion } from '../../src/kube/object-version.ts';
 import { assessObject } from '../../src/reconcile/health.ts';
 import type { KubeObject, ManagedFieldsEntry } from '../../src/objects/kube-object.ts';
+import { heapHeldBy } from '../heap-held.ts';
 
 const US = 'mooring';
 
@@ -119,6 +120,35 @@ describe('compactLive with a string pool', () => {
     expect(pool.strings.has('x'.repeat(100))).toBe(false);
     expect(pool.strings.has('app-2')).toBe(true);
   });
+
+  // The pool once compared the pooled copy with the string by value (always equal for strings),
+  // so nothing was replaced: each listed object kept its own copy of every value.
+  it('holds a string repeated over a listing once (measured on the heap)', async () => {
+    const text = JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'a', namespace: 'ns' },
+      data: { image: 'registry.example.com/infra/log-shipper:3-abcdefgh' },
+    });
+    const objects = 20_000;
+    const listing = (pool?: ListingPool) =>
+      Array.from({ length: objects }, () => compactLive(JSON.parse(text) as KubeObject, US, pool));
+    const unshared = await heapHeldBy(() => listing());
+    const shared = await heapHeldBy(() => listing(new ListingPool()));
+    // Each unshared copy of the 51-character image is at least 64 bytes.
+    expect(unshared - shared).toBeGreaterThan(objects * 48);
+  });
+
+  it("counts the strings it replaced by the pool's copy, and changes no value", () => {
+    const pool = new ListingPool();
+    const a = JSON.parse(
+      '{"image":"nginx:1.27","env":[{"name":"PORT","value":"8080"}],"long":"' + 'y'.repeat(80) + '"}',
+    );
+    const b = JSON.parse(JSON.stringify(a));
+    expect(shareStrings(a, pool)).toBe(0);
+    expect(shareStrings(b, pool)).toBe(3);
+    expect(b).toEqual(a);
+  });
 });
 
 describe('slim', () => {
@@ -175,6 +205,8 @@ describe('slim', () => {
     const dep = slim(full, US);
     expect(isSlim(dep)).toBe(true);
     expect(isSlim(full)).toBe(false);
+    // The mark lives inside the entry: a symbol member added after the fact took a store of its own.
+    expect(Object.getOwnPropertySymbols(dep)).toEqual([]);
     // Kept as they are; creationTimestamp, the other labels and every annotation go.
     const { name, namespace, uid, resourceVersion, generation, finalizers } = full.metadata;
     expect(dep).toEqual({

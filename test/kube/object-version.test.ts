@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { hasPinnedVersion, listedVersion, objectVersion, pinVersion } from '../../src/kube/object-version.ts';
+import {
+  hasPinnedVersion,
+  listedVersion,
+  objectVersion,
+  PinnedEntry,
+} from '../../src/kube/object-version.ts';
 import type { KubeObject } from '../../src/objects/kube-object.ts';
 
 const deployment = (meta: Partial<KubeObject['metadata']>): KubeObject => ({
@@ -78,14 +83,24 @@ describe('objectVersion (what the apply memo pins)', () => {
 
 describe('the versions kept on listed objects (their invalidation rule)', () => {
   it('keeps a pinned version on its entry alone: a copy of the entry carries none', () => {
-    const entry = deployment({});
-    pinVersion(entry, 'v-whole');
+    const whole = deployment({});
+    const entry = new PinnedEntry(whole.apiVersion, whole.kind, whole.metadata, 'v-whole');
     expect(objectVersion(entry)).toBe('v-whole');
     expect(hasPinnedVersion(entry)).toBe(true);
     const copy = { ...entry };
     expect(hasPinnedVersion(copy)).toBe(false);
     expect(objectVersion(copy)).toBe(objectVersion(deployment({})));
     expect(JSON.stringify(entry)).toBe(JSON.stringify(deployment({})));
+  });
+
+  it('keeps a pinned version inside its entry: no member of its own, no separate property store', () => {
+    const whole = deployment({});
+    const entry = new PinnedEntry(whole.apiVersion, whole.kind, whole.metadata, 'v-whole');
+    // A symbol member defined after the fact moved every entry's members to a store of their own.
+    expect(Object.getOwnPropertySymbols(entry)).toEqual([]);
+    expect(Reflect.ownKeys(entry)).toEqual(['apiVersion', 'kind', 'metadata']);
+    expect(structuredClone(entry)).toEqual(whole);
+    expect(hasPinnedVersion(structuredClone(entry))).toBe(false);
   });
 
   it("takes a listed object's version once, for the life of that object; another object is read anew", () => {
