@@ -47,6 +47,12 @@ export class ShardElector {
   #shardTakes = 0;
   #memberTakes = 0;
   #fair: number;
+  /**
+   * When this replica may first take a shard: one retry period after it first held its slot, so
+   * that it has seen the slots of replicas started with it (each renews its slot every period)
+   * before it counts them. Undefined while it holds no slot.
+   */
+  #countedFromMs: number | undefined;
 
   constructor(options: ShardElectorOptions) {
     this.#o = { clock: systemClock, random: Math.random, ...options };
@@ -130,6 +136,7 @@ export class ShardElector {
     const counted = this.#family === undefined || this.#family.isLeader;
     if (!counted) await Promise.all(this.#members.map((m) => m.release()));
     const memberWaits = await Promise.all(this.#members.map((m) => m.step(signal)));
+    this.#settle();
     this.#fair = counted ? fairShare(this.#o.shards, this.liveReplicas()) : 0;
     for (const shard of extraShards(this.held(), this.#fair)) this.#giveBack(shard);
     this.#shardTakes = 0;
@@ -139,8 +146,23 @@ export class ShardElector {
     return Math.min(...(waits as number[]));
   }
 
+  /**
+   * Starts (or stops) the wait before the first take. Without it the first replica of a rollout
+   * counts itself alone and takes every shard: at 10,000 deployments that one ran out of heap
+   * before it could give the extras back (bench/README.md).
+   */
+  #settle(): void {
+    if (this.#members.length === 0) return;
+    if (!this.#members.some((m) => m.isLeader)) this.#countedFromMs = undefined;
+    else this.#countedFromMs ??= this.#o.clock.now() + leaseTimings(this.#o.leaseDurationMs).retryPeriodMs;
+  }
+
   #mayTakeShard(shard: number): boolean {
     if (this.#releasing.has(shard)) return false;
+    if (this.#members.length > 0) {
+      const from = this.#countedFromMs;
+      if (from === undefined || this.#o.clock.now() < from) return false;
+    }
     if (this.held().length + this.#shardTakes >= this.#fair) return false;
     this.#shardTakes += 1;
     return true;

@@ -88,6 +88,31 @@ describe('ShardElector: fair share over 6 shards', () => {
   });
 });
 
+describe('ShardElector: replicas started together', () => {
+  it('no replica takes more than its fair share when the others start within one retry period of it', async () => {
+    const clock = new FakeClock();
+    const leases = new FakeLeases();
+    const rs = start(leases, clock, 'a');
+    const most = new Map<string, number>();
+    const watch = () => {
+      for (const r of rs) most.set(r.identity, Math.max(most.get(r.identity) ?? 0, r.elector.held().length));
+    };
+    for (const next of ['b', 'c']) {
+      for (let t = 0; t < 600; t += 100) {
+        await clock.advance(100);
+        watch();
+      }
+      rs.push(...start(leases, clock, next));
+    }
+    for (let t = 0; t < 30_000; t += 100) {
+      await clock.advance(100);
+      watch();
+    }
+    expect([...most.values()]).toEqual([2, 2, 2]);
+    expect(rs.flatMap((r) => r.elector.held()).sort()).toEqual([0, 1, 2, 3, 4, 5]);
+  });
+});
+
 describe('ShardElector: a replica joins', () => {
   it('the holder of all gives back the extras (work stopped first), and the newcomer takes them', async () => {
     const clock = new FakeClock();
