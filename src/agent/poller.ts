@@ -13,13 +13,14 @@ import equal from 'fast-deep-equal';
 import pMap from 'p-map';
 import { backoffDelay, pollBackoff } from '../backoff.ts';
 import { CONTROL_PLANE_CONNECTIONS } from '../control-plane/client-http.ts';
-import type { ControlPlaneClient } from '../control-plane/client.ts';
+import type { ControlPlaneClient, Listing } from '../control-plane/client.ts';
 import type { DeploymentRecord } from '../contract/index.ts';
 import { errorCode, MooringError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { type Clock, sleep, systemClock } from './clock.ts';
 import { type CollisionRules, collisionsOf, DesiredResolver } from '../reconcile/desired-resolver.ts';
 import { openPollCycle, type PollCycle, type Snapshot } from './poll-cycle.ts';
+import { OtherShards } from './record-sketch.ts';
 import { safeErr } from './safe-error.ts';
 import { CustomUrls } from '../render/url-claims.ts';
 
@@ -58,11 +59,15 @@ export interface PollerOptions {
   collisions?: CollisionRules;
   /** The resolver of its deployments (one seeded by a restart memo); default a new one. */
   resolver?: DesiredResolver | undefined;
-  /** Told how many deployments the listing holds for this listener, before any revision is read. */
+  /**
+   * Told how many deployments the listing holds for this listener (every shard's: a replica may
+   * come to hold them all), before any revision is read.
+   */
   onListed?: (deployments: number) => void;
   /**
-   * The deployments this replica works on (the shards it holds, ADR 0015); the others are listed
-   * and count for collisions, but no revision of theirs is read and none is handed on. Default all.
+   * The deployments this replica works on (the shards it holds, ADR 0015), asked once before each
+   * listing; the others are listed and count for collisions, but only their sketch is kept
+   * (record-sketch.ts), no revision of theirs is read and none is handed on. Default all.
    */
   scope?: (() => ((deploymentId: string) => boolean) | undefined) | undefined;
   /**
@@ -81,6 +86,10 @@ export class Poller {
    * holds two copies of every record until the listing is complete (bench/README.md, "Measured decisions").
    */
   #held = new Map<string, DeploymentRecord>();
+  /** What is kept of other shards' records (record-sketch.ts). */
+  readonly #others = new OtherShards();
+  /** The scope of the listing under way (`#scopeOfListing`). */
+  #listingScope: { inScope: ((deploymentId: string) => boolean) | undefined } | undefined;
   /**
    * custom_url -> the deployment that kept it at the last poll (it keeps it while it has it). A
    * poller lives for one term: a new leader starts from the older-keeps rule.
@@ -148,25 +157,16 @@ export class Poller {
    * What the consumer throws is thrown too, but is no failure of the poll.
    */
   async pollOnce(): Promise<Snapshot> {
-    const { clock, client, listenerId, logger } = this.#o;
+    const { clock, client, logger } = this.#o;
     const started = clock.now();
     let consumed: Promise<{ ok: true } | { ok: false; err: unknown }> | undefined;
     let snapshot: Snapshot;
     let writer: ReturnType<typeof openPollCycle> | undefined;
     try {
-      const listing = await client.listAllDeployments({ remote_reconciled: true }, (raw) => this.#known(raw));
-      const unsupported = new Map(listing.unsupported.map((u) => [u.id, u.reason]));
-      const ours = listing.items.filter((d) => d.source_config.listener_id === listenerId);
-      const inScope = this.#o.scope?.();
-      const mine = inScope ? ours.filter((d) => inScope(d.id)) : ours;
-      this.#o.onListed?.(mine.length);
-      const { refused: collided, urlHolders } = collisionsOf(
-        ours,
-        this.#o.collisions ?? {},
-        this.#urlHolders,
-        this.#customUrls,
+      this.#listingScope = undefined;
+      const { mine, collided, unsupported, rejected } = this.#cut(
+        await client.listAllDeployments({ remote_reconciled: true }, (raw) => this.#known(raw)),
       );
-      this.#urlHolders = urlHolders;
       const cycle = openPollCycle();
       writer = cycle;
       // Handed on now, before any revision is read: the consumer decides what this poll does
@@ -198,19 +198,17 @@ export class Poller {
           .filter((d) => !d.refused && retains(d.deployment.id))
           .map((d) => [d.deployment.id, d.deployment]),
       );
-      // Another shard's records are kept too, so that their next listing is not parsed again.
-      if (mine !== ours) for (const d of ours) if (!inScope?.(d.id)) this.#held.set(d.id, d);
       // Log refused records when the set changes, not at every poll.
-      const rejectedKey = listing.rejected.map((r) => `${r.id ?? r.index}:${r.reason}`).join('|');
+      const rejectedKey = rejected.map((r) => `${r.id ?? r.index}:${r.reason}`).join('|');
       if (rejectedKey !== this.#lastRejectedKey) {
         this.#lastRejectedKey = rejectedKey;
-        for (const r of listing.rejected) {
+        for (const r of rejected) {
           logger.warn({ deploymentId: r.id, code: r.code, reason: r.reason }, 'deployment record refused');
         }
       }
       this.#failures = 0;
       this.#o.onPoll?.('success', clock.now() - started);
-      snapshot = { deployments, rejected: listing.rejected, atMs: clock.now() };
+      snapshot = { deployments, rejected, atMs: clock.now() };
     } catch (err) {
       this.#failures += 1;
       this.#o.onPoll?.('failure', clock.now() - started);
@@ -225,14 +223,45 @@ export class Poller {
   }
 
   /**
+   * This listener's deployments of `listing` in `inScope`, with the collisions judged over all of
+   * them; the other shards' records are kept as sketches only. Apart from the poll so that the
+   * listing's whole records are garbage while the revisions of this replica's are read.
+   */
+  #cut(listing: Listing<DeploymentRecord>) {
+    const inScope = this.#scopeOfListing();
+    this.#listingScope = undefined;
+    const { listenerId } = this.#o;
+    const ours = listing.items.filter((d) => d.source_config?.listener_id === listenerId);
+    const mine = inScope ? ours.filter((d) => inScope(d.id)) : ours;
+    this.#o.onListed?.(ours.length);
+    const { refused: collided, urlHolders } = collisionsOf(
+      ours,
+      this.#o.collisions ?? {},
+      this.#urlHolders,
+      this.#customUrls,
+    );
+    this.#urlHolders = urlHolders;
+    this.#others.keep(inScope ? ours.filter((d) => !inScope(d.id)) : []);
+    return {
+      mine,
+      collided,
+      unsupported: new Map(listing.unsupported.map((u) => [u.id, u.reason])),
+      rejected: listing.rejected,
+    };
+  }
+
+  /**
    * The record held (see `#held`) when the raw one just listed says the same, member by member;
-   * else undefined, and the raw record is parsed. An idle poll at 10,000 deployments spent most of
-   * its CPU making sure that nothing changed: parsing every record again, then digesting it (a
-   * sorted copy, its text and a sha256) to compare. A record that changed is digested once, when
-   * it is resolved.
+   * for another shard's record (outside the listing's scope), its sketch when the raw one's
+   * sketched members are the same; else undefined, and the raw record is parsed. An idle poll at
+   * 10,000 deployments spent most of its CPU making sure that nothing changed: parsing every record
+   * again, then digesting it (a sorted copy, its text and a sha256) to compare. A record that
+   * changed is digested once, when it is resolved.
    */
   #known(raw: unknown): DeploymentRecord | undefined {
     const { id, updated_at: updatedAt } = (raw ?? {}) as { id?: unknown; updated_at?: unknown };
+    const inScope = this.#scopeOfListing();
+    if (typeof id === 'string' && inScope !== undefined && !inScope(id)) return this.#others.known(id, raw);
     const held = typeof id === 'string' ? this.#held.get(id) : undefined;
     if (held === undefined || held.updated_at !== updatedAt) return undefined;
     try {
@@ -242,6 +271,16 @@ export class Poller {
       if (err instanceof RangeError) return undefined;
       throw err;
     }
+  }
+
+  /**
+   * One scope for a whole listing, taken when its first record arrives (the shards a replica gains
+   * in one round are all held by then): a sketch is given only for an id outside it, so none is
+   * ever handed on as a deployment of this replica.
+   */
+  #scopeOfListing(): ((deploymentId: string) => boolean) | undefined {
+    this.#listingScope ??= { inScope: this.#o.scope?.() };
+    return this.#listingScope.inScope;
   }
 
   /** The poll's backoff (src/backoff.ts); a Retry-After hint wins when longer. */
