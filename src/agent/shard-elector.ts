@@ -126,24 +126,50 @@ export class ShardElector {
   }
 
   /**
-   * One round: the lock of the count, the slots (the count of replicas), then the shards; returns
-   * the wait before the next round, or undefined once `signal` aborted.
+   * One round: the lock of the count then the slots (the count of replicas), beside the renewals
+   * of the shards held; then the fair share, and the campaigns for shards not held. Returns
+   * the wait before the next round, or undefined once `signal` aborted. Renewals go in the first
+   * phase so that a slow API server delays them by one step, not by three in a row: a round
+   * slower than the renew deadline would drop every shard.
    */
   async round(signal?: AbortSignal): Promise<number | undefined> {
     this.#memberTakes = 0;
-    const familyWait = this.#family ? [await this.#family.step(signal)] : [];
-    // Without the lock of the shard count (another count's replicas run): no slot, no shard.
+    const renewing = this.#shards.filter((e, i) => e.isLeader && !this.#releasing.has(i));
+    const [countWaits, renewWaits] = await Promise.all([
+      this.#count(signal),
+      Promise.all(renewing.map((e) => e.step(signal))),
+    ]);
     const counted = this.#family === undefined || this.#family.isLeader;
-    if (!counted) await Promise.all(this.#members.map((m) => m.release()));
-    const memberWaits = await Promise.all(this.#members.map((m) => m.step(signal)));
     this.#settle();
     this.#fair = counted ? fairShare(this.#o.shards, this.liveReplicas()) : 0;
     for (const shard of extraShards(this.held(), this.#fair)) this.#giveBack(shard);
     this.#shardTakes = 0;
-    const active = this.#shards.filter((_, i) => !this.#releasing.has(i));
-    const waits = [...familyWait, ...memberWaits, ...(await Promise.all(active.map((e) => e.step(signal))))];
+    const campaigning = this.#shards.filter((e, i) => !this.#releasing.has(i) && !renewing.includes(e));
+    const takeWaits = await Promise.all(campaigning.map((e) => e.step(signal)));
+    const waits = [...countWaits, ...renewWaits, ...takeWaits];
     if (signal?.aborted || waits.includes(undefined)) return undefined;
     return Math.min(...(waits as number[]));
+  }
+
+  /**
+   * The lock of the shard count and the slots; returns their waits. Once the lock is held both are
+   * renewed at once (a slot is given up right after, should the lock be lost); before, the slots
+   * wait for the lock.
+   */
+  async #count(signal?: AbortSignal): Promise<(number | undefined)[]> {
+    const family = this.#family;
+    const slots = () => Promise.all(this.#members.map((m) => m.step(signal)));
+    let waits: (number | undefined)[];
+    if (family?.isLeader) {
+      const [familyWait, slotWaits] = await Promise.all([family.step(signal), slots()]);
+      waits = [familyWait, ...slotWaits];
+    } else {
+      const familyWait = family ? [await family.step(signal)] : [];
+      waits = [...familyWait, ...(family && !family.isLeader ? [] : await slots())];
+    }
+    // Without the lock of the shard count (another count's replicas run): no slot, no shard.
+    if (family && !family.isLeader) await Promise.all(this.#members.map((m) => m.release()));
+    return waits;
   }
 
   /**

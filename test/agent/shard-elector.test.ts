@@ -231,3 +231,54 @@ describe('ShardElector: replicas of another shard count', () => {
     expect(again.elector.held()).toEqual([]);
   });
 });
+
+describe('ShardElector on a slow API server', () => {
+  it('keeps its shards when every Lease request takes 2.5 s: renewals do not wait for the count', async () => {
+    const clock = new FakeClock();
+    const leases = new FakeLeases();
+    clockInUse = clock;
+    let delayMs = 0;
+    const slow = <T>(answer: () => Promise<T>, signal?: AbortSignal) =>
+      new Promise<T>((resolve, reject) => {
+        const timer = clock.setTimeout(() => answer().then(resolve, reject), delayMs);
+        signal?.addEventListener('abort', () => {
+          clock.clearTimeout(timer);
+          reject(signal.reason);
+        });
+      });
+    const fast = leases.clientsOf('a', { off: false });
+    const events: string[] = [];
+    const stop = new AbortController();
+    const elector = new ShardElector({
+      shards: 6,
+      leaseName: 'mooring-leader',
+      clientFor: (name) => {
+        const c = fast(name);
+        return {
+          get: (signal) => slow(() => c.get(signal), signal),
+          create: (r, signal) => slow(() => c.create(r, signal), signal),
+          update: (r, signal) => slow(() => c.update(r, signal), signal),
+        };
+      },
+      identity: 'a',
+      leaseDurationMs: LEASE_MS,
+      clock,
+      random: () => 0.5,
+      logger: silentLogger(),
+      onGained: (s) => events.push(`gained ${s}`),
+      onLost: (s) => events.push(`lost ${s}`),
+      beforeRelease: async () => undefined,
+    });
+    const done = elector.run(stop.signal);
+    await clock.advance(10_000);
+    expect(elector.held()).toEqual([0, 1, 2, 3, 4, 5]);
+    delayMs = 2_500;
+    await clock.advance(60_000);
+    expect(events.filter((e) => e.startsWith('lost'))).toEqual([]);
+    expect(elector.held()).toEqual([0, 1, 2, 3, 4, 5]);
+    stop.abort();
+    delayMs = 0;
+    await clock.advance(5_000);
+    await done;
+  });
+});
