@@ -92,9 +92,11 @@ export async function runReplicaPhases(input: AgentPhasesInput, replicas: number
     }
   } finally {
     const figures: ReplicaFigures[] = [];
+    // Every replica read before any stops: one stopping gives its shards to the others.
+    const finals = await Promise.all(running.map(metricsOf));
     for (const [i, r] of running.entries()) {
       const name = names[i] as string;
-      const text = await metricsOf(r);
+      const text = finals[i] ?? '';
       r.agent.sample();
       const w = idle.get(name);
       const polls = w ? parseCounters(w.after).pollsOk - parseCounters(w.before).pollsOk : 0;
