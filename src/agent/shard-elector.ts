@@ -167,8 +167,11 @@ export class ShardElector {
       const familyWait = family ? [await family.step(signal)] : [];
       waits = [...familyWait, ...(family && !family.isLeader ? [] : await slots())];
     }
-    // Without the lock of the shard count (another count's replicas run): no slot, no shard.
-    if (family && !family.isLeader) await Promise.all(this.#members.map((m) => m.release()));
+    // Without the lock of the shard count (another count's replicas run): no slot, no shard. With
+    // it, one slot: a take that timed out here may have landed, and is found held at the next GET.
+    const extra =
+      family && !family.isLeader ? this.#members : this.#members.filter((m) => m.isLeader).slice(1);
+    await Promise.all(extra.map((m) => m.release()));
     return waits;
   }
 

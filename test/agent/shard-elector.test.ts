@@ -282,3 +282,25 @@ describe('ShardElector on a slow API server', () => {
     await done;
   });
 });
+
+describe('ShardElector: a slot taken twice', () => {
+  it('gives back a second slot found held in its own name (a take that timed out but landed)', async () => {
+    const clock = new FakeClock();
+    const leases = new FakeLeases();
+    leases.records.set('mooring-leader-member-3', {
+      holderIdentity: 'a',
+      leaseDurationSeconds: 15,
+      acquireTimeMs: 0,
+      renewTimeMs: 0,
+      leaseTransitions: 0,
+      resourceVersion: '900',
+    });
+    const [a] = start(leases, clock, 'a');
+    await clock.advance(10_000);
+    const slots = [...leases.records].filter(
+      ([name, r]) => name.includes('-member-') && r.holderIdentity === 'a',
+    );
+    expect(slots).toHaveLength(1);
+    expect(a!.elector.held()).toEqual([0, 1, 2, 3, 4, 5]);
+  });
+});
