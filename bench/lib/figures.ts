@@ -27,6 +27,12 @@ export interface ReplicaFigures {
   deployments: number | null;
   /** Reconciles it ran (`mooring_reconciles_total`). */
   reconciles: number | null;
+  /**
+   * Kubernetes writes it sent over the run (`mooring_kube_requests_total`, verbs create, update,
+   * patch, apply, delete; its Lease renewals included), and its reads (get, list).
+   */
+  kube_writes?: number | null;
+  kube_reads?: number | null;
   /** Mean full-resync time up to the idle phase (its cold start's cycle over its shards), s. */
   cold_resync_s: number | null;
   /** Mean full-resync time in the idle cycles, s. */

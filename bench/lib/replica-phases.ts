@@ -29,6 +29,12 @@ function sample(text: string, name: string): number | null {
   return Number.isNaN(v) ? null : v;
 }
 
+/** Kubernetes requests of the given verbs an agent sent (`mooring_kube_requests_total`). */
+export function requestsOf(text: string, verbs: readonly string[]): number | null {
+  const counts = verbs.map((verb) => sumSamples(text, 'mooring_kube_requests_total', { verb }));
+  return counts.every(Number.isNaN) ? null : counts.reduce((a, n) => a + (Number.isNaN(n) ? 0 : n), 0);
+}
+
 /** Mean of a histogram's observations between two scrapes (null when none fell between). */
 export function meanBetween(before: string, after: string, name: string): number | null {
   const count = sumSamples(after, `${name}_count`) - (sumSamples(before, `${name}_count`) || 0);
@@ -86,9 +92,11 @@ export async function runReplicaPhases(input: AgentPhasesInput, replicas: number
     }
   } finally {
     const figures: ReplicaFigures[] = [];
+    // Every replica read before any stops: one stopping gives its shards to the others.
+    const finals = await Promise.all(running.map(metricsOf));
     for (const [i, r] of running.entries()) {
       const name = names[i] as string;
-      const text = await metricsOf(r);
+      const text = finals[i] ?? '';
       r.agent.sample();
       const w = idle.get(name);
       const polls = w ? parseCounters(w.after).pollsOk - parseCounters(w.before).pollsOk : 0;
@@ -99,6 +107,8 @@ export async function runReplicaPhases(input: AgentPhasesInput, replicas: number
         shards_held: sample(text, 'mooring_shards_held'),
         deployments: sample(text, 'mooring_deployments'),
         reconciles: sample(text, 'mooring_reconciles_total'),
+        kube_writes: requestsOf(text, ['create', 'update', 'patch', 'apply', 'delete']),
+        kube_reads: requestsOf(text, ['get', 'list']),
         cold_resync_s: w ? meanBetween('', w.before, 'mooring_resync_duration_seconds') : null,
         idle_resync_s: w ? meanBetween(w.before, w.after, 'mooring_resync_duration_seconds') : null,
         idle_poll_s: w ? meanBetween(w.before, w.after, 'mooring_poll_duration_seconds') : null,

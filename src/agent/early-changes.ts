@@ -28,8 +28,8 @@ interface EarlyChange {
 export interface EarlyChangesOptions {
   /** The records the last complete listing took, by id. */
   held: ReadonlyMap<string, DeploymentRecord>;
-  /** Ids among `held` that were listed but never resolved (other shards'). */
-  others: ReadonlySet<string>;
+  /** Other shards' deployments of the last listing (listed, never resolved). */
+  others: { has(id: string): boolean };
   listenerId: string;
   /** The deployments this replica works on; undefined: all. */
   inScope: ((id: string) => boolean) | undefined;

@@ -20,6 +20,8 @@ export class HeldShards {
   /** The shards each filtered snapshot was taken for (`scopeOf`). */
   readonly #snapshotShards = new WeakMap<Snapshot, ReadonlySet<number>>();
   readonly #onChange: (held: number[]) => void;
+  /** The shards the latest listing was scoped to (`scope`): its cycle is cut to those still held. */
+  #scoped: ReadonlySet<number> | undefined;
 
   constructor(total: number, onChange: (held: number[]) => void = () => undefined) {
     this.total = total;
@@ -64,12 +66,17 @@ export class HeldShards {
     return this.#held.get(shard)?.signal;
   }
 
-  /** Whether the deployment `id` is in a held shard. */
-  holds = (id: string): boolean => this.#held.has(shardOf(id, this.total));
-
-  /** `holds` when the listener is sharded; undefined with one shard (everything is this replica's). */
+  /**
+   * Whether a deployment is in one of the shards held now, fixed for a listing: a shard gained
+   * while it runs joins at the next (its records were kept as sketches only); undefined with one
+   * shard (everything is this replica's).
+   */
   get scope(): ((id: string) => boolean) | undefined {
-    return this.total > 1 ? this.holds : undefined;
+    if (this.total <= 1) return undefined;
+    const shards = new Set(this.#held.keys());
+    this.#scoped = shards;
+    const total = this.total;
+    return (id) => shards.has(shardOf(id, total));
   }
 
   /** Runs `fn` for deployment `id` with a signal cut when its shard is lost; nothing when not held. */
@@ -117,13 +124,14 @@ export class HeldShards {
   }
 
   /**
-   * `cycle` seen through the shards held now (itself with one shard). Called as the poll hands the
-   * cycle on, in the same turn as its listing was scoped (`scope`), so both see the same shards; a
-   * shard gained later joins at the next poll.
+   * `cycle` seen through the shards its listing was scoped to (`scope`) and still held (itself
+   * with one shard): a shard gained since joins at the next poll, and its objects are never judged
+   * orphans by a listing that did not hold its deployments.
    */
   filterCycle(cycle: PollCycle): PollCycle {
     if (this.total <= 1) return cycle;
-    const shards = new Set(this.#held.keys());
+    const scoped = this.#scoped;
+    const shards = new Set([...this.#held.keys()].filter((s) => scoped === undefined || scoped.has(s)));
     const total = this.total;
     const holds = (id: string) => shards.has(shardOf(id, total));
     async function* desired(): AsyncGenerator<DesiredDeployment> {

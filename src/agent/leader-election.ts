@@ -243,11 +243,15 @@ export class LeaderElector {
   }
 
   /**
-   * A hung request must not keep a deposed leader writing: each call gets a retry period, then its
-   * request is cut (a renewal given up on must not land later).
+   * A hung request must not keep a deposed leader writing: each call is cut when its time is up (a
+   * renewal given up on must not land later). A candidate's call gets a retry period; a leader's
+   * renewal gets what is left of its renew deadline (a retry period at least), as in client-go: on a
+   * loaded API server (or a busy event loop) answers slower than a retry period would otherwise
+   * cut every renewal, and the leader would give up shards the server still gave it.
    */
   #withTimeout<T>(call: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    const { clock, retryPeriodMs } = this.#o;
+    const { clock, retryPeriodMs, renewDeadlineMs } = this.#o;
+    const leftMs = this.#leader ? this.#lastRenewMs + renewDeadlineMs - clock.now() : 0;
     const cut = new AbortController();
     const promise = call(cut.signal);
     return new Promise<T>((resolve, reject) => {
@@ -257,7 +261,7 @@ export class LeaderElector {
           cut.abort(err);
           reject(err);
         },
-        Math.max(retryPeriodMs, 1000),
+        Math.max(retryPeriodMs, leftMs, 1000),
       );
       promise.then(
         (v) => {

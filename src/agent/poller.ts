@@ -15,21 +15,23 @@ import equal from 'fast-deep-equal';
 import pMap from 'p-map';
 import { backoffDelay, pollBackoff } from '../backoff.ts';
 import { CONTROL_PLANE_CONNECTIONS } from '../control-plane/client-http.ts';
-import type { ControlPlaneClient } from '../control-plane/client.ts';
+import type { Listing } from '../control-plane/client.ts';
 import type { DeploymentRecord } from '../contract/index.ts';
 import { errorCode, MooringError } from '../errors.ts';
 import { ListingPool, shareStrings } from '../kube/compact-live.ts';
-import type { Logger } from '../log.ts';
 import { type Clock, sleep, systemClock } from './clock.ts';
-import { type CollisionRules, DesiredResolver } from '../reconcile/desired-resolver.ts';
+import { DesiredResolver } from '../reconcile/desired-resolver.ts';
 import { CollisionMemo } from '../reconcile/collision-memo.ts';
 import { ListingPages } from './listing-pages.ts';
-import { type DesiredDeployment, openPollCycle, type PollCycle, type Snapshot } from './poll-cycle.ts';
+import { type DesiredDeployment, openPollCycle, type Snapshot } from './poll-cycle.ts';
 import { EarlyChanges } from './early-changes.ts';
+import { OtherShards } from './record-sketch.ts';
+import type { PollerOptions } from './poller-options.ts';
 import { safeErr } from './safe-error.ts';
 import { CustomUrls } from '../render/url-claims.ts';
 
 export type { DesiredDeployment, PollCycle, Snapshot } from './poll-cycle.ts';
+export type { PollClient, PollerOptions } from './poller-options.ts';
 export { desiredStateHash, MAX_RECORD_DEPTH } from '../reconcile/record-digest.ts';
 
 /** Polls start up to this fraction of the interval sooner than it (never later). */
@@ -41,43 +43,6 @@ export const POLL_JITTER = 0.1;
  */
 const REVISION_FETCH_CONCURRENCY = CONTROL_PLANE_CONNECTIONS;
 
-export type PollClient = Pick<ControlPlaneClient, 'listAllDeployments' | 'getRevision'>;
-
-export interface PollerOptions {
-  client: PollClient;
-  listenerId: string;
-  /** Time between polls. */
-  intervalMs: number;
-  /** First delay after a failure. Default interval / 8 (at least 250 ms). */
-  backoffBaseMs?: number;
-  clock?: Clock;
-  random?: () => number;
-  logger: Logger;
-  /**
-   * Receives each poll, once its listing is complete (see poll-cycle.ts); the poll (and the
-   * next one) waits for what it returns.
-   */
-  onCycle?: (cycle: PollCycle) => Promise<void> | void;
-  /** Metrics hook, once per cycle. */
-  onPoll?: (result: 'success' | 'failure', durationMs: number) => void;
-  /** What makes two deployments collide (names by tenant, URLs when exposed); default names only. */
-  collisions?: CollisionRules;
-  /** The resolver of its deployments (one seeded by a restart memo); default a new one. */
-  resolver?: DesiredResolver | undefined;
-  /** Told how many deployments the listing holds for this listener, before any revision is read. */
-  onListed?: (deployments: number) => void;
-  /**
-   * The deployments this replica works on (the shards it holds, ADR 0015); the others are listed
-   * and count for collisions, but no revision of theirs is read and none is handed on. Default all.
-   */
-  scope?: (() => ((deploymentId: string) => boolean) | undefined) | undefined;
-  /**
-   * Whether the record of a deployment is kept until the next poll (default all): one that waits
-   * for memory is not (its record is parsed again from the next listing).
-   */
-  retains?: (deploymentId: string) => boolean;
-}
-
 export class Poller {
   readonly #o: PollerOptions & { clock: Clock; random: () => number };
   readonly #resolver: DesiredResolver;
@@ -87,8 +52,10 @@ export class Poller {
    * holds two copies of every record until the listing is complete (bench/README.md, "Measured decisions").
    */
   #held = new Map<string, DeploymentRecord>();
-  /** Ids of `#held` records of other shards' deployments (listed, never resolved). */
-  #others = new Set<string>();
+  /** What is kept of other shards' records (record-sketch.ts). */
+  readonly #others = new OtherShards();
+  /** The scope of the listing under way (`#scopeOfListing`). */
+  #listingScope: { inScope: ((deploymentId: string) => boolean) | undefined } | undefined;
   /** Pages of the last complete listing, recognised by their bytes (listing-pages.ts). */
   readonly #pages = new ListingPages();
   /**
@@ -160,7 +127,7 @@ export class Poller {
    * changed is handed on as soon as its page is in (early-changes.ts), before the listing is complete.
    */
   async pollOnce(): Promise<Snapshot> {
-    const { clock, client, listenerId, logger } = this.#o;
+    const { clock, client, logger } = this.#o;
     const started = clock.now();
     let consumed: Promise<{ ok: true } | { ok: false; err: unknown }> | undefined;
     let snapshot: Snapshot;
@@ -177,35 +144,22 @@ export class Poller {
       );
       return cycle;
     };
-    const inScope = this.#o.scope?.();
     const early = new EarlyChanges({
       held: this.#held,
       others: this.#others,
-      listenerId,
-      inScope,
+      listenerId: this.#o.listenerId,
+      inScope: (id) => this.#scopeOfListing()?.(id) ?? true,
       resolver: this.#resolver,
       open,
     });
     try {
-      const listing = await client.listAllDeployments(
-        { remote_reconciled: true },
-        {
-          known: (raw) => this.#known(raw),
-          memo: this.#pages,
-          onPage: (page) => early.page(page),
-        },
+      this.#listingScope = undefined;
+      const { mine, collided, unsupported, rejected } = this.#cut(
+        await client.listAllDeployments(
+          { remote_reconciled: true },
+          { known: (raw) => this.#known(raw), memo: this.#pages, onPage: (page) => early.page(page) },
+        ),
       );
-      const unsupported = new Map(listing.unsupported.map((u) => [u.id, u.reason]));
-      const ours = listing.items.filter((d) => d.source_config.listener_id === listenerId);
-      const mine = inScope ? ours.filter((d) => inScope(d.id)) : ours;
-      this.#o.onListed?.(mine.length);
-      const { refused: collided, urlHolders } = this.#collisions.of(
-        ours,
-        this.#o.collisions ?? {},
-        this.#urlHolders,
-        this.#customUrls,
-      );
-      this.#urlHolders = urlHolders;
       const cycle = open();
       // Revisions not yet cached (all of them at start-up) are fetched a few at a time, in order;
       // each deployment is handed on as soon as its own is in. One handed on early is handed on
@@ -233,27 +187,18 @@ export class Poller {
           .filter((d) => !d.refused && retains(d.deployment.id))
           .map((d) => [d.deployment.id, d.deployment]),
       );
-      // Another shard's records are kept too, so that their next listing is not parsed again
-      // (never resolved, so never handed on early: `#others`).
-      this.#others = new Set();
-      if (mine !== ours)
-        for (const d of ours)
-          if (!inScope?.(d.id)) {
-            this.#held.set(d.id, d);
-            this.#others.add(d.id);
-          }
       this.#pages.settle(this.#held);
       // Log refused records when the set changes, not at every poll.
-      const rejectedKey = listing.rejected.map((r) => `${r.id ?? r.index}:${r.reason}`).join('|');
+      const rejectedKey = rejected.map((r) => `${r.id ?? r.index}:${r.reason}`).join('|');
       if (rejectedKey !== this.#lastRejectedKey) {
         this.#lastRejectedKey = rejectedKey;
-        for (const r of listing.rejected) {
+        for (const r of rejected) {
           logger.warn({ deploymentId: r.id, code: r.code, reason: r.reason }, 'deployment record refused');
         }
       }
       this.#failures = 0;
       this.#o.onPoll?.('success', clock.now() - started);
-      snapshot = { deployments, rejected: listing.rejected, atMs: clock.now() };
+      snapshot = { deployments, rejected, atMs: clock.now() };
     } catch (err) {
       this.#failures += 1;
       this.#pages.abandon();
@@ -269,14 +214,45 @@ export class Poller {
   }
 
   /**
+   * This listener's deployments of `listing` in `inScope`, with the collisions judged over all of
+   * them; the other shards' records are kept as sketches only. Apart from the poll so that the
+   * listing's whole records are garbage while the revisions of this replica's are read.
+   */
+  #cut(listing: Listing<DeploymentRecord>) {
+    const inScope = this.#scopeOfListing();
+    this.#listingScope = undefined;
+    const { listenerId } = this.#o;
+    const ours = listing.items.filter((d) => d.source_config?.listener_id === listenerId);
+    const mine = inScope ? ours.filter((d) => inScope(d.id)) : ours;
+    this.#o.onListed?.(ours.length);
+    const { refused: collided, urlHolders } = this.#collisions.of(
+      ours,
+      this.#o.collisions ?? {},
+      this.#urlHolders,
+      this.#customUrls,
+    );
+    this.#urlHolders = urlHolders;
+    this.#others.keep(inScope ? ours.filter((d) => !inScope(d.id)) : []);
+    return {
+      mine,
+      collided,
+      unsupported: new Map(listing.unsupported.map((u) => [u.id, u.reason])),
+      rejected: listing.rejected,
+    };
+  }
+
+  /**
    * The record held (see `#held`) when the raw one just listed says the same, member by member;
-   * else undefined, and the raw record is parsed. An idle poll at 10,000 deployments spent most of
-   * its CPU making sure that nothing changed: parsing every record again, then digesting it (a
-   * sorted copy, its text and a sha256) to compare. A record that changed is digested once, when
-   * it is resolved.
+   * for another shard's record (outside the listing's scope), its sketch when the raw one's
+   * sketched members are the same; else undefined, and the raw record is parsed. An idle poll at
+   * 10,000 deployments spent most of its CPU making sure that nothing changed: parsing every record
+   * again, then digesting it (a sorted copy, its text and a sha256) to compare. A record that
+   * changed is digested once, when it is resolved.
    */
   #known(raw: unknown): DeploymentRecord | undefined {
     const { id, updated_at: updatedAt } = (raw ?? {}) as { id?: unknown; updated_at?: unknown };
+    const inScope = this.#scopeOfListing();
+    if (typeof id === 'string' && inScope !== undefined && !inScope(id)) return this.#others.known(id, raw);
     const held = typeof id === 'string' ? this.#held.get(id) : undefined;
     if (held === undefined || held.updated_at !== updatedAt) return undefined;
     try {
@@ -300,6 +276,16 @@ export class Poller {
     if (refused || this.#held.get(deployment.id) === deployment) return;
     shareStrings(deployment, pool);
     if (revision) shareStrings(revision, pool);
+  }
+
+  /**
+   * One scope for a whole listing, taken when its first record arrives (the shards a replica gains
+   * in one round are all held by then): a sketch is given only for an id outside it, so none is
+   * ever handed on as a deployment of this replica.
+   */
+  #scopeOfListing(): ((deploymentId: string) => boolean) | undefined {
+    this.#listingScope ??= { inScope: this.#o.scope?.() };
+    return this.#listingScope.inScope;
   }
 
   /** The poll's backoff (src/backoff.ts); a Retry-After hint wins when longer. */

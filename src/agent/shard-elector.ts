@@ -47,6 +47,12 @@ export class ShardElector {
   #shardTakes = 0;
   #memberTakes = 0;
   #fair: number;
+  /**
+   * When this replica may first take a shard: one retry period after it first held its slot, so
+   * that it has seen the slots of replicas started with it (each renews its slot every period)
+   * before it counts them. Undefined while it holds no slot.
+   */
+  #countedFromMs: number | undefined;
 
   constructor(options: ShardElectorOptions) {
     this.#o = { clock: systemClock, random: Math.random, ...options };
@@ -120,27 +126,72 @@ export class ShardElector {
   }
 
   /**
-   * One round: the lock of the count, the slots (the count of replicas), then the shards; returns
-   * the wait before the next round, or undefined once `signal` aborted.
+   * One round: the lock of the count then the slots (the count of replicas), beside the renewals
+   * of the shards held; then the fair share, and the campaigns for shards not held. Returns
+   * the wait before the next round, or undefined once `signal` aborted. Renewals go in the first
+   * phase so that a slow API server delays them by one step, not by three in a row: a round
+   * slower than the renew deadline would drop every shard.
    */
   async round(signal?: AbortSignal): Promise<number | undefined> {
     this.#memberTakes = 0;
-    const familyWait = this.#family ? [await this.#family.step(signal)] : [];
-    // Without the lock of the shard count (another count's replicas run): no slot, no shard.
+    const renewing = this.#shards.filter((e, i) => e.isLeader && !this.#releasing.has(i));
+    const [countWaits, renewWaits] = await Promise.all([
+      this.#count(signal),
+      Promise.all(renewing.map((e) => e.step(signal))),
+    ]);
     const counted = this.#family === undefined || this.#family.isLeader;
-    if (!counted) await Promise.all(this.#members.map((m) => m.release()));
-    const memberWaits = await Promise.all(this.#members.map((m) => m.step(signal)));
+    this.#settle();
     this.#fair = counted ? fairShare(this.#o.shards, this.liveReplicas()) : 0;
     for (const shard of extraShards(this.held(), this.#fair)) this.#giveBack(shard);
     this.#shardTakes = 0;
-    const active = this.#shards.filter((_, i) => !this.#releasing.has(i));
-    const waits = [...familyWait, ...memberWaits, ...(await Promise.all(active.map((e) => e.step(signal))))];
+    const campaigning = this.#shards.filter((e, i) => !this.#releasing.has(i) && !renewing.includes(e));
+    const takeWaits = await Promise.all(campaigning.map((e) => e.step(signal)));
+    const waits = [...countWaits, ...renewWaits, ...takeWaits];
     if (signal?.aborted || waits.includes(undefined)) return undefined;
     return Math.min(...(waits as number[]));
   }
 
+  /**
+   * The lock of the shard count and the slots; returns their waits. Once the lock is held both are
+   * renewed at once (a slot is given up right after, should the lock be lost); before, the slots
+   * wait for the lock.
+   */
+  async #count(signal?: AbortSignal): Promise<(number | undefined)[]> {
+    const family = this.#family;
+    const slots = () => Promise.all(this.#members.map((m) => m.step(signal)));
+    let waits: (number | undefined)[];
+    if (family?.isLeader) {
+      const [familyWait, slotWaits] = await Promise.all([family.step(signal), slots()]);
+      waits = [familyWait, ...slotWaits];
+    } else {
+      const familyWait = family ? [await family.step(signal)] : [];
+      waits = [...familyWait, ...(family && !family.isLeader ? [] : await slots())];
+    }
+    // Without the lock of the shard count (another count's replicas run): no slot, no shard. With
+    // it, one slot: a take that timed out here may have landed, and is found held at the next GET.
+    const extra =
+      family && !family.isLeader ? this.#members : this.#members.filter((m) => m.isLeader).slice(1);
+    await Promise.all(extra.map((m) => m.release()));
+    return waits;
+  }
+
+  /**
+   * Starts (or stops) the wait before the first take. Without it the first replica of a rollout
+   * counts itself alone and takes every shard: at 10,000 deployments that one ran out of heap
+   * before it could give the extras back (bench/README.md).
+   */
+  #settle(): void {
+    if (this.#members.length === 0) return;
+    if (!this.#members.some((m) => m.isLeader)) this.#countedFromMs = undefined;
+    else this.#countedFromMs ??= this.#o.clock.now() + leaseTimings(this.#o.leaseDurationMs).retryPeriodMs;
+  }
+
   #mayTakeShard(shard: number): boolean {
     if (this.#releasing.has(shard)) return false;
+    if (this.#members.length > 0) {
+      const from = this.#countedFromMs;
+      if (from === undefined || this.#o.clock.now() < from) return false;
+    }
     if (this.held().length + this.#shardTakes >= this.#fair) return false;
     this.#shardTakes += 1;
     return true;

@@ -48,6 +48,12 @@ export interface KubeRequest {
   /** The Accept header; default `application/json`. */
   accept?: string;
   signal?: AbortSignal;
+  /**
+   * Sent without waiting at the client-side rate limit: Lease requests, a few each retry period,
+   * which must not queue behind a cold start's writes (a renewal late past the renew deadline
+   * gives up a Lease the server still grants).
+   */
+  priority?: boolean;
 }
 
 export interface KubeResponse<T> {
@@ -164,7 +170,7 @@ export class KubeHttp {
    */
   request<T>(req: KubeRequest): Promise<KubeResponse<T>> {
     return polite(() => this.#attempt<T>(req), {
-      bucket: this.#bucket,
+      bucket: req.priority ? undefined : this.#bucket,
       onWait: this.#onWait,
       signal: req.signal,
     });

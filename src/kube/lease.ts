@@ -57,7 +57,9 @@ export function kubeLeaseClient(kube: KubeHttp, namespace: string, name: string)
   return {
     async get(signal) {
       try {
-        return fromLease((await kube.request<Lease>({ method: 'GET', path: one, signal })).body);
+        return fromLease(
+          (await kube.request<Lease>({ method: 'GET', path: one, signal, priority: true })).body,
+        );
       } catch (err) {
         if (httpStatusOf(err) === 404) return undefined;
         throw err;
@@ -66,8 +68,15 @@ export function kubeLeaseClient(kube: KubeHttp, namespace: string, name: string)
     async create(record, signal) {
       try {
         return fromLease(
-          (await kube.request<Lease>({ method: 'POST', path: collection, body: toBody(record), signal }))
-            .body,
+          (
+            await kube.request<Lease>({
+              method: 'POST',
+              path: collection,
+              body: toBody(record),
+              signal,
+              priority: true,
+            })
+          ).body,
         );
       } catch (err) {
         throw httpStatusOf(err) === 409 ? new LeaseConflict() : err;
@@ -76,7 +85,15 @@ export function kubeLeaseClient(kube: KubeHttp, namespace: string, name: string)
     async update(record, signal) {
       try {
         return fromLease(
-          (await kube.request<Lease>({ method: 'PUT', path: one, body: toBody(record), signal })).body,
+          (
+            await kube.request<Lease>({
+              method: 'PUT',
+              path: one,
+              body: toBody(record),
+              signal,
+              priority: true,
+            })
+          ).body,
         );
       } catch (err) {
         throw httpStatusOf(err) === 409 ? new LeaseConflict() : err;

@@ -101,3 +101,29 @@ describe('HeldShards: filter of deployments by shard', () => {
     expect(new HeldShards(1).scopeOf(await cycle.snapshot)).toBeUndefined();
   });
 });
+
+describe('HeldShards: a listing scoped before a shard was gained', () => {
+  it('leaves the shard gained after the scope was taken out of that listing’s cycle and orphan pass', async () => {
+    const held = new HeldShards(4);
+    held.gain(0);
+    const inScope = held.scope!;
+    held.gain(1);
+    async function* stream() {
+      yield* ids.map(desired);
+    }
+    const cycle = {
+      desired: stream(),
+      snapshot: Promise.resolve({ deployments: ids.map(desired), rejected: [], atMs: 0 }),
+    };
+    const mine = held.filterCycle(cycle);
+    const seen: string[] = [];
+    for await (const d of mine.desired) seen.push(d.deployment.id);
+    expect(seen).toEqual(ids.filter((id) => shardOf(id, 4) === 0));
+    expect(ids.some((id) => shardOf(id, 4) === 1)).toBe(true);
+    const orphanScope = held.scopeOf(await mine.snapshot)!;
+    for (const id of ids) {
+      expect(orphanScope(id), id).toBe(shardOf(id, 4) === 0);
+      expect(inScope(id), id).toBe(shardOf(id, 4) === 0);
+    }
+  });
+});

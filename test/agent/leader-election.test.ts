@@ -200,3 +200,48 @@ describe('LeaderElector: a lease request that hangs', () => {
     await done;
   });
 });
+
+describe('LeaderElector on a slow API server', () => {
+  it('a leader whose renewals answer slower than a retry period, within the renew deadline, keeps its lease', async () => {
+    const clock = new FakeClock();
+    const store = new FakeLeaseStore();
+    const fast = store.client('a', { off: false });
+    let delayMs = 0;
+    const slow = <T>(answer: () => Promise<T>, signal?: AbortSignal) =>
+      new Promise<T>((resolve, reject) => {
+        const timer = clock.setTimeout(() => answer().then(resolve, reject), delayMs);
+        signal?.addEventListener('abort', () => {
+          clock.clearTimeout(timer);
+          reject(signal.reason);
+        });
+      });
+    const client: LeaseClient = {
+      get: (signal) => slow(() => fast.get(signal), signal),
+      create: (r, signal) => slow(() => fast.create(r, signal), signal),
+      update: (r, signal) => slow(() => fast.update(r, signal), signal),
+    };
+    const events: string[] = [];
+    const controller = new AbortController();
+    const elector = new LeaderElector({
+      client,
+      identity: 'a',
+      clock,
+      random: () => 0.5,
+      logger: silentLogger(),
+      onStartedLeading: () => events.push('started'),
+      onStoppedLeading: () => events.push('stopped'),
+    });
+    const done = elector.run(controller.signal);
+    await clock.advance(1_000);
+    expect(elector.isLeader).toBe(true);
+    // Each request now takes 2.5 s: a retry period (2 s) would cut every one of them.
+    delayMs = 2_500;
+    await clock.advance(60_000);
+    expect(events).toEqual(['started']);
+    expect(elector.isLeader).toBe(true);
+    controller.abort();
+    delayMs = 0;
+    await clock.advance(10_000);
+    await done;
+  });
+});

@@ -28,10 +28,10 @@ function recordText(i: number, image: (i: number) => string): string {
 /** A poller over records parsed anew from their text at each listing, as the client parses them. */
 function pollerOver(texts: readonly string[]): Poller {
   const client: PollClient = {
-    listAllDeployments: async (_filters, known) => {
+    listAllDeployments: async (_filters, options) => {
       const items = texts.map((t) => {
         const raw = JSON.parse(t) as DeploymentRecord;
-        return known?.(raw) ?? raw;
+        return options?.known?.(raw) ?? raw;
       });
       return { items, rejected: [], unsupported: [] };
     },

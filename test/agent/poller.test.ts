@@ -612,6 +612,54 @@ describe('Poller with a scope (the shards a replica holds)', () => {
     const second = await poller.pollOnce();
     expect(second.deployments.map((d) => d.deployment.id)).toEqual([D1, D2]);
     expect(calls.filter((c) => c.startsWith('rev'))).toEqual([`rev ${R1}`, `rev ${R2}`]);
-    expect(listed).toEqual([1, 2]);
+    // Every shard's deployments count for the memory budget: a replica may come to hold them all.
+    expect(listed).toEqual([2, 2]);
+  });
+});
+
+describe('Poller: another shard’s records kept as sketches', () => {
+  it('keeps only what collisions read of another shard’s record, and judges collisions with it', async () => {
+    const older = { ...deployment(D2, LISTENER, R2), name: 'shop', created_at: '2026-01-01T00:00:00Z' };
+    const younger = { ...deployment(D1, LISTENER, R1), name: 'shop', created_at: '2026-02-01T00:00:00Z' };
+    const state = {
+      deployments: [younger, older],
+      revisions: { [R1]: revision(R1, 'DEPLOYED'), [R2]: revision(R2, 'DEPLOYED') },
+    };
+    const { client, calls } = fakeClient(state);
+    // What the poller answered for each record it was shown as listed.
+    const answered = new Map<string, DeploymentRecord | undefined>();
+    const spied: PollClient = {
+      ...client,
+      listAllDeployments: (filters, options) =>
+        client.listAllDeployments(filters, {
+          ...options,
+          known: (raw) => {
+            const held = options?.known?.(raw);
+            answered.set((raw as DeploymentRecord).id, held);
+            return held;
+          },
+        }),
+    };
+    const poller = new Poller({
+      client: spied,
+      listenerId: LISTENER,
+      intervalMs: 10_000,
+      logger: silentLogger(),
+      scope: () => (id) => id === D1,
+    });
+    const refusalOf = async () =>
+      (await poller.pollOnce()).deployments.find((d) => d.deployment.id === D1)?.refused;
+    expect((await refusalOf())?.code).toBe('MOORING_E_RENDER_NAME_COLLISION');
+    // Listed again unchanged: another shard's record comes back as its sketch, without its spec.
+    expect((await refusalOf())?.code).toBe('MOORING_E_RENDER_NAME_COLLISION');
+    const sketch = answered.get(D2);
+    expect(sketch).toMatchObject({ id: D2, name: 'shop', created_at: older.created_at });
+    expect(sketch).not.toHaveProperty('source_revision_config');
+    expect(sketch).not.toHaveProperty('secrets');
+    // Renamed without a new updated_at: the sketch differs, the record is parsed, the name is free.
+    state.deployments[1] = { ...older, name: 'cafe' };
+    expect(await refusalOf()).toBeUndefined();
+    expect(answered.get(D2)).toBeUndefined();
+    expect(calls.filter((c) => c.startsWith('rev'))).toEqual([`rev ${R1}`]);
   });
 });

@@ -88,6 +88,31 @@ describe('ShardElector: fair share over 6 shards', () => {
   });
 });
 
+describe('ShardElector: replicas started together', () => {
+  it('no replica takes more than its fair share when the others start within one retry period of it', async () => {
+    const clock = new FakeClock();
+    const leases = new FakeLeases();
+    const rs = start(leases, clock, 'a');
+    const most = new Map<string, number>();
+    const watch = () => {
+      for (const r of rs) most.set(r.identity, Math.max(most.get(r.identity) ?? 0, r.elector.held().length));
+    };
+    for (const next of ['b', 'c']) {
+      for (let t = 0; t < 600; t += 100) {
+        await clock.advance(100);
+        watch();
+      }
+      rs.push(...start(leases, clock, next));
+    }
+    for (let t = 0; t < 30_000; t += 100) {
+      await clock.advance(100);
+      watch();
+    }
+    expect([...most.values()]).toEqual([2, 2, 2]);
+    expect(rs.flatMap((r) => r.elector.held()).sort()).toEqual([0, 1, 2, 3, 4, 5]);
+  });
+});
+
 describe('ShardElector: a replica joins', () => {
   it('the holder of all gives back the extras (work stopped first), and the newcomer takes them', async () => {
     const clock = new FakeClock();
@@ -204,5 +229,78 @@ describe('ShardElector: replicas of another shard count', () => {
     running.push(again);
     await clock.advance(30_000);
     expect(again.elector.held()).toEqual([]);
+  });
+});
+
+describe('ShardElector on a slow API server', () => {
+  it('keeps its shards when every Lease request takes 2.5 s: renewals do not wait for the count', async () => {
+    const clock = new FakeClock();
+    const leases = new FakeLeases();
+    clockInUse = clock;
+    let delayMs = 0;
+    const slow = <T>(answer: () => Promise<T>, signal?: AbortSignal) =>
+      new Promise<T>((resolve, reject) => {
+        const timer = clock.setTimeout(() => answer().then(resolve, reject), delayMs);
+        signal?.addEventListener('abort', () => {
+          clock.clearTimeout(timer);
+          reject(signal.reason);
+        });
+      });
+    const fast = leases.clientsOf('a', { off: false });
+    const events: string[] = [];
+    const stop = new AbortController();
+    const elector = new ShardElector({
+      shards: 6,
+      leaseName: 'mooring-leader',
+      clientFor: (name) => {
+        const c = fast(name);
+        return {
+          get: (signal) => slow(() => c.get(signal), signal),
+          create: (r, signal) => slow(() => c.create(r, signal), signal),
+          update: (r, signal) => slow(() => c.update(r, signal), signal),
+        };
+      },
+      identity: 'a',
+      leaseDurationMs: LEASE_MS,
+      clock,
+      random: () => 0.5,
+      logger: silentLogger(),
+      onGained: (s) => events.push(`gained ${s}`),
+      onLost: (s) => events.push(`lost ${s}`),
+      beforeRelease: async () => undefined,
+    });
+    const done = elector.run(stop.signal);
+    await clock.advance(10_000);
+    expect(elector.held()).toEqual([0, 1, 2, 3, 4, 5]);
+    delayMs = 2_500;
+    await clock.advance(60_000);
+    expect(events.filter((e) => e.startsWith('lost'))).toEqual([]);
+    expect(elector.held()).toEqual([0, 1, 2, 3, 4, 5]);
+    stop.abort();
+    delayMs = 0;
+    await clock.advance(5_000);
+    await done;
+  });
+});
+
+describe('ShardElector: a slot taken twice', () => {
+  it('gives back a second slot found held in its own name (a take that timed out but landed)', async () => {
+    const clock = new FakeClock();
+    const leases = new FakeLeases();
+    leases.records.set('mooring-leader-member-3', {
+      holderIdentity: 'a',
+      leaseDurationSeconds: 15,
+      acquireTimeMs: 0,
+      renewTimeMs: 0,
+      leaseTransitions: 0,
+      resourceVersion: '900',
+    });
+    const [a] = start(leases, clock, 'a');
+    await clock.advance(10_000);
+    const slots = [...leases.records].filter(
+      ([name, r]) => name.includes('-member-') && r.holderIdentity === 'a',
+    );
+    expect(slots).toHaveLength(1);
+    expect(a!.elector.held()).toEqual([0, 1, 2, 3, 4, 5]);
   });
 });

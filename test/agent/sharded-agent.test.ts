@@ -193,7 +193,8 @@ describe('sharded agents', () => {
     const w = world(8);
     const a = replica(w, 'a');
     replicas.push(a);
-    await w.clock.advance(1_000);
+    // One retry period (2 s) counting the replicas before the first take, then a round.
+    await w.clock.advance(3_000);
     expect(a.agent.statusDocument().shards!.held).toEqual([0, 1, 2, 3]);
     // The next reconciles hang in flight; then a's Lease requests fail (a partition).
     w.hold = true;

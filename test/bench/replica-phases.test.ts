@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { emptyResult, formatTable } from '../../bench/lib/figures.ts';
-import { meanBetween } from '../../bench/lib/replica-phases.ts';
+import { meanBetween, requestsOf } from '../../bench/lib/replica-phases.ts';
 
 const histogram = (count: number, sum: number) =>
   `# TYPE mooring_resync_duration_seconds histogram\nmooring_resync_duration_seconds_bucket{le="+Inf"} ${count}\nmooring_resync_duration_seconds_sum ${sum}\nmooring_resync_duration_seconds_count ${count}\n`;
@@ -18,6 +18,18 @@ describe('replica figures', () => {
     expect(meanBetween(cold, idle, 'mooring_resync_duration_seconds')).toBe(0.5);
     expect(meanBetween(idle, idle, 'mooring_resync_duration_seconds')).toBeNull();
     expect(meanBetween('', '', 'mooring_resync_duration_seconds')).toBeNull();
+  });
+
+  it("a replica's writes and reads are summed over the verbs named, from its request counter", () => {
+    const text = [
+      'mooring_kube_requests_total{verb="apply",result="200"} 30',
+      'mooring_kube_requests_total{verb="apply",result="409"} 2',
+      'mooring_kube_requests_total{verb="update",result="200"} 5',
+      'mooring_kube_requests_total{verb="get",result="200"} 7',
+    ].join('\n');
+    expect(requestsOf(text, ['create', 'update', 'patch', 'apply', 'delete'])).toBe(37);
+    expect(requestsOf(text, ['get', 'list'])).toBe(7);
+    expect(requestsOf('', ['get'])).toBeNull();
   });
 
   it('the table gives one line per replica', () => {

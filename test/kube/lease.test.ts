@@ -48,3 +48,26 @@ describe('kubeLeaseClient against the sandbox Kubernetes API', () => {
     expect(lease.spec.holderIdentity ?? '').toBe('');
   });
 });
+
+describe('kubeLeaseClient behind a client-side rate limit', () => {
+  it('does not wait at the rate limit that holds the other requests back', async () => {
+    const api = await startKubeApi({ namespaces: ['ops'] });
+    const waits: string[] = [];
+    const kube = createKubeClient(api.kubeconfig, {
+      rateLimit: { qps: 2, burst: 1, untilServerFlowControl: false },
+      onWait: (reason) => waits.push(reason),
+    });
+    try {
+      const lease = kubeLeaseClient(kube, 'ops', 'limited');
+      await kube.request({ method: 'GET', path: '/api/v1/namespaces/ops' });
+      // The burst is spent: a Lease request goes at once all the same.
+      expect(await lease.get()).toBeUndefined();
+      expect(waits).toEqual([]);
+      await kube.request({ method: 'GET', path: '/api/v1/namespaces/ops' });
+      expect(waits).toEqual(['rate_limiter']);
+    } finally {
+      await kube.close();
+      await api.close();
+    }
+  });
+});
