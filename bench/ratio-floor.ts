@@ -8,21 +8,36 @@
  * is the bare client's time over kubectl's. The agent's ratio cannot be lower than this one, since
  * it does all the bare client does and more, on the same two cores.
  *
- *   node bench/ratio-floor.ts --deployments 1000 [--rounds 3] [--json FILE]
+ * With `--skip-kubectl` only the bare client runs: its seconds alone, for an agent's
+ * `convergence_s` measured in the same sitting (`npm run bench -- --skip-kubectl`), whose quotient
+ * is then the agent's ratio over the floor's without kubectl's minutes at large N.
+ *
+ *   node bench/ratio-floor.ts --deployments 1000 [--rounds 3] [--skip-kubectl] [--json FILE]
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  createReadStream,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
+import { createInterface } from 'node:readline';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import pMap from 'p-map';
 import { ensureTools } from '../scripts/install-tools.ts';
-import { type Prepared, prepareForApply } from '../src/kube/desired-hash.ts';
+import { prepareForApply } from '../src/kube/desired-hash.ts';
 import { sortForApply } from '../src/objects/kinds.ts';
 import type { KubeObject } from '../src/objects/kube-object.ts';
 import { startKubeApi } from '../src/sandbox/server.ts';
-import { describeMachine, median, round } from './lib/figures.ts';
+import { describeMachine, median, round, roundOrNull } from './lib/figures.ts';
 import { runKubectlBaseline } from './lib/kubectl-baseline.ts';
 import { errorLog, startStack } from './lib/stack.ts';
 
@@ -34,6 +49,56 @@ interface BareResult {
   seconds: number;
   cpuS: number;
   applies: number;
+  /** The child's peak resident memory (VmHWM), MiB: Node, the agent's HTTP client and the objects. */
+  peakRssMib: number | null;
+}
+
+/** This process's peak resident memory from /proc (null where there is none). */
+function peakRssMib(): number | null {
+  try {
+    const m = /^VmHWM:\s+(\d+)\s+kB/m.exec(readFileSync('/proc/self/status', 'utf8'));
+    return m ? Number(m[1]) / 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * What the child applies per object: the body, and of the object only what names its path (the
+ * agent too holds a deployment's rendered objects only while it applies them).
+ */
+interface ToApply {
+  object: Pick<KubeObject, 'apiVersion' | 'kind'> & { metadata: { name?: string; namespace?: string } };
+  body: string;
+}
+
+/** The prepared objects, one line of JSON per deployment: at 10,000 the whole is too long for one string. */
+function writePrepared(file: string, rendered: readonly { objects: readonly unknown[] }[]): void {
+  const fd = openSync(file, 'w');
+  try {
+    for (const d of rendered) {
+      // As the agent's reconcile hands rendered objects to its apply (reconcile.ts).
+      const objects: ToApply[] = sortForApply(d.objects as unknown as KubeObject[]).map((o) => {
+        const { object, body } = prepareForApply(o);
+        const { name, namespace } = object.metadata;
+        return {
+          object: { apiVersion: object.apiVersion, kind: object.kind, metadata: { name, namespace } },
+          body,
+        };
+      });
+      writeSync(fd, `${JSON.stringify(objects)}\n`);
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+async function readPrepared(file: string): Promise<ToApply[][]> {
+  const out: ToApply[][] = [];
+  for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
+    if (line !== '') out.push(JSON.parse(line) as ToApply[]);
+  }
+  return out;
 }
 
 /** The child: applies every prepared object, `CONCURRENCY` deployments at a time, and reports. */
@@ -41,7 +106,7 @@ async function bareClient(preparedFile: string, kubeconfig: string): Promise<voi
   const { loadClusterAccess } = await import('../src/kube/kubeconfig.ts');
   const { KubeHttp } = await import('../src/kube/http.ts');
   const { ObjectClient } = await import('../src/kube/object-client.ts');
-  const deployments = JSON.parse(readFileSync(preparedFile, 'utf8')) as Prepared[][];
+  const deployments = await readPrepared(preparedFile);
   const http = new KubeHttp(loadClusterAccess(kubeconfig, process.env));
   const client = new ObjectClient(http);
   const started = performance.now();
@@ -51,7 +116,11 @@ async function bareClient(preparedFile: string, kubeconfig: string): Promise<voi
     deployments,
     async (objects) => {
       for (const { object, body } of objects) {
-        await client.apply(object, { fieldManager: 'mooring', force: true, metadataOnly: true }, body);
+        await client.apply(
+          object as KubeObject,
+          { fieldManager: 'mooring', force: true, metadataOnly: true },
+          body,
+        );
         applies++;
       }
     },
@@ -62,6 +131,7 @@ async function bareClient(preparedFile: string, kubeconfig: string): Promise<voi
     seconds: (performance.now() - started) / 1000,
     cpuS: (cpu.user + cpu.system) / 1e6,
     applies,
+    peakRssMib: peakRssMib(),
   };
   process.stdout.write(JSON.stringify(result));
   await http.close();
@@ -95,6 +165,24 @@ async function bareRound(
   }
 }
 
+/** kubectl's round on a fresh sandbox, as `bench/run.ts` runs its baseline; throws when it fails. */
+async function kubectlRound(
+  kubectl: string,
+  rendered: Parameters<typeof runKubectlBaseline>[0]['rendered'],
+  dir: string,
+): Promise<Awaited<ReturnType<typeof runKubectlBaseline>>> {
+  const k = await runKubectlBaseline({
+    kubectl,
+    rendered,
+    namespaces: NAMESPACES,
+    workDir: dir,
+    timeoutMs: 900_000,
+  });
+  if (k.exitCode !== 0 || k.missing > 0)
+    throw new Error(`kubectl failed (exit ${k.exitCode}, ${k.missing} objects missing): ${k.logFile}`);
+  return k;
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -102,18 +190,20 @@ async function main(): Promise<void> {
       rounds: { type: 'string', default: '3' },
       json: { type: 'string' },
       seed: { type: 'string', default: '1' },
+      'skip-kubectl': { type: 'boolean', default: false },
     },
   });
+  const skipKubectl = values['skip-kubectl'];
   const deployments = Number(values.deployments);
   const rounds = Number(values.rounds);
   if (!Number.isInteger(deployments) || deployments < 1 || !Number.isInteger(rounds) || rounds < 1) {
     process.stderr.write(
-      'usage: node bench/ratio-floor.ts --deployments N (>= 1) [--rounds R (>= 1)] [--json FILE]\n',
+      'usage: node bench/ratio-floor.ts --deployments N (>= 1) [--rounds R (>= 1)] [--skip-kubectl] [--json FILE]\n',
     );
     process.exit(2);
   }
   const say = (line: string) => process.stderr.write(`[ratio-floor] ${line}\n`);
-  const kubectl = ensureTools(say).kubectl;
+  const kubectl = skipKubectl ? undefined : ensureTools(say).kubectl;
   const workDir = mkdtempSync(path.join(os.tmpdir(), 'mooring-ratio-floor-'));
   try {
     const stack = await startStack({
@@ -125,54 +215,41 @@ async function main(): Promise<void> {
     });
     const { rendered, objects } = stack;
     await stack.close();
-    const preparedFile = path.join(workDir, 'prepared.json');
-    writeFileSync(
-      preparedFile,
-      // As the agent's reconcile hands rendered objects to its apply (reconcile.ts).
-      JSON.stringify(
-        rendered.map((d) =>
-          sortForApply(d.objects as unknown as KubeObject[]).map((o) => prepareForApply(o)),
-        ),
-      ),
+    const preparedFile = path.join(workDir, 'prepared.jsonl');
+    writePrepared(preparedFile, rendered);
+    say(
+      `${deployments} deployments, ${objects} objects; ${rounds} rounds of the bare client${kubectl ? ', then kubectl' : ''}`,
     );
-    say(`${deployments} deployments, ${objects} objects; ${rounds} rounds of the bare client, then kubectl`);
     const rows = [];
     for (let r = 0; r < rounds; r++) {
       const dir = path.join(workDir, `round-${r}`);
       mkdirSync(dir);
       const bare = await bareRound(preparedFile, dir);
-      const k = await runKubectlBaseline({
-        kubectl,
-        rendered,
-        namespaces: NAMESPACES,
-        workDir: dir,
-        timeoutMs: 900_000,
-      });
-      if (k.exitCode !== 0 || k.missing > 0)
-        throw new Error(`kubectl failed (exit ${k.exitCode}, ${k.missing} objects missing): ${k.logFile}`);
+      const k = kubectl && (await kubectlRound(kubectl, rendered, dir));
       const row = {
         bare_s: round(bare.seconds, 3),
         bare_cpu_s: round(bare.cpuS),
         bare_sandbox_cpu_s: round(bare.sandboxCpuS),
         bare_applies: bare.applies,
         bare_client_us_per_apply: Math.round((bare.cpuS * 1e6) / bare.applies),
-        kubectl_s: round(k.seconds, 3),
-        kubectl_sandbox_cpu_s: round(k.harnessCpuS),
-        ratio: round(bare.seconds / k.seconds, 3),
+        bare_peak_rss_mib: bare.peakRssMib === null ? null : round(bare.peakRssMib),
+        kubectl_s: k ? round(k.seconds, 3) : null,
+        kubectl_sandbox_cpu_s: k ? round(k.harnessCpuS) : null,
+        ratio: k ? round(bare.seconds / k.seconds, 3) : null,
       };
       rows.push(row);
-      say(
-        `round ${r + 1}: bare client ${row.bare_s} s (its CPU ${row.bare_cpu_s} s, ${row.bare_client_us_per_apply} µs per apply; sandbox ${row.bare_sandbox_cpu_s} s), kubectl ${row.kubectl_s} s: ratio ${row.ratio}`,
-      );
+      const bareLine = `bare client ${row.bare_s} s (its CPU ${row.bare_cpu_s} s, ${row.bare_client_us_per_apply} µs per apply; sandbox ${row.bare_sandbox_cpu_s} s; peak RSS ${row.bare_peak_rss_mib} MiB)`;
+      say(`round ${r + 1}: ${bareLine}${k ? `, kubectl ${row.kubectl_s} s: ratio ${row.ratio}` : ''}`);
     }
     const result = {
       deployments,
       objects,
       concurrency: CONCURRENCY,
       rounds: rows,
-      ratio_median: median(rows.map((r) => r.ratio)),
-      bare_s_median: median(rows.map((r) => r.bare_s)),
-      kubectl_s_median: median(rows.map((r) => r.kubectl_s)),
+      ratio_median: kubectl ? roundOrNull(median(rows.map((r) => r.ratio ?? 0)), 3) : null,
+      bare_s_median: roundOrNull(median(rows.map((r) => r.bare_s)), 3),
+      kubectl_s_median: kubectl ? roundOrNull(median(rows.map((r) => r.kubectl_s ?? 0)), 3) : null,
+      bare_peak_rss_mib_max: Math.max(...rows.map((r) => r.bare_peak_rss_mib ?? 0)) || null,
       machine: describeMachine(),
       load_average: os.loadavg(),
     };

@@ -50,7 +50,8 @@ const METADATA_LIST = metadataOnly('PartialObjectMetadataList');
  * its parse) until `each` has reduced it, so its size bounds the agent's memory; the sizes make
  * pages of about the same number of bytes whatever they hold (a workload's metadata is about half
  * its object, its managedFields covering spec and status; slim-listing.ts). Larger pages of whole
- * objects raised the agent's peak RSS (bench/README.md, "Measured decisions").
+ * objects raised the agent's peak RSS (bench/README.md, "Measured decisions"). `coldStart` pages
+ * a cold start's whole listing of the smaller kinds; its workloads come in pages of `wholeObjects`.
  */
 export const LIST_PAGE_SIZE = {
   wholeObjects: 100,

@@ -122,7 +122,8 @@ export async function listSlim(l: SlimListing): Promise<KubeObject[]> {
   const versioned = l.onVersion ? { onVersion: l.onVersion } : {};
   if (cold && l.judge) {
     return client.list(kind.apiVersion, kind.kind, namespace, selector, whole, {
-      pageSize: LIST_PAGE_SIZE.coldStart,
+      // A workload is several times the size of the other kinds' objects: pages of it as big.
+      pageSize: workload ? LIST_PAGE_SIZE.wholeObjects : LIST_PAGE_SIZE.coldStart,
       onPage: l.judge,
       ...versioned,
     });

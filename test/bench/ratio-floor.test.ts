@@ -26,7 +26,34 @@ describe('bench/ratio-floor.ts', () => {
     expect(Math.abs((row?.ratio ?? 0) - fromTimes) / fromTimes).toBeLessThan(0.05);
     expect(result.ratio_median).toBe(row?.ratio);
     expect(run.stderr).toMatch(/round 1: bare client [\d.]+ s .* kubectl [\d.]+ s: ratio [\d.]+/);
-  });
+  }, 150_000);
+
+  it('with --skip-kubectl gives the bare client seconds and its peak RSS alone, no ratio', () => {
+    const run = spawnSync(
+      process.execPath,
+      [script, '--deployments', '3', '--rounds', '1', '--skip-kubectl'],
+      {
+        encoding: 'utf8',
+        timeout: 120_000,
+      },
+    );
+    expect(run.status, run.stderr).toBe(0);
+    const result = JSON.parse(run.stdout) as {
+      objects: number;
+      rounds: { bare_applies: number; bare_s: number; bare_peak_rss_mib: number; kubectl_s: number | null }[];
+      ratio_median: number | null;
+      bare_s_median: number;
+    };
+    const [row] = result.rounds;
+    expect(row?.bare_applies).toBe(result.objects);
+    expect(row?.bare_s).toBeGreaterThan(0);
+    expect(result.bare_s_median).toBe(row?.bare_s);
+    // A Node process holding the agent's HTTP client is tens of MiB resident, never nothing.
+    expect(row?.bare_peak_rss_mib).toBeGreaterThan(20);
+    expect(row?.kubectl_s).toBeNull();
+    expect(result.ratio_median).toBeNull();
+    expect(run.stderr).not.toContain('kubectl');
+  }, 150_000);
 
   it('refuses a bad count with its usage', () => {
     const run = spawnSync(process.execPath, [script, '--rounds', 'none'], { encoding: 'utf8' });

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { slim } from '../../src/kube/compact-live.ts';
 import { LISTED_KINDS } from '../../src/objects/kinds.ts';
 import { FIELD_MANAGER, ownedSelector } from '../../src/kube/labels.ts';
-import { ObjectClient } from '../../src/kube/object-client.ts';
+import { LIST_PAGE_SIZE, ObjectClient } from '../../src/kube/object-client.ts';
 import { objectVersion } from '../../src/kube/object-version.ts';
 import { ResourceManager } from '../../src/kube/resource-manager.ts';
 import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';
@@ -83,5 +83,31 @@ describe('slim listing', () => {
     }
     const full = await client.list('v1', 'Secret', NS, ownedSelector(LISTENER));
     expect(full.every((s) => s.data !== undefined)).toBe(true);
+  });
+
+  it("pages a cold start's workloads like whole objects, the smaller kinds in larger pages", async () => {
+    // A page is held whole until it is slimmed: workloads in pages of 250 raised a restart's peak.
+    const http = kubeOf(api);
+    const limits = new Map<string, string | null>();
+    const send = http.request.bind(http);
+    http.request = (req) => {
+      const [path = '', query = ''] = req.path.split('?');
+      limits.set(path.split('/').pop() ?? '', new URLSearchParams(query).get('limit'));
+      return send(req);
+    };
+    const judged: string[] = [];
+    await new ResourceManager({ kube: http }).listOwned({
+      namespaces: [NS],
+      listenerId: LISTENER,
+      slim: true,
+      judge: (items) => {
+        for (const o of items) judged.push(o.kind);
+      },
+    });
+    expect(judged).toContain('Deployment');
+    expect(limits.get('deployments')).toBe(String(LIST_PAGE_SIZE.wholeObjects));
+    expect(limits.get('statefulsets')).toBe(String(LIST_PAGE_SIZE.wholeObjects));
+    expect(limits.get('secrets')).toBe(String(LIST_PAGE_SIZE.coldStart));
+    expect(LIST_PAGE_SIZE.wholeObjects).toBeLessThan(LIST_PAGE_SIZE.coldStart);
   });
 });
