@@ -274,6 +274,7 @@ async function idleCycles(input: AgentPhasesInput, running: RunningAgent, maxWai
   result.idle_cycles = idle.cycles;
   result.idle_resyncs = idle.resyncs;
   result.idle_kube_writes = idle.kube.writes;
+  result.idle_object_writes = idle.kube.objectWrites;
   if (idle.kube.writes > 0) note(`idle writes: ${JSON.stringify(idle.kube.writesByTarget)}`);
   result.idle_kube_reads_per_cycle = per(idle.kube.reads);
   result.idle_kube_reads_by_verb_per_cycle = perEach(idle.kube.readsByVerb);
