@@ -176,7 +176,8 @@ export class Poller {
       );
       return cycle;
     };
-    const inScope = this.#o.scope?.();
+    // The scope as the poll starts, for its early changes; the complete listing reads it again.
+    let inScope = this.#o.scope?.();
     const early = new EarlyChanges({
       held: this.#held,
       others: this.#others,
@@ -196,7 +197,9 @@ export class Poller {
       );
       const unsupported = new Map(listing.unsupported.map((u) => [u.id, u.reason]));
       const ours = listing.items.filter((d) => d.source_config.listener_id === listenerId);
-      const mine = inScope ? ours.filter((d) => inScope(d.id)) : ours;
+      inScope = this.#o.scope?.();
+      const scoped = inScope;
+      const mine = scoped ? ours.filter((d) => scoped(d.id)) : ours;
       this.#o.onListed?.(mine.length);
       const { refused: collided, urlHolders } = this.#collisions.of(
         ours,
