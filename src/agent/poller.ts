@@ -18,7 +18,7 @@ import { CONTROL_PLANE_CONNECTIONS } from '../control-plane/client-http.ts';
 import type { Listing } from '../control-plane/client.ts';
 import type { DeploymentRecord } from '../contract/index.ts';
 import { errorCode, MooringError } from '../errors.ts';
-import { ListingPool, shareStrings } from '../kube/compact-live.ts';
+import { ListingPool, shareStrings } from '../objects/string-pool.ts';
 import { type Clock, sleep, systemClock } from './clock.ts';
 import { DesiredResolver } from '../reconcile/desired-resolver.ts';
 import { CollisionMemo } from '../reconcile/collision-memo.ts';
