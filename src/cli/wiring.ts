@@ -233,6 +233,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
           events,
           latest: () => observed.latest(),
           listOwned: (opts) => resources.listOwned(opts),
+          listingFits: () => memory.resyncFits,
           namespaces: config.namespaces,
           listenerId: config.listenerId,
           deleteVolumes: config.deleteVolumes,
