@@ -19,7 +19,9 @@
  *    forgets it; a dry run never enters it (test/kube/verified-memo.test.ts,
  *    test/kube/observed-state.test.ts).
  * 5. Until a listing has succeeded, the listing comes whole and is judged page by page: what is
- *    found converged enters the memo (ADR 0008; test/agent/cold-start-listing.test.ts).
+ *    found converged enters the memo (ADR 0008; test/agent/cold-start-listing.test.ts). One that
+ *    finds the heap short before a page is given up, as a failed one (rule 1;
+ *    test/kube/observed-state.test.ts).
  * 6. A census of names (census.ts, ADR 0007) is taken for the cold listing's cycle, and for each
  *    next cycle while the one before created objects from its census: what it finds absent is
  *    created without a read. Otherwise an object the listing does not hold is read first
