@@ -191,6 +191,11 @@ export class MemoryBudget {
     return this.update();
   }
 
+  /** Whether the heap is short now (the heap read again): what gives a cold listing up. */
+  isShort(): boolean {
+    return this.update() === 'short';
+  }
+
   /**
    * Whether a full resync fits now: its listing of every object the agent owns, beside the live
    * data and the records of waiting deployments, stays under the short level. At 10,000

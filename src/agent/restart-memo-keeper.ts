@@ -108,13 +108,12 @@ export class RestartMemoKeeper {
   async load(passes: ColdPasses): Promise<void> {
     const memo = await this.#open();
     if (!memo) return;
+    // Moved, not copied (the snapshot's map is emptied): the apply memo now holds its entries
+    // (and newer ones), and a copy would hold every object twice (121k at 10,000 deployments).
+    // A later cold listing of this process judges what it holds instead.
     this.#o.memo.adopt(memo.memo);
     for (const [id, pass] of memo.passes) passes.set(id, pass);
     this.#o.logger.info({ deployments: memo.passes.size }, 'restart memo taken over');
-    // Taken over once: the apply memo now holds its entries (and newer ones), and keeping the
-    // snapshot's copy too would hold every object twice for the process's life (121k at 10,000
-    // deployments). A later cold listing of this process judges what it holds instead.
-    memo.memo.clear();
     memo.passes.clear();
   }
 

@@ -45,8 +45,82 @@ const Entry = z.tuple([
   // [revision id, status, digest] of its final revisions (latest, active): never their content
   z.array(z.tuple([z.string().min(1), z.string().min(1), z.string().min(1)])),
 ]);
-const Document = z.object({ v: z.literal(2), fingerprint: z.string(), deployments: z.array(Entry) });
+/** The document once its entries were taken (`parseTakingEntries`): every one of them taken. */
+const Document = z.object({ v: z.literal(2), fingerprint: z.string(), deployments: z.tuple([]) });
 type Entry = z.infer<typeof Entry>;
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPENERS: ReadonlySet<number> = new Set([0x5b, 0x7b]); // [ {
+const CLOSERS: ReadonlySet<number> = new Set([0x5d, 0x7d]); // ] }
+/** What may stand between two entries: a comma and JSON's whitespace. */
+const BETWEEN: ReadonlySet<number> = new Set([0x2c, 0x20, 0x0a, 0x0d, 0x09]);
+
+/** Throws unless `json` holds nothing but commas and whitespace from `from` to `to` (excluded). */
+function onlyCommas(json: Buffer, from: number, to: number): void {
+  for (let i = from; i < to; i += 1) {
+    if (!BETWEEN.has(json[i] as number)) throw new Error('restart memo: a value that is not an entry');
+  }
+}
+
+/**
+ * The snapshot's JSON `json` (the document `sealMemo` writes, an object whose one array is
+ * `deployments`) parsed one entry at a time: each element of that array is parsed alone and
+ * handed to `take`, so that neither the document's text nor its whole parse is ever on the heap:
+ * both came on top of the memo's maps while the restart's first poll was parsing every record
+ * (bench/README.md, issue 40). Returns the rest of the document, its `deployments` empty; throws
+ * on an entry that is not valid, on anything else among the entries, or on JSON that is not.
+ */
+export function parseTakingEntries(json: Buffer, take: (entry: Entry) => void): unknown {
+  let depth = 0;
+  let inString = false;
+  let arrayAt = -1;
+  let arrayEnd = -1;
+  let entryAt = -1;
+  /** Where the latest entry (or the array's opening) ended. */
+  let lastEnd = -1;
+  for (let i = 0; i < json.length; i += 1) {
+    const c = json[i] as number;
+    if (inString) {
+      if (c === BACKSLASH) i += 1;
+      else if (c === QUOTE) inString = false;
+    } else if (c === QUOTE) {
+      inString = true;
+    } else if (OPENERS.has(c)) {
+      depth += 1;
+      // The document is an object (depth 1); its array (depth 2) is the deployments', its
+      // elements (depth 3) the entries.
+      if (depth === 2 && arrayAt < 0) {
+        arrayAt = i;
+        lastEnd = i;
+      } else if (depth === 3 && arrayEnd < 0 && arrayAt >= 0) {
+        onlyCommas(json, lastEnd + 1, i);
+        entryAt = i;
+      }
+    } else if (CLOSERS.has(c)) {
+      if (depth === 3 && entryAt >= 0) {
+        take(Entry.parse(JSON.parse(json.toString('utf8', entryAt, i + 1))));
+        entryAt = -1;
+        lastEnd = i;
+      } else if (depth === 2 && arrayAt >= 0 && arrayEnd < 0) {
+        onlyCommas(json, lastEnd + 1, i);
+        arrayEnd = i;
+      }
+      depth -= 1;
+    }
+  }
+  if (arrayAt < 0 || arrayEnd < 0) return JSON.parse(json.toString());
+  // The document less its entries: what the schema checks.
+  return JSON.parse(`${json.toString('utf8', 0, arrayAt + 1)}${json.toString('utf8', arrayEnd)}`);
+}
+
+/** One entry into what a restart takes over. */
+function take(out: RestartMemo, [id, key, namespace, claimPrefixes, objects, revisions]: Entry): void {
+  out.passes.set(id, { key, objects: objects.length, claimPrefixes, namespace });
+  for (const [objectId, version] of objects) out.memo.set(objectId, { key, version });
+  for (const [revisionId, status, digest] of revisions)
+    out.revisions.set(revisionId, { id: revisionId, status, digest });
+}
 
 /**
  * The snapshot's entries: each pass whose objects the memo holds, all of them, at its key and in
@@ -162,24 +236,19 @@ export function openMemo(
   if (data.length > MAX_OPENED_BYTES) return 'size';
   const plain = open(o.secret, data);
   if (!plain) return 'seal';
-  let doc: z.infer<typeof Document>;
-  try {
-    doc = Document.parse(JSON.parse(gunzipSync(plain, { maxOutputLength: MAX_INFLATED_BYTES }).toString()));
-  } catch {
-    return 'format';
-  }
-  if (doc.fingerprint !== o.fingerprint) return 'fingerprint';
   const out = {
     memo: new Map<string, Verified>(),
     passes: new Map<string, ColdPass>(),
     revisions: new Map<string, KnownRevision>(),
     digest: hash('sha256', plain, 'base64url'),
   };
-  for (const [id, key, namespace, claimPrefixes, objects, revisions] of doc.deployments) {
-    out.passes.set(id, { key, objects: objects.length, claimPrefixes, namespace });
-    for (const [objectId, version] of objects) out.memo.set(objectId, { key, version });
-    for (const [revisionId, status, digest] of revisions)
-      out.revisions.set(revisionId, { id: revisionId, status, digest });
+  let doc: z.infer<typeof Document>;
+  try {
+    const json = gunzipSync(plain, { maxOutputLength: MAX_INFLATED_BYTES });
+    doc = Document.parse(parseTakingEntries(json, (e) => take(out, e)));
+  } catch {
+    return 'format';
   }
+  if (doc.fingerprint !== o.fingerprint) return 'fingerprint';
   return out;
 }

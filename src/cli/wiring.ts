@@ -110,6 +110,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
     namespaces: config.namespaces,
     listenerId: config.listenerId,
     watched: watchedObjects(config, kube, logger),
+    memoryShort: () => memory.isShort(),
     ...(config.dryRun
       ? {}
       : { coldJudge: (): PageJudge => coldJudge(), census: (): Census => resources.census() }),
@@ -232,6 +233,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
           events,
           latest: () => observed.latest(),
           listOwned: (opts) => resources.listOwned(opts),
+          listingFits: () => memory.resyncFits,
           namespaces: config.namespaces,
           listenerId: config.listenerId,
           deleteVolumes: config.deleteVolumes,

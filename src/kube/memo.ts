@@ -90,8 +90,15 @@ export class ApplyMemo implements Iterable<[string, Verified]> {
     this.#entries.delete(id);
   }
 
-  /** Takes over `entries` (a restart memo) for the objects it holds nothing of; what it holds is newer. */
-  adopt(entries: Iterable<readonly [string, Verified]>): void {
-    for (const [id, v] of entries) if (!this.#entries.has(id)) this.#entries.set(id, { ...v });
+  /**
+   * Takes over a restart memo's `entries` for the objects it holds nothing of (what it holds is
+   * newer), emptying `entries` as it goes: each entry moves, never copied, so the snapshot and
+   * the memo are never both whole on the heap (a restart's start, bench/README.md, issue 40).
+   */
+  adopt(entries: Map<string, Verified>): void {
+    for (const [id, v] of entries) {
+      if (!this.#entries.has(id)) this.#entries.set(id, v);
+      entries.delete(id);
+    }
   }
 }

@@ -19,7 +19,9 @@
  *    forgets it; a dry run never enters it (test/kube/verified-memo.test.ts,
  *    test/kube/observed-state.test.ts).
  * 5. Until a listing has succeeded, the listing comes whole and is judged page by page: what is
- *    found converged enters the memo (ADR 0008; test/agent/cold-start-listing.test.ts).
+ *    found converged enters the memo (ADR 0008; test/agent/cold-start-listing.test.ts). One that
+ *    finds the heap short before a page is given up, as a failed one (rule 1;
+ *    test/kube/observed-state.test.ts).
  * 6. A census of names (census.ts, ADR 0007) is taken for the cold listing's cycle, and for each
  *    next cycle while the one before created objects from its census: what it finds absent is
  *    created without a read. Otherwise an object the listing does not hold is read first
@@ -39,6 +41,7 @@ import type { ApplyOptions } from './apply.ts';
 import type { Census } from './census.ts';
 import { type ChangeSet, hasChanges } from '../objects/change-set.ts';
 import type { DeleteAllOptions } from './delete.ts';
+import { MooringError } from '../errors.ts';
 import { kindInfo } from '../objects/kinds.ts';
 import { type Inventory, inventoryOf, type ListOwnedOptions } from './list.ts';
 import { LABELS } from '../labels.ts';
@@ -78,6 +81,12 @@ export interface ObservedStateOptions {
   census?: (() => Census) | undefined;
   /** The watches of owned objects (rule 7); without them, every cycle lists. */
   watched?: WatchedObjects | undefined;
+  /**
+   * Whether the heap is short now (memory-budget.ts). A cold listing holds every owned object
+   * until it ends; one that finds the heap short before a page is given up (it fails, rule 1)
+   * instead of running V8 out of heap: a restart under too small a limit died so, every time.
+   */
+  memoryShort?: (() => boolean) | undefined;
 }
 
 /** Deployments with objects other than volumes (kept on purpose) in `inventory`. */
@@ -149,7 +158,8 @@ export class ObservedState {
       slim: true,
       previous: this.#previous,
     };
-    if (this.#previous === undefined && this.#opts.coldJudge) opts.judge = this.#opts.coldJudge();
+    if (this.#previous === undefined && this.#opts.coldJudge)
+      opts.judge = this.#bounded(this.#opts.coldJudge());
     // Watches start from a listing with nothing written since the last (not a cold start's creates).
     const versions = new Map<string, string>();
     const seeds = this.#previous && this.#writes.size === 0 && this.#opts.watched?.started === false;
@@ -183,6 +193,21 @@ export class ObservedState {
     };
     this.#served.clear();
     return result;
+  }
+
+  /** `judge`, giving the listing up (it throws) when the heap is short before a page. */
+  #bounded(judge: PageJudge): PageJudge {
+    const short = this.#opts.memoryShort;
+    if (!short) return judge;
+    return (items) => {
+      if (short()) {
+        throw new MooringError(
+          'MOORING_E_MEMORY_SHORT',
+          'the heap is short: the cold listing of every owned object is given up; reconciles list their own objects',
+        );
+      }
+      return judge(items);
+    };
   }
 
   /** The latest listing when it succeeded, for the orphan pass. */

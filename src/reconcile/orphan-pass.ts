@@ -135,6 +135,12 @@ export interface OrphanCollectionDeps extends OrphanPassDeps {
   latest(): Promise<Inventory | undefined>;
   /** Lists what the listener owns, for the pass alone (only when the cycle's listing failed). */
   listOwned(opts: { namespaces: readonly string[]; listenerId: string }): Promise<Inventory>;
+  /**
+   * Whether a listing of every owned object fits the heap now (`MemoryBudget.resyncFits`). When
+   * the cycle's listing failed and one does not, the pass is refused instead: a restart under too
+   * small a limit ran out of heap listing for it, after its first cycle had given its own up.
+   */
+  listingFits?: () => boolean;
   namespaces: readonly string[];
   listenerId: string;
   deleteVolumes: boolean;
@@ -157,8 +163,18 @@ export async function collectOrphans(
   holds?: (deploymentId: string) => boolean,
 ): Promise<{ refused?: { code: string; message: string }; changeSet?: ChangeSet }> {
   const { listenerId } = deps;
+  const shared = await deps.latest();
+  if (!shared && deps.listingFits?.() === false) {
+    return {
+      refused: {
+        code: 'MOORING_E_PRUNE_LISTING_INCOMPLETE',
+        message:
+          "the cycle's listing failed and one for the orphan pass would not fit the heap: nothing pruned this cycle",
+      },
+    };
+  }
   const inventory = shardInventory(
-    (await deps.latest()) ?? (await deps.listOwned({ namespaces: deps.namespaces, listenerId })),
+    shared ?? (await deps.listOwned({ namespaces: deps.namespaces, listenerId })),
     holds,
   );
   const { plan, changeSet } = await runOrphanPass(deps, {

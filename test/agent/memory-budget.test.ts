@@ -32,6 +32,13 @@ describe('memory levels', () => {
     expect(levelOf({ liveBytes: 85 * MIB, limitBytes: 100 * MIB })).toBe('short');
   });
 
+  it('says the heap is short as it reads now, for a cold listing to give up', () => {
+    const { budget, heap } = budgetWith({ liveBytes: 60 * MIB, limitBytes: 100 * MIB });
+    expect(budget.isShort()).toBe(false);
+    heap.liveBytes = 86 * MIB;
+    expect(budget.isShort()).toBe(true);
+  });
+
   it('lowers the reconciles at a time under pressure, never below one', () => {
     expect(concurrencyAt('ok', 8)).toBe(8);
     expect(concurrencyAt('tight', 8)).toBe(4);

@@ -4,7 +4,7 @@
  * restart-memo-agent.test.ts.
  */
 import { gzipSync } from 'node:zlib';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ApplyMemo } from '../../src/kube/memo.ts';
 import type { ColdPass } from '../../src/agent/cold-start.ts';
 import { ColdPasses } from '../../src/agent/cold-start.ts';
@@ -82,6 +82,39 @@ describe('the restart memo snapshot', () => {
     const wrongShape = gzipSync(JSON.stringify({ v: 1, fingerprint: FINGERPRINT, deployments: [['x']] }));
     expect(openMemo(seal(SECRET, wrongShape), opts)).toBe('format');
     expect(openMemo(seal(SECRET, gzipSync(Buffer.alloc(80 * 1024 * 1024))), opts)).toBe('format');
+  });
+
+  it('parses its entries one at a time, never its whole document at once (the restart heap peak)', () => {
+    const { memo, passes } = state(50);
+    const entries = snapshotEntries(memo, passes);
+    const sealed = sealMemo(entries, opts)!;
+    const whole = JSON.stringify({ v: 2, fingerprint: FINGERPRINT, deployments: entries }).length;
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      const opened = openMemo(sealed.data, opts);
+      if (typeof opened === 'string') throw new Error(opened);
+      expect(opened.memo).toEqual(new Map(memo));
+      expect(parse.mock.calls.length).toBeGreaterThan(1);
+      const longest = Math.max(...parse.mock.calls.map(([text]) => text.length));
+      expect(longest).toBeLessThan(whole / 10);
+    } finally {
+      parse.mockRestore();
+    }
+  });
+
+  it('refuses a snapshot with anything but entries among its deployments, or cut short', () => {
+    const one = state(1);
+    const [entry] = snapshotEntries(one.memo, one.passes);
+    const sealedText = (text: string) => seal(SECRET, gzipSync(text));
+    const doc = (deployments: string) =>
+      `{"v":2,"fingerprint":"${FINGERPRINT}","deployments":[${deployments}]}`;
+    const good = JSON.stringify(entry);
+    expect(typeof openMemo(sealedText(doc(`${good}, ${good}`)), opts)).toBe('object');
+    for (const bad of [`${good},5`, `"x",${good}`, `${good},{"a":1}`, `${good},["x"]`, `${good},null`]) {
+      expect(openMemo(sealedText(doc(bad)), opts)).toBe('format');
+    }
+    expect(openMemo(sealedText(doc(good).slice(0, -3)), opts)).toBe('format');
+    expect(openMemo(sealedText(`[${good}]`), opts)).toBe('format');
   });
 
   it('keeps the first deployments that fit the size limit, and nothing when not even an empty one does', () => {

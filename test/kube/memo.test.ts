@@ -24,12 +24,27 @@ describe('ApplyMemo', () => {
   it('adopts a restart memo only for objects it holds nothing of: what it holds is newer', () => {
     const memo = new ApplyMemo();
     memo.remember('Service/apps/a', 'newer', 'g2#z');
-    memo.adopt([
-      ['Service/apps/a', { key: 'older', version: 'g1#y' }],
-      ['Secret/apps/a', { key: 'older', version: 'g1#x' }],
-    ]);
+    memo.adopt(
+      new Map([
+        ['Service/apps/a', { key: 'older', version: 'g1#y' }],
+        ['Secret/apps/a', { key: 'older', version: 'g1#x' }],
+      ]),
+    );
     expect(memo.get('Service/apps/a')).toEqual({ key: 'newer', version: 'g2#z' });
     expect(memo.get('Secret/apps/a')).toEqual({ key: 'older', version: 'g1#x' });
+  });
+
+  it('moves a restart memo in, never copying it: the snapshot is emptied as its entries are taken', () => {
+    const memo = new ApplyMemo();
+    const taken = { key: 'k', version: 'g1#x' };
+    const snapshot = new Map([
+      ['Secret/apps/a', taken],
+      ['Service/apps/a', { key: 'k', version: 'g1#y' }],
+    ]);
+    memo.adopt(snapshot);
+    expect(snapshot.size).toBe(0);
+    expect(memo.get('Secret/apps/a')).toBe(taken);
+    expect(memo.size).toBe(2);
   });
 
   it('forgets an object being deleted', () => {

@@ -223,3 +223,38 @@ describe('ObservedState: the memo is the one the resource manager fills (rule 4)
     expect(observed.memo.has(id)).toBe(false);
   });
 });
+
+describe('a cold listing under a short heap', () => {
+  /** A listing of `pages`, each handed to the judge first, as a cold listing's pages are. */
+  const pagedList = (pages: KubeObject[][]) => async (opts: ListOwnedOptions) => {
+    for (const page of pages) await opts.judge?.(page);
+    return inventoryOf(pages.flat());
+  };
+  const pages = [[obj('d-1', 'a')], [obj('d-2', 'b')], [obj('d-3', 'c')]];
+
+  it('is given up (MOORING_E_MEMORY_SHORT) when the heap is short before a page, not run out of heap', async () => {
+    let short = false;
+    let fills = true;
+    const judged: string[] = [];
+    const state = new ObservedState({
+      namespaces: ['apps'],
+      listenerId: LISTENER,
+      coldJudge: () => (items) => {
+        for (const o of items) judged.push(o.metadata.name ?? '');
+        short = fills; // the first listing's first page filled the heap
+      },
+      memoryShort: () => short,
+    });
+    const errors: unknown[] = [];
+    expect(await state.refresh(pagedList(pages), (err) => errors.push(err))).toBeUndefined();
+    expect(judged).toEqual(['a']);
+    expect(errors).toEqual([expect.objectContaining({ code: 'MOORING_E_MEMORY_SHORT' })]);
+    // Nothing of it is kept: the next listing is cold again, and goes through once there is room.
+    short = false;
+    fills = false;
+    judged.length = 0;
+    const next = await state.refresh(pagedList(pages));
+    expect(next?.objects).toHaveLength(3);
+    expect(judged).toEqual(['a', 'b', 'c']);
+  });
+});

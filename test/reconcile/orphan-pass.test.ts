@@ -224,4 +224,31 @@ describe("collectOrphans (one cycle's pass)", () => {
     expect(await collectOrphans(collection(false), poll, new AbortController().signal)).toEqual({});
     expect(own).toEqual([LISTENER_ID]);
   });
+
+  it("refuses the pass, listing nothing, when the cycle's listing failed and one would not fit the heap", async () => {
+    const deps = depsFor(api);
+    const own: string[] = [];
+    const collection = {
+      resources: deps.resources,
+      collector: new OrphanCollector(),
+      logger: deps.logger,
+      latest: async () => undefined,
+      listOwned: async (opts: { namespaces: readonly string[]; listenerId: string }) => {
+        own.push(opts.listenerId);
+        return deps.resources.listOwned({ namespaces: [...opts.namespaces], listenerId: opts.listenerId });
+      },
+      listingFits: () => false,
+      namespaces: ['apps', 'other'],
+      listenerId: LISTENER_ID,
+      deleteVolumes: false,
+      dryRun: false,
+    };
+    const result = await collectOrphans(
+      collection,
+      { deployments: [], rejected: [] },
+      new AbortController().signal,
+    );
+    expect(result.refused?.code).toBe('MOORING_E_PRUNE_LISTING_INCOMPLETE');
+    expect(own).toEqual([]);
+  });
 });
