@@ -15,7 +15,6 @@ import { drainBoundMs, HeldShards, shardGauges, shardLost } from './held-shards.
 import { MemoSchedule } from './memo-schedule.ts';
 import { type Snapshot, Poller } from './poller.ts';
 import { ShardElector } from './shard-elector.ts';
-import { shardOf } from './shards.ts';
 import type { Runner } from './runner.ts';
 import { startUp } from './start-up.ts';
 import { StatusStore } from './status.ts';
@@ -79,14 +78,8 @@ export class Agent {
     return this.#term?.runner.inFlight ?? 0;
   }
 
-  /**
-   * A deployment's desired state, or a promise of it while a poll resolves it (ADR 0008); none for
-   * a deployment of a shard not held: no poll of this replica will resolve it, and a cold listing's
-   * judge waiting for it held its pages until the poll ended (ADR 0015).
-   */
+  /** A deployment's desired state, or a promise of it while a poll resolves it (ADR 0008). */
   desiredOf(id: string): ReturnType<Deployments['desiredOf']> {
-    const held = this.#held;
-    if (held.total > 1 && !held.has(shardOf(id, held.total))) return undefined;
     return this.#deployments.desiredOf(id);
   }
 
