@@ -9,6 +9,7 @@
  */
 import type { Logger } from '../log.ts';
 import { type HeapReading, HeapWatch } from './heap-reading.ts';
+import { actionOf, describe } from './memory-words.ts';
 
 const MIB = 1024 * 1024;
 
@@ -286,19 +287,3 @@ export class MemoryBudget {
 
 /** Objects per deployment the estimate takes before the cluster's listing is known (the bench's). */
 const BENCH_OBJECTS_PER_DEPLOYMENT = 12;
-
-function actionOf(level: MemoryLevel): string {
-  return level === 'short'
-    ? 'one reconcile at a time; deployments never reconciled wait; no full resync'
-    : 'fewer reconciles at a time';
-}
-
-function describe(v: MemoryVerdict): string {
-  const heap = `heap ${Math.round(v.liveBytes / MIB)} of ${Math.round(v.limitBytes / MIB)} MiB live (${v.level})`;
-  const size =
-    v.deployments > 0
-      ? `; ${v.deployments} deployments need a memory limit of about ${Math.round(v.neededLimitBytes / MIB)} MiB${v.tooLarge ? ', more than this agent has' : ''}`
-      : '';
-  const deferred = v.deferred > 0 ? `; ${v.deferred} deployments wait for memory` : '';
-  return `${heap}${size}${deferred}`;
-}

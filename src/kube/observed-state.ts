@@ -41,10 +41,9 @@ import type { ApplyOptions } from './apply.ts';
 import type { Census } from './census.ts';
 import { type ChangeSet, hasChanges } from '../objects/change-set.ts';
 import type { DeleteAllOptions } from './delete.ts';
-import { MooringError } from '../errors.ts';
-import { kindInfo } from '../objects/kinds.ts';
 import { type Inventory, inventoryOf, type ListOwnedOptions } from './list.ts';
 import { LABELS } from '../labels.ts';
+import { boundedJudge, deploymentsWithObjects } from './listing-guards.ts';
 import { ApplyMemo } from './memo.ts';
 import { type PageJudge, type PreviousEntries, previousEntries, previousEntry } from './slim-listing.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
@@ -87,15 +86,6 @@ export interface ObservedStateOptions {
    * instead of running V8 out of heap: a restart under too small a limit died so, every time.
    */
   memoryShort?: (() => boolean) | undefined;
-}
-
-/** Deployments with objects other than volumes (kept on purpose) in `inventory`. */
-function ownersOf(inventory: Inventory): Set<string> {
-  const out = new Set<string>();
-  for (const [id, objects] of inventory.byDeployment) {
-    if (objects.some((o) => kindInfo(o.kind)?.volume !== true)) out.add(id);
-  }
-  return out;
 }
 
 export type { PageJudge } from './slim-listing.ts';
@@ -159,7 +149,7 @@ export class ObservedState {
       previous: this.#previous,
     };
     if (this.#previous === undefined && this.#opts.coldJudge)
-      opts.judge = this.#bounded(this.#opts.coldJudge());
+      opts.judge = boundedJudge(this.#opts.coldJudge(), this.#opts.memoryShort);
     // Watches start from a listing with nothing written since the last (not a cold start's creates).
     const versions = new Map<string, string>();
     const seeds = this.#previous && this.#writes.size === 0 && this.#opts.watched?.started === false;
@@ -176,7 +166,7 @@ export class ObservedState {
         // Writes before the listing began are in it: forget them.
         for (const [id, seq] of this.#writes) if (seq < startSeq) this.#writes.delete(id);
         this.#previous = carried ?? previousEntries(inventory);
-        this.#owners = ownersOf(inventory);
+        this.#owners = deploymentsWithObjects(inventory);
         if (seeds) this.#opts.watched?.start({ entries: this.#previous, versions });
         return inventory;
       },
@@ -193,21 +183,6 @@ export class ObservedState {
     };
     this.#served.clear();
     return result;
-  }
-
-  /** `judge`, giving the listing up (it throws) when the heap is short before a page. */
-  #bounded(judge: PageJudge): PageJudge {
-    const short = this.#opts.memoryShort;
-    if (!short) return judge;
-    return (items) => {
-      if (short()) {
-        throw new MooringError(
-          'MOORING_E_MEMORY_SHORT',
-          'the heap is short: the cold listing of every owned object is given up; reconciles list their own objects',
-        );
-      }
-      return judge(items);
-    };
   }
 
   /** The latest listing when it succeeded, for the orphan pass. */
