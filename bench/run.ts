@@ -359,31 +359,21 @@ async function main(): Promise<number> {
   });
   result.objects = stack.objects;
   say(`${stack.objects} objects expected`);
+  const phases = {
+    stack,
+    settings: o,
+    runDir,
+    result,
+    note,
+    say,
+    startAgent: (name: string) => startAgent(stack, o, runtime, runDir, name, note),
+  };
   if (o.replicas !== undefined) {
     result.replicas = o.replicas;
     note(`${o.replicas} replica(s) with leader election: propagation, restarts and kubectl are skipped`);
-    await runReplicaPhases(
-      {
-        stack,
-        settings: o,
-        runDir,
-        result,
-        note,
-        say,
-        startAgent: (name) => startAgent(stack, o, runtime, runDir, name, note),
-      },
-      o.replicas,
-    );
+    await runReplicaPhases(phases, o.replicas);
   } else if (!o.kubectlOnly) {
-    await runAgentPhases({
-      stack,
-      settings: o,
-      runDir,
-      result,
-      note,
-      say,
-      startAgent: (name) => startAgent(stack, o, runtime, runDir, name, note),
-    });
+    await runAgentPhases(phases);
   }
   const rendered = stack.rendered;
   await stack.close();

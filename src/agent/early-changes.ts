@@ -28,8 +28,6 @@ interface EarlyChange {
 export interface EarlyChangesOptions {
   /** The records the last complete listing took, by id. */
   held: ReadonlyMap<string, DeploymentRecord>;
-  /** Other shards' deployments of the last listing (listed, never resolved). */
-  others: { has(id: string): boolean };
   listenerId: string;
   /** The deployments this replica works on; undefined: all. */
   inScope: ((id: string) => boolean) | undefined;
@@ -49,13 +47,12 @@ export class EarlyChanges {
 
   /** A page arrived: each changed deployment on it is resolved and handed on as soon as it is. */
   page(page: ParsedPage<DeploymentRecord>): void {
-    const { held, others, listenerId, inScope } = this.#o;
+    const { held, listenerId, inScope } = this.#o;
     for (const record of page.items) {
       if (this.#changes.size >= EARLY_CHANGES_PER_POLL) return;
       const before = held.get(record.id);
-      // Unchanged (the held record itself), new, another shard's, or already handed on.
-      if (before === undefined || before === record || others.has(record.id) || this.#changes.has(record.id))
-        continue;
+      // Unchanged (the held record itself), new or another shard's (not held), or handed on.
+      if (before === undefined || before === record || this.#changes.has(record.id)) continue;
       if (record.source_config.listener_id !== listenerId || (inScope && !inScope(record.id))) continue;
       if (!sameClaims(before, record)) continue;
       const cycle = this.#o.open();

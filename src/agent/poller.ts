@@ -146,7 +146,6 @@ export class Poller {
     };
     const early = new EarlyChanges({
       held: this.#held,
-      others: this.#others,
       listenerId: this.#o.listenerId,
       inScope: (id) => this.#scopeOfListing()?.(id) ?? true,
       resolver: this.#resolver,
@@ -220,7 +219,6 @@ export class Poller {
    */
   #cut(listing: Listing<DeploymentRecord>) {
     const inScope = this.#scopeOfListing();
-    this.#listingScope = undefined;
     const { listenerId } = this.#o;
     const ours = listing.items.filter((d) => d.source_config?.listener_id === listenerId);
     const mine = inScope ? ours.filter((d) => inScope(d.id)) : ours;

@@ -56,11 +56,6 @@ export class OtherShards {
     return equal(listed, sketch) ? sketch : undefined;
   }
 
-  /** Whether `id` is another shard's deployment of the last listing. */
-  has(id: string): boolean {
-    return this.#byId.has(id);
-  }
-
   /** Keeps the sketches of `records` (another shard's, of the last listing) and forgets the rest. */
   keep(records: Iterable<DeploymentRecord>): void {
     const next = new Map<string, DeploymentRecord>();
