@@ -246,7 +246,8 @@ export const ERROR_CODES = {
     handling: 'not a failure of the deployment: no backoff; the next term or replica reconciles it',
   },
   MOORING_E_MEMORY_SHORT: {
-    summary: "The agent's heap is short for the listener: deployments never reconciled wait (Pending); a start's listing of every object is given up.",
+    summary:
+      "The agent's heap is short for the listener: deployments never reconciled wait (Pending); a start's listing of every object is given up.",
     retryable: true,
     handling: 'at each poll, once the heap has room again (give the agent a larger memory limit)',
   },
