@@ -10,10 +10,10 @@
  * entries are refused with a clear reason (kubectl dropped them too); so is anything unusable.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { z } from 'zod';
 import { MooringError } from '../errors.ts';
+import { parseYaml } from '../lazy-yaml.ts';
 import { describeProxy } from '../proxy/from-environment.ts';
 import type { ExecConfig } from './exec-credential.ts';
 
@@ -146,16 +146,6 @@ function credentialsOf(user: z.infer<typeof User> | null | undefined, baseDir: s
     return { type: 'basic', username: user.username, password: user.password };
   }
   return { type: 'none' };
-}
-
-const require = createRequire(import.meta.url);
-
-/**
- * The YAML parser, loaded on first use: an agent in its cluster reads no kubeconfig, and would
- * otherwise pay the parser's memory and start-up time for nothing.
- */
-function parseYaml(text: string): unknown {
-  return (require('yaml') as typeof import('yaml')).parse(text);
 }
 
 /** Parses kubeconfig YAML; `baseDir` resolves relative file paths. */

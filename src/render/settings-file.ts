@@ -3,8 +3,8 @@
  * member optional, merged over the defaults (settings.ts). Closed: a misspelt member is an error,
  * not silently ignored.
  */
-import YAML from 'yaml';
 import { z } from 'zod';
+import { parseYaml } from '../lazy-yaml.ts';
 import { COMPONENTS } from './components.ts';
 import { extraVolumeTypeProblem, POD_SECURITY_LEVELS } from '../pod-security-lists.ts';
 import { ExposureSettingsFile } from './exposure-settings.ts';
@@ -57,7 +57,7 @@ export function parseSettingsText(
 ): { ok: true; settings: RenderSettingsFile } | { ok: false; problems: string[] } {
   let data: unknown;
   try {
-    data = YAML.parse(text);
+    data = parseYaml(text);
   } catch (err) {
     const pos = (err as { linePos?: { line: number; col: number }[] }).linePos?.[0];
     return {
