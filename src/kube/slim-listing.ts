@@ -77,6 +77,9 @@ export type PageJudge = (items: readonly KubeObject[]) => Promise<void> | void;
 /** Changed workloads of one (namespace, kind) read one by one; past this the kind is listed whole. */
 export const CARRY_READ_LIMIT = 20;
 
+/** Thrown out of a metadata listing's page once more than CARRY_READ_LIMIT workloads changed. */
+const LIST_WHOLE = new Error('more workloads changed than are read one by one');
+
 /** Reads of changed workloads in flight at once (within one list call's turn). */
 const READ_CONCURRENCY = 4;
 
@@ -132,7 +135,8 @@ export async function listSlim(l: SlimListing): Promise<KubeObject[]> {
     return client.list(kind.apiVersion, kind.kind, namespace, selector, whole, versioned);
   }
   // Changed workloads, as placeholders naming the object (the listed item itself is let go); past
-  // the limit only counted, since the kind is then listed whole.
+  // the limit the metadata listing stops at the page it is on, since the kind is then listed whole:
+  // its further pages would be asked for, parsed and held only to be dropped.
   const changed = new Set<KubeObject>();
   let changes = 0;
   const listed = await client.list(
@@ -149,7 +153,7 @@ export async function listSlim(l: SlimListing): Promise<KubeObject[]> {
         return slim(item, fieldManager, pool);
       }
       changes += 1;
-      if (changes > CARRY_READ_LIMIT) return item;
+      if (changes > CARRY_READ_LIMIT) throw LIST_WHOLE;
       const placeholder: KubeObject = {
         apiVersion: item.apiVersion,
         kind: item.kind,
@@ -159,12 +163,14 @@ export async function listSlim(l: SlimListing): Promise<KubeObject[]> {
       return placeholder;
     },
     { metadataOnly: true, ...(workload ? { pageSize: LIST_PAGE_SIZE.workloadMetadata } : {}), ...versioned },
-  );
-  if (changes === 0) return listed;
-  if (changes > CARRY_READ_LIMIT) {
-    listed.length = 0;
+  ).catch((err: unknown) => {
+    if (err === LIST_WHOLE) return undefined;
+    throw err;
+  });
+  if (listed === undefined) {
     return client.list(kind.apiVersion, kind.kind, namespace, selector, whole, versioned);
   }
+  if (changes === 0) return listed;
   const read = new Map<KubeObject, KubeObject | undefined>();
   await pMap(
     changed,
