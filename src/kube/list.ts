@@ -49,6 +49,12 @@ export interface ListOwnedOptions {
   signal?: AbortSignal;
   /** Told each (kind, namespace)'s list resourceVersion (where a watch of it may start). */
   onVersion?: (kind: string, namespace: string, resourceVersion: string) => void;
+  /**
+   * Told each (kind, namespace)'s entries as soon as that scope is listed, before the whole listing
+   * ends (not for an optional kind whose list failed): the holder of `previous` can let that
+   * scope's previous entries go then, instead of holding two listings until the end.
+   */
+  onScope?: (kind: string, namespace: string, entries: readonly KubeObject[]) => void;
 }
 
 /** A complete listing of owned objects. */
@@ -178,8 +184,14 @@ export async function listOwned(
         opts.judge,
         opts.onVersion && ((v: string) => opts.onVersion?.(kind.kind, namespace, v)),
       );
-      if (!optional.has(kind)) return listing;
-      return listing.catch((err: unknown) => {
+      const told = opts.onScope
+        ? listing.then((entries) => {
+            opts.onScope?.(kind.kind, namespace, entries);
+            return entries;
+          })
+        : listing;
+      if (!optional.has(kind)) return told;
+      return told.catch((err: unknown) => {
         opts.onOptionalFailure?.(kind, namespace, err);
         return [];
       });

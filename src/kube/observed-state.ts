@@ -13,7 +13,9 @@
  *    rollout being watched) lists for itself (test/kube/observed-state.test.ts).
  * 3. An entry of the previous successful listing stands for an object while its uid and
  *    resourceVersion are unchanged; anything else is read whole (slim-listing.ts;
- *    test/kube/carried-entries.test.ts).
+ *    test/kube/carried-entries.test.ts). A (kind, namespace) listed again gives its new entries
+ *    in place of the previous ones at once, so that two listings are never held whole
+ *    (test/kube/listing-scopes.test.ts).
  * 4. The memo: an object found converged (or left so by an apply) for an input key holds while
  *    the key and the object's version (object-version.ts) are unchanged; deleting the object
  *    forgets it; a dry run never enters it (test/kube/verified-memo.test.ts,
@@ -45,7 +47,13 @@ import { type Inventory, inventoryOf, type ListOwnedOptions } from './list.ts';
 import { LABELS } from '../labels.ts';
 import { boundedJudge, deploymentsWithObjects } from './listing-guards.ts';
 import { ApplyMemo } from './memo.ts';
-import { type PageJudge, type PreviousEntries, previousEntries, previousEntry } from './slim-listing.ts';
+import {
+  type PageJudge,
+  type PreviousEntries,
+  previousEntries,
+  previousEntry,
+  replaceScope,
+} from './slim-listing.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
 import { QuietDeployments, type WatchedObjects, type WatchMark } from './quiet-deployments.ts';
 import { scopeKey } from './watch-scope.ts';
@@ -148,6 +156,14 @@ export class ObservedState {
       slim: true,
       previous: this.#previous,
     };
+    // Never two listings at once: each scope's previous entries give way to its new ones as soon
+    // as it is listed (the finder then sees them, as current as the listing's), not at the end.
+    if (this.#previous !== undefined) {
+      const previous = new Map(this.#previous);
+      opts.previous = previous;
+      opts.onScope = (kind, namespace, entries) => replaceScope(previous, kind, namespace, entries);
+      this.#previous = previous;
+    }
     if (this.#previous === undefined && this.#opts.coldJudge)
       opts.judge = boundedJudge(this.#opts.coldJudge(), this.#opts.memoryShort);
     // Watches start from a listing with nothing written since the last (not a cold start's creates).
@@ -199,8 +215,9 @@ export class ObservedState {
   }
 
   /**
-   * Looks objects up by kind, namespace and name in the latest listing that succeeded (waiting for
-   * the current one when none has yet; from the watches, the entries as they now stand); undefined
+   * Looks objects up by kind, namespace and name in the latest listing that succeeded, each
+   * (kind, namespace) as last listed (waiting for the current listing when none has succeeded yet;
+   * from the watches, the entries as they now stand); undefined
    * when no listing has succeeded. Its entries keep
    * the ownership labels: what reconcile/identity.ts reads. No request, no copy.
    */

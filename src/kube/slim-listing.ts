@@ -53,6 +53,19 @@ export function previousScope(
   return previous.get(scopeOf(kind, namespace)) ?? new Map();
 }
 
+/**
+ * Puts one (kind, namespace)'s entries, just listed, in place of the ones `previous` held for it:
+ * the previous entries of a scope are not needed once it is listed again.
+ */
+export function replaceScope(
+  previous: Map<string, ReadonlyMap<string, KubeObject>>,
+  kind: string,
+  namespace: string,
+  entries: readonly KubeObject[],
+): void {
+  previous.set(scopeOf(kind, namespace), new Map(entries.map((o) => [o.metadata.name ?? '', o])));
+}
+
 /** The entries of a complete slim listing, for the next listing of the same namespaces. */
 export function previousEntries(inventory: Inventory): PreviousEntries {
   const out = new Map<string, Map<string, KubeObject>>();
@@ -139,34 +152,40 @@ export async function listSlim(l: SlimListing): Promise<KubeObject[]> {
   // its further pages would be asked for, parsed and held only to be dropped.
   const changed = new Set<KubeObject>();
   let changes = 0;
-  const listed = await client.list(
-    kind.apiVersion,
-    kind.kind,
-    namespace,
-    selector,
-    (item) => {
-      l.check(item);
-      const entry = before?.get(item.metadata.name ?? '');
-      if (unchanged(item, entry)) return entry;
-      // A metadata-only entry, or a server without metadata-only answers sent the object whole.
-      if (!workload || item.spec !== undefined || item.status !== undefined) {
-        return slim(item, fieldManager, pool);
-      }
-      changes += 1;
-      if (changes > CARRY_READ_LIMIT) throw LIST_WHOLE;
-      const placeholder: KubeObject = {
-        apiVersion: item.apiVersion,
-        kind: item.kind,
-        metadata: { name: item.metadata.name, namespace: item.metadata.namespace ?? namespace },
-      };
-      changed.add(placeholder);
-      return placeholder;
-    },
-    { metadataOnly: true, ...(workload ? { pageSize: LIST_PAGE_SIZE.workloadMetadata } : {}), ...versioned },
-  ).catch((err: unknown) => {
-    if (err === LIST_WHOLE) return undefined;
-    throw err;
-  });
+  const listed = await client
+    .list(
+      kind.apiVersion,
+      kind.kind,
+      namespace,
+      selector,
+      (item) => {
+        l.check(item);
+        const entry = before?.get(item.metadata.name ?? '');
+        if (unchanged(item, entry)) return entry;
+        // A metadata-only entry, or a server without metadata-only answers sent the object whole.
+        if (!workload || item.spec !== undefined || item.status !== undefined) {
+          return slim(item, fieldManager, pool);
+        }
+        changes += 1;
+        if (changes > CARRY_READ_LIMIT) throw LIST_WHOLE;
+        const placeholder: KubeObject = {
+          apiVersion: item.apiVersion,
+          kind: item.kind,
+          metadata: { name: item.metadata.name, namespace: item.metadata.namespace ?? namespace },
+        };
+        changed.add(placeholder);
+        return placeholder;
+      },
+      {
+        metadataOnly: true,
+        ...(workload ? { pageSize: LIST_PAGE_SIZE.workloadMetadata } : {}),
+        ...versioned,
+      },
+    )
+    .catch((err: unknown) => {
+      if (err === LIST_WHOLE) return undefined;
+      throw err;
+    });
   if (listed === undefined) {
     return client.list(kind.apiVersion, kind.kind, namespace, selector, whole, versioned);
   }

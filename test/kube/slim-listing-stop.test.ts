@@ -28,7 +28,14 @@ function workload(i: number, version: string): KubeObject {
 /** A server of `objects` in pages (`limit` items), noting each list call and page. */
 function fakeClient(objects: KubeObject[]): { client: ObjectClient; pages: string[] } {
   const pages: string[] = [];
-  const list: ObjectClient['list'] = async (_apiVersion, _kind, _ns, _selector, each = (o) => o, opts = {}) => {
+  const list: ObjectClient['list'] = async (
+    _apiVersion,
+    _kind,
+    _ns,
+    _selector,
+    each = (o) => o,
+    opts = {},
+  ) => {
     const limit = opts.pageSize ?? 100;
     const out: KubeObject[] = [];
     for (let at = 0; at < objects.length; at += limit) {
