@@ -77,6 +77,9 @@ export type PageJudge = (items: readonly KubeObject[]) => Promise<void> | void;
 /** Changed workloads of one (namespace, kind) read one by one; past this the kind is listed whole. */
 export const CARRY_READ_LIMIT = 20;
 
+/** Ends a metadata-only list of workloads once more than CARRY_READ_LIMIT changed (`listSlim`). */
+const PAST_CARRY_LIMIT = new Error('more changed workloads than are read one by one');
+
 /** Reads of changed workloads in flight at once (within one list call's turn). */
 const READ_CONCURRENCY = 4;
 
@@ -131,40 +134,20 @@ export async function listSlim(l: SlimListing): Promise<KubeObject[]> {
   if (workload && cold) {
     return client.list(kind.apiVersion, kind.kind, namespace, selector, whole, versioned);
   }
-  // Changed workloads, as placeholders naming the object (the listed item itself is let go); past
-  // the limit only counted, since the kind is then listed whole.
+  // Changed workloads, as placeholders naming the object (the listed item itself is let go). Past
+  // the limit the metadata-only list stops and the kind is listed whole: its items were once kept
+  // to the end of the list, some 14 KB each, which after a cold pass (every workload changed) made
+  // a burst of hundreds of MB at 10,000 deployments (bench/README.md, issue 44).
   const changed = new Set<KubeObject>();
   let changes = 0;
-  const listed = await client.list(
-    kind.apiVersion,
-    kind.kind,
-    namespace,
-    selector,
-    (item) => {
-      l.check(item);
-      const entry = before?.get(item.metadata.name ?? '');
-      if (unchanged(item, entry)) return entry;
-      // A metadata-only entry, or a server without metadata-only answers sent the object whole.
-      if (!workload || item.spec !== undefined || item.status !== undefined) {
-        return slim(item, fieldManager, pool);
-      }
-      changes += 1;
-      if (changes > CARRY_READ_LIMIT) return item;
-      const placeholder: KubeObject = {
-        apiVersion: item.apiVersion,
-        kind: item.kind,
-        metadata: { name: item.metadata.name, namespace: item.metadata.namespace ?? namespace },
-      };
-      changed.add(placeholder);
-      return placeholder;
-    },
-    { metadataOnly: true, ...(workload ? { pageSize: LIST_PAGE_SIZE.workloadMetadata } : {}), ...versioned },
-  );
-  if (changes === 0) return listed;
-  if (changes > CARRY_READ_LIMIT) {
-    listed.length = 0;
+  let listed: KubeObject[];
+  try {
+    listed = await listChanged();
+  } catch (err) {
+    if (err !== PAST_CARRY_LIMIT) throw err;
     return client.list(kind.apiVersion, kind.kind, namespace, selector, whole, versioned);
   }
+  if (changes === 0) return listed;
   const read = new Map<KubeObject, KubeObject | undefined>();
   await pMap(
     changed,
@@ -180,4 +163,36 @@ export async function listSlim(l: SlimListing): Promise<KubeObject[]> {
     const fresh = read.get(item);
     return fresh === undefined ? [] : [fresh];
   });
+
+  function listChanged(): Promise<KubeObject[]> {
+    return client.list(
+      kind.apiVersion,
+      kind.kind,
+      namespace,
+      selector,
+      (item) => {
+        l.check(item);
+        const entry = before?.get(item.metadata.name ?? '');
+        if (unchanged(item, entry)) return entry;
+        // A metadata-only entry, or a server without metadata-only answers sent the object whole.
+        if (!workload || item.spec !== undefined || item.status !== undefined) {
+          return slim(item, fieldManager, pool);
+        }
+        changes += 1;
+        if (changes > CARRY_READ_LIMIT) throw PAST_CARRY_LIMIT;
+        const placeholder: KubeObject = {
+          apiVersion: item.apiVersion,
+          kind: item.kind,
+          metadata: { name: item.metadata.name, namespace: item.metadata.namespace ?? namespace },
+        };
+        changed.add(placeholder);
+        return placeholder;
+      },
+      {
+        metadataOnly: true,
+        ...(workload ? { pageSize: LIST_PAGE_SIZE.workloadMetadata } : {}),
+        ...versioned,
+      },
+    );
+  }
 }
