@@ -202,7 +202,8 @@ export class ObjectClient {
   /**
    * Every object of a kind in a namespace matching a label selector, over all pages (started over,
    * at most LIST_RESTARTS times, when its continue token expires). `each` maps
-   * every item as its page arrives (a page's raw JSON is garbage before the next one is asked for).
+   * every item as its page arrives (a page's raw JSON is garbage before the next one is asked for);
+   * an item it maps to undefined is left out.
    * With `metadataOnly`, items carry only their metadata where the server can list so
    * (PartialObjectMetadataList; otherwise whole objects come). `pageSize` overrides LIST_PAGE_SIZE.
    * `onPage` sees each page's items, as they came, before `each` maps them (and may wait).
@@ -212,7 +213,7 @@ export class ObjectClient {
     kind: string,
     namespace: string,
     labelSelector: string,
-    each: (item: KubeObject) => KubeObject = (item) => item,
+    each: (item: KubeObject) => KubeObject | undefined = (item) => item,
     opts: {
       metadataOnly?: boolean;
       pageSize?: number;
@@ -256,7 +257,10 @@ export class ObjectClient {
         item.kind = kind;
       }
       if (opts.onPage && items.length > 0) await opts.onPage(items);
-      for (const item of items) out.push(each(item));
+      for (const item of items) {
+        const entry = each(item);
+        if (entry !== undefined) out.push(entry);
+      }
       token = res.body?.metadata?.continue || undefined;
       if (token === undefined) return out;
     }

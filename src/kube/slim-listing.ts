@@ -26,6 +26,7 @@ import type { KindInfo } from '../objects/kinds.ts';
 import type { Inventory } from './list.ts';
 import { LIST_PAGE_SIZE, type ObjectClient } from './object-client.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
+import { isStub, type Keeps, kept, otherShardEntry } from './shard-entries.ts';
 
 /** A listing's entries by kind and namespace (`scopeOf`), then by name. */
 export type PreviousEntries = ReadonlyMap<string, ReadonlyMap<string, KubeObject>>;
@@ -98,13 +99,20 @@ export interface SlimListing {
   check: (item: KubeObject) => void;
   /** Told the resourceVersion of the list the entries come from (the last, when listed twice). */
   onVersion?: ((resourceVersion: string) => void) | undefined;
+  /** Whose objects get entries (shard-entries.ts); another shard's get a stub or none. */
+  keeps?: Keeps | undefined;
 }
 
-/** Whether `before` is the entry of `item` as it still stands (the same uid at the same resourceVersion). */
+/**
+ * Whether `before` is the entry of `item` as it still stands (the same uid at the same
+ * resourceVersion). A stub of another shard's object (shard-entries.ts) never is: the shard may
+ * have been taken since, and then the object needs a whole entry.
+ */
 export function unchanged(item: KubeObject, before: KubeObject | undefined): before is KubeObject {
   const version = item.metadata.resourceVersion;
   return (
     before !== undefined &&
+    !isStub(before) &&
     typeof version === 'string' &&
     version !== '' &&
     before.metadata.resourceVersion === version &&
@@ -114,10 +122,10 @@ export function unchanged(item: KubeObject, before: KubeObject | undefined): bef
 
 /** The slim entries of one kind in one namespace (see the module comment). */
 export async function listSlim(l: SlimListing): Promise<KubeObject[]> {
-  const { client, kind, namespace, selector, fieldManager, pool } = l;
+  const { client, kind, namespace, selector, fieldManager, pool, keeps } = l;
   const whole = (item: KubeObject) => {
     l.check(item);
-    return slim(item, fieldManager, pool);
+    return kept(item, keeps) ? slim(item, fieldManager, pool) : otherShardEntry(item);
   };
   const workload = slimKeepsMoreThanMetadata(kind.kind);
   const before = l.previous?.get(scopeOf(kind.kind, namespace));
@@ -172,6 +180,8 @@ export async function listSlim(l: SlimListing): Promise<KubeObject[]> {
       selector,
       (item) => {
         l.check(item);
+        // Another shard's object: never read again, and no entry but a stub.
+        if (!kept(item, keeps)) return otherShardEntry(item);
         const entry = before?.get(item.metadata.name ?? '');
         if (unchanged(item, entry)) return entry;
         // A metadata-only entry, or a server without metadata-only answers sent the object whole.
