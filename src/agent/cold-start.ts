@@ -1,9 +1,13 @@
 /**
  * The judge of a cold start's listing (ADR 0008): each page of whole objects is compared with
  * what the objects' deployments render, and what is converged enters the apply memo, so that a
- * restart on a converged cluster reads nothing but its listing. A deployment is rendered once, the
+ * restart on a converged cluster reads nothing but its listing. A deployment is rendered the
  * first time one of its objects is listed, and each rendered object is let go once its live
- * counterpart has been compared; what is left is let go with the judge when the listing ends.
+ * counterpart has been compared. The listing goes kind by kind, so a deployment's other objects
+ * come pages later: once more than `heldLimit` rendered objects wait so, every one is let go after
+ * the page (only the ids still to compare are kept) and a deployment is rendered again at its next
+ * listed object. Holding them all until the listing ended took a replica whose cold listing ran on
+ * a cluster the other replicas had filled (thousands of deployments rendered at once) out of heap.
  * A deployment whose every rendered object was found converged is handed on as a converged pass,
  * so that its first reconcile takes the resync's shortcut instead of rendering it again. Objects
  * the memo already holds at their version (a restart memo, ADR 0010) are not compared, and a
@@ -36,7 +40,17 @@ export interface ColdStartJudgeOptions {
   known?(deploymentId: string, live: KubeObject, key: string): boolean;
   /** Told of a deployment all of whose rendered objects were found converged (`ColdPasses`). */
   onConverged?(deploymentId: string, pass: ColdPass): void;
+  /** Rendered objects held past a page before all are let go (default COLD_JUDGE_HELD_OBJECTS). */
+  heldLimit?: number;
+  /** Told, after each page, how many rendered objects the judge still holds. */
+  onHeld?(objects: number): void;
 }
+
+/**
+ * Rendered objects a cold listing's judge holds past a page at most (a few MB): past it, they are
+ * let go and rendered again as their deployments' next objects are listed.
+ */
+export const COLD_JUDGE_HELD_OBJECTS = 2000;
 
 /** A converged pass found by a cold listing, with the one namespace its objects are in. */
 export interface ColdPass extends ConvergedPass {
@@ -46,9 +60,14 @@ export interface ColdPass extends ConvergedPass {
 interface Rendered {
   key: string;
   desired: DesiredDeployment;
-  /** Its rendered objects not yet compared, made at the first object the memo does not hold; null when it cannot be rendered. */
+  /**
+   * Its rendered objects not yet compared, made at the first object the memo does not hold and
+   * again after being let go (undefined meanwhile); null when it cannot be rendered.
+   */
   byId: Map<string, KubeObject> | null | undefined;
-  /** The pass to hand on once `byId` is empty, or undefined once any comparison failed. */
+  /** The ids of its rendered objects not yet compared, from its first render on (kept when `byId` is let go). */
+  left: Set<string> | undefined;
+  /** The pass to hand on once `left` is empty, or undefined once any comparison failed. */
   pass: ColdPass | undefined;
 }
 
@@ -61,8 +80,12 @@ function passOf(key: string, objects: readonly KubeObject[]): ColdPass | undefin
 
 /** A judge for one cold listing; make a new one per listing. */
 export function coldStartJudge(o: ColdStartJudgeOptions): PageJudge {
+  const limit = o.heldLimit ?? COLD_JUDGE_HELD_OBJECTS;
   // Per deployment: what to compare its objects with, or null (nothing to compare it with).
   const rendered = new Map<string, Promise<Rendered | null>>();
+  // The deployments whose rendered objects are held now, and how many objects that is.
+  const holding = new Set<Rendered>();
+  let held = 0;
   const renderedOf = (id: string): Promise<Rendered | null> => {
     let r = rendered.get(id);
     if (!r) {
@@ -70,7 +93,7 @@ export function coldStartJudge(o: ColdStartJudgeOptions): PageJudge {
         // Refused or being deleted: its reconcile decides, nothing is compared.
         !d || d.refused || d.deployment.status === 'AWAITING_DELETE'
           ? null
-          : { key: d.hash, desired: d, byId: undefined, pass: undefined },
+          : { key: d.hash, desired: d, byId: undefined, left: undefined, pass: undefined },
       );
       rendered.set(id, r);
     }
@@ -82,8 +105,17 @@ export function coldStartJudge(o: ColdStartJudgeOptions): PageJudge {
       const objects = await o.render(r.desired);
       // Another item of the deployment may have rendered it meanwhile: that one stands.
       if (r.byId !== undefined) return r.byId;
-      r.byId = new Map(objects.map((obj) => [objectId(obj), obj]));
-      r.pass = r.byId.size === objects.length ? passOf(r.key, objects) : undefined;
+      const byId = new Map(objects.map((obj) => [objectId(obj), obj]));
+      if (r.left === undefined) {
+        r.left = new Set(byId.keys());
+        r.pass = byId.size === objects.length ? passOf(r.key, objects) : undefined;
+      } else {
+        // Rendered again after being let go: only what is still to compare is held.
+        for (const id of byId.keys()) if (!r.left.has(id)) byId.delete(id);
+      }
+      r.byId = byId;
+      holding.add(r);
+      held += byId.size;
     } catch {
       // A render error is its reconcile's to report.
       r.byId = null;
@@ -103,14 +135,28 @@ export function coldStartJudge(o: ColdStartJudgeOptions): PageJudge {
       const r = ready.get(deploymentId);
       if (!r || typeof item.metadata.name !== 'string') continue;
       if (o.known?.(deploymentId, item, r.key)) continue;
-      const byId = await objectsOf(r);
       const id = objectId(item);
+      // Compared already (listed again after its list started over): no new render for it.
+      if (r.left !== undefined && !r.left.has(id)) continue;
+      const byId = await objectsOf(r);
       const desired = byId?.get(id);
-      if (!byId || !desired) continue;
+      if (!byId || !desired || !r.left) continue;
       byId.delete(id);
+      r.left.delete(id);
+      // A page judged beside this one may have let the render go meanwhile (uncounted then).
+      if (r.byId === byId) {
+        held -= 1;
+        if (byId.size === 0) holding.delete(r);
+      }
       if (!o.verify(item, desired, r.key)) r.pass = undefined;
-      else if (byId.size === 0 && r.pass) o.onConverged?.(deploymentId, r.pass);
+      else if (r.left.size === 0 && r.pass) o.onConverged?.(deploymentId, r.pass);
     }
+    if (held > limit) {
+      for (const r of holding) r.byId = undefined;
+      holding.clear();
+      held = 0;
+    }
+    o.onHeld?.(held);
   };
 }
 

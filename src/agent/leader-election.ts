@@ -150,10 +150,13 @@ export class LeaderElector {
     return waitMs;
   }
 
-  /** Clears `holderIdentity` if this replica holds the lease, and steps down. */
-  async release(): Promise<void> {
+  /**
+   * Clears `holderIdentity` if this replica holds the lease, and steps down, logging `why` (a
+   * shutdown unless told otherwise: a shard given back to a joining replica says so).
+   */
+  async release(why = 'released on shutdown'): Promise<void> {
     if (!this.#leader) return;
-    this.#stepDown('released on shutdown');
+    this.#stepDown(why);
     const observed = this.#observed;
     if (!observed || observed.holderIdentity !== this.#o.identity) return;
     try {

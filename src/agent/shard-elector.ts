@@ -171,7 +171,8 @@ export class ShardElector {
     // it, one slot: a take that timed out here may have landed, and is found held at the next GET.
     const extra =
       family && !family.isLeader ? this.#members : this.#members.filter((m) => m.isLeader).slice(1);
-    await Promise.all(extra.map((m) => m.release()));
+    const why = family && !family.isLeader ? 'the shard count is held by other replicas' : 'a second slot';
+    await Promise.all(extra.map((m) => m.release(why)));
     return waits;
   }
 
@@ -213,7 +214,7 @@ export class ShardElector {
     void this.#o
       .beforeRelease(shard)
       .catch(() => undefined)
-      .then(() => elector.release())
+      .then(() => elector.release('given back: above the fair share'))
       .finally(() => this.#releasing.delete(shard));
   }
 }

@@ -45,6 +45,7 @@ import {
   renderSettingsOf,
 } from './agent-settings.ts';
 import { watchedObjects } from './watched-objects.ts';
+import { ShardKeeps } from '../agent/shard-keeps.ts';
 
 /** How long shutdown waits for queued Events to be written. */
 const EVENTS_FLUSH_MS = 2_000;
@@ -106,10 +107,14 @@ export function wireAgent(o: WireOptions): WiredAgent {
   logRoutes(logger, routes);
   // What the agent knows of the cluster (observed-state.ts), kept current by watches (ADR 0014). A
   // cold listing's judge is made per listing (cold-start.ts); not in dry run, which keeps no memo.
+  // A sharded replica keeps entries of its held shards' objects only (kube/shard-entries.ts).
+  const shardKeeps = new ShardKeeps(config.shards);
+  const watched = shardKeeps.watching(watchedObjects(config, kube, logger, shardKeeps.now));
   const observed = new ObservedState({
     namespaces: config.namespaces,
     listenerId: config.listenerId,
-    watched: watchedObjects(config, kube, logger),
+    watched,
+    keeps: () => shardKeeps.fixed(),
     memoryShort: () => memory.isShort(),
     ...(config.dryRun
       ? {}
@@ -154,6 +159,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
           logger,
           revisionsOf: (id) => resolver.knownOf(id),
         });
+  const memoHooks = restartMemo.agentHooks();
   // One resolver for the process, seeded with the revisions the restart memo knew (ADR 0010).
   const resolver = new DesiredResolver(controlPlane, () => restartMemo.revisions());
   const coldJudge = (): PageJudge =>
@@ -205,7 +211,8 @@ export function wireAgent(o: WireOptions): WiredAgent {
     ownsObjects: (id) => observed.ownsObjects(id),
     quiet: (id) => observed.quiet(id),
     memory,
-    ...restartMemo.agentHooks(),
+    ...memoHooks,
+    onShards: shardKeeps.alongside(memoHooks.onShards),
     // A record the agent cannot use refuses its deployment alone: said in an Event there too.
     onRefused: (d) => recordRefusalEvent(events, config.namespaces, d),
     beginCycle: () => {

@@ -12,6 +12,7 @@ import { type KindInfo, LISTED_KINDS } from '../objects/kinds.ts';
 import { LABELS } from '../labels.ts';
 import { FIELD_MANAGER, ownedSelector } from './labels.ts';
 import type { ObjectClient } from './object-client.ts';
+import type { Keeps } from './shard-entries.ts';
 import { formatObjectId, objectId } from '../objects/object-id.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
 
@@ -55,6 +56,11 @@ export interface ListOwnedOptions {
    * scope's previous entries go then, instead of holding two listings until the end.
    */
   onScope?: (kind: string, namespace: string, entries: readonly KubeObject[]) => void;
+  /**
+   * With `slim`: whose objects get entries (a sharded replica's held shards, shard-entries.ts);
+   * another shard's objects get a stub or none. Default: every object.
+   */
+  keeps?: Keeps | undefined;
 }
 
 /** A complete listing of owned objects. */
@@ -99,6 +105,7 @@ async function listKind(
   previous: PreviousEntries | undefined,
   judge: PageJudge | undefined,
   onVersion: ((resourceVersion: string) => void) | undefined,
+  keeps: Keeps | undefined,
 ): Promise<KubeObject[]> {
   const where = formatObjectId(k.kind, namespace, '*');
   const check = (item: KubeObject): void => {
@@ -123,6 +130,7 @@ async function listKind(
         judge,
         check,
         onVersion,
+        keeps,
       });
     }
     return await client.list(
@@ -183,6 +191,7 @@ export async function listOwned(
         opts.previous,
         opts.judge,
         opts.onVersion && ((v: string) => opts.onVersion?.(kind.kind, namespace, v)),
+        opts.slim ? opts.keeps : undefined,
       );
       const told = opts.onScope
         ? listing.then((entries) => {

@@ -9,6 +9,9 @@ import { kindInfo } from '../objects/kinds.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
 import { type WatchEvent, watchEvents } from './watch-events.ts';
 
+/** How many times one list call starts over after its continue token expired (410 Gone). */
+export const LIST_RESTARTS = 2;
+
 export interface WriteOptions {
   fieldManager: string;
   dryRun?: boolean;
@@ -197,8 +200,10 @@ export class ObjectClient {
   }
 
   /**
-   * Every object of a kind in a namespace matching a label selector, over all pages. `each` maps
-   * every item as its page arrives (a page's raw JSON is garbage before the next one is asked for).
+   * Every object of a kind in a namespace matching a label selector, over all pages (started over,
+   * at most LIST_RESTARTS times, when its continue token expires). `each` maps
+   * every item as its page arrives (a page's raw JSON is garbage before the next one is asked for);
+   * an item it maps to undefined is left out.
    * With `metadataOnly`, items carry only their metadata where the server can list so
    * (PartialObjectMetadataList; otherwise whole objects come). `pageSize` overrides LIST_PAGE_SIZE.
    * `onPage` sees each page's items, as they came, before `each` maps them (and may wait).
@@ -208,7 +213,7 @@ export class ObjectClient {
     kind: string,
     namespace: string,
     labelSelector: string,
-    each: (item: KubeObject) => KubeObject = (item) => item,
+    each: (item: KubeObject) => KubeObject | undefined = (item) => item,
     opts: {
       metadataOnly?: boolean;
       pageSize?: number;
@@ -221,15 +226,28 @@ export class ObjectClient {
     const path = resourcePath(apiVersion, kind, namespace);
     const limit = opts.pageSize ?? LIST_PAGE_SIZE[opts.metadataOnly ? 'metadataOnly' : 'wholeObjects'];
     let token: string | undefined;
-    do {
-      const res = await this.#request<{
+    let restarts = 0;
+    for (;;) {
+      let res: KubeResponse<{
         items?: KubeObject[];
         metadata?: { continue?: string; resourceVersion?: string };
-      }>({
-        method: 'GET',
-        path: `${path}${query({ labelSelector, limit, continue: token })}`,
-        ...(opts.metadataOnly ? { accept: METADATA_LIST } : {}),
-      });
+      }>;
+      try {
+        res = await this.#request({
+          method: 'GET',
+          path: `${path}${query({ labelSelector, limit, continue: token })}`,
+          ...(opts.metadataOnly ? { accept: METADATA_LIST } : {}),
+        });
+      } catch (err) {
+        // A continue token expires (410 Gone) when a listing stays open longer than the server
+        // keeps its snapshot (a judged cold listing on a busy cluster): the list starts over from a
+        // fresh snapshot, instead of failing the whole listing and its cycle.
+        if (token === undefined || httpStatusOf(err) !== 410 || restarts >= LIST_RESTARTS) throw err;
+        restarts += 1;
+        out.length = 0;
+        token = undefined;
+        continue;
+      }
       const version = res.body?.metadata?.resourceVersion;
       if (token === undefined && typeof version === 'string') opts.onVersion?.(version);
       // List items come without apiVersion/kind; put them back so ids and later calls work.
@@ -239,10 +257,13 @@ export class ObjectClient {
         item.kind = kind;
       }
       if (opts.onPage && items.length > 0) await opts.onPage(items);
-      for (const item of items) out.push(each(item));
+      for (const item of items) {
+        const entry = each(item);
+        if (entry !== undefined) out.push(entry);
+      }
       token = res.body?.metadata?.continue || undefined;
-    } while (token);
-    return out;
+      if (token === undefined) return out;
+    }
   }
 
   /**

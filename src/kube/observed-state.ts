@@ -35,6 +35,10 @@
  *    not yet listed again, cycles list as in rule 1 (test/kube/observed-state-watched.test.ts).
  * 8. A resync from the watches leaves alone a deployment nothing has changed since it was verified
  *    (`quiet`, quiet-deployments.ts; test/kube/observed-state-watched.test.ts).
+ * 9. A sharded replica's listing keeps entries of the held shards' deployments only (`keeps`,
+ *    fixed when the listing starts; shard-entries.ts): a deployment it did not keep is served no
+ *    slice (it lists for itself) and is not said to own objects or not (unknown)
+ *    (test/kube/observed-state-shards.test.ts).
  *
  * Changes made by others are seen at the next listing, or with watches as events before the next
  * cycle: drift is repaired within one resync. One listing per cycle is ADR 0002.
@@ -55,6 +59,7 @@ import {
   replaceScope,
 } from './slim-listing.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
+import type { Keeps } from './shard-entries.ts';
 import { QuietDeployments, type WatchedObjects, type WatchMark } from './quiet-deployments.ts';
 import { scopeKey } from './watch-scope.ts';
 
@@ -73,6 +78,8 @@ interface Listing {
   /** For a listing from the watches: where they stood when it was taken. */
   watched: WatchMark | undefined;
   namespaces: ReadonlySet<string>;
+  /** Whose objects the listing kept (rule 9); undefined: everyone's. */
+  keeps: Keeps | undefined;
   result: Promise<Inventory | undefined>;
 }
 
@@ -94,6 +101,11 @@ export interface ObservedStateOptions {
    * instead of running V8 out of heap: a restart under too small a limit died so, every time.
    */
   memoryShort?: (() => boolean) | undefined;
+  /**
+   * Whose objects a listing keeps entries for, asked as each listing starts (rule 9): a sharded
+   * replica's held shards. Undefined (or answering undefined): everyone's.
+   */
+  keeps?: (() => Keeps | undefined) | undefined;
 }
 
 export type { PageJudge } from './slim-listing.ts';
@@ -130,6 +142,8 @@ export class ObservedState {
   readonly #quiet = new QuietDeployments();
   /** Deployments owning objects other than volumes, by the latest listing that succeeded. */
   #owners: ReadonlySet<string> | undefined;
+  /** Whose objects that listing kept (rule 9). */
+  #ownersKept: Keeps | undefined;
   /** This cycle's census (rule 6), taken at its first use; whether this cycle takes one. */
   #census: Census | undefined;
   #censusWanted = false;
@@ -156,6 +170,8 @@ export class ObservedState {
       slim: true,
       previous: this.#previous,
     };
+    const keeps = this.#opts.keeps?.();
+    if (keeps) opts.keeps = keeps;
     // Never two listings at once: each scope's previous entries give way to its new ones as soon
     // as it is listed (the finder then sees them, as current as the listing's), not at the end.
     if (this.#previous !== undefined) {
@@ -169,6 +185,8 @@ export class ObservedState {
     // Watches start from a listing with nothing written since the last (not a cold start's creates).
     const versions = new Map<string, string>();
     const seeds = this.#previous && this.#writes.size === 0 && this.#opts.watched?.started === false;
+    // A shard taken while this listing runs (rule 9) moves the epoch: its entries do not cover it.
+    const epoch = this.#opts.watched?.epoch;
     if (seeds) opts.onVersion = (kind, namespace, v) => versions.set(scopeKey(kind, namespace), v);
     this.#censusWanted = this.#previous === undefined || (this.#census?.absentFound ?? 0) > 0;
     this.#census = undefined;
@@ -183,7 +201,9 @@ export class ObservedState {
         for (const [id, seq] of this.#writes) if (seq < startSeq) this.#writes.delete(id);
         this.#previous = carried ?? previousEntries(inventory);
         this.#owners = deploymentsWithObjects(inventory);
-        if (seeds) this.#opts.watched?.start({ entries: this.#previous, versions });
+        this.#ownersKept = keeps;
+        if (seeds && this.#opts.watched?.epoch === epoch)
+          this.#opts.watched?.start({ entries: this.#previous, versions });
         return inventory;
       },
       (err: unknown) => {
@@ -194,6 +214,7 @@ export class ObservedState {
     this.#listing = {
       startSeq,
       namespaces: new Set(this.#opts.namespaces),
+      keeps,
       result,
       watched: mark,
     };
@@ -208,9 +229,10 @@ export class ObservedState {
 
   /**
    * Whether a deployment owns objects (volumes aside) by the latest listing that succeeded;
-   * undefined before one has.
+   * undefined before one has, or when that listing kept no entries for it (rule 9).
    */
   ownsObjects(deploymentId: string): boolean | undefined {
+    if (this.#ownersKept && !this.#ownersKept(deploymentId)) return undefined;
     return this.#owners?.has(deploymentId);
   }
 
@@ -272,7 +294,8 @@ export class ObservedState {
       id !== undefined &&
       opts.kinds === undefined &&
       opts.listenerId === this.#opts.listenerId &&
-      opts.namespaces.every((ns) => listing.namespaces.has(ns));
+      opts.namespaces.every((ns) => listing.namespaces.has(ns)) &&
+      (listing.keeps === undefined || listing.keeps(id));
     if (!usable) return undefined;
     const inventory = await listing.result;
     const wrote = this.#writes.get(id);

@@ -26,6 +26,7 @@ import type { KindInfo } from '../objects/kinds.ts';
 import type { Inventory } from './list.ts';
 import { LIST_PAGE_SIZE, type ObjectClient } from './object-client.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
+import { isStub, type Keeps, kept, otherShardEntry } from './shard-entries.ts';
 
 /** A listing's entries by kind and namespace (`scopeOf`), then by name. */
 export type PreviousEntries = ReadonlyMap<string, ReadonlyMap<string, KubeObject>>;
@@ -90,8 +91,8 @@ export type PageJudge = (items: readonly KubeObject[]) => Promise<void> | void;
 /** Changed workloads of one (namespace, kind) read one by one; past this the kind is listed whole. */
 export const CARRY_READ_LIMIT = 20;
 
-/** Thrown out of a metadata listing's page once more than CARRY_READ_LIMIT workloads changed. */
-const LIST_WHOLE = new Error('more workloads changed than are read one by one');
+/** Ends a metadata-only list of workloads once more than CARRY_READ_LIMIT changed (`listSlim`). */
+const PAST_CARRY_LIMIT = new Error('more changed workloads than are read one by one');
 
 /** Reads of changed workloads in flight at once (within one list call's turn). */
 const READ_CONCURRENCY = 4;
@@ -111,13 +112,20 @@ export interface SlimListing {
   check: (item: KubeObject) => void;
   /** Told the resourceVersion of the list the entries come from (the last, when listed twice). */
   onVersion?: ((resourceVersion: string) => void) | undefined;
+  /** Whose objects get entries (shard-entries.ts); another shard's get a stub or none. */
+  keeps?: Keeps | undefined;
 }
 
-/** Whether `before` is the entry of `item` as it still stands (the same uid at the same resourceVersion). */
+/**
+ * Whether `before` is the entry of `item` as it still stands (the same uid at the same
+ * resourceVersion). A stub of another shard's object (shard-entries.ts) never is: the shard may
+ * have been taken since, and then the object needs a whole entry.
+ */
 export function unchanged(item: KubeObject, before: KubeObject | undefined): before is KubeObject {
   const version = item.metadata.resourceVersion;
   return (
     before !== undefined &&
+    !isStub(before) &&
     typeof version === 'string' &&
     version !== '' &&
     before.metadata.resourceVersion === version &&
@@ -127,10 +135,10 @@ export function unchanged(item: KubeObject, before: KubeObject | undefined): bef
 
 /** The slim entries of one kind in one namespace (see the module comment). */
 export async function listSlim(l: SlimListing): Promise<KubeObject[]> {
-  const { client, kind, namespace, selector, fieldManager, pool } = l;
+  const { client, kind, namespace, selector, fieldManager, pool, keeps } = l;
   const whole = (item: KubeObject) => {
     l.check(item);
-    return slim(item, fieldManager, pool);
+    return kept(item, keeps) ? slim(item, fieldManager, pool) : otherShardEntry(item);
   };
   const workload = slimKeepsMoreThanMetadata(kind.kind);
   const before = l.previous?.get(scopeOf(kind.kind, namespace));
@@ -147,46 +155,17 @@ export async function listSlim(l: SlimListing): Promise<KubeObject[]> {
   if (workload && cold) {
     return client.list(kind.apiVersion, kind.kind, namespace, selector, whole, versioned);
   }
-  // Changed workloads, as placeholders naming the object (the listed item itself is let go); past
-  // the limit the metadata listing stops at the page it is on, since the kind is then listed whole:
-  // its further pages would be asked for, parsed and held only to be dropped.
+  // Changed workloads, as placeholders naming the object (the listed item itself is let go). Past
+  // the limit the metadata-only list stops and the kind is listed whole: its items were once kept
+  // to the end of the list, some 14 KB each, which after a cold pass (every workload changed) made
+  // a burst of hundreds of MB at 10,000 deployments (bench/README.md, issue 44).
   const changed = new Set<KubeObject>();
   let changes = 0;
-  const listed = await client
-    .list(
-      kind.apiVersion,
-      kind.kind,
-      namespace,
-      selector,
-      (item) => {
-        l.check(item);
-        const entry = before?.get(item.metadata.name ?? '');
-        if (unchanged(item, entry)) return entry;
-        // A metadata-only entry, or a server without metadata-only answers sent the object whole.
-        if (!workload || item.spec !== undefined || item.status !== undefined) {
-          return slim(item, fieldManager, pool);
-        }
-        changes += 1;
-        if (changes > CARRY_READ_LIMIT) throw LIST_WHOLE;
-        const placeholder: KubeObject = {
-          apiVersion: item.apiVersion,
-          kind: item.kind,
-          metadata: { name: item.metadata.name, namespace: item.metadata.namespace ?? namespace },
-        };
-        changed.add(placeholder);
-        return placeholder;
-      },
-      {
-        metadataOnly: true,
-        ...(workload ? { pageSize: LIST_PAGE_SIZE.workloadMetadata } : {}),
-        ...versioned,
-      },
-    )
-    .catch((err: unknown) => {
-      if (err === LIST_WHOLE) return undefined;
-      throw err;
-    });
-  if (listed === undefined) {
+  let listed: KubeObject[];
+  try {
+    listed = await listChanged();
+  } catch (err) {
+    if (err !== PAST_CARRY_LIMIT) throw err;
     return client.list(kind.apiVersion, kind.kind, namespace, selector, whole, versioned);
   }
   if (changes === 0) return listed;
@@ -205,4 +184,38 @@ export async function listSlim(l: SlimListing): Promise<KubeObject[]> {
     const fresh = read.get(item);
     return fresh === undefined ? [] : [fresh];
   });
+
+  function listChanged(): Promise<KubeObject[]> {
+    return client.list(
+      kind.apiVersion,
+      kind.kind,
+      namespace,
+      selector,
+      (item) => {
+        l.check(item);
+        // Another shard's object: never read again, and no entry but a stub.
+        if (!kept(item, keeps)) return otherShardEntry(item);
+        const entry = before?.get(item.metadata.name ?? '');
+        if (unchanged(item, entry)) return entry;
+        // A metadata-only entry, or a server without metadata-only answers sent the object whole.
+        if (!workload || item.spec !== undefined || item.status !== undefined) {
+          return slim(item, fieldManager, pool);
+        }
+        changes += 1;
+        if (changes > CARRY_READ_LIMIT) throw PAST_CARRY_LIMIT;
+        const placeholder: KubeObject = {
+          apiVersion: item.apiVersion,
+          kind: item.kind,
+          metadata: { name: item.metadata.name, namespace: item.metadata.namespace ?? namespace },
+        };
+        changed.add(placeholder);
+        return placeholder;
+      },
+      {
+        metadataOnly: true,
+        ...(workload ? { pageSize: LIST_PAGE_SIZE.workloadMetadata } : {}),
+        ...versioned,
+      },
+    );
+  }
 }

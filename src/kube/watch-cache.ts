@@ -18,6 +18,11 @@
  *
  * Workloads are watched whole (their slim entries keep replica counts and conditions); every
  * other kind as metadata only, so a Secret's data never reaches the agent through a watch.
+ *
+ * A sharded replica's cache keeps entries of the held shards' deployments only (`keeps`,
+ * shard-entries.ts): another shard's objects are dropped as they are listed or told. When a shard
+ * is taken (`reshard`), its objects were never kept, so every scope lists again (cycles list
+ * meanwhile); when one is given up, its entries go at once.
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import pMap from 'p-map';
@@ -29,6 +34,7 @@ import { ListingPool, slim, slimKeepsMoreThanMetadata } from './compact-live.ts'
 import { FIELD_MANAGER, ownedSelector } from './labels.ts';
 import { type Inventory, inventoryOf, LIST_CONCURRENCY } from './list.ts';
 import type { WatchEvent } from './watch-events.ts';
+import { isStub, kept, otherShardEntry } from './shard-entries.ts';
 import { type PreviousEntries, previousScope, unchanged } from './slim-listing.ts';
 import {
   type Scope,
@@ -59,6 +65,8 @@ export class WatchCache {
   readonly #touched = new Map<string, number>();
   /** Moves whenever a scope stops being synced: events may have been missed since. */
   #epoch = 0;
+  /** Replaced at each shard taken: a list begun before is done again, a watch open before ends. */
+  #round = new AbortController();
   readonly #stats: WatchCacheStats = { lists: 0, watches: 0, events: 0, relists: 0, failures: 0 };
 
   constructor(opts: WatchCacheOptions) {
@@ -102,6 +110,29 @@ export class WatchCache {
     )
       .then(() => Promise.all(this.#scopes.map((scope) => this.#keep(scope))))
       .catch(() => undefined);
+  }
+
+  /**
+   * The held shards changed (`keeps` answers differently now): entries of deployments no longer
+   * kept go (a stub stays where shard-entries.ts keeps one); when a shard was `gained`, every
+   * scope stops being synced and lists again, since its objects were dropped as they came.
+   */
+  reshard(gained: boolean): void {
+    const keeps = this.#o.keeps;
+    if (!keeps) return;
+    for (const scope of this.#scopes) {
+      for (const [name, entry] of scope.entries) {
+        if (kept(entry, keeps) || isStub(entry)) continue;
+        const stub = otherShardEntry(entry);
+        if (stub) scope.entries.set(name, stub);
+        else scope.entries.delete(name);
+      }
+    }
+    if (!gained) return;
+    this.#round.abort();
+    this.#round = new AbortController();
+    this.#epoch += 1;
+    for (const scope of this.#scopes) scope.synced = false;
   }
 
   /** Ends every watch; the cache then answers no more. */
@@ -167,30 +198,39 @@ export class WatchCache {
   /** Lists one scope whole (metadata only but for workloads), keeping entries still current. */
   async #list(scope: Scope): Promise<void> {
     const { kind, namespace } = scope;
-    const before = scope.entries;
-    let version: string | undefined;
-    if (this.#stats.lists >= this.#scopes.length) this.#stats.relists += 1;
-    this.#stats.lists += 1;
-    const listed = await this.#o.client.list(
-      kind.apiVersion,
-      kind.kind,
-      namespace,
-      this.#selector,
-      (item) => {
-        const entry = before.get(item.metadata.name ?? '');
-        return unchanged(item, entry) ? entry : slim(item, this.#fieldManager, this.#pool);
-      },
-      {
-        metadataOnly: !slimKeepsMoreThanMetadata(kind.kind),
-        onVersion: (v) => {
-          version = v;
+    // A shard taken while it lists (`reshard`): its objects may have been dropped, so list again.
+    let round: AbortController;
+    do {
+      round = this.#round;
+      const before = scope.entries;
+      let version: string | undefined;
+      if (this.#stats.lists >= this.#scopes.length) this.#stats.relists += 1;
+      this.#stats.lists += 1;
+      const listed = await this.#o.client.list(
+        kind.apiVersion,
+        kind.kind,
+        namespace,
+        this.#selector,
+        (item) => this.#entryOf(item, before.get(item.metadata.name ?? '')),
+        {
+          metadataOnly: !slimKeepsMoreThanMetadata(kind.kind),
+          onVersion: (v) => {
+            version = v;
+          },
         },
-      },
-    );
-    if (version === undefined) throw new Error(`list of ${kind.kind} in ${namespace} had no resourceVersion`);
-    scope.entries = new Map(listed.map((o) => [o.metadata.name ?? '', o]));
-    scope.version = version;
+      );
+      if (version === undefined)
+        throw new Error(`list of ${kind.kind} in ${namespace} had no resourceVersion`);
+      scope.entries = new Map(listed.map((o) => [o.metadata.name ?? '', o]));
+      scope.version = version;
+    } while (round !== this.#round);
     scope.synced = true;
+  }
+
+  /** The entry of a listed or told object: `before` while unchanged, a stub or none for another shard's. */
+  #entryOf(item: KubeObject, before: KubeObject | undefined): KubeObject | undefined {
+    if (!kept(item, this.#o.keeps)) return otherShardEntry(item);
+    return unchanged(item, before) ? before : slim(item, this.#fieldManager, this.#pool);
   }
 
   /** Watches one scope, and lists it again after a backoff whenever its watch fails, until stopped. */
@@ -198,6 +238,7 @@ export class WatchCache {
     const signal = this.#abort.signal;
     let failures = 0;
     while (!signal.aborted) {
+      const round = this.#round;
       try {
         if (!scope.synced) await this.#list(scope);
         const openedAt = Date.now();
@@ -210,6 +251,8 @@ export class WatchCache {
         failures += 1;
       } catch (err) {
         if (signal.aborted) return;
+        // Ended by a shard taken (`reshard`): no failure, the scope lists again at once.
+        if (round.signal.aborted) continue;
         failures += 1;
         this.#failed(scope, err);
       }
@@ -239,7 +282,11 @@ export class WatchCache {
         events += 1;
         this.#apply(scope, event);
       },
-      { metadataOnly: !slimKeepsMoreThanMetadata(kind.kind), timeoutSeconds, signal: this.#abort.signal },
+      {
+        metadataOnly: !slimKeepsMoreThanMetadata(kind.kind),
+        timeoutSeconds,
+        signal: AbortSignal.any([this.#abort.signal, this.#round.signal]),
+      },
     );
     return events;
   }
@@ -261,7 +308,9 @@ export class WatchCache {
         scope.entries.delete(name);
         this.#touch(before, object);
       } else if (!unchanged(object, before)) {
-        scope.entries.set(name, slim(object, this.#fieldManager, this.#pool));
+        const entry = this.#entryOf(object, before);
+        if (entry) scope.entries.set(name, entry);
+        else scope.entries.delete(name);
         this.#touch(before, object);
       }
     }

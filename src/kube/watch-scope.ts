@@ -6,6 +6,7 @@ import type { BackoffPolicy } from '../backoff.ts';
 import type { KindInfo } from '../objects/kinds.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
 import type { ObjectClient } from './object-client.ts';
+import type { Keeps } from './shard-entries.ts';
 import type { PreviousEntries } from './slim-listing.ts';
 
 /** What the cache needs of the Kubernetes client. */
@@ -28,6 +29,12 @@ export interface WatchCacheOptions {
    * looking healthy, so this is what tells readiness (through the client's results) it is gone.
    */
   probe?: () => Promise<unknown>;
+  /**
+   * Whose objects get entries, asked as each object arrives (a sharded replica's held shards now,
+   * shard-entries.ts); another shard's get a stub or none. Default: every object. Tell the cache
+   * of each change of it (`WatchCache.reshard`).
+   */
+  keeps?: Keeps | undefined;
   /** The wait before a failed scope lists again (default WATCH_BACKOFF). */
   backoff?: BackoffPolicy;
   random?: () => number;

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ShardElector } from '../../src/agent/shard-elector.ts';
-import { silentLogger } from '../../src/log.ts';
+import { createLogger, type Logger, silentLogger } from '../../src/log.ts';
 import { FakeClock } from './fake-clock.ts';
 import { FakeLeases } from './fake-leases.ts';
 
@@ -15,7 +15,13 @@ interface Replica {
   done: Promise<void>;
 }
 
-function replica(leases: FakeLeases, clock: FakeClock, identity: string, shards = 6): Replica {
+function replica(
+  leases: FakeLeases,
+  clock: FakeClock,
+  identity: string,
+  shards = 6,
+  logger: Logger = silentLogger(),
+): Replica {
   const cut = { off: false };
   const events: string[] = [];
   const stop = new AbortController();
@@ -27,7 +33,7 @@ function replica(leases: FakeLeases, clock: FakeClock, identity: string, shards 
     leaseDurationMs: LEASE_MS,
     clock,
     random: () => 0.5,
-    logger: silentLogger(),
+    logger,
     onGained: (s) => events.push(`gained ${s}`),
     onLost: (s) => events.push(`lost ${s}`),
     beforeRelease: async (s) => {
@@ -137,6 +143,30 @@ describe('ShardElector: a replica joins', () => {
       expect(released).toBeGreaterThanOrEqual(0);
       expect(taken).toBeGreaterThan(released);
     }
+  });
+});
+
+describe('ShardElector: the reason logged for a shard given back', () => {
+  it('says given back, not released on shutdown, for a shard a joining replica takes', async () => {
+    const clock = new FakeClock();
+    const leases = new FakeLeases();
+    const lines: Array<{ lease?: string; reason?: string; msg?: string }> = [];
+    const logger = createLogger({
+      level: 'info',
+      destination: { write: (l: string) => lines.push(JSON.parse(l)) },
+    });
+    clockInUse = clock;
+    const a = replica(leases, clock, 'a', 6, logger);
+    running.push(a);
+    await clock.advance(10_000);
+    expect(a.elector.held()).toHaveLength(6);
+    start(leases, clock, 'b');
+    await clock.advance(20_000);
+    expect(a.elector.held()).toEqual([0, 1, 2]);
+    const stopped = lines.filter((l) => l.msg === 'stopped leading');
+    expect(stopped.map((l) => [l.lease, l.reason]).sort()).toEqual(
+      [3, 4, 5].map((s) => [`mooring-leader-${s}`, 'given back: above the fair share']),
+    );
   });
 });
 

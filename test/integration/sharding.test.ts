@@ -1,8 +1,14 @@
 /**
  * Three agents sharing one listener over six shards, in this process, against the sandbox
- * Kubernetes API and the reference control plane: they split the shards two each, and each object
- * of the 30 deployments created after the split is written by exactly one of them (the holder of
- * its deployment's shard), every one writing a share.
+ * Kubernetes API and the reference control plane: they split the shards two each, and each write
+ * of an object of the 30 deployments created after the split comes from the replica holding its
+ * deployment's shard at that moment, every one writing a share.
+ *
+ * "At that moment", not "at the split": the three agents, the sandbox and the control plane share
+ * one event loop, and with the shortest lease (3 s) a loaded machine starved it for 4 to 7 s at a
+ * time (Lease writes of one replica that far apart in the sandbox's log), so Leases expired and
+ * shards moved, as the design means them to. The holder at each write is read from the log: the
+ * last writer of the shard's Lease before it.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +16,7 @@ import { shardOf } from '../../src/agent/shards.ts';
 import type { WiredAgent } from '../../src/cli/wiring.ts';
 import { ControlPlaneClient } from '../../src/control-plane/client.ts';
 import type { ControlPlaneServer } from '../../src/control-plane/server/index.ts';
+import type { RequestRecord } from '../../src/sandbox/request-log.ts';
 import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';
 import { smallDeployment } from '../support/deployment-body.ts';
 import { startListenerControlPlane, wireTestAgent } from '../support/wired-agent.ts';
@@ -84,7 +91,6 @@ describe('three agents over six shards', () => {
     for (const [id, a] of agents) running.push(a.agent.run(stops.get(id)!.signal));
     const held = (id: string) => agents.get(id)!.agent.statusDocument().shards?.held ?? [];
     await until('the shards to be split two each', () => REPLICAS.every((r) => held(r).length === 2), 30_000);
-    const holderOf = (shard: number) => REPLICAS.find((r) => held(r).includes(shard));
     const since = Date.now();
     const names = Array.from({ length: 30 }, (_, i) => `sharded-${i}`);
     const ids = new Map<string, string>();
@@ -97,24 +103,37 @@ describe('three agents over six shards', () => {
       () => names.every((n) => kube.hasObject('apps/v1', 'Deployment', NAMESPACE, n)),
       45_000,
     );
-    // The split did not move while they converged.
     expect(REPLICAS.flatMap(held).sort()).toEqual([0, 1, 2, 3, 4, 5]);
-    const writes = kube
-      .requests()
-      .filter((r) => r.write && r.kind !== 'Lease' && r.kind !== 'Event' && Date.parse(r.time) >= since);
-    const writers = new Map<string, Set<string>>();
+    const who = (r: RequestRecord) => /\(([^)]+)\)/.exec(r.userAgent ?? '')?.[1] ?? '?';
+    const log = kube.requests();
+    // Each shard's holder over time: the writer of its Lease's latest write (a take or a renewal).
+    const leaseWrites = log.filter((r) => r.kind === 'Lease' && r.write && r.status < 300);
+    const holderAt = (shard: number, time: string): string | undefined => {
+      const last = leaseWrites.filter((r) => r.name === `mooring-leader-${shard}` && r.time <= time).at(-1);
+      return last && who(last);
+    };
+    // An object's deployment by its name (`<deployment>` or `<deployment>-<part>`, the longest match).
+    const deploymentOf = (name: string) =>
+      names.filter((n) => name === n || name.startsWith(`${n}-`)).sort((a, b) => b.length - a.length)[0];
+    const writes = log.filter(
+      (r) =>
+        r.write &&
+        r.kind !== 'Lease' &&
+        r.kind !== 'Event' &&
+        deploymentOf(r.name ?? '') !== undefined &&
+        Date.parse(r.time) >= since,
+    );
+    for (const name of names)
+      expect(
+        writes.some((r) => r.kind === 'Deployment' && r.name === name),
+        name,
+      ).toBe(true);
     for (const r of writes) {
-      const identity = /\(([^)]+)\)/.exec(r.userAgent ?? '')?.[1] ?? '?';
-      const key = `${r.kind}/${r.name}`;
-      writers.set(key, (writers.get(key) ?? new Set()).add(identity));
+      const shard = shardOf(ids.get(deploymentOf(r.name ?? '')!)!, SHARDS);
+      expect(who(r), `${r.kind}/${r.name} at ${r.time}`).toBe(holderAt(shard, r.time));
     }
-    for (const name of names) {
-      const expected = holderOf(shardOf(ids.get(name)!, SHARDS));
-      expect([...(writers.get(`Deployment/${name}`) ?? [])], name).toEqual([expected]);
-    }
-    for (const [key, who] of writers) expect(who.size, key).toBe(1);
-    const all = new Set([...writers.values()].flatMap((s) => [...s]));
-    expect(all).toEqual(new Set(REPLICAS));
+    // Every replica wrote a share.
+    expect(new Set(writes.map(who))).toEqual(new Set(REPLICAS));
   });
 
   it('a replica stopping gives its shards to the others, and a deployment created then converges there', {

@@ -4,8 +4,8 @@
  * metadata-only entries. Every page is still followed to the end.
  */
 import { describe, expect, it } from 'vitest';
-import type { KubeHttp, KubeRequest } from '../../src/kube/http.ts';
-import { LIST_PAGE_SIZE, ObjectClient } from '../../src/kube/object-client.ts';
+import { type KubeHttp, KubeApiError, type KubeRequest } from '../../src/kube/http.ts';
+import { LIST_PAGE_SIZE, LIST_RESTARTS, ObjectClient } from '../../src/kube/object-client.ts';
 import type { KubeObject } from '../../src/objects/kube-object.ts';
 
 /** A KubeHttp that serves `total` Secrets in pages of the size each request asks for. */
@@ -52,5 +52,49 @@ describe('list pages', () => {
       kind: 'Secret',
       metadata: { name: `s-${total - 1}` },
     });
+  });
+});
+
+describe('a list whose continue token expired', () => {
+  /** Serves `total` Secrets in pages; the first request with `continue` equal to `expireAt` answers 410 Gone, `times` times. */
+  function expiringHttp(total: number, expireAt: string, times: number): { http: KubeHttp; asked: string[] } {
+    const asked: string[] = [];
+    let expired = 0;
+    const request = async (req: KubeRequest) => {
+      const query = new URLSearchParams(req.path.split('?')[1] ?? '');
+      const token = query.get('continue');
+      asked.push(token ?? '');
+      if (token === expireAt && expired < times) {
+        expired += 1;
+        throw new KubeApiError(410, { reason: 'Expired', code: 410 }, 'GET', {});
+      }
+      const limit = Number(query.get('limit'));
+      const start = Number(token ?? 0);
+      const end = Math.min(total, start + limit);
+      const items = Array.from({ length: end - start }, (_, i) => ({ metadata: { name: `s-${start + i}` } }));
+      return { status: 200, body: { items, metadata: end < total ? { continue: String(end) } : {} } };
+    };
+    return { http: { request } as unknown as KubeHttp, asked };
+  }
+
+  it('starts the list over from a fresh snapshot, each item once in the answer', async () => {
+    const { http, asked } = expiringHttp(25, '20', 1);
+    const pages: number[] = [];
+    const items = await new ObjectClient(http).list('v1', 'Secret', 'ns', 'a=b', undefined, {
+      pageSize: 10,
+      onPage: (page) => {
+        pages.push(page.length);
+      },
+    });
+    expect(asked).toEqual(['', '10', '20', '', '10', '20']);
+    expect(items.map((o) => o.metadata.name)).toEqual(Array.from({ length: 25 }, (_, i) => `s-${i}`));
+    expect(pages).toEqual([10, 10, 10, 10, 5]);
+  });
+
+  it('fails once it has started over LIST_RESTARTS times', async () => {
+    const { http } = expiringHttp(25, '10', LIST_RESTARTS + 1);
+    await expect(
+      new ObjectClient(http).list('v1', 'Secret', 'ns', 'a=b', undefined, { pageSize: 10 }),
+    ).rejects.toMatchObject({ code: 410 });
   });
 });

@@ -36,7 +36,7 @@ describe('a listing, scope by scope', () => {
     const list: ObjectClient['list'] = async (_apiVersion, _kind, namespace, _selector, each = (o) => o) => {
       // The second namespace's list call answers only once released.
       if (namespace === 'b') await held;
-      return [each(service(namespace, `svc-${namespace}`, '2'))];
+      return [each(service(namespace, `svc-${namespace}`, '2'))].filter((o) => o !== undefined);
     };
     const told: string[] = [];
     const listing = listOwned({ list } as unknown as ObjectClient, {

@@ -49,7 +49,10 @@ function fakeClient(objects: KubeObject[]): { client: ObjectClient; pages: strin
         }
         return copy;
       });
-      for (const item of items) out.push(each(item));
+      for (const item of items) {
+        const entry = each(item);
+        if (entry !== undefined) out.push(entry);
+      }
     }
     return out;
   };

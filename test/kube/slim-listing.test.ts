@@ -3,8 +3,11 @@
  * slim entry is metadata only, and gets the very entries the whole objects would have made.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { slim } from '../../src/kube/compact-live.ts';
-import { LISTED_KINDS } from '../../src/objects/kinds.ts';
+import { ListingPool, slim } from '../../src/kube/compact-live.ts';
+import type { KubeHttp, KubeRequest } from '../../src/kube/http.ts';
+import { listSlim } from '../../src/kube/slim-listing.ts';
+import type { KubeObject } from '../../src/objects/kube-object.ts';
+import { kindInfo, LISTED_KINDS } from '../../src/objects/kinds.ts';
 import { FIELD_MANAGER, ownedSelector } from '../../src/kube/labels.ts';
 import { LIST_PAGE_SIZE, ObjectClient } from '../../src/kube/object-client.ts';
 import { objectVersion } from '../../src/kube/object-version.ts';
@@ -109,5 +112,73 @@ describe('slim listing', () => {
     expect(limits.get('statefulsets')).toBe(String(LIST_PAGE_SIZE.wholeObjects));
     expect(limits.get('secrets')).toBe(String(LIST_PAGE_SIZE.coldStart));
     expect(LIST_PAGE_SIZE.wholeObjects).toBeLessThan(LIST_PAGE_SIZE.coldStart);
+  });
+});
+
+describe('a slim listing of workloads past CARRY_READ_LIMIT changes', () => {
+  it('stops its metadata-only list at the page where the limit is passed, and lists the kind whole', async () => {
+    const total = 2 * LIST_PAGE_SIZE.workloadMetadata + 50;
+    const item = (i: number, whole: boolean) => ({
+      metadata: {
+        name: `d-${i}`,
+        namespace: NS,
+        uid: `u-${i}`,
+        resourceVersion: String(100 + i),
+        labels: { 'mooring.dev/listener-id': LISTENER },
+      },
+      ...(whole ? { spec: { replicas: 1 }, status: { replicas: 1 } } : {}),
+    });
+    const asked: Array<{ metadataOnly: boolean; continue: string | null }> = [];
+    const request = async (req: KubeRequest) => {
+      const query = new URLSearchParams(req.path.split('?')[1] ?? '');
+      const metadataOnly = req.accept !== undefined;
+      asked.push({ metadataOnly, continue: query.get('continue') });
+      const limit = Number(query.get('limit'));
+      const start = Number(query.get('continue') ?? 0);
+      const end = Math.min(total, start + limit);
+      const items = Array.from({ length: end - start }, (_, k) => item(start + k, !metadataOnly));
+      return {
+        status: 200,
+        body: {
+          items,
+          metadata: { resourceVersion: '9', ...(end < total ? { continue: String(end) } : {}) },
+        },
+      };
+    };
+    // The previous listing had one of them, at another version: every one has changed since.
+    const previous = new Map([
+      [
+        `Deployment/${NS}`,
+        new Map([
+          [
+            'd-0',
+            slim(
+              {
+                apiVersion: 'apps/v1',
+                kind: 'Deployment',
+                ...item(0, true),
+                metadata: { ...item(0, true).metadata, resourceVersion: '1' },
+              } as KubeObject,
+              FIELD_MANAGER,
+            ),
+          ],
+        ]),
+      ],
+    ]);
+    const entries = await listSlim({
+      client: new ObjectClient({ request } as unknown as KubeHttp),
+      kind: kindInfo('Deployment')!,
+      namespace: NS,
+      selector: ownedSelector(LISTENER),
+      fieldManager: FIELD_MANAGER,
+      pool: new ListingPool(),
+      previous,
+      check: () => undefined,
+    });
+    // One metadata-only page (where the 21st change was met), then every page of whole objects.
+    expect(asked.filter((a) => a.metadataOnly)).toEqual([{ metadataOnly: true, continue: null }]);
+    expect(asked.filter((a) => !a.metadataOnly)).toHaveLength(Math.ceil(total / LIST_PAGE_SIZE.wholeObjects));
+    expect(entries).toHaveLength(total);
+    expect(entries.every((e) => e.status !== undefined)).toBe(true);
   });
 });

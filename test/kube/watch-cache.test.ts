@@ -155,7 +155,7 @@ function scriptedClient(items: () => KubeObject[]) {
       opts.onVersion?.(String(version));
       return items()
         .filter((o) => o.kind === kind)
-        .map((o) => each(structuredClone(o)));
+        .flatMap((o) => each(structuredClone(o)) ?? []);
     },
     watch: (_apiVersion, kind, _namespace, _selector, from, onEvent) =>
       new Promise<void>((resolve, reject) => {

@@ -1,0 +1,66 @@
+/**
+ * Which listed objects a sharded replica keeps an entry for (ADR 0015). Every owned object carries
+ * its deployment's id label, so an object of a deployment in a shard the replica does not hold is
+ * dropped as it arrives (cycle listings and the watch cache alike), and the replica's memory
+ * follows its share instead of the whole listener's. Two things still read other shards' objects:
+ * - the identity check (reconcile/identity.ts) looks up the Secrets and claims a deployment refers
+ *   to by name and reads their owner labels, so those kinds keep a stub (`stubOf`) of their
+ *   ownership labels and version;
+ * - the collision rules ask whether a deployment being deleted still owns objects; for another
+ *   shard's the answer is "unknown", which holds its names (desired-resolver.ts), the safe side.
+ * An object without a deployment id is kept whole: no shard is its owner, so every replica sees it.
+ */
+import { LABELS } from '../labels.ts';
+import type { KubeObject } from '../objects/kube-object.ts';
+
+/** Whether a deployment's objects get entries: it is in a shard held (for one listing, or now). */
+export type Keeps = (deploymentId: string) => boolean;
+
+/** Kinds whose other shards' objects keep a stub: what the identity check looks up by name. */
+const STUB_KINDS: ReadonlySet<string> = new Set(['Secret', 'PersistentVolumeClaim']);
+
+/** The stubs made: never carried into a later listing as an object's entry (`isStub`). */
+const stubs = new WeakSet<KubeObject>();
+
+/** Whether `o` is a stub of another shard's object (`stubOf`), not an entry a reconcile may use. */
+export function isStub(o: KubeObject): boolean {
+  return stubs.has(o);
+}
+
+/** Name, namespace, version and ownership labels of `item`: all the identity check reads. */
+export function stubOf(item: KubeObject): KubeObject {
+  const m = item.metadata;
+  const labels: Record<string, string> = {};
+  for (const key of [LABELS.deploymentId, LABELS.listenerId]) {
+    const value = m.labels?.[key];
+    if (typeof value === 'string') labels[key] = value;
+  }
+  const stub: KubeObject = {
+    apiVersion: item.apiVersion,
+    kind: item.kind,
+    metadata: {
+      name: m.name,
+      namespace: m.namespace,
+      uid: m.uid,
+      resourceVersion: m.resourceVersion,
+      labels,
+    },
+  };
+  stubs.add(stub);
+  return stub;
+}
+
+/** Whether `item`'s deployment is one `keeps` keeps (always without `keeps`, or without an id label). */
+export function kept(item: KubeObject, keeps: Keeps | undefined): boolean {
+  if (!keeps) return true;
+  const id = item.metadata?.labels?.[LABELS.deploymentId];
+  return typeof id !== 'string' || id === '' || keeps(id);
+}
+
+/**
+ * The entry of a listed object of a deployment `keeps` does not keep: a stub for the kinds the
+ * identity check reads, else none.
+ */
+export function otherShardEntry(item: KubeObject): KubeObject | undefined {
+  return STUB_KINDS.has(item.kind) ? stubOf(item) : undefined;
+}
