@@ -175,10 +175,10 @@ test keeps the two equal), never below 256Mi. The heap follows the limit (the im
 {{- $res := deepCopy .Values.resources -}}
 {{- $n := int (default 0 .Values.sizing.expectedDeployments) -}}
 {{- if gt $n 0 -}}
-{{- $perDeployment := add 7168 (mul 12 700) -}}
+{{- $perDeployment := add 5120 (mul 12 250) -}}
 {{- $heapKib := add (mul 28 1024) (div (mul $n $perDeployment) 1024) -}}
 {{- $byShare := div (mul $heapKib 100) (mul 45 1024) -}}
-{{- $withNode := add 96 24 (div (mul $heapKib 100) (mul 75 1024)) -}}
+{{- $withNode := add 64 24 (div (mul $heapKib 100) (mul 75 1024)) -}}
 {{- $mib := max $byShare $withNode -}}
 {{- $limit := max 256 (mul 32 (div (add $mib 31) 32)) -}}
 {{- $_ := set $res "limits" (default (dict) $res.limits) -}}
