@@ -112,7 +112,7 @@ export class RestartMemoKeeper {
     // (and newer ones), and a copy would hold every object twice (121k at 10,000 deployments).
     // A later cold listing of this process judges what it holds instead.
     this.#o.memo.adopt(memo.memo);
-    for (const [id, pass] of memo.passes) passes.set(id, pass);
+    for (const [id, pass] of memo.passes) passes.restore(id, pass);
     this.#o.logger.info({ deployments: memo.passes.size }, 'restart memo taken over');
     memo.passes.clear();
   }

@@ -205,6 +205,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
     ownsObjects: (id) => observed.ownsObjects(id),
     quiet: (id) => observed.quiet(id),
     memory,
+    restored: (id) => coldPasses.restored(id),
     ...restartMemo.agentHooks(),
     // A record the agent cannot use refuses its deployment alone: said in an Event there too.
     onRefused: (d) => recordRefusalEvent(events, config.namespaces, d),

@@ -178,6 +178,23 @@ describe('the restart memo keeper', () => {
     expect(store.writes).toBe(1);
   });
 
+  it('counts the deployments it gave back as restored, through a new cold listing, until their pass is taken', async () => {
+    const store = memoryStore();
+    const { memo, passes } = state(2);
+    await keeper(store, memo).save(passes);
+    const cold = new ColdPasses();
+    await keeper(store, new ApplyMemo()).load(cold);
+    expect(cold.restored('dep-0')).toBe(true);
+    expect(cold.restored('dep-1')).toBe(true);
+    expect(cold.restored('dep-2')).toBe(false);
+    // A start's listing given up and listed again forgets the passes, not who the memo vouched for.
+    cold.clear();
+    expect(cold.restored('dep-1')).toBe(true);
+    cold.take('dep-1', 'key-1', 'apps');
+    expect(cold.restored('dep-1')).toBe(false);
+    expect(cold.restored('dep-0')).toBe(true);
+  });
+
   it("keeps within its store's size: past one ConfigMap only when the store holds more (in parts)", async () => {
     const { memo, passes } = state(400);
     const whole = sealMemo(snapshotEntries(memo, passes), { secret: SECRET, fingerprint: 'f' })!;
