@@ -117,9 +117,17 @@ export class RestartMemoKeeper {
     memo.passes.clear();
   }
 
-  /** The final revisions the stored snapshot knew, by id (none when it cannot be trusted). */
+  /**
+   * The final revisions the stored snapshot knew, by id (none when it cannot be trusted), handed
+   * over: the resolver keeps them (desired-resolver.ts), and a copy kept here too would hold every
+   * one twice for the life of the process. A later call gets none.
+   */
   async revisions(): Promise<ReadonlyMap<string, KnownRevision> | undefined> {
-    return (await this.#open())?.revisions;
+    const memo = await this.#open();
+    if (!memo) return undefined;
+    const { revisions } = memo;
+    memo.revisions = new Map();
+    return revisions;
   }
 
   /** Saves what `passes` and the memo hold, unless the stored snapshot already says the same. */

@@ -195,6 +195,25 @@ describe('the restart memo keeper', () => {
     expect(cold.restored('dep-0')).toBe(true);
   });
 
+  it('hands its revisions over once, keeping no second copy of them', async () => {
+    const store = memoryStore();
+    const { memo, passes } = state(2);
+    const revision = { id: 'rev-1', status: 'READY', digest: 'd1' };
+    await new RestartMemoKeeper({
+      store,
+      secret: SECRET,
+      settings: () => ({}),
+      memo,
+      logger: silentLogger(),
+      code: async () => 'this-build',
+      revisionsOf: (id) => (id === 'dep-1' ? [revision] : []),
+    }).save(passes);
+    const next = keeper(store, new ApplyMemo());
+    await next.load(new ColdPasses());
+    expect([...((await next.revisions()) ?? [])]).toEqual([['rev-1', revision]]);
+    expect((await next.revisions())?.size).toBe(0);
+  });
+
   it("keeps within its store's size: past one ConfigMap only when the store holds more (in parts)", async () => {
     const { memo, passes } = state(400);
     const whole = sealMemo(snapshotEntries(memo, passes), { secret: SECRET, fingerprint: 'f' })!;
