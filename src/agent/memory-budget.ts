@@ -19,14 +19,6 @@ export type MemoryLevel = 'ok' | 'tight' | 'short';
 /** Fractions of the old generation's ceiling the live data may reach before each level. */
 export const TIGHT_AT = 0.7;
 export const SHORT_AT = 0.85;
-/**
- * The live share at which a start's listing of every owned object is given up (ObservedState,
- * rule 5). Not SHORT_AT: what that listing keeps is what the watches then hold, which the idle
- * agent holds anyway (bench/README.md), so an agent that cannot finish it cannot idle either; and
- * given up, every reconcile lists for itself. At 10,000 deployments under 256 MiB a restart read
- * short during its listing and gave it up, then took 1,075 s and 22,219 control-plane requests.
- */
-export const LISTING_GIVES_UP_AT = 0.95;
 
 /**
  * What the agent's heap holds besides its data (code, libraries), and what each deployment (its
@@ -203,21 +195,9 @@ export class MemoryBudget {
     return this.update();
   }
 
-  /** Whether the heap is short now (the heap read again). */
+  /** Whether the heap is short now (the heap read again): what gives a cold listing up. */
   isShort(): boolean {
     return this.update() === 'short';
-  }
-
-  /**
-   * Whether a start's listing of every owned object is given up now: the heap, read again, is
-   * nearly full (LISTING_GIVES_UP_AT), the records of waiting deployments counted as taken.
-   */
-  listingGivesUp(): boolean {
-    this.update();
-    const reading = this.#read();
-    if (reading.limitBytes <= 0) return false;
-    const live = reading.liveBytes + this.#parked * HEAP_PER_RECORD_BYTES;
-    return live / reading.limitBytes >= LISTING_GIVES_UP_AT;
   }
 
   /**

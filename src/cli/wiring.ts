@@ -110,7 +110,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
     namespaces: config.namespaces,
     listenerId: config.listenerId,
     watched: watchedObjects(config, kube, logger),
-    memoryShort: () => memory.listingGivesUp(),
+    memoryShort: () => memory.isShort(),
     ...(config.dryRun
       ? {}
       : { coldJudge: (): PageJudge => coldJudge(), census: (): Census => resources.census() }),

@@ -81,10 +81,9 @@ export interface ObservedStateOptions {
   /** The watches of owned objects (rule 7); without them, every cycle lists. */
   watched?: WatchedObjects | undefined;
   /**
-   * Whether the heap is too full now for a cold listing to go on (memory-budget.ts,
-   * `listingGivesUp`). A cold listing holds every owned object until it ends; one that finds the
-   * heap so before a page is given up (it fails, rule 1) instead of running V8 out of heap: a
-   * restart under too small a limit died so, every time.
+   * Whether the heap is short now (memory-budget.ts). A cold listing holds every owned object
+   * until it ends; one that finds the heap short before a page is given up (it fails, rule 1)
+   * instead of running V8 out of heap: a restart under too small a limit died so, every time.
    */
   memoryShort?: (() => boolean) | undefined;
 }
