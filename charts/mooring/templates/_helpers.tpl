@@ -212,7 +212,8 @@ membership slots `<leaseName>-member-<i>`.
 {{- end }}
 
 {{/* The restart memo's ConfigMaps: `restartMemo.name`, or `<name>-<i>` per shard; each memo past
-1 MiB goes on in `<memo>-part2` .. `<memo>-part6` (MEMO_PARTS in src/kube/restart-memo-store.ts). */}}
+1 MiB goes on in `<memo>-part2` .. `<memo>-part6` or `<memo>-alt-part2` .. `<memo>-alt-part6`, the
+set the stored memo does not use (MEMO_PARTS in src/kube/restart-memo-store.ts). */}}
 {{- define "mooring.restartMemoNames" -}}
 {{- $name := .Values.restartMemo.name }}
 {{- $shards := ternary (int .Values.sharding.shards) 1 .Values.leaderElection.enabled }}
@@ -228,6 +229,9 @@ membership slots `<leaseName>-member-<i>`.
 {{- $names = append $names $memo }}
 {{- range $part := untilStep 2 7 1 }}
 {{- $names = append $names (printf "%s-part%d" $memo $part) }}
+{{- end }}
+{{- range $part := untilStep 2 7 1 }}
+{{- $names = append $names (printf "%s-alt-part%d" $memo $part) }}
 {{- end }}
 {{- end }}
 {{- $names | toJson }}
