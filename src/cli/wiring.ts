@@ -110,7 +110,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
     namespaces: config.namespaces,
     listenerId: config.listenerId,
     watched: watchedObjects(config, kube, logger),
-    memoryShort: () => memory.isShort(),
+    memoryShort: (listed) => memory.coldListingGivesUp(listed),
     ...(config.dryRun
       ? {}
       : { coldJudge: (): PageJudge => coldJudge(), census: (): Census => resources.census() }),
@@ -165,7 +165,8 @@ export function wireAgent(o: WireOptions): WiredAgent {
         renderDeployment({ deployment, revision, settings: rendering.current }).objects,
       verify: (live, desired, key) => resources.verifyListed(live, desired, key),
       listedVerified: (live, key) => resources.isListedVerified(live, key),
-      beforeFirstPage: (passes) => restartMemo.load(passes),
+      // What the memo holds exists: the budget's count until a listing has counted them.
+      beforeFirstPage: (passes) => restartMemo.load(passes).then(() => memory.listed(observed.memo.size)),
     });
   // Listed per namespace at most once a cycle, and only for a rendered deployment that needs them.
   const foreign = new ForeignObjects(new ObjectClient(kube), config.listenerId);

@@ -39,6 +39,20 @@ describe('memory levels', () => {
     expect(budget.isShort()).toBe(true);
   });
 
+  it("gives a restart's listing up as soon as what is left of it would make the heap short", () => {
+    const { budget, heap } = budgetWith({ liveBytes: 50 * MIB, limitBytes: 100 * MIB });
+    // Its objects not known (a first start): only a short heap gives it up.
+    expect(budget.coldListingGivesUp(0)).toBe(false);
+    // The restart memo holds 121,485 objects: about 52 MiB of listing beside 50 MiB live.
+    budget.listed(121_485);
+    expect(budget.isShort()).toBe(false);
+    expect(budget.coldListingGivesUp(0)).toBe(true);
+    // Most of it listed already: the rest fits.
+    expect(budget.coldListingGivesUp(110_000)).toBe(false);
+    heap.liveBytes = 90 * MIB;
+    expect(budget.coldListingGivesUp(121_485)).toBe(true);
+  });
+
   it('lowers the reconciles at a time under pressure, never below one', () => {
     expect(concurrencyAt('ok', 8)).toBe(8);
     expect(concurrencyAt('tight', 8)).toBe(4);
