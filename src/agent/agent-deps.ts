@@ -76,6 +76,8 @@ export interface AgentDeps {
    * deployments never reconciled wait; `/readyz` and the metrics say so. None: no limits (tests).
    */
   memory?: MemoryBudget | undefined;
+  /** Whether a restart memo vouched for the deployment as converged (deployments-deps.ts). */
+  restored?: (deploymentId: string) => boolean;
   /** Observes each successful reconcile's result (`mooring diff` prints the change sets). */
   onReconciled?: (deploymentId: string, result: ReconcileResult) => void;
   /**

@@ -210,6 +210,11 @@ export function coldListingJudge(o: ColdListingOptions): PageJudge {
  */
 export class ColdPasses {
   readonly #passes = new Map<string, ColdPass>();
+  /**
+   * The deployments a restart memo vouched for, until their pass is taken: kept through a new cold
+   * listing (a start's listing given up and listed again), which forgets the passes themselves.
+   */
+  readonly #restored = new Set<string>();
 
   /** Forgets every pass (a new cold listing starts). */
   clear(): void {
@@ -218,6 +223,17 @@ export class ColdPasses {
 
   set(deploymentId: string, pass: ColdPass): void {
     this.#passes.set(deploymentId, pass);
+  }
+
+  /** A pass the restart memo carried (ADR 0010): set, and the deployment counted as `restored`. */
+  restore(deploymentId: string, pass: ColdPass): void {
+    this.#passes.set(deploymentId, pass);
+    this.#restored.add(deploymentId);
+  }
+
+  /** Whether a restart memo vouched for the deployment and its first reconcile has not taken it yet. */
+  restored(deploymentId: string): boolean {
+    return this.#restored.has(deploymentId);
   }
 
   /** Whether `obj` is a volume claim of the pass held for the deployment at `key`. */
@@ -230,6 +246,7 @@ export class ColdPasses {
   take(deploymentId: string, key: string, namespace: string): ConvergedPass | undefined {
     const pass = this.#passes.get(deploymentId);
     this.#passes.delete(deploymentId);
+    this.#restored.delete(deploymentId);
     if (!pass || pass.key !== key || pass.namespace !== namespace) return undefined;
     return { key: pass.key, objects: pass.objects, claimPrefixes: pass.claimPrefixes };
   }

@@ -100,14 +100,21 @@ export class DeploymentBook {
 
   /**
    * Why `d` waits for memory (MemoryBudget.defers), or undefined: never while a run of it is in
-   * flight, for a refusal, or for a deployment the agent holds already (or is deleting).
+   * flight, for a refusal, or for a deployment the agent holds already (or is deleting, or the
+   * restart memo vouched for: `restored`).
    */
-  waitsForMemory(d: DesiredDeployment, memory: DeploymentsDeps['memory']): string | undefined {
+  waitsForMemory(
+    d: DesiredDeployment,
+    memory: DeploymentsDeps['memory'],
+    restored?: DeploymentsDeps['restored'],
+  ): string | undefined {
     const id = d.deployment.id;
     if (!memory || d.refused || this.#running.has(id)) return undefined;
     return memory.defers(
       id,
-      this.#records.get(id)?.holds === true || d.deployment.status === 'AWAITING_DELETE',
+      this.#records.get(id)?.holds === true ||
+        d.deployment.status === 'AWAITING_DELETE' ||
+        restored?.(id) === true,
     );
   }
 

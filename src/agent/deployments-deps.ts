@@ -70,6 +70,14 @@ export interface DeploymentsDeps {
    * reconcile verified it (the watches say so, rule 8 of kube/observed-state.ts). Unset: never.
    */
   quiet?: ((deploymentId: string) => boolean) | undefined;
+  /**
+   * Whether the restart memo (ADR 0010) vouched for the deployment as converged when this process
+   * started: its objects are in the cluster and the memo's entries for them are on the heap, so a
+   * short heap holds it as one the agent holds already. Waiting instead dropped its record to take
+   * it back at the next listing, and each one dropped counted as room taken: a restart under a
+   * short heap kept itself short and reconciled one deployment at a time (issue 40). Unset: never.
+   */
+  restored?: ((deploymentId: string) => boolean) | undefined;
   /** Told once when a deployment becomes refused by the poller (or its reason changes): the Event. */
   onRefused?: ((d: DesiredDeployment) => void) | undefined;
 }

@@ -190,7 +190,7 @@ export class Deployments {
    * waits for memory instead, its record dropped (DeploymentBook.waitsForMemory).
    */
   #take(d: DesiredDeployment): TrackedDeployment | undefined {
-    const waits = this.#book.waitsForMemory(d, this.#d.memory);
+    const waits = this.#book.waitsForMemory(d, this.#d.memory, this.#d.restored);
     if (waits) return void this.#park(d, waits);
     const record = this.#observe(d);
     record.take(d);
@@ -255,7 +255,7 @@ export class Deployments {
     const record = this.#book.get(key);
     if (!record || record.refused) return {};
     const d = record.desired;
-    const waits = this.#d.memory?.defers(key, record.holds);
+    const waits = this.#d.memory?.defers(key, record.holds || this.#d.restored?.(key) === true);
     if (waits) {
       this.#park(d, waits);
       return {};

@@ -21,13 +21,15 @@ export const TIGHT_AT = 0.7;
 export const SHORT_AT = 0.85;
 
 /**
- * What the agent's heap holds besides its data (code, libraries), and what each deployment and
- * each object adds, measured with heap snapshots of the bench's deployments (bench/README.md,
- * "Memory budget"). Estimates, rounded up.
+ * What the agent's heap holds besides its data (code, libraries), and what each deployment (its
+ * record, redactor forms, status, revisions) and each object (its apply memo entry and watch cache
+ * entry) adds, measured with heap snapshots of converged and restarted agents of the bench and
+ * checked against the idle agent's live heap at 10,000 deployments (bench/README.md, "Memory
+ * budget"). Estimates, rounded up.
  */
 export const HEAP_BASE_BYTES = 28 * MIB;
-export const HEAP_PER_DEPLOYMENT_BYTES = 7 * 1024;
-export const HEAP_PER_OBJECT_BYTES = 700;
+export const HEAP_PER_DEPLOYMENT_BYTES = 5 * 1024;
+export const HEAP_PER_OBJECT_BYTES = 250;
 /**
  * What one listed deployment record takes on the heap while a poll holds it (parsed): the room a
  * short heap keeps for the records it dropped, which every listing brings back for its length.
@@ -51,10 +53,11 @@ export const LIVE_SHARE = 0.75;
 /**
  * What a container holds besides V8's old generation: the young generation the image allows
  * (three 8 MiB semi-spaces), and Node's own memory (its executable's pages, malloc, buffers),
- * from the peak RSS of 1,000 deployments under 256 MiB less their heap (bench/README.md).
+ * from the cgroup's peak at 1,000 and 10,000 deployments under 256 MiB less their old generation
+ * (bench/README.md).
  */
 export const YOUNG_MIB = 24;
-export const NODE_OWN_MIB = 96;
+export const NODE_OWN_MIB = 64;
 
 /** The old generation's live bytes a listener of this size needs (an estimate). */
 export function heapNeeded(deployments: number, objects: number): number {
@@ -195,6 +198,22 @@ export class MemoryBudget {
   /** Whether the heap is short now (the heap read again): what gives a cold listing up. */
   isShort(): boolean {
     return this.update() === 'short';
+  }
+
+  /**
+   * Whether a start's listing of every owned object is given up before its next page, `listed`
+   * objects in: the heap is short now, or, the cluster's objects being known (`listed`, at a
+   * restart the objects its memo holds), the rest of the listing (LISTING_BYTES_PER_OBJECT for
+   * each object not listed yet) would make it short before it ends. Giving it up at once spares
+   * the pages a listing that cannot end would read and hold first: at 10,000 deployments under
+   * 256 MiB a restart listed for 10 s before its heap read short. A first start, its objects not
+   * known (most not made yet), is given up only when the heap is short.
+   */
+  coldListingGivesUp(listed: number): boolean {
+    if (this.isShort()) return true;
+    if (this.#objects === 0) return false;
+    const rest = Math.max(0, this.#objects - listed) * LISTING_BYTES_PER_OBJECT;
+    return levelOf(this.#read(), this.#parked * HEAP_PER_RECORD_BYTES + rest) === 'short';
   }
 
   /**

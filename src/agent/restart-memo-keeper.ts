@@ -112,14 +112,22 @@ export class RestartMemoKeeper {
     // (and newer ones), and a copy would hold every object twice (121k at 10,000 deployments).
     // A later cold listing of this process judges what it holds instead.
     this.#o.memo.adopt(memo.memo);
-    for (const [id, pass] of memo.passes) passes.set(id, pass);
+    for (const [id, pass] of memo.passes) passes.restore(id, pass);
     this.#o.logger.info({ deployments: memo.passes.size }, 'restart memo taken over');
     memo.passes.clear();
   }
 
-  /** The final revisions the stored snapshot knew, by id (none when it cannot be trusted). */
+  /**
+   * The final revisions the stored snapshot knew, by id (none when it cannot be trusted), handed
+   * over: the resolver keeps them (desired-resolver.ts), and a copy kept here too would hold every
+   * one twice for the life of the process. A later call gets none.
+   */
   async revisions(): Promise<ReadonlyMap<string, KnownRevision> | undefined> {
-    return (await this.#open())?.revisions;
+    const memo = await this.#open();
+    if (!memo) return undefined;
+    const { revisions } = memo;
+    memo.revisions = new Map();
+    return revisions;
   }
 
   /** Saves what `passes` and the memo hold, unless the stored snapshot already says the same. */

@@ -36,6 +36,7 @@ export function termDeployments(
     ownsObjects: d.ownsObjects,
     quiet: d.quiet,
     memory: d.memory,
+    restored: d.restored,
   });
 }
 

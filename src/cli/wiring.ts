@@ -115,7 +115,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
     listenerId: config.listenerId,
     watched,
     keeps: () => shardKeeps.fixed(),
-    memoryShort: () => memory.isShort(),
+    memoryShort: (listed) => memory.coldListingGivesUp(listed),
     ...(config.dryRun
       ? {}
       : { coldJudge: (): PageJudge => coldJudge(), census: (): Census => resources.census() }),
@@ -171,7 +171,8 @@ export function wireAgent(o: WireOptions): WiredAgent {
         renderDeployment({ deployment, revision, settings: rendering.current }).objects,
       verify: (live, desired, key) => resources.verifyListed(live, desired, key),
       listedVerified: (live, key) => resources.isListedVerified(live, key),
-      beforeFirstPage: (passes) => restartMemo.load(passes),
+      // What the memo holds exists: the budget's count until a listing has counted them.
+      beforeFirstPage: (passes) => restartMemo.load(passes).then(() => memory.listed(observed.memo.size)),
     });
   // Listed per namespace at most once a cycle, and only for a rendered deployment that needs them.
   const foreign = new ForeignObjects(new ObjectClient(kube), config.listenerId);
@@ -211,6 +212,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
     ownsObjects: (id) => observed.ownsObjects(id),
     quiet: (id) => observed.quiet(id),
     memory,
+    restored: (id) => coldPasses.restored(id),
     ...memoHooks,
     onShards: shardKeeps.alongside(memoHooks.onShards),
     // A record the agent cannot use refuses its deployment alone: said in an Event there too.

@@ -14,13 +14,17 @@ export function deploymentsWithObjects(inventory: Inventory): Set<string> {
 }
 
 /**
- * `judge`, giving the cold listing up (it throws) when `short` says the heap is short before a
- * page: a listing that holds every owned object must not run V8 out of heap (rule 5).
+ * `judge`, giving the cold listing up (it throws) when `short`, told how many objects the listing
+ * has handed so far, says the heap is short before a page: a listing that holds every owned
+ * object must not run V8 out of heap (rule 5).
  */
-export function boundedJudge(judge: PageJudge, short: (() => boolean) | undefined): PageJudge {
+export function boundedJudge(judge: PageJudge, short: ((listed: number) => boolean) | undefined): PageJudge {
   if (!short) return judge;
+  let listed = 0;
   return (items) => {
-    if (short()) {
+    const before = listed;
+    listed += items.length;
+    if (short(before)) {
       throw new MooringError(
         'MOORING_E_MEMORY_SHORT',
         'the heap is short: the cold listing of every owned object is given up; reconciles list their own objects',

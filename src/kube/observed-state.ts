@@ -96,11 +96,12 @@ export interface ObservedStateOptions {
   /** The watches of owned objects (rule 7); without them, every cycle lists. */
   watched?: WatchedObjects | undefined;
   /**
-   * Whether the heap is short now (memory-budget.ts). A cold listing holds every owned object
-   * until it ends; one that finds the heap short before a page is given up (it fails, rule 1)
-   * instead of running V8 out of heap: a restart under too small a limit died so, every time.
+   * Whether the heap is short now, or will be before the cold listing ends, given the objects it
+   * has listed so far (memory-budget.ts, `coldListingGivesUp`). A cold listing holds every owned
+   * object until it ends; one that finds the heap short before a page is given up (it fails, rule
+   * 1) instead of running V8 out of heap: a restart under too small a limit died so, every time.
    */
-  memoryShort?: (() => boolean) | undefined;
+  memoryShort?: ((listed: number) => boolean) | undefined;
   /**
    * Whose objects a listing keeps entries for, asked as each listing starts (rule 9): a sharded
    * replica's held shards. Undefined (or answering undefined): everyone's.

@@ -659,6 +659,36 @@ describe('Deployments: a heap too short for the listener', () => {
     expect(listings).toBe(2);
   });
 
+  it('holds the deployments a restart memo vouched for under a short heap: none parked, none counted as room taken', async () => {
+    const heap: HeapReading = { liveBytes: 90 * MIB, limitBytes: 100 * MIB };
+    const memory = new MemoryBudget({ read: () => heap, logger: silentLogger() });
+    const restored = new Set(['kept-1', 'kept-2']);
+    const reconciled: string[] = [];
+    const deployments = deploymentsWith({
+      memory,
+      restored: (id) => restored.has(id),
+      reconcile: async (input) => {
+        reconciled.push(input.deployment.id);
+        return READY;
+      },
+    });
+    const { asRunner, queued } = fakeRunner();
+    const signal = new AbortController().signal;
+    await deployments.applySnapshot(
+      snapshot([desired('kept-1', '1'), desired('kept-2', '1'), desired('new', '1')]),
+      asRunner,
+      signal,
+    );
+    // The restart's deployments are taken and run; only the one never held waits.
+    expect(queued).toEqual(['kept-1', 'kept-2']);
+    await deployments.reconcile('kept-1', signal);
+    await deployments.reconcile('kept-2', signal);
+    expect(reconciled).toEqual(['kept-1', 'kept-2']);
+    expect(deployments.parked('kept-1')).toBe(false);
+    expect(deployments.parked('new')).toBe(true);
+    expect(memory.verdict().deferred).toBe(1);
+  });
+
   it('forgets a waiting deployment that leaves the listing', async () => {
     const heap: HeapReading = { liveBytes: 95 * MIB, limitBytes: 100 * MIB };
     const memory = new MemoryBudget({ read: () => heap, logger: silentLogger() });

@@ -178,6 +178,42 @@ describe('the restart memo keeper', () => {
     expect(store.writes).toBe(1);
   });
 
+  it('counts the deployments it gave back as restored, through a new cold listing, until their pass is taken', async () => {
+    const store = memoryStore();
+    const { memo, passes } = state(2);
+    await keeper(store, memo).save(passes);
+    const cold = new ColdPasses();
+    await keeper(store, new ApplyMemo()).load(cold);
+    expect(cold.restored('dep-0')).toBe(true);
+    expect(cold.restored('dep-1')).toBe(true);
+    expect(cold.restored('dep-2')).toBe(false);
+    // A start's listing given up and listed again forgets the passes, not who the memo vouched for.
+    cold.clear();
+    expect(cold.restored('dep-1')).toBe(true);
+    cold.take('dep-1', 'key-1', 'apps');
+    expect(cold.restored('dep-1')).toBe(false);
+    expect(cold.restored('dep-0')).toBe(true);
+  });
+
+  it('hands its revisions over once, keeping no second copy of them', async () => {
+    const store = memoryStore();
+    const { memo, passes } = state(2);
+    const revision = { id: 'rev-1', status: 'READY', digest: 'd1' };
+    await new RestartMemoKeeper({
+      store,
+      secret: SECRET,
+      settings: () => ({}),
+      memo,
+      logger: silentLogger(),
+      code: async () => 'this-build',
+      revisionsOf: (id) => (id === 'dep-1' ? [revision] : []),
+    }).save(passes);
+    const next = keeper(store, new ApplyMemo());
+    await next.load(new ColdPasses());
+    expect([...((await next.revisions()) ?? [])]).toEqual([['rev-1', revision]]);
+    expect((await next.revisions())?.size).toBe(0);
+  });
+
   it("keeps within its store's size: past one ConfigMap only when the store holds more (in parts)", async () => {
     const { memo, passes } = state(400);
     const whole = sealMemo(snapshotEntries(memo, passes), { secret: SECRET, fingerprint: 'f' })!;

@@ -65,9 +65,13 @@ describe('permissions (SelfSubjectAccessReview)', () => {
       'get leases.coordination.k8s.io/mooring-leader-member-0',
       'get leases.coordination.k8s.io/mooring-leader-member-1',
       'get leases.coordination.k8s.io/mooring-leader',
-      // Each memo's parts past 1 MiB (MEMO_PARTS in restart-memo-store.ts).
+      // Each memo's parts past 1 MiB, in two sets (MEMO_PARTS in restart-memo-store.ts).
       ...['memo-0', 'memo-1'].flatMap((m) =>
-        [m, ...[2, 3, 4, 5, 6].map((p) => `${m}-part${p}`)].map((n) => `get configmaps/${n}`),
+        [
+          m,
+          ...[2, 3, 4, 5, 6].map((p) => `${m}-part${p}`),
+          ...[2, 3, 4, 5, 6].map((p) => `${m}-alt-part${p}`),
+        ].map((n) => `get configmaps/${n}`),
       ),
     ]);
   });

@@ -257,4 +257,21 @@ describe('a cold listing under a short heap', () => {
     expect(next?.objects).toHaveLength(3);
     expect(judged).toEqual(['a', 'b', 'c']);
   });
+
+  it('asks before each page with the objects listed so far, so a listing that cannot end is given up early', async () => {
+    const asked: number[] = [];
+    const state = new ObservedState({
+      namespaces: ['apps'],
+      listenerId: LISTENER,
+      coldJudge: () => () => {},
+      memoryShort: (listed) => {
+        asked.push(listed);
+        return false;
+      },
+    });
+    await state.refresh(
+      pagedList([[obj('d-1', 'a'), obj('d-1', 'b')], [obj('d-2', 'c')], [obj('d-3', 'd')]]),
+    );
+    expect(asked).toEqual([0, 2, 3]);
+  });
 });

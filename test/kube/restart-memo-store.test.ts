@@ -58,11 +58,34 @@ describe('the restart memo store (ConfigMaps in parts)', () => {
     expect(read?.equals(data)).toBe(false);
   });
 
+  it('a save cut short before its first part leaves the stored snapshot whole, and the next save goes through', async () => {
+    const before = randomBytes(Math.floor(MEMO_PART_BYTES * 2.5));
+    await kubeRestartMemoStore(kube, OWN, 'torn').write(before);
+    // The first part is written last; this save's time runs out just before it.
+    const cut = {
+      request: (req: { method: string; path: string }) =>
+        req.method === 'PUT' && req.path.endsWith('/configmaps/torn')
+          ? Promise.reject(new Error('the operation was aborted'))
+          : kube.request(req as Parameters<KubeHttp['request']>[0]),
+    } as unknown as KubeHttp;
+    const store = kubeRestartMemoStore(cut, OWN, 'torn');
+    const after = randomBytes(Math.floor(MEMO_PART_BYTES * 1.5));
+    await expect(store.write(after)).rejects.toThrow('aborted');
+    expect((await kubeRestartMemoStore(kube, OWN, 'torn').read())?.equals(before)).toBe(true);
+    const again = kubeRestartMemoStore(kube, OWN, 'torn');
+    await again.write(after);
+    expect((await again.read())?.equals(after)).toBe(true);
+    const third = randomBytes(Math.floor(MEMO_PART_BYTES * 3.5));
+    await again.write(third);
+    expect((await kubeRestartMemoStore(kube, OWN, 'torn').read())?.equals(third)).toBe(true);
+  });
+
   it('none stored reads as none; more than MEMO_PARTS parts are refused before anything is written', async () => {
     const store = kubeRestartMemoStore(kube, OWN, 'absent');
     expect(await store.read()).toBeUndefined();
     await expect(store.write(Buffer.alloc(MEMO_PARTS * MEMO_PART_BYTES + 1))).rejects.toThrow(RangeError);
     expect(stored('absent')).toBeUndefined();
-    expect(memoPartNames('absent')).toHaveLength(MEMO_PARTS);
+    // Each part after the first in two sets of names: a save writes the set the stored one does not use.
+    expect(memoPartNames('absent')).toHaveLength(2 * MEMO_PARTS - 1);
   });
 });

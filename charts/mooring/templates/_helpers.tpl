@@ -175,10 +175,10 @@ test keeps the two equal), never below 256Mi. The heap follows the limit (the im
 {{- $res := deepCopy .Values.resources -}}
 {{- $n := int (default 0 .Values.sizing.expectedDeployments) -}}
 {{- if gt $n 0 -}}
-{{- $perDeployment := add 7168 (mul 12 700) -}}
+{{- $perDeployment := add 5120 (mul 12 250) -}}
 {{- $heapKib := add (mul 28 1024) (div (mul $n $perDeployment) 1024) -}}
 {{- $byShare := div (mul $heapKib 100) (mul 45 1024) -}}
-{{- $withNode := add 96 24 (div (mul $heapKib 100) (mul 75 1024)) -}}
+{{- $withNode := add 64 24 (div (mul $heapKib 100) (mul 75 1024)) -}}
 {{- $mib := max $byShare $withNode -}}
 {{- $limit := max 256 (mul 32 (div (add $mib 31) 32)) -}}
 {{- $_ := set $res "limits" (default (dict) $res.limits) -}}
@@ -212,7 +212,8 @@ membership slots `<leaseName>-member-<i>`.
 {{- end }}
 
 {{/* The restart memo's ConfigMaps: `restartMemo.name`, or `<name>-<i>` per shard; each memo past
-1 MiB goes on in `<memo>-part2` .. `<memo>-part6` (MEMO_PARTS in src/kube/restart-memo-store.ts). */}}
+1 MiB goes on in `<memo>-part2` .. `<memo>-part6` or `<memo>-alt-part2` .. `<memo>-alt-part6`, the
+set the stored memo does not use (MEMO_PARTS in src/kube/restart-memo-store.ts). */}}
 {{- define "mooring.restartMemoNames" -}}
 {{- $name := .Values.restartMemo.name }}
 {{- $shards := ternary (int .Values.sharding.shards) 1 .Values.leaderElection.enabled }}
@@ -228,6 +229,9 @@ membership slots `<leaseName>-member-<i>`.
 {{- $names = append $names $memo }}
 {{- range $part := untilStep 2 7 1 }}
 {{- $names = append $names (printf "%s-part%d" $memo $part) }}
+{{- end }}
+{{- range $part := untilStep 2 7 1 }}
+{{- $names = append $names (printf "%s-alt-part%d" $memo $part) }}
 {{- end }}
 {{- end }}
 {{- $names | toJson }}
