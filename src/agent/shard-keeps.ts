@@ -3,8 +3,10 @@
  * (kube/shard-entries.ts, ADR 0015): the agent tells each change of its held shards, and the watch
  * cache is told in turn, so a shard taken is listed again and a shard given up is dropped.
  */
-import type { Keeps } from '../kube/shard-entries.ts';
 import { shardOf } from './shards.ts';
+
+/** Whether a deployment's objects get entries: the shape of kube/shard-entries.ts's `Keeps`. */
+type Keeps = (deploymentId: string) => boolean;
 
 /** What is told of each change of the held shards, and whether one was taken (the watch cache). */
 export interface Reshardable {

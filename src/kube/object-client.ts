@@ -5,9 +5,11 @@
  */
 import { httpStatusOf } from './errors.ts';
 import type { KubeHttp, KubeRequest, KubeResponse } from './http.ts';
-import { kindInfo } from '../objects/kinds.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
+import { objectPath, query, resourcePath } from './resource-path.ts';
 import { type WatchEvent, watchEvents } from './watch-events.ts';
+
+export { resourcePath } from './resource-path.ts';
 
 /** How many times one list call starts over after its continue token expired (410 Gone). */
 export const LIST_RESTARTS = 2;
@@ -62,45 +64,6 @@ export const LIST_PAGE_SIZE = {
   workloadMetadata: 200,
   coldStart: 250,
 } as const;
-
-/** Kinds outside the managed set that the agent also writes or reads. */
-const EXTRA_PLURALS: Record<string, string> = {
-  'v1/Event': 'events',
-  'v1/Namespace': 'namespaces',
-  'coordination.k8s.io/v1/Lease': 'leases',
-  'v1/ConfigMap': 'configmaps',
-};
-
-/** The plural resource name of a kind (`deployments`), from the kind table. */
-function pluralOf(apiVersion: string, kind: string): string {
-  const plural = kindInfo(kind)?.plural ?? EXTRA_PLURALS[`${apiVersion}/${kind}`];
-  if (!plural) throw new Error(`no resource path known for ${apiVersion} ${kind}`);
-  return plural;
-}
-
-/** `/api/v1/namespaces/ns/secrets[/name]` or `/apis/apps/v1/namespaces/ns/deployments[/name]`. */
-export function resourcePath(apiVersion: string, kind: string, namespace?: string, name?: string): string {
-  const base = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
-  const ns = namespace ? `/namespaces/${encodeURIComponent(namespace)}` : '';
-  const named = name === undefined ? '' : `/${encodeURIComponent(name)}`;
-  return `${base}${ns}/${pluralOf(apiVersion, kind)}${named}`;
-}
-
-function objectPath(obj: KubeObject, withName = true): string {
-  return resourcePath(
-    obj.apiVersion,
-    obj.kind,
-    obj.metadata.namespace,
-    withName ? (obj.metadata.name ?? '') : undefined,
-  );
-}
-
-function query(params: Record<string, string | number | boolean | undefined>): string {
-  const q = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== false) q.set(k, String(v));
-  const s = q.toString();
-  return s ? `?${s}` : '';
-}
 
 export class ObjectClient {
   readonly #http: KubeHttp;

@@ -45,32 +45,19 @@
  */
 import type { ApplyOptions } from './apply.ts';
 import type { Census } from './census.ts';
+import type { InventoryResources, ObjectFinder, ObservedStateOptions } from './observed-state-options.ts';
 import { type ChangeSet, hasChanges } from '../objects/change-set.ts';
-import type { DeleteAllOptions } from './delete.ts';
 import { type Inventory, inventoryOf, type ListOwnedOptions } from './list.ts';
 import { LABELS } from '../labels.ts';
 import { boundedJudge, deploymentsWithObjects } from './listing-guards.ts';
 import { ApplyMemo } from './memo.ts';
-import {
-  type PageJudge,
-  type PreviousEntries,
-  previousEntries,
-  previousEntry,
-  replaceScope,
-} from './slim-listing.ts';
+import { type PreviousEntries, previousEntries, previousEntry, replaceScope } from './slim-listing.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
 import type { Keeps } from './shard-entries.ts';
-import { QuietDeployments, type WatchedObjects, type WatchMark } from './quiet-deployments.ts';
+import { QuietDeployments, type WatchMark } from './quiet-deployments.ts';
 import { scopeKey } from './watch-scope.ts';
 
 export { FULL_RESYNC_EVERY, type WatchedObjects } from './quiet-deployments.ts';
-
-/** The resource calls the cache wraps (the ResourceManager has them). */
-export interface InventoryResources {
-  applyAll(objects: readonly KubeObject[], opts?: ApplyOptions): Promise<ChangeSet>;
-  listOwned(opts: ListOwnedOptions): Promise<Inventory>;
-  deleteAll(objects: readonly KubeObject[], opts: DeleteAllOptions): Promise<ChangeSet>;
-}
 
 interface Listing {
   /** Sequence number of the listing's start: writes marked before it are in the listing. */
@@ -83,36 +70,8 @@ interface Listing {
   result: Promise<Inventory | undefined>;
 }
 
-export interface ObservedStateOptions {
-  namespaces: readonly string[];
-  listenerId: string;
-  /**
-   * Makes the judge of a cold listing (the first, or any while none has succeeded yet): that
-   * listing comes whole and is compared page by page (ADR 0008). One judge per listing.
-   */
-  coldJudge?: (() => PageJudge) | undefined;
-  /** Takes a census of names (rule 6); without it, objects the listing does not hold are read. */
-  census?: (() => Census) | undefined;
-  /** The watches of owned objects (rule 7); without them, every cycle lists. */
-  watched?: WatchedObjects | undefined;
-  /**
-   * Whether the heap is short now, or will be before the cold listing ends, given the objects it
-   * has listed so far (memory-budget.ts, `coldListingGivesUp`). A cold listing holds every owned
-   * object until it ends; one that finds the heap short before a page is given up (it fails, rule
-   * 1) instead of running V8 out of heap: a restart under too small a limit died so, every time.
-   */
-  memoryShort?: ((listed: number) => boolean) | undefined;
-  /**
-   * Whose objects a listing keeps entries for, asked as each listing starts (rule 9): a sharded
-   * replica's held shards. Undefined (or answering undefined): everyone's.
-   */
-  keeps?: (() => Keeps | undefined) | undefined;
-}
-
+export type { InventoryResources, ObjectFinder, ObservedStateOptions } from './observed-state-options.ts';
 export type { PageJudge } from './slim-listing.ts';
-
-/** An object of the listing by kind, namespace and name (`ObservedState.finder`). */
-export type ObjectFinder = (kind: string, namespace: string, name: string) => KubeObject | undefined;
 export type { Verified } from './apply-context.ts';
 export type { ApplyMemo } from './memo.ts';
 

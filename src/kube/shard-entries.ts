@@ -64,3 +64,13 @@ export function kept(item: KubeObject, keeps: Keeps | undefined): boolean {
 export function otherShardEntry(item: KubeObject): KubeObject | undefined {
   return STUB_KINDS.has(item.kind) ? stubOf(item) : undefined;
 }
+
+/** Drops from `entries` (by name) what `keeps` no longer keeps, leaving a stub where one is kept. */
+export function dropOtherShards(entries: Map<string, KubeObject>, keeps: Keeps): void {
+  for (const [name, entry] of entries) {
+    if (kept(entry, keeps) || isStub(entry)) continue;
+    const stub = otherShardEntry(entry);
+    if (stub) entries.set(name, stub);
+    else entries.delete(name);
+  }
+}

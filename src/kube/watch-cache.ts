@@ -29,12 +29,12 @@ import pMap from 'p-map';
 import { backoffDelay, WATCH_BACKOFF } from '../backoff.ts';
 import { LISTED_KINDS } from '../objects/kinds.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
-import { LABELS } from '../labels.ts';
 import { ListingPool, slim, slimKeepsMoreThanMetadata } from './compact-live.ts';
 import { FIELD_MANAGER, ownedSelector } from './labels.ts';
 import { type Inventory, inventoryOf, LIST_CONCURRENCY } from './list.ts';
+import { TouchLog } from './touch-log.ts';
 import type { WatchEvent } from './watch-events.ts';
-import { isStub, kept, otherShardEntry } from './shard-entries.ts';
+import { dropOtherShards, kept, otherShardEntry } from './shard-entries.ts';
 import { type PreviousEntries, previousScope, unchanged } from './slim-listing.ts';
 import {
   type Scope,
@@ -43,6 +43,7 @@ import {
   type WatchCacheStats,
   WatchExpiredError,
   type WatchSeed,
+  watchScope,
 } from './watch-scope.ts';
 
 export type { WatchCacheOptions, WatchCacheStats, WatchClient, WatchSeed } from './watch-scope.ts';
@@ -60,9 +61,8 @@ export class WatchCache {
   readonly #pool = new ListingPool();
   readonly #abort = new AbortController();
   #started = false;
-  /** Counts the events that changed an entry; `#touched` holds, per deployment, the latest. */
-  #seq = 0;
-  readonly #touched = new Map<string, number>();
+  /** The events that changed an entry, numbered, and per deployment the latest. */
+  readonly #touches = new TouchLog();
   /** Moves whenever a scope stops being synced: events may have been missed since. */
   #epoch = 0;
   /** Replaced at each shard taken: a list begun before is done again, a watch open before ends. */
@@ -120,14 +120,7 @@ export class WatchCache {
   reshard(gained: boolean): void {
     const keeps = this.#o.keeps;
     if (!keeps) return;
-    for (const scope of this.#scopes) {
-      for (const [name, entry] of scope.entries) {
-        if (kept(entry, keeps) || isStub(entry)) continue;
-        const stub = otherShardEntry(entry);
-        if (stub) scope.entries.set(name, stub);
-        else scope.entries.delete(name);
-      }
-    }
+    for (const scope of this.#scopes) dropOtherShards(scope.entries, keeps);
     if (!gained) return;
     this.#round.abort();
     this.#round = new AbortController();
@@ -177,7 +170,7 @@ export class WatchCache {
 
   /** The number of the latest event that changed an entry (0 before any). */
   get seq(): number {
-    return this.#seq;
+    return this.#touches.seq;
   }
 
   /** Moves each time a scope stops being synced (events of it may have been missed). */
@@ -187,7 +180,7 @@ export class WatchCache {
 
   /** The number of the latest event that changed an object of `deploymentId` (0: none since start). */
   touchedAt(deploymentId: string): number {
-    return this.#touched.get(deploymentId) ?? 0;
+    return this.#touches.touchedAt(deploymentId);
   }
 
   /** The scope's resourceVersion (for tests: bookmarks move it). */
@@ -266,29 +259,10 @@ export class WatchCache {
   }
 
   /** One watch of a scope from its resourceVersion, until the server ends it; the events it brought. */
-  async #watch(scope: Scope): Promise<number> {
-    const { kind, namespace } = scope;
-    const random = this.#o.random ?? Math.random;
-    const timeoutSeconds = Math.round((this.#o.timeoutSeconds ?? 300) * (1 + 0.1 * random()));
-    let events = 0;
+  #watch(scope: Scope): Promise<number> {
     this.#stats.watches += 1;
-    await this.#o.client.watch(
-      kind.apiVersion,
-      kind.kind,
-      namespace,
-      this.#selector,
-      scope.version ?? '',
-      (event) => {
-        events += 1;
-        this.#apply(scope, event);
-      },
-      {
-        metadataOnly: !slimKeepsMoreThanMetadata(kind.kind),
-        timeoutSeconds,
-        signal: AbortSignal.any([this.#abort.signal, this.#round.signal]),
-      },
-    );
-    return events;
+    const signal = AbortSignal.any([this.#abort.signal, this.#round.signal]);
+    return watchScope(this.#o, scope, this.#selector, signal, (event) => this.#apply(scope, event));
   }
 
   /** One event into a scope's entries; an ERROR event throws (410: WatchExpiredError). */
@@ -306,24 +280,15 @@ export class WatchCache {
       const before = scope.entries.get(name);
       if (event.type === 'DELETED') {
         scope.entries.delete(name);
-        this.#touch(before, object);
+        this.#touches.touch(before, object);
       } else if (!unchanged(object, before)) {
         const entry = this.#entryOf(object, before);
         if (entry) scope.entries.set(name, entry);
         else scope.entries.delete(name);
-        this.#touch(before, object);
+        this.#touches.touch(before, object);
       }
     }
     scope.version = version;
-  }
-
-  /** Marks the deployments an event changed: the one the object belonged to, and the one it does. */
-  #touch(before: KubeObject | undefined, after: KubeObject): void {
-    this.#seq += 1;
-    for (const o of [before, after]) {
-      const id = o?.metadata.labels?.[LABELS.deploymentId];
-      if (id) this.#touched.set(id, this.#seq);
-    }
   }
 
   #failed(scope: Scope, err: unknown): void {

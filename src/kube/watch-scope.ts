@@ -1,6 +1,7 @@
 /**
  * The parts of the watch cache (watch-cache.ts) its users name: its options, the seed it may start
- * from, the key of a scope (a kind in a namespace), its counters, and the expiry it relists on.
+ * from, the key of a scope (a kind in a namespace), its counters, the expiry it relists on, and
+ * one watch of a scope.
  */
 import type { BackoffPolicy } from '../backoff.ts';
 import type { KindInfo } from '../objects/kinds.ts';
@@ -8,6 +9,8 @@ import type { KubeObject } from '../objects/kube-object.ts';
 import type { ObjectClient } from './object-client.ts';
 import type { Keeps } from './shard-entries.ts';
 import type { PreviousEntries } from './slim-listing.ts';
+import type { WatchEvent } from './watch-events.ts';
+import { slimKeepsMoreThanMetadata } from './compact-live.ts';
 
 /** What the cache needs of the Kubernetes client. */
 export type WatchClient = Pick<ObjectClient, 'list' | 'watch'>;
@@ -78,4 +81,35 @@ export interface WatchCacheStats {
   /** Lists made again after an expiry or a failure. */
   relists: number;
   failures: number;
+}
+
+/**
+ * One watch of `scope` from its resourceVersion until the server ends it (after the options'
+ * timeout, jittered up to 10% longer so a fleet's watches do not end together) or `signal` aborts;
+ * each event goes to `onEvent`. Returns the number of events it brought.
+ */
+export async function watchScope(
+  o: Pick<WatchCacheOptions, 'client' | 'timeoutSeconds' | 'random'>,
+  scope: Scope,
+  selector: string,
+  signal: AbortSignal,
+  onEvent: (event: WatchEvent) => void,
+): Promise<number> {
+  const { kind, namespace } = scope;
+  const random = o.random ?? Math.random;
+  const timeoutSeconds = Math.round((o.timeoutSeconds ?? 300) * (1 + 0.1 * random()));
+  let events = 0;
+  await o.client.watch(
+    kind.apiVersion,
+    kind.kind,
+    namespace,
+    selector,
+    scope.version ?? '',
+    (event) => {
+      events += 1;
+      onEvent(event);
+    },
+    { metadataOnly: !slimKeepsMoreThanMetadata(kind.kind), timeoutSeconds, signal },
+  );
+  return events;
 }
