@@ -10,6 +10,13 @@
 import type { Logger } from '../log.ts';
 import { type HeapReading, HeapWatch } from './heap-reading.ts';
 import { actionOf, describe } from './memory-words.ts';
+import {
+  HEAP_PER_RECORD_BYTES,
+  LISTING_BYTES_PER_OBJECT,
+  LIVE_SHARE,
+  heapNeeded,
+  memoryLimitFor,
+} from './memory-estimate.ts';
 
 const MIB = 1024 * 1024;
 
@@ -20,63 +27,19 @@ export type MemoryLevel = 'ok' | 'tight' | 'short';
 export const TIGHT_AT = 0.7;
 export const SHORT_AT = 0.85;
 
-/**
- * What the agent's heap holds besides its data (code, libraries), and what each deployment (its
- * record, redactor forms, status, revisions) and each object (its apply memo entry and watch cache
- * entry) adds, measured with heap snapshots of converged and restarted agents of the bench and
- * checked against the idle agent's live heap at 10,000 deployments (bench/README.md, "Memory
- * budget"). Estimates, rounded up.
- */
-export const HEAP_BASE_BYTES = 28 * MIB;
-export const HEAP_PER_DEPLOYMENT_BYTES = 5 * 1024;
-export const HEAP_PER_OBJECT_BYTES = 250;
-/**
- * What one listed deployment record takes on the heap while a poll holds it (parsed): the room a
- * short heap keeps for the records it dropped, which every listing brings back for its length.
- */
-export const HEAP_PER_RECORD_BYTES = 4 * 1024;
-
-/**
- * What a full resync's listing holds per object while it runs (the slim entries of every object the
- * agent owns, bench/README.md): a resync is made only when that fits beside the live data.
- */
-export const LISTING_BYTES_PER_OBJECT = 450;
-
-/**
- * The share of the container's memory the image gives V8's old generation
- * (`--max-old-space-size-percentage` in the Dockerfile), and the live data's largest share of
- * that ceiling at which V8 still collects without spending its time at it.
- */
-export const OLD_SPACE_SHARE = 0.6;
-export const LIVE_SHARE = 0.75;
-
-/**
- * What a container holds besides V8's old generation: the young generation the image allows
- * (three 8 MiB semi-spaces), and Node's own memory (its executable's pages, malloc, buffers),
- * from the cgroup's peak at 1,000 and 10,000 deployments under 256 MiB less their old generation
- * (bench/README.md).
- */
-export const YOUNG_MIB = 24;
-export const NODE_OWN_MIB = 64;
-
-/** The old generation's live bytes a listener of this size needs (an estimate). */
-export function heapNeeded(deployments: number, objects: number): number {
-  return HEAP_BASE_BYTES + deployments * HEAP_PER_DEPLOYMENT_BYTES + objects * HEAP_PER_OBJECT_BYTES;
-}
-
-/**
- * The container memory limit that gives V8 room for `liveBytes` of data, rounded up to 32 MiB:
- * an old generation (its share of the limit) that the data fills to LIVE_SHARE at most, and
- * beside it the young generation and Node's own memory. In whole KiB and MiB, as the chart
- * computes it from sizing.expectedDeployments (_helpers.tpl).
- */
-export function memoryLimitFor(liveBytes: number): number {
-  const liveKib = Math.floor(liveBytes / 1024);
-  const oldSpace = Math.floor((liveKib * 100) / (Math.round(LIVE_SHARE * 100) * 1024));
-  const byShare = Math.floor((liveKib * 100) / (Math.round(LIVE_SHARE * OLD_SPACE_SHARE * 100) * 1024));
-  const mib = Math.max(byShare, NODE_OWN_MIB + YOUNG_MIB + oldSpace);
-  return Math.floor((mib + 31) / 32) * 32 * MIB;
-}
+export {
+  HEAP_BASE_BYTES,
+  HEAP_PER_DEPLOYMENT_BYTES,
+  HEAP_PER_OBJECT_BYTES,
+  HEAP_PER_RECORD_BYTES,
+  LISTING_BYTES_PER_OBJECT,
+  OLD_SPACE_SHARE,
+  LIVE_SHARE,
+  YOUNG_MIB,
+  NODE_OWN_MIB,
+  heapNeeded,
+  memoryLimitFor,
+} from './memory-estimate.ts';
 
 /** The level of a reading, with `reserveBytes` more live (what the next listing brings back). */
 export function levelOf(reading: HeapReading, reserveBytes = 0): MemoryLevel {

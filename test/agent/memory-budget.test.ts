@@ -68,16 +68,18 @@ describe('memory levels', () => {
     expect(memoryLimitFor(100 * MIB) % (32 * MIB)).toBe(0);
   });
 
-  it("asks no more than the chart's 256 MiB for the 10,000 deployments an idle agent holds there", () => {
+  it("asks for what an idle agent holds at 10,000 and room for a restart's listing beside it", () => {
     // Measured: the bench's 10,000 deployments (121,485 objects) idle at about 109 MB live of a
-    // 153 MiB old generation under 256 MiB, the cgroup's peak at 213 MiB (bench/README.md).
+    // 153 MiB old generation under 256 MiB, and a restart there holds about 106 MB before its
+    // listing of every object adds about 52 MB (bench/README.md): under 256 MiB it gives the
+    // listing up, so 256 MiB is not what the listener needs.
     const needed = heapNeeded(10_000, 121_485);
-    expect(needed).toBeGreaterThanOrEqual(109e6);
-    expect(memoryLimitFor(needed)).toBe(256 * MIB);
+    expect(needed).toBeGreaterThanOrEqual(106e6 + 52e6);
+    expect(memoryLimitFor(needed)).toBe(352 * MIB);
     const { budget } = budgetWith({ liveBytes: 109e6, limitBytes: 0.6 * 256 * MIB });
     budget.sized(10_000, 121_485);
-    expect(budget.verdict().tooLarge).toBe(false);
-    expect(budget.check().detail).not.toContain('more than this agent has');
+    expect(budget.verdict().tooLarge).toBe(true);
+    expect(budget.check().detail).toContain('352 MiB');
   });
 });
 

@@ -167,15 +167,16 @@ baseline
 {{/*
 Resources of the agent container. With sizing.expectedDeployments, the memory limit and request
 are what the agent's memory budget asks for that many deployments (heapNeeded and memoryLimitFor
-in src/agent/memory-budget.ts, with 12 objects per deployment: an old generation of 60% of the
-limit at most three-quarters full, and room for the young generation and Node's own memory; a
-test keeps the two equal), never below 256Mi. The heap follows the limit (the image's --max-old-space-size-percentage).
+in src/agent/memory-estimate.ts, with 12 objects per deployment and room for a start's listing
+of them: an old generation of 60% of the limit at most three-quarters full, and room for the
+young generation and Node's own memory; a test keeps the two equal), never below 256Mi. The
+heap follows the limit (the image's --max-old-space-size-percentage).
 */}}
 {{- define "mooring.resources" -}}
 {{- $res := deepCopy .Values.resources -}}
 {{- $n := int (default 0 .Values.sizing.expectedDeployments) -}}
 {{- if gt $n 0 -}}
-{{- $perDeployment := add 5120 (mul 12 250) -}}
+{{- $perDeployment := add 5120 (mul 12 (add 250 450)) -}}
 {{- $heapKib := add (mul 28 1024) (div (mul $n $perDeployment) 1024) -}}
 {{- $byShare := div (mul $heapKib 100) (mul 45 1024) -}}
 {{- $withNode := add 64 24 (div (mul $heapKib 100) (mul 75 1024)) -}}
