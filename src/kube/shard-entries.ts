@@ -19,12 +19,25 @@ export type Keeps = (deploymentId: string) => boolean;
 /** Kinds whose other shards' objects keep a stub: what the identity check looks up by name. */
 const STUB_KINDS: ReadonlySet<string> = new Set(['Secret', 'PersistentVolumeClaim']);
 
-/** The stubs made: never carried into a later listing as an object's entry (`isStub`). */
-const stubs = new WeakSet<KubeObject>();
+/**
+ * A stub of another shard's object (`stubOf`): its class is what marks it, so that it is never
+ * carried into a later listing as an object's entry (`isStub`).
+ */
+class Stub implements KubeObject {
+  [key: string]: unknown;
+  apiVersion: string;
+  kind: string;
+  metadata: KubeObject['metadata'];
+  constructor(apiVersion: string, kind: string, metadata: KubeObject['metadata']) {
+    this.apiVersion = apiVersion;
+    this.kind = kind;
+    this.metadata = metadata;
+  }
+}
 
 /** Whether `o` is a stub of another shard's object (`stubOf`), not an entry a reconcile may use. */
 export function isStub(o: KubeObject): boolean {
-  return stubs.has(o);
+  return o instanceof Stub;
 }
 
 /** Name, namespace, version and ownership labels of `item`: all the identity check reads. */
@@ -35,19 +48,13 @@ export function stubOf(item: KubeObject): KubeObject {
     const value = m.labels?.[key];
     if (typeof value === 'string') labels[key] = value;
   }
-  const stub: KubeObject = {
-    apiVersion: item.apiVersion,
-    kind: item.kind,
-    metadata: {
-      name: m.name,
-      namespace: m.namespace,
-      uid: m.uid,
-      resourceVersion: m.resourceVersion,
-      labels,
-    },
-  };
-  stubs.add(stub);
-  return stub;
+  return new Stub(item.apiVersion, item.kind, {
+    name: m.name,
+    namespace: m.namespace,
+    uid: m.uid,
+    resourceVersion: m.resourceVersion,
+    labels,
+  });
 }
 
 /** Whether `item`'s deployment is one `keeps` keeps (always without `keeps`, or without an id label). */

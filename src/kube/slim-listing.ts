@@ -92,7 +92,11 @@ export type PageJudge = (items: readonly KubeObject[]) => Promise<void> | void;
 export const CARRY_READ_LIMIT = 20;
 
 /** Ends a metadata-only list of workloads once more than CARRY_READ_LIMIT changed (`listSlim`). */
-const PAST_CARRY_LIMIT = new Error('more changed workloads than are read one by one');
+class PastCarryLimit extends Error {
+  constructor() {
+    super('more changed workloads than are read one by one');
+  }
+}
 
 /** Reads of changed workloads in flight at once (within one list call's turn). */
 const READ_CONCURRENCY = 4;
@@ -165,7 +169,7 @@ export async function listSlim(l: SlimListing): Promise<KubeObject[]> {
   try {
     listed = await listChanged();
   } catch (err) {
-    if (err !== PAST_CARRY_LIMIT) throw err;
+    if (!(err instanceof PastCarryLimit)) throw err;
     return client.list(kind.apiVersion, kind.kind, namespace, selector, whole, versioned);
   }
   if (changes === 0) return listed;
@@ -202,7 +206,7 @@ export async function listSlim(l: SlimListing): Promise<KubeObject[]> {
           return slim(item, fieldManager, pool);
         }
         changes += 1;
-        if (changes > CARRY_READ_LIMIT) throw PAST_CARRY_LIMIT;
+        if (changes > CARRY_READ_LIMIT) throw new PastCarryLimit();
         const placeholder: KubeObject = {
           apiVersion: item.apiVersion,
           kind: item.kind,
