@@ -27,20 +27,6 @@ export type MemoryLevel = 'ok' | 'tight' | 'short';
 export const TIGHT_AT = 0.7;
 export const SHORT_AT = 0.85;
 
-export {
-  HEAP_BASE_BYTES,
-  HEAP_PER_DEPLOYMENT_BYTES,
-  HEAP_PER_OBJECT_BYTES,
-  HEAP_PER_RECORD_BYTES,
-  LISTING_BYTES_PER_OBJECT,
-  OLD_SPACE_SHARE,
-  LIVE_SHARE,
-  YOUNG_MIB,
-  NODE_OWN_MIB,
-  heapNeeded,
-  memoryLimitFor,
-} from './memory-estimate.ts';
-
 /** The level of a reading, with `reserveBytes` more live (what the next listing brings back). */
 export function levelOf(reading: HeapReading, reserveBytes = 0): MemoryLevel {
   const ratio = reading.limitBytes > 0 ? (reading.liveBytes + reserveBytes) / reading.limitBytes : 0;

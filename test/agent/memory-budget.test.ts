@@ -1,13 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { readiness } from '../../src/agent/agent-checks.ts';
 import type { HeapReading } from '../../src/agent/heap-reading.ts';
-import {
-  concurrencyAt,
-  heapNeeded,
-  levelOf,
-  MemoryBudget,
-  memoryLimitFor,
-} from '../../src/agent/memory-budget.ts';
+import { concurrencyAt, levelOf, MemoryBudget } from '../../src/agent/memory-budget.ts';
+import { heapNeeded, memoryLimitFor } from '../../src/agent/memory-estimate.ts';
 import { createLogger } from '../../src/log.ts';
 import { createMetrics } from '../../src/ops/metrics.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { heapNeeded, memoryLimitFor } from '../../src/agent/memory-budget.ts';
+import { heapNeeded, memoryLimitFor } from '../../src/agent/memory-estimate.ts';
 import { ciValueSets, only, template } from './helm.ts';
 
 const defaults = ciValueSets().get('default') as string;
