@@ -64,8 +64,6 @@ export function kubeRestartMemoStore(kube: KubeHttp, namespace: string, name: st
   const collection = resourcePath('v1', 'ConfigMap', namespace);
   const pathOf = (part: number, slot: Slot) =>
     resourcePath('v1', 'ConfigMap', namespace, memoPartName(name, part, slot));
-  /** The set the next save writes in (`freeSlot`), as last read or written here; undefined: not known yet. */
-  let free: Slot | undefined;
 
   async function readPart(part: number, slot: Slot = 0): Promise<ConfigMap | undefined> {
     try {
@@ -108,7 +106,6 @@ export function kubeRestartMemoStore(kube: KubeHttp, namespace: string, name: st
     async read(): Promise<Buffer | undefined> {
       const first = await readPart(0);
       const slot = slotOf(first);
-      free = freeSlot(first);
       const text = first?.binaryData?.[SNAPSHOT_KEY];
       if (typeof text !== 'string') return undefined;
       const parts = Math.min(MEMO_PARTS, Math.max(1, Number(first?.data?.[PARTS_KEY] ?? 1) || 1));
@@ -129,11 +126,10 @@ export function kubeRestartMemoStore(kube: KubeHttp, namespace: string, name: st
       if (parts > MEMO_PARTS)
         throw new RangeError(`restart memo of ${data.length} bytes: more than ${MEMO_PARTS} parts`);
       const chunk = (i: number) => data.subarray(i * MEMO_PART_BYTES, (i + 1) * MEMO_PART_BYTES);
-      if (parts > 1) free ??= freeSlot(await readPart(0));
-      const slot: Slot = parts > 1 ? (free ?? 0) : 0;
+      // Read, not remembered: another leader may have saved since this process last did.
+      const slot: Slot = parts > 1 ? freeSlot(await readPart(0)) : 0;
       for (let i = 1; i < parts; i++) await writePart(i, chunk(i), parts, slot, signal);
       await writePart(0, chunk(0), parts, slot, signal);
-      free = slot === 0 ? 1 : 0;
     },
   };
 }

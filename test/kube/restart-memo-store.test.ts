@@ -80,6 +80,25 @@ describe('the restart memo store (ConfigMaps in parts)', () => {
     expect((await kubeRestartMemoStore(kube, OWN, 'torn').read())?.equals(third)).toBe(true);
   });
 
+  it("a save cut short after another leader's save leaves that one whole (the free set is read, not remembered)", async () => {
+    // This process's client; from `cutting` on, its time runs out just before a first part.
+    let cutting = false;
+    const client = {
+      request: (req: { method: string; path: string }) =>
+        cutting && req.method === 'PUT' && req.path.endsWith('/configmaps/shared')
+          ? Promise.reject(new Error('the operation was aborted'))
+          : kube.request(req as Parameters<KubeHttp['request']>[0]),
+    } as unknown as KubeHttp;
+    const mine = kubeRestartMemoStore(client, OWN, 'shared');
+    await mine.write(randomBytes(Math.floor(MEMO_PART_BYTES * 1.5)));
+    // Another leader (after a failover) saves since: its parts go in the other set of names.
+    const theirs = randomBytes(Math.floor(MEMO_PART_BYTES * 1.5));
+    await kubeRestartMemoStore(kube, OWN, 'shared').write(theirs);
+    cutting = true;
+    await expect(mine.write(randomBytes(Math.floor(MEMO_PART_BYTES * 1.5)))).rejects.toThrow('aborted');
+    expect((await kubeRestartMemoStore(kube, OWN, 'shared').read())?.equals(theirs)).toBe(true);
+  });
+
   it('none stored reads as none; more than MEMO_PARTS parts are refused before anything is written', async () => {
     const store = kubeRestartMemoStore(kube, OWN, 'absent');
     expect(await store.read()).toBeUndefined();
