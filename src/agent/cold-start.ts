@@ -19,6 +19,8 @@ import type { DeploymentRecord, RevisionRecord } from '../contract/index.ts';
 import type { PageJudge } from '../kube/observed-state.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
 import type { ConvergedPass } from '../reconcile/converged.ts';
+import { assessObject, type Health, HealthTally } from '../reconcile/health.ts';
+import { isPaused } from '../kube/pause.ts';
 import { claimPrefixes, isClaimOf } from '../reconcile/steps.ts';
 import type { DesiredDeployment } from './poller.ts';
 
@@ -51,6 +53,18 @@ export interface ColdStartJudgeOptions {
  * let go and rendered again as their deployments' next objects are listed.
  */
 export const COLD_JUDGE_HELD_OBJECTS = 2000;
+
+/** What a judge-only listing found of one deployment (`ColdPasses.found`). */
+interface Found {
+  tally: HealthTally;
+  differs: boolean;
+}
+
+/** A converged pass a judge-only listing vouched for, with the health of what it listed. */
+export interface ListedPass {
+  pass: ConvergedPass;
+  health: Health;
+}
 
 /** A converged pass found by a cold listing, with the one namespace its objects are in. */
 export interface ColdPass extends ConvergedPass {
@@ -193,7 +207,12 @@ export function coldListingJudge(o: ColdListingOptions): PageJudge {
             : await o.loadRevision(d.deployment.id, d.pendingRevision)),
       ),
     verify: o.verify,
-    known: (id, live, key) => o.listedVerified(live, key) || o.passes.holdsClaim(id, key, live),
+    known: (id, live, key) => {
+      if (o.passes.holdsClaim(id, key, live)) return true;
+      const verified = o.listedVerified(live, key);
+      o.passes.found(id, key, live, verified);
+      return verified;
+    },
     onConverged: (id, pass) => o.passes.set(id, pass),
   });
   const loaded = o.beforeFirstPage(o.passes);
@@ -216,9 +235,65 @@ export class ColdPasses {
    */
   readonly #restored = new Set<string>();
 
+  /**
+   * What the current cold listing found of each deployment a restart memo vouched for: its objects
+   * at their versions (a health tally), or that one was not (`differs`).
+   */
+  readonly #found = new Map<string, Found>();
+  /** Deployments a judge-only listing found converged, with their health, until taken. */
+  readonly #listed = new Map<string, HealthTally>();
+
   /** Forgets every pass (a new cold listing starts). */
   clear(): void {
     this.#passes.clear();
+    this.#found.clear();
+    this.#listed.clear();
+  }
+
+  /**
+   * A listed object (a volume claim aside) of a deployment a restart memo vouched for, and whether
+   * the memo holds it at its version for `key`. A few bytes per deployment: what a judge-only
+   * listing, which keeps no entries, decides its deployments by.
+   */
+  found(deploymentId: string, key: string, live: KubeObject, verified: boolean): void {
+    const pass = this.#passes.get(deploymentId);
+    if (pass === undefined || !this.#restored.has(deploymentId)) return;
+    let f = this.#found.get(deploymentId);
+    if (f === undefined) {
+      f = { tally: new HealthTally(), differs: false };
+      this.#found.set(deploymentId, f);
+    }
+    // What the shortcut would refuse (converged.ts) makes its first reconcile a full one.
+    const same = verified && pass.key === key && live.metadata.namespace === pass.namespace;
+    if (!same || live.metadata.deletionTimestamp || isPaused(live)) f.differs = true;
+    else f.tally.add(assessObject(live));
+  }
+
+  /**
+   * A cold listing has ended. When it was judge-only and handed every object once, each deployment
+   * the restart memo vouched for whose objects it found all at their versions, as many as its pass
+   * says, is converged: its first reconcile takes `takeListed` and lists nothing.
+   */
+  listed(judgeOnly: boolean, complete: boolean): void {
+    if (judgeOnly && complete) {
+      for (const [id, f] of this.#found) {
+        const pass = this.#passes.get(id);
+        if (pass && !f.differs && f.tally.count === pass.objects) this.#listed.set(id, f.tally);
+      }
+    }
+    this.#found.clear();
+  }
+
+  /**
+   * The deployment's pass and health when a judge-only listing found it converged (`listed`) for
+   * `key` in `namespace`; taken once, forgotten either way.
+   */
+  takeListed(deploymentId: string, key: string, namespace: string): ListedPass | undefined {
+    const tally = this.#listed.get(deploymentId);
+    if (tally === undefined) return undefined;
+    this.#listed.delete(deploymentId);
+    const pass = this.take(deploymentId, key, namespace);
+    return pass && { pass, health: tally.health() };
   }
 
   set(deploymentId: string, pass: ColdPass): void {

@@ -115,7 +115,10 @@ export function wireAgent(o: WireOptions): WiredAgent {
     listenerId: config.listenerId,
     watched,
     keeps: () => shardKeeps.fixed(),
-    memoryShort: (listed) => memory.coldListingGivesUp(listed),
+    memoryShort: () => memory.isShort(),
+    entriesFit: (listed) => memory.coldListingEntriesFit(listed),
+    onColdListed: (judgeOnly, complete) => coldPasses.listed(judgeOnly, complete),
+    onCounted: (objects) => memory.listed(objects),
     ...(config.dryRun
       ? {}
       : { coldJudge: (): PageJudge => coldJudge(), census: (): Census => resources.census() }),
@@ -203,6 +206,9 @@ export function wireAgent(o: WireOptions): WiredAgent {
         settings: reconcileSettingsOf(config),
         verified: (obj, key) => resources.isVerified(obj, key),
         coldPass: (id, key, namespace) => coldPasses.take(id, key, namespace),
+        // Asked once a cold listing running now has ended (its judge's verdicts are in).
+        listedPass: (id, key, namespace) =>
+          observed.coldListed().then(() => coldPasses.takeListed(id, key, namespace)),
         finder: () => observed.finder(),
         foreignSelectors: (namespace) => foreign.selectors(namespace),
         foreignClaims: (namespace) => foreign.claims(namespace),
@@ -220,11 +226,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
     beginCycle: () => {
       foreign.reset();
       void observed.refresh(
-        async (opts) => {
-          const inventory = await resources.listOwned(opts);
-          memory.listed(inventory.objects.length);
-          return inventory;
-        },
+        (opts) => resources.listOwned(opts),
         (err) =>
           logger.warn(
             { err: safeErr(err), code: errorCode(err) },

@@ -13,23 +13,35 @@ export function deploymentsWithObjects(inventory: Inventory): Set<string> {
   return out;
 }
 
+/** How a cold listing goes: whether it keeps its entries, and whether any of its lists started over. */
+export interface ColdListingMode {
+  judgeOnly: boolean;
+  restarted: boolean;
+}
+
 /**
- * `judge`, giving the cold listing up (it throws) when `short`, told how many objects the listing
- * has handed so far, says the heap is short before a page: a listing that holds every owned
- * object must not run V8 out of heap (rule 5).
+ * `judge`, giving the cold listing up (it throws) when `short` says the heap is short before a
+ * page: a listing that holds every owned object must not run V8 out of heap (rule 5). After each
+ * page, `entriesFit`, told how many objects the listing had handed before it, decides whether the
+ * entries still fit to the listing's end; once they do not, `mode.judgeOnly` is set for good.
  */
-export function boundedJudge(judge: PageJudge, short: ((listed: number) => boolean) | undefined): PageJudge {
-  if (!short) return judge;
+export function boundedJudge(
+  judge: PageJudge,
+  guard: { short?: (() => boolean) | undefined; entriesFit?: ((listed: number) => boolean) | undefined },
+  mode: ColdListingMode,
+): PageJudge {
   let listed = 0;
-  return (items) => {
+  return async (items) => {
     const before = listed;
     listed += items.length;
-    if (short(before)) {
+    if (guard.short?.()) {
       throw new MooringError(
         'MOORING_E_MEMORY_SHORT',
         'the heap is short: the cold listing of every owned object is given up; reconciles list their own objects',
       );
     }
-    return judge(items);
+    await judge(items);
+    // Asked after the judge: a restart's judge loads the memo, which tells how many objects there are.
+    if (!mode.judgeOnly && guard.entriesFit && !guard.entriesFit(before)) mode.judgeOnly = true;
   };
 }

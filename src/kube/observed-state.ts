@@ -23,6 +23,9 @@
  * 5. Until a listing has succeeded, the listing comes whole and is judged page by page: what is
  *    found converged enters the memo (ADR 0008; test/agent/cold-start-listing.test.ts). One that
  *    finds the heap short before a page is given up, as a failed one (rule 1;
+ *    test/kube/observed-state.test.ts). One whose entries would not fit to its end (`entriesFit`)
+ *    goes on judge-only: each page is judged and let go, no entry is kept, and it ends as a
+ *    failed one does (no slice, no entries carried), its judge's verdicts aside (ADR 0010;
  *    test/kube/observed-state.test.ts).
  * 6. A census of names (census.ts, ADR 0007) is taken for the cold listing's cycle, and for each
  *    next cycle while the one before created objects from its census: what it finds absent is
@@ -49,7 +52,7 @@ import type { InventoryResources, ObjectFinder, ObservedStateOptions } from './o
 import { type ChangeSet, hasChanges } from '../objects/change-set.ts';
 import { type Inventory, inventoryOf, type ListOwnedOptions } from './list.ts';
 import { LABELS } from '../labels.ts';
-import { boundedJudge, deploymentsWithObjects } from './listing-guards.ts';
+import { boundedJudge, type ColdListingMode, deploymentsWithObjects } from './listing-guards.ts';
 import { ApplyMemo } from './memo.ts';
 import { type PreviousEntries, previousEntries, previousEntry, replaceScope } from './slim-listing.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
@@ -68,6 +71,8 @@ interface Listing {
   /** Whose objects the listing kept (rule 9); undefined: everyone's. */
   keeps: Keeps | undefined;
   result: Promise<Inventory | undefined>;
+  /** Whether it is judged page by page (rule 5). */
+  cold: boolean;
 }
 
 export type { InventoryResources, ObjectFinder, ObservedStateOptions } from './observed-state-options.ts';
@@ -140,8 +145,16 @@ export class ObservedState {
       opts.onScope = (kind, namespace, entries) => replaceScope(previous, kind, namespace, entries);
       this.#previous = previous;
     }
-    if (this.#previous === undefined && this.#opts.coldJudge)
-      opts.judge = boundedJudge(this.#opts.coldJudge(), this.#opts.memoryShort);
+    // Rule 5: a cold listing is judged page by page; judge-only once its entries would not fit.
+    const mode: ColdListingMode = { judgeOnly: false, restarted: false };
+    if (this.#previous === undefined && this.#opts.coldJudge) {
+      const guard = { short: this.#opts.memoryShort, entriesFit: this.#opts.entriesFit };
+      opts.judge = boundedJudge(this.#opts.coldJudge(), guard, mode);
+      opts.keepsEntries = () => !mode.judgeOnly;
+      opts.onRestart = () => {
+        mode.restarted = true;
+      };
+    }
     // Watches start from a listing with nothing written since the last (not a cold start's creates).
     const versions = new Map<string, string>();
     const seeds = this.#previous && this.#writes.size === 0 && this.#opts.watched?.started === false;
@@ -156,9 +169,13 @@ export class ObservedState {
     const carried = cached ? watched?.entries() : undefined;
     const mark = this.#quiet.cycle(watched, cached !== undefined);
     const result = (cached ? Promise.resolve(cached) : list(opts)).then(
-      (inventory) => {
+      (inventory): Inventory | undefined => {
         // Writes before the listing began are in it: forget them.
         for (const [id, seq] of this.#writes) if (seq < startSeq) this.#writes.delete(id);
+        if (opts.judge) this.#opts.onColdListed?.(mode.judgeOnly, !mode.restarted);
+        // Judge-only: what it judged is in the memo and the cold passes; it is no listing to serve.
+        if (mode.judgeOnly) return undefined;
+        if (!cached) this.#opts.onCounted?.(inventory.objects.length);
         this.#previous = carried ?? previousEntries(inventory);
         this.#owners = deploymentsWithObjects(inventory);
         this.#ownersKept = keeps;
@@ -177,9 +194,18 @@ export class ObservedState {
       keeps,
       result,
       watched: mark,
+      cold: opts.judge !== undefined,
     };
     this.#served.clear();
     return result;
+  }
+
+  /**
+   * Resolves once the cycle's listing has ended when it is a cold one (rule 5: judged page by
+   * page), at once otherwise: what its judge found is known then.
+   */
+  async coldListed(): Promise<void> {
+    if (this.#listing?.cold) await this.#listing.result;
   }
 
   /** The latest listing when it succeeded, for the orphan pass. */
