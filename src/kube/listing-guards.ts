@@ -20,10 +20,12 @@ export interface ColdListingMode {
 }
 
 /**
- * `judge`, giving the cold listing up (it throws) when `short` says the heap is short before a
- * page: a listing that holds every owned object must not run V8 out of heap (rule 5). After each
- * page, `entriesFit`, told how many objects the listing had handed before it, decides whether the
- * entries still fit to the listing's end; once they do not, `mode.judgeOnly` is set for good.
+ * `judge`, with the heap's bounds of a cold listing (rule 5). A listing that holds every owned
+ * object must not run V8 out of heap: when `short` says the heap is short before a page, the
+ * listing goes judge-only (`mode.judgeOnly`, set for good) if it holds no entry yet or none any
+ * more, and is given up (it throws) if it has kept some. After each page, `entriesFit`, told how
+ * many objects the listing had handed before it, decides whether the entries still fit to the
+ * listing's end; once they do not, the listing goes judge-only too.
  */
 export function boundedJudge(
   judge: PageJudge,
@@ -34,7 +36,10 @@ export function boundedJudge(
   return async (items) => {
     const before = listed;
     listed += items.length;
-    if (guard.short?.()) {
+    // Nothing kept (the first page, or judge-only already): judged and let go, it holds nothing more.
+    const short = guard.short?.() === true;
+    if (short && before === 0) mode.judgeOnly = true;
+    if (short && !mode.judgeOnly) {
       throw new MooringError(
         'MOORING_E_MEMORY_SHORT',
         'the heap is short: the cold listing of every owned object is given up; reconciles list their own objects',

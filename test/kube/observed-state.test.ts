@@ -329,6 +329,34 @@ describe('a cold listing whose entries would not fit (judge-only)', () => {
     expect(lists).toHaveLength(1);
   });
 
+  it('is judge-only when the heap is short before its first page, and not given up (regression: a restart at 3,000 under 62 MB gave it up at once)', async () => {
+    const judged: string[] = [];
+    const told: Array<[boolean, boolean]> = [];
+    const state = new ObservedState({
+      namespaces: ['apps'],
+      listenerId: LISTENER,
+      coldJudge: () => (items) => {
+        for (const o of items) judged.push(o.metadata.name ?? '');
+      },
+      memoryShort: () => true,
+      entriesFit: () => true,
+      onColdListed: (judgeOnly, complete) => told.push([judgeOnly, complete]),
+    });
+    const errors: unknown[] = [];
+    let handed: Inventory | undefined;
+    await state.refresh(
+      async (opts) => {
+        handed = await keepingList(pages)(opts);
+        return handed;
+      },
+      (err) => errors.push(err),
+    );
+    expect(errors).toEqual([]);
+    expect(judged).toEqual(['a', 'b', 'c']);
+    expect(handed?.objects).toEqual([]);
+    expect(told).toEqual([[true, true]]);
+  });
+
   it('says it was not complete when one of its lists started over', async () => {
     const told: Array<[boolean, boolean]> = [];
     const state = new ObservedState({
