@@ -161,7 +161,15 @@ export class MemoryBudget {
   coldListingEntriesFit(listed: number): boolean {
     if (this.#objects === 0) return true;
     const rest = Math.max(0, this.#objects - listed) * LISTING_BYTES_PER_OBJECT;
-    return levelOf(this.#read(), this.#parked * HEAP_PER_RECORD_BYTES + rest) !== 'short';
+    const reading = this.#read();
+    const fits = levelOf(reading, this.#parked * HEAP_PER_RECORD_BYTES + rest) !== 'short';
+    if (!fits) {
+      this.#logger.info(
+        { liveMib: Math.round(reading.liveBytes / MIB), listingMib: Math.round(rest / MIB) },
+        "memory: the cold listing's entries would not fit; it is judged page by page and keeps none",
+      );
+    }
+    return fits;
   }
 
   /**

@@ -73,7 +73,8 @@ export async function reconcileDeployment(
     const listed = previous ? undefined : await deps.listedPass?.(deployment.id, key, namespace);
     if (listed) {
       // Its objects were judged as they were listed, and let go: nothing is listed again.
-      const result = resultOf({ entries: [], dryRun: false }, listed.health);
+      const found = { entries: [], dryRun: false, unchangedUnlisted: listed.pass.objects };
+      const result = resultOf(found, listed.health);
       result.converged = listed.pass;
       logger.debug(
         { health: result.health.state, durationMs: clock() - startedMs },
