@@ -29,9 +29,10 @@ export interface ObservedStateOptions {
   /** The watches of owned objects (rule 7); without them, every cycle lists. */
   watched?: WatchedObjects | undefined;
   /**
-   * Whether the heap is short now (memory-budget.ts, `isShort`): a cold listing that finds it so
-   * before a page is given up (it fails, rule 1) instead of running V8 out of heap: a restart
-   * under too small a limit died so, every time.
+   * Whether the heap is short now (memory-budget.ts, `isShort`), asked before each page of a cold
+   * listing: one that has kept entries is then given up (it fails, rule 1) instead of running V8
+   * out of heap (a restart under too small a limit died so, every time); one that has kept none
+   * goes on judge-only (rule 5).
    */
   memoryShort?: (() => boolean) | undefined;
   /**

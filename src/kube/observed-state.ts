@@ -24,9 +24,9 @@
  *    found converged enters the memo (ADR 0008; test/agent/cold-start-listing.test.ts). One that
  *    has kept entries and finds the heap short before a page is given up, as a failed one (rule 1;
  *    test/kube/observed-state.test.ts). One whose entries would not fit to its end (`entriesFit`),
- *    or that finds the heap short before its first page, goes on judge-only: each page is judged and let go, no entry is kept, and it ends as a
- *    failed one does (no slice, no entries carried), its judge's verdicts aside (ADR 0010;
- *    test/kube/observed-state.test.ts).
+ *    or that finds the heap short before its first page, goes on judge-only: each page is judged
+ *    and let go, no entry is kept, and it ends as a failed one does (no slice, no entries
+ *    carried), its judge's verdicts aside (ADR 0010; test/kube/observed-state.test.ts).
  * 6. A census of names (census.ts, ADR 0007) is taken for the cold listing's cycle, and for each
  *    next cycle while the one before created objects from its census: what it finds absent is
  *    created without a read. Otherwise an object the listing does not hold is read first
