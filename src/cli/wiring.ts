@@ -7,7 +7,8 @@
  */
 import { Agent, type AgentDeps } from '../agent/agent.ts';
 import { AgentLink } from '../agent/agent-link.ts';
-import { ColdPasses, coldListingJudge } from '../agent/cold-start.ts';
+import { ColdPasses } from '../agent/cold-passes.ts';
+import { coldListingJudge } from '../agent/cold-start.ts';
 import { DesiredResolver } from '../reconcile/desired-resolver.ts';
 import { StartUpRenderSettings } from '../reconcile/exposure-check.ts';
 import { MemoryBudget } from '../agent/memory-budget.ts';
@@ -206,9 +207,9 @@ export function wireAgent(o: WireOptions): WiredAgent {
         settings: reconcileSettingsOf(config),
         verified: (obj, key) => resources.isVerified(obj, key),
         coldPass: (id, key, namespace) => coldPasses.take(id, key, namespace),
-        // Asked once a cold listing running now has ended (its judge's verdicts are in).
+        // Asked once the cycle's listing has ended (a cold one's judge has given its verdicts).
         listedPass: (id, key, namespace) =>
-          observed.coldListed().then(() => coldPasses.takeListed(id, key, namespace)),
+          observed.latest().then(() => coldPasses.takeListed(id, key, namespace)),
         finder: () => observed.finder(),
         foreignSelectors: (namespace) => foreign.selectors(namespace),
         foreignClaims: (namespace) => foreign.claims(namespace),

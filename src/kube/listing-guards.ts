@@ -1,7 +1,7 @@
 /** What ObservedState (observed-state.ts) asks of a listing: its owners, and a judge with a heap bound. */
 import { MooringError } from '../errors.ts';
 import { kindInfo } from '../objects/kinds.ts';
-import type { Inventory } from './list.ts';
+import type { Inventory, ListOwnedOptions } from './list.ts';
 import type { PageJudge } from './slim-listing.ts';
 
 /** Deployments with objects other than volumes (kept on purpose) in `inventory`. */
@@ -49,4 +49,37 @@ export function boundedJudge(
     // Asked after the judge: a restart's judge loads the memo, which tells how many objects there are.
     if (!mode.judgeOnly && guard.entriesFit && !guard.entriesFit(before)) mode.judgeOnly = true;
   };
+}
+
+/** What bounds a cold listing's heap (`boundedJudge`), and who is told how it ended. */
+export interface ColdListingGuard {
+  memoryShort?: (() => boolean) | undefined;
+  entriesFit?: ((listed: number) => boolean) | undefined;
+  onColdListed?: ((judgeOnly: boolean, complete: boolean) => void) | undefined;
+}
+
+/** A cold listing, when `judge` is one: its options, and how it went. */
+export interface ColdListing {
+  options: Pick<ListOwnedOptions, 'judge' | 'keepsEntries' | 'onRestart'>;
+  /** Tells `onColdListed` that it ended; whether it was judge-only (it is then no listing to serve). */
+  ended(): boolean;
+}
+
+/** The options of a cold listing judged by `judge` (none without one: not a cold listing). */
+export function coldListing(judge: PageJudge | undefined, guard: ColdListingGuard): ColdListing {
+  if (!judge) return { options: {}, ended: () => false };
+  const mode: ColdListingMode = { judgeOnly: false, restarted: false };
+  const bounds = { short: guard.memoryShort, entriesFit: guard.entriesFit };
+  const options = {
+    judge: boundedJudge(judge, bounds, mode),
+    keepsEntries: () => !mode.judgeOnly,
+    onRestart: () => {
+      mode.restarted = true;
+    },
+  };
+  const ended = () => {
+    guard.onColdListed?.(mode.judgeOnly, !mode.restarted);
+    return mode.judgeOnly;
+  };
+  return { options, ended };
 }

@@ -21,12 +21,10 @@
  *    forgets it; a dry run never enters it (test/kube/verified-memo.test.ts,
  *    test/kube/observed-state.test.ts).
  * 5. Until a listing has succeeded, the listing comes whole and is judged page by page: what is
- *    found converged enters the memo (ADR 0008; test/agent/cold-start-listing.test.ts). One that
- *    has kept entries and finds the heap short before a page is given up, as a failed one (rule 1;
- *    test/kube/observed-state.test.ts). One whose entries would not fit to its end (`entriesFit`),
- *    or that finds the heap short before its first page, goes on judge-only: each page is judged
- *    and let go, no entry is kept, and it ends as a failed one does (no slice, no entries
- *    carried), its judge's verdicts aside (ADR 0010; test/kube/observed-state.test.ts).
+ *    found converged enters the memo (ADR 0008; test/agent/cold-start-listing.test.ts); judge-only
+ *    (no entry kept; ends as a failed one, its verdicts aside; ADR 0010) when its entries would not
+ *    fit or the heap is short before its first page; given up, as a failed one (rule 1), when short
+ *    after keeping some (test/kube/observed-state.test.ts).
  * 6. A census of names (census.ts, ADR 0007) is taken for the cold listing's cycle, and for each
  *    next cycle while the one before created objects from its census: what it finds absent is
  *    created without a read. Otherwise an object the listing does not hold is read first
@@ -52,7 +50,7 @@ import type { InventoryResources, ObjectFinder, ObservedStateOptions } from './o
 import { type ChangeSet, hasChanges } from '../objects/change-set.ts';
 import { type Inventory, inventoryOf, type ListOwnedOptions } from './list.ts';
 import { LABELS } from '../labels.ts';
-import { boundedJudge, type ColdListingMode, deploymentsWithObjects } from './listing-guards.ts';
+import { coldListing, deploymentsWithObjects } from './listing-guards.ts';
 import { ApplyMemo } from './memo.ts';
 import { type PreviousEntries, previousEntries, previousEntry, replaceScope } from './slim-listing.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
@@ -71,8 +69,6 @@ interface Listing {
   /** Whose objects the listing kept (rule 9); undefined: everyone's. */
   keeps: Keeps | undefined;
   result: Promise<Inventory | undefined>;
-  /** Whether it is judged page by page (rule 5). */
-  cold: boolean;
 }
 
 export type { InventoryResources, ObjectFinder, ObservedStateOptions } from './observed-state-options.ts';
@@ -129,11 +125,13 @@ export class ObservedState {
     const startSeq = this.#seq;
     // Slim: a cycle's listing of everything is held while the cycle runs; the resync of a converged
     // deployment needs no more than a slim entry holds (`slim` in compact-live.ts).
+    const cold = coldListing(this.#previous === undefined ? this.#opts.coldJudge?.() : undefined, this.#opts);
     const opts: ListOwnedOptions = {
       namespaces: this.#opts.namespaces,
       listenerId: this.#opts.listenerId,
       slim: true,
       previous: this.#previous,
+      ...cold.options,
     };
     const keeps = this.#opts.keeps?.();
     if (keeps) opts.keeps = keeps;
@@ -144,16 +142,6 @@ export class ObservedState {
       opts.previous = previous;
       opts.onScope = (kind, namespace, entries) => replaceScope(previous, kind, namespace, entries);
       this.#previous = previous;
-    }
-    // Rule 5: a cold listing is judged page by page; judge-only once its entries would not fit.
-    const mode: ColdListingMode = { judgeOnly: false, restarted: false };
-    if (this.#previous === undefined && this.#opts.coldJudge) {
-      const guard = { short: this.#opts.memoryShort, entriesFit: this.#opts.entriesFit };
-      opts.judge = boundedJudge(this.#opts.coldJudge(), guard, mode);
-      opts.keepsEntries = () => !mode.judgeOnly;
-      opts.onRestart = () => {
-        mode.restarted = true;
-      };
     }
     // Watches start from a listing with nothing written since the last (not a cold start's creates).
     const versions = new Map<string, string>();
@@ -172,9 +160,7 @@ export class ObservedState {
       (inventory): Inventory | undefined => {
         // Writes before the listing began are in it: forget them.
         for (const [id, seq] of this.#writes) if (seq < startSeq) this.#writes.delete(id);
-        if (opts.judge) this.#opts.onColdListed?.(mode.judgeOnly, !mode.restarted);
-        // Judge-only: what it judged is in the memo and the cold passes; it is no listing to serve.
-        if (mode.judgeOnly) return undefined;
+        if (cold.ended()) return undefined; // judge-only: its verdicts are in the memo and cold passes
         if (!cached) this.#opts.onCounted?.(inventory.objects.length);
         this.#previous = carried ?? previousEntries(inventory);
         this.#owners = deploymentsWithObjects(inventory);
@@ -183,10 +169,7 @@ export class ObservedState {
           this.#opts.watched?.start({ entries: this.#previous, versions });
         return inventory;
       },
-      (err: unknown) => {
-        onError(err);
-        return undefined;
-      },
+      (err: unknown) => void onError(err),
     );
     this.#listing = {
       startSeq,
@@ -194,18 +177,9 @@ export class ObservedState {
       keeps,
       result,
       watched: mark,
-      cold: opts.judge !== undefined,
     };
     this.#served.clear();
     return result;
-  }
-
-  /**
-   * Resolves once the cycle's listing has ended when it is a cold one (rule 5: judged page by
-   * page), at once otherwise: what its judge found is known then.
-   */
-  async coldListed(): Promise<void> {
-    if (this.#listing?.cold) await this.#listing.result;
   }
 
   /** The latest listing when it succeeded, for the orphan pass. */

@@ -4,7 +4,8 @@
  * only when its deployment is compared.
  */
 import { describe, expect, it } from 'vitest';
-import { type ColdPass, ColdPasses, coldListingJudge, coldStartJudge } from '../../src/agent/cold-start.ts';
+import { ColdPasses } from '../../src/agent/cold-passes.ts';
+import { type ColdPass, coldListingJudge, coldStartJudge } from '../../src/agent/cold-start.ts';
 import type { DesiredDeployment } from '../../src/agent/poll-cycle.ts';
 import type { DeploymentRecord, RevisionRecord } from '../../src/contract/index.ts';
 import type { KubeObject } from '../../src/objects/kube-object.ts';
@@ -135,38 +136,5 @@ describe('coldStartJudge on a listing that goes kind by kind', () => {
     await judge([objectOf('d-0', 'Service')]);
     expect(renders).toEqual(['d-0']);
     expect(verified).toEqual(['Service/d-0']);
-  });
-});
-
-describe('ColdPasses after a judge-only listing', () => {
-  const pass: ColdPass = { key: 'k', objects: 2, claimPrefixes: [], namespace: 'apps' };
-  const second: KubeObject = { ...live, metadata: { ...live.metadata, name: 'db' } };
-  /** A restored pass for D, both of whose objects were listed (`verified` each). */
-  const judged = (verified: [boolean, boolean], judgeOnly = true, complete = true) => {
-    const passes = new ColdPasses();
-    passes.restore(D, pass);
-    passes.found(D, 'k', live, verified[0]);
-    passes.found(D, 'k', second, verified[1]);
-    passes.listed(judgeOnly, complete);
-    return passes;
-  };
-
-  it('vouches for a deployment all of whose objects it found at their versions, with their health', () => {
-    const got = judged([true, true]).takeListed(D, 'k', 'apps');
-    expect(got?.pass).toEqual({ key: 'k', objects: 2, claimPrefixes: [] });
-    expect(got?.health).toMatchObject({ state: 'Ready', reason: '2 objects ready' });
-  });
-
-  it('vouches for none with an object changed, missing, or after a listing kept whole or started over', () => {
-    expect(judged([true, false]).takeListed(D, 'k', 'apps')).toBeUndefined();
-    const missing = new ColdPasses();
-    missing.restore(D, pass);
-    missing.found(D, 'k', live, true);
-    missing.listed(true, true);
-    expect(missing.takeListed(D, 'k', 'apps')).toBeUndefined();
-    expect(judged([true, true], false).takeListed(D, 'k', 'apps')).toBeUndefined();
-    expect(judged([true, true], true, false).takeListed(D, 'k', 'apps')).toBeUndefined();
-    // Another key (the deployment changed while no agent ran).
-    expect(judged([true, true]).takeListed(D, 'k2', 'apps')).toBeUndefined();
   });
 });
