@@ -41,5 +41,17 @@ describe('ColdPasses after a judge-only listing', () => {
     expect(judged([true, true], true, false).takeListed(D, 'k', 'apps')).toBeUndefined();
     // Another key (the deployment changed while no agent ran).
     expect(judged([true, true]).takeListed(D, 'k2', 'apps')).toBeUndefined();
+    // An object being deleted, though at its version: the shortcut would refuse it too.
+    const terminating = new ColdPasses();
+    terminating.restore(D, pass);
+    terminating.found(D, 'k', live, true);
+    terminating.found(
+      D,
+      'k',
+      { ...second, metadata: { ...second.metadata, deletionTimestamp: 'now' } },
+      true,
+    );
+    terminating.listed(true, true);
+    expect(terminating.takeListed(D, 'k', 'apps')).toBeUndefined();
   });
 });
