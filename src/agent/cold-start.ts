@@ -19,7 +19,8 @@ import type { DeploymentRecord, RevisionRecord } from '../contract/index.ts';
 import type { PageJudge } from '../kube/observed-state.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
 import type { ConvergedPass } from '../reconcile/converged.ts';
-import { claimPrefixes, isClaimOf } from '../reconcile/steps.ts';
+import { claimPrefixes } from '../reconcile/steps.ts';
+import type { ColdPasses } from './cold-passes.ts';
 import type { DesiredDeployment } from './poller.ts';
 
 export interface ColdStartJudgeOptions {
@@ -193,7 +194,12 @@ export function coldListingJudge(o: ColdListingOptions): PageJudge {
             : await o.loadRevision(d.deployment.id, d.pendingRevision)),
       ),
     verify: o.verify,
-    known: (id, live, key) => o.listedVerified(live, key) || o.passes.holdsClaim(id, key, live),
+    known: (id, live, key) => {
+      if (o.passes.holdsClaim(id, key, live)) return true;
+      const verified = o.listedVerified(live, key);
+      o.passes.found(id, key, live, verified);
+      return verified;
+    },
     onConverged: (id, pass) => o.passes.set(id, pass),
   });
   const loaded = o.beforeFirstPage(o.passes);
@@ -201,53 +207,4 @@ export function coldListingJudge(o: ColdListingOptions): PageJudge {
     await loaded;
     return judge(items);
   };
-}
-
-/**
- * The converged passes of the latest cold listing, each taken at most once, by its deployment's
- * first reconcile, and only for the key and namespace it was found for. A pass only lets that
- * reconcile skip rendering: the shortcut still checks each listed object against the memo.
- */
-export class ColdPasses {
-  readonly #passes = new Map<string, ColdPass>();
-  /**
-   * The deployments a restart memo vouched for, until their pass is taken: kept through a new cold
-   * listing (a start's listing given up and listed again), which forgets the passes themselves.
-   */
-  readonly #restored = new Set<string>();
-
-  /** Forgets every pass (a new cold listing starts). */
-  clear(): void {
-    this.#passes.clear();
-  }
-
-  set(deploymentId: string, pass: ColdPass): void {
-    this.#passes.set(deploymentId, pass);
-  }
-
-  /** A pass the restart memo carried (ADR 0010): set, and the deployment counted as `restored`. */
-  restore(deploymentId: string, pass: ColdPass): void {
-    this.#passes.set(deploymentId, pass);
-    this.#restored.add(deploymentId);
-  }
-
-  /** Whether a restart memo vouched for the deployment and its first reconcile has not taken it yet. */
-  restored(deploymentId: string): boolean {
-    return this.#restored.has(deploymentId);
-  }
-
-  /** Whether `obj` is a volume claim of the pass held for the deployment at `key`. */
-  holdsClaim(deploymentId: string, key: string, obj: KubeObject): boolean {
-    const pass = this.#passes.get(deploymentId);
-    return pass !== undefined && pass.key === key && isClaimOf(pass.claimPrefixes, obj);
-  }
-
-  /** The deployment's pass when it was found for `key` in `namespace`; forgotten either way. */
-  take(deploymentId: string, key: string, namespace: string): ConvergedPass | undefined {
-    const pass = this.#passes.get(deploymentId);
-    this.#passes.delete(deploymentId);
-    this.#restored.delete(deploymentId);
-    if (!pass || pass.key !== key || pass.namespace !== namespace) return undefined;
-    return { key: pass.key, objects: pass.objects, claimPrefixes: pass.claimPrefixes };
-  }
 }

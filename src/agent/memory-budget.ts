@@ -150,19 +150,26 @@ export class MemoryBudget {
   }
 
   /**
-   * Whether a start's listing of every owned object is given up before its next page, `listed`
-   * objects in: the heap is short now, or, the cluster's objects being known (`listed`, at a
-   * restart the objects its memo holds), the rest of the listing (LISTING_BYTES_PER_OBJECT for
-   * each object not listed yet) would make it short before it ends. Giving it up at once spares
-   * the pages a listing that cannot end would read and hold first: at 10,000 deployments under
-   * 256 MiB a restart listed for 10 s before its heap read short. A first start, its objects not
-   * known (most not made yet), is given up only when the heap is short.
+   * Whether a start's listing of every owned object can keep its entries to its end, `listed`
+   * objects in: the cluster's objects being known (`listed`, at a restart the objects its memo
+   * holds), the rest of the listing (LISTING_BYTES_PER_OBJECT for each object not listed yet)
+   * leaves the heap under the short level. When it does not, the listing is judged page by page
+   * and keeps no entries (observed-state.ts, rule 5): at 10,000 deployments under 256 MiB a
+   * restart's entries (about 52 MB) did not fit beside what a start holds (about 106 MB). A first
+   * start, its objects not known (most not made yet), keeps them.
    */
-  coldListingGivesUp(listed: number): boolean {
-    if (this.isShort()) return true;
-    if (this.#objects === 0) return false;
+  coldListingEntriesFit(listed: number): boolean {
+    if (this.#objects === 0) return true;
     const rest = Math.max(0, this.#objects - listed) * LISTING_BYTES_PER_OBJECT;
-    return levelOf(this.#read(), this.#parked * HEAP_PER_RECORD_BYTES + rest) === 'short';
+    const reading = this.#read();
+    const fits = levelOf(reading, this.#parked * HEAP_PER_RECORD_BYTES + rest) !== 'short';
+    if (!fits) {
+      this.#logger.info(
+        { liveMib: Math.round(reading.liveBytes / MIB), listingMib: Math.round(rest / MIB) },
+        "memory: the cold listing's entries would not fit; it is judged page by page and keeps none",
+      );
+    }
+    return fits;
   }
 
   /**

@@ -4,7 +4,8 @@
  * shard back, and on the memo schedule) and read by whoever holds it at a cold listing. With one
  * shard it is the single memo of old. Each memo keeps only its shard's deployments.
  */
-import type { ColdPass, ColdPasses } from './cold-start.ts';
+import type { ColdPasses } from './cold-passes.ts';
+import type { ColdPass } from './cold-start.ts';
 import { codeFingerprint } from './code-fingerprint.ts';
 import type { KnownRevision } from '../reconcile/desired-resolver.ts';
 import {

@@ -7,7 +7,8 @@
  */
 import { Agent, type AgentDeps } from '../agent/agent.ts';
 import { AgentLink } from '../agent/agent-link.ts';
-import { ColdPasses, coldListingJudge } from '../agent/cold-start.ts';
+import { ColdPasses } from '../agent/cold-passes.ts';
+import { coldListingJudge } from '../agent/cold-start.ts';
 import { DesiredResolver } from '../reconcile/desired-resolver.ts';
 import { StartUpRenderSettings } from '../reconcile/exposure-check.ts';
 import { MemoryBudget } from '../agent/memory-budget.ts';
@@ -115,7 +116,10 @@ export function wireAgent(o: WireOptions): WiredAgent {
     listenerId: config.listenerId,
     watched,
     keeps: () => shardKeeps.fixed(),
-    memoryShort: (listed) => memory.coldListingGivesUp(listed),
+    memoryShort: () => memory.isShort(),
+    entriesFit: (listed) => memory.coldListingEntriesFit(listed),
+    onColdListed: (judgeOnly, complete) => coldPasses.listed(judgeOnly, complete),
+    onCounted: (objects) => memory.listed(objects),
     ...(config.dryRun
       ? {}
       : { coldJudge: (): PageJudge => coldJudge(), census: (): Census => resources.census() }),
@@ -203,6 +207,9 @@ export function wireAgent(o: WireOptions): WiredAgent {
         settings: reconcileSettingsOf(config),
         verified: (obj, key) => resources.isVerified(obj, key),
         coldPass: (id, key, namespace) => coldPasses.take(id, key, namespace),
+        // Asked once the cycle's listing has ended (a cold one's judge has given its verdicts).
+        listedPass: (id, key, namespace) =>
+          observed.latest().then(() => coldPasses.takeListed(id, key, namespace)),
         finder: () => observed.finder(),
         foreignSelectors: (namespace) => foreign.selectors(namespace),
         foreignClaims: (namespace) => foreign.claims(namespace),
@@ -220,11 +227,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
     beginCycle: () => {
       foreign.reset();
       void observed.refresh(
-        async (opts) => {
-          const inventory = await resources.listOwned(opts);
-          memory.listed(inventory.objects.length);
-          return inventory;
-        },
+        (opts) => resources.listOwned(opts),
         (err) =>
           logger.warn(
             { err: safeErr(err), code: errorCode(err) },

@@ -40,6 +40,13 @@ export interface ListOwnedOptions {
    */
   judge?: PageJudge;
   /**
+   * With `judge`: whether the judged items get entries; once it answers false, items are judged
+   * and let go (a judge-only listing, observed-state.ts rule 5).
+   */
+  keepsEntries?: () => boolean;
+  /** With `judge`: told when one of the listing's lists starts over (continue token expired). */
+  onRestart?: () => void;
+  /**
    * Kinds listed as well where the agent may lack the right to list them: a list call of one of
    * them that fails leaves that kind out (`onOptionalFailure`) instead of refusing the listing.
    * Objects not seen are never pruned, so leaving a kind out loses nothing but its clean-up.
@@ -103,7 +110,7 @@ async function listKind(
   pool: ListingPool,
   slimmed: boolean,
   previous: PreviousEntries | undefined,
-  judge: PageJudge | undefined,
+  judge: Pick<ListOwnedOptions, 'judge' | 'keepsEntries' | 'onRestart'>,
   onVersion: ((resourceVersion: string) => void) | undefined,
   keeps: Keeps | undefined,
 ): Promise<KubeObject[]> {
@@ -127,7 +134,9 @@ async function listKind(
         fieldManager,
         pool,
         previous,
-        judge,
+        judge: judge.judge,
+        keepsEntries: judge.keepsEntries,
+        onRestart: judge.onRestart,
         check,
         onVersion,
         keeps,
@@ -189,7 +198,7 @@ export async function listOwned(
         pool,
         opts.slim ?? false,
         opts.previous,
-        opts.judge,
+        opts,
         opts.onVersion && ((v: string) => opts.onVersion?.(kind.kind, namespace, v)),
         opts.slim ? opts.keeps : undefined,
       );

@@ -183,6 +183,8 @@ export class ObjectClient {
       onPage?: (items: KubeObject[]) => Promise<void> | void;
       /** Told the list's resourceVersion (its first page's: every page is of one snapshot). */
       onVersion?: (resourceVersion: string) => void;
+      /** Told when the list starts over (its pages are then handed again from the first). */
+      onRestart?: () => void;
     } = {},
   ): Promise<KubeObject[]> {
     const out: KubeObject[] = [];
@@ -207,6 +209,7 @@ export class ObjectClient {
         // fresh snapshot, instead of failing the whole listing and its cycle.
         if (token === undefined || httpStatusOf(err) !== 410 || restarts >= LIST_RESTARTS) throw err;
         restarts += 1;
+        opts.onRestart?.();
         out.length = 0;
         token = undefined;
         continue;

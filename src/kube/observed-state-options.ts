@@ -29,12 +29,29 @@ export interface ObservedStateOptions {
   /** The watches of owned objects (rule 7); without them, every cycle lists. */
   watched?: WatchedObjects | undefined;
   /**
-   * Whether the heap is short now, or will be before the cold listing ends, given the objects it
-   * has listed so far (memory-budget.ts, `coldListingGivesUp`). A cold listing holds every owned
-   * object until it ends; one that finds the heap short before a page is given up (it fails, rule
-   * 1) instead of running V8 out of heap: a restart under too small a limit died so, every time.
+   * Whether the heap is short now (memory-budget.ts, `isShort`), asked before each page of a cold
+   * listing: one that has kept entries is then given up (it fails, rule 1) instead of running V8
+   * out of heap (a restart under too small a limit died so, every time); one that has kept none
+   * goes on judge-only (rule 5).
    */
-  memoryShort?: ((listed: number) => boolean) | undefined;
+  memoryShort?: (() => boolean) | undefined;
+  /**
+   * Whether a cold listing's entries fit to its end, given the objects it has listed so far
+   * (memory-budget.ts, `coldListingEntriesFit`), asked after each judged page. Once they do not,
+   * the listing is judge-only (rule 5): each page is judged and let go, no entry is kept, and the
+   * listing serves no slice.
+   */
+  entriesFit?: ((listed: number) => boolean) | undefined;
+  /**
+   * Told when a cold listing has ended (not when it failed): whether it was judge-only, and
+   * whether it handed every object once (none of its lists started over).
+   */
+  onColdListed?: ((judgeOnly: boolean, complete: boolean) => void) | undefined;
+  /**
+   * Told how many objects a listing that succeeded and kept its entries holds (not one from the
+   * watches, nor a judge-only one): the memory budget's count of the cluster's objects.
+   */
+  onCounted?: ((objects: number) => void) | undefined;
   /**
    * Whose objects a listing keeps entries for, asked as each listing starts (rule 9): a sharded
    * replica's held shards. Undefined (or answering undefined): everyone's.

@@ -21,9 +21,10 @@
  *    forgets it; a dry run never enters it (test/kube/verified-memo.test.ts,
  *    test/kube/observed-state.test.ts).
  * 5. Until a listing has succeeded, the listing comes whole and is judged page by page: what is
- *    found converged enters the memo (ADR 0008; test/agent/cold-start-listing.test.ts). One that
- *    finds the heap short before a page is given up, as a failed one (rule 1;
- *    test/kube/observed-state.test.ts).
+ *    found converged enters the memo (ADR 0008; test/agent/cold-start-listing.test.ts); judge-only
+ *    (no entry kept; ends as a failed one, its verdicts aside; ADR 0010) when its entries would not
+ *    fit or the heap is short before its first page; given up, as a failed one (rule 1), when short
+ *    after keeping some (test/kube/observed-state.test.ts).
  * 6. A census of names (census.ts, ADR 0007) is taken for the cold listing's cycle, and for each
  *    next cycle while the one before created objects from its census: what it finds absent is
  *    created without a read. Otherwise an object the listing does not hold is read first
@@ -49,7 +50,7 @@ import type { InventoryResources, ObjectFinder, ObservedStateOptions } from './o
 import { type ChangeSet, hasChanges } from '../objects/change-set.ts';
 import { type Inventory, inventoryOf, type ListOwnedOptions } from './list.ts';
 import { LABELS } from '../labels.ts';
-import { boundedJudge, deploymentsWithObjects } from './listing-guards.ts';
+import { coldListing, deploymentsWithObjects } from './listing-guards.ts';
 import { ApplyMemo } from './memo.ts';
 import { type PreviousEntries, previousEntries, previousEntry, replaceScope } from './slim-listing.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
@@ -124,11 +125,13 @@ export class ObservedState {
     const startSeq = this.#seq;
     // Slim: a cycle's listing of everything is held while the cycle runs; the resync of a converged
     // deployment needs no more than a slim entry holds (`slim` in compact-live.ts).
+    const cold = coldListing(this.#previous === undefined ? this.#opts.coldJudge?.() : undefined, this.#opts);
     const opts: ListOwnedOptions = {
       namespaces: this.#opts.namespaces,
       listenerId: this.#opts.listenerId,
       slim: true,
       previous: this.#previous,
+      ...cold.options,
     };
     const keeps = this.#opts.keeps?.();
     if (keeps) opts.keeps = keeps;
@@ -140,8 +143,6 @@ export class ObservedState {
       opts.onScope = (kind, namespace, entries) => replaceScope(previous, kind, namespace, entries);
       this.#previous = previous;
     }
-    if (this.#previous === undefined && this.#opts.coldJudge)
-      opts.judge = boundedJudge(this.#opts.coldJudge(), this.#opts.memoryShort);
     // Watches start from a listing with nothing written since the last (not a cold start's creates).
     const versions = new Map<string, string>();
     const seeds = this.#previous && this.#writes.size === 0 && this.#opts.watched?.started === false;
@@ -156,9 +157,11 @@ export class ObservedState {
     const carried = cached ? watched?.entries() : undefined;
     const mark = this.#quiet.cycle(watched, cached !== undefined);
     const result = (cached ? Promise.resolve(cached) : list(opts)).then(
-      (inventory) => {
+      (inventory): Inventory | undefined => {
         // Writes before the listing began are in it: forget them.
         for (const [id, seq] of this.#writes) if (seq < startSeq) this.#writes.delete(id);
+        if (cold.ended()) return undefined; // judge-only: its verdicts are in the memo and cold passes
+        if (!cached) this.#opts.onCounted?.(inventory.objects.length);
         this.#previous = carried ?? previousEntries(inventory);
         this.#owners = deploymentsWithObjects(inventory);
         this.#ownersKept = keeps;
@@ -166,10 +169,7 @@ export class ObservedState {
           this.#opts.watched?.start({ entries: this.#previous, versions });
         return inventory;
       },
-      (err: unknown) => {
-        onError(err);
-        return undefined;
-      },
+      (err: unknown) => void onError(err),
     );
     this.#listing = {
       startSeq,

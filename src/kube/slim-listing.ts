@@ -112,6 +112,10 @@ export interface SlimListing {
   previous: PreviousEntries | undefined;
   /** With no previous entries for this kind and namespace: list whole and judge each page. */
   judge?: PageJudge | undefined;
+  /** With `judge`: whether a judged item gets an entry (false: judge-only, nothing kept). */
+  keepsEntries?: (() => boolean) | undefined;
+  /** With `judge`: told when a list starts over (its pages are judged again). */
+  onRestart?: (() => void) | undefined;
   /** Refuses an item the listing cannot use (list.ts: one without a name); throws. */
   check: (item: KubeObject) => void;
   /** Told the resourceVersion of the list the entries come from (the last, when listed twice). */
@@ -149,10 +153,19 @@ export async function listSlim(l: SlimListing): Promise<KubeObject[]> {
   const cold = before === undefined || before.size === 0;
   const versioned = l.onVersion ? { onVersion: l.onVersion } : {};
   if (cold && l.judge) {
-    return client.list(kind.apiVersion, kind.kind, namespace, selector, whole, {
+    const keeps = l.keepsEntries;
+    const judged = keeps
+      ? (item: KubeObject) => {
+          if (keeps()) return whole(item);
+          l.check(item);
+          return undefined;
+        }
+      : whole;
+    return client.list(kind.apiVersion, kind.kind, namespace, selector, judged, {
       // A workload is several times the size of the other kinds' objects: pages of it as big.
       pageSize: workload ? LIST_PAGE_SIZE.wholeObjects : LIST_PAGE_SIZE.coldStart,
       onPage: l.judge,
+      ...(l.onRestart ? { onRestart: l.onRestart } : {}),
       ...versioned,
     });
   }

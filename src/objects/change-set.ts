@@ -43,6 +43,11 @@ export interface ChangeSetEntry {
 export interface ChangeSet {
   entries: ChangeSetEntry[];
   dryRun: boolean;
+  /**
+   * Objects found unchanged without an entry each: a judge-only cold listing let them go as it
+   * judged them (ADR 0010), counting them only. Counted as `unchanged` by `countActions`.
+   */
+  unchangedUnlisted?: number;
 }
 
 /** The errors of a change set, in entry order. */
@@ -66,6 +71,7 @@ export function allUnchanged(cs: ChangeSet): boolean {
 export function countActions(cs: ChangeSet): Partial<Record<ChangeAction, number>> {
   const out: Partial<Record<ChangeAction, number>> = {};
   for (const e of cs.entries) out[e.action] = (out[e.action] ?? 0) + 1;
+  if (cs.unchangedUnlisted) out.unchanged = (out.unchanged ?? 0) + cs.unchangedUnlisted;
   return out;
 }
 

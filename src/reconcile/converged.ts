@@ -41,16 +41,21 @@ export function shortcut(
 ): ReconcileResult | undefined {
   const objects = owned.filter((o) => !isClaimOf(pass.claimPrefixes, o));
   if (objects.length !== pass.objects) return undefined;
-  for (const o of objects) {
-    // A paused object takes the full pass, which reports it paused (and leaves it alone).
-    if (o.metadata.deletionTimestamp || isPaused(o) || !verified(o, pass.key)) return undefined;
-  }
+  for (const o of objects) if (shortcutRefuses(o) || !verified(o, pass.key)) return undefined;
   const result = resultOf(
     { entries: objects.map((o) => entryFor(o, 'unchanged')), dryRun: false },
     rollUp(objects.map(assessObject)),
   );
   result.converged = pass;
   return result;
+}
+
+/**
+ * Whether the shortcut refuses a live object whatever the memo says: one being deleted, or paused
+ * (the full pass reports it paused, and leaves it alone).
+ */
+export function shortcutRefuses(o: KubeObject): boolean {
+  return Boolean(o.metadata.deletionTimestamp) || isPaused(o);
 }
 
 /**

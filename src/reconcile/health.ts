@@ -139,3 +139,37 @@ export function deletionHealth(remaining: readonly KubeObject[]): Health {
   const first = remaining[0] as KubeObject;
   return { state: 'Deleting', reason: `${objectId(first)}: ${remaining.length} owned objects remain` };
 }
+
+/**
+ * A deployment's health rolled up one object at a time, holding only the worst object not Ready:
+ * what a judge-only cold listing keeps per deployment (its objects are let go page by page). Its
+ * `health()` is `rollUp`'s state and reason for the same objects, without the object list.
+ */
+export class HealthTally {
+  #count = 0;
+  #worst: ObjectHealth | undefined;
+
+  add(o: ObjectHealth): void {
+    this.#count += 1;
+    if (o.state === 'Ready') return;
+    const worst = this.#worst;
+    const by = worst === undefined ? 1 : RANK[o.state] - RANK[worst.state];
+    if (by > 0 || (by === 0 && worst !== undefined && o.id < worst.id)) this.#worst = o;
+  }
+
+  /** Objects added so far. */
+  get count(): number {
+    return this.#count;
+  }
+
+  health(): Health {
+    const worst = this.#worst;
+    if (this.#count === 0) return { state: 'Ready', reason: 'no objects', objects: [] };
+    if (worst === undefined) return { state: 'Ready', reason: `${this.#count} objects ready`, objects: [] };
+    const reason = `${worst.id}: ${worst.reason}`;
+    if (worst.state === 'Failed') {
+      return { state: 'Failed', reason, code: 'MOORING_E_ROLLOUT_FAILED', objects: [worst] };
+    }
+    return { state: 'Progressing', reason, objects: [worst] };
+  }
+}

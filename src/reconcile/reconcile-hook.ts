@@ -45,10 +45,12 @@ export interface ReconcileHookParts {
 export function reconcileHook(
   parts: ReconcileHookParts,
 ): (request: ReconcileRequest, signal: AbortSignal) => Promise<ReconcileResult> {
+  // A changed deployment waits for no cold listing: its input key is not the one any memo vouched for.
+  const { listedPass: _, ...changedDeps } = parts.deps;
   return (request, signal) =>
     reconcileDeployment(
       {
-        ...parts.deps,
+        ...(request.changed ? changedDeps : parts.deps),
         resources: parts.guard(request.changed ? parts.resources.direct : parts.resources.cached, signal),
       },
       {

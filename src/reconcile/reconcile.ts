@@ -70,6 +70,18 @@ export async function reconcileDeployment(
   const key = input.inputKey;
   if (key !== undefined && deps.verified && !settings.dryRun) {
     const previous = input.converged?.key === key ? input.converged : undefined;
+    const listed = previous ? undefined : await deps.listedPass?.(deployment.id, key, namespace);
+    if (listed) {
+      // Its objects were judged as they were listed, and let go: nothing is listed again.
+      const found = { entries: [], dryRun: false, unchangedUnlisted: listed.pass.objects };
+      const result = resultOf(found, listed.health);
+      result.converged = listed.pass;
+      logger.debug(
+        { health: result.health.state, durationMs: clock() - startedMs },
+        'converged: not rendered, judged as listed',
+      );
+      return result;
+    }
     if (previous || deps.coldPass) owned = await listOwned();
     const pass = previous ?? deps.coldPass?.(deployment.id, key, namespace);
     const result = pass && owned && shortcut(pass, owned.objects, deps.verified);

@@ -10,6 +10,7 @@ import type { ObjectFinder } from '../kube/observed-state.ts';
 import type { Selecting } from '../kube/foreign-objects.ts';
 import type { RenderResult, RenderSettings } from '../render/index.ts';
 import type { ConvergedPass } from './converged.ts';
+import type { Health } from './health.ts';
 import type { EventRecorder } from './events.ts';
 
 /** What reconcile needs of the resource manager (ResourceManager implements it). */
@@ -49,6 +50,16 @@ export interface ReconcileDeps {
    * the shortcut too.
    */
   coldPass?: (deploymentId: string, key: string, namespace: string) => ConvergedPass | undefined;
+  /**
+   * A converged pass with its health, vouched for by a judge-only cold listing that found every
+   * object of the deployment at the version the restart memo holds (cold-start.ts, `takeListed`;
+   * ADR 0010). Consulted before anything is listed: such a pass neither lists nor renders.
+   */
+  listedPass?: (
+    deploymentId: string,
+    key: string,
+    namespace: string,
+  ) => Promise<{ pass: ConvergedPass; health: Health } | undefined>;
   /**
    * The listener's objects by kind, namespace and name, from the agent's latest listing
    * (`ObservedState.finder`); read for whose the objects a deployment refers to are

@@ -4,7 +4,8 @@
  * only when its deployment is compared.
  */
 import { describe, expect, it } from 'vitest';
-import { type ColdPass, ColdPasses, coldListingJudge, coldStartJudge } from '../../src/agent/cold-start.ts';
+import { ColdPasses } from '../../src/agent/cold-passes.ts';
+import { type ColdPass, coldListingJudge, coldStartJudge } from '../../src/agent/cold-start.ts';
 import type { DesiredDeployment } from '../../src/agent/poll-cycle.ts';
 import type { DeploymentRecord, RevisionRecord } from '../../src/contract/index.ts';
 import type { KubeObject } from '../../src/objects/kube-object.ts';

@@ -34,18 +34,18 @@ describe('memory levels', () => {
     expect(budget.isShort()).toBe(true);
   });
 
-  it("gives a restart's listing up as soon as what is left of it would make the heap short", () => {
+  it("keeps a restart's listing's entries only while what is left of it fits beside the live heap", () => {
     const { budget, heap } = budgetWith({ liveBytes: 50 * MIB, limitBytes: 100 * MIB });
-    // Its objects not known (a first start): only a short heap gives it up.
-    expect(budget.coldListingGivesUp(0)).toBe(false);
+    // Its objects not known (a first start): its entries are kept.
+    expect(budget.coldListingEntriesFit(0)).toBe(true);
     // The restart memo holds 121,485 objects: about 52 MiB of listing beside 50 MiB live.
     budget.listed(121_485);
     expect(budget.isShort()).toBe(false);
-    expect(budget.coldListingGivesUp(0)).toBe(true);
+    expect(budget.coldListingEntriesFit(0)).toBe(false);
     // Most of it listed already: the rest fits.
-    expect(budget.coldListingGivesUp(110_000)).toBe(false);
+    expect(budget.coldListingEntriesFit(110_000)).toBe(true);
     heap.liveBytes = 90 * MIB;
-    expect(budget.coldListingGivesUp(121_485)).toBe(true);
+    expect(budget.coldListingEntriesFit(121_485)).toBe(false);
   });
 
   it('lowers the reconciles at a time under pressure, never below one', () => {

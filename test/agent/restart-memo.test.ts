@@ -7,7 +7,7 @@ import { gzipSync } from 'node:zlib';
 import { describe, expect, it, vi } from 'vitest';
 import { ApplyMemo } from '../../src/kube/memo.ts';
 import type { ColdPass } from '../../src/agent/cold-start.ts';
-import { ColdPasses } from '../../src/agent/cold-start.ts';
+import { ColdPasses } from '../../src/agent/cold-passes.ts';
 import { RestartMemoKeeper } from '../../src/agent/restart-memo-keeper.ts';
 import { openMemo, seal, sealMemo, snapshotEntries } from '../../src/agent/restart-memo.ts';
 import { silentLogger } from '../../src/log.ts';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type ColdPass, ColdPasses } from '../../src/agent/cold-start.ts';
+import { ColdPasses } from '../../src/agent/cold-passes.ts';
+import type { ColdPass } from '../../src/agent/cold-start.ts';
 import type { RestartMemoStore } from '../../src/agent/restart-memo-keeper.ts';
 import { ShardMemos } from '../../src/agent/shard-memos.ts';
 import { shardOf } from '../../src/agent/shards.ts';

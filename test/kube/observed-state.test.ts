@@ -258,20 +258,131 @@ describe('a cold listing under a short heap', () => {
     expect(judged).toEqual(['a', 'b', 'c']);
   });
 
-  it('asks before each page with the objects listed so far, so a listing that cannot end is given up early', async () => {
+  it('asks after each page whether the entries fit, with the objects listed before it', async () => {
     const asked: number[] = [];
     const state = new ObservedState({
       namespaces: ['apps'],
       listenerId: LISTENER,
       coldJudge: () => () => {},
-      memoryShort: (listed) => {
+      memoryShort: () => false,
+      entriesFit: (listed) => {
         asked.push(listed);
-        return false;
+        return true;
       },
     });
     await state.refresh(
       pagedList([[obj('d-1', 'a'), obj('d-1', 'b')], [obj('d-2', 'c')], [obj('d-3', 'd')]]),
     );
     expect(asked).toEqual([0, 2, 3]);
+  });
+});
+
+describe('a cold listing whose entries would not fit (judge-only)', () => {
+  /** As a listing keeps entries: each page judged, then kept only while `keepsEntries` says so. */
+  const keepingList =
+    (pages: KubeObject[][], restart = false) =>
+    async (opts: ListOwnedOptions) => {
+      const kept: KubeObject[] = [];
+      for (const page of pages) {
+        await opts.judge?.(page);
+        if (opts.keepsEntries?.() !== false) kept.push(...page);
+      }
+      if (restart) opts.onRestart?.();
+      return inventoryOf(kept);
+    };
+  const pages = [[obj('d-1', 'a')], [obj('d-2', 'b')], [obj('d-3', 'c')]];
+
+  it('judges every page, keeps no entry and serves no slice: reconciles list for themselves (regression: a restart at 10,000 under 256 MiB gave its listing up)', async () => {
+    const judged: string[] = [];
+    const told: Array<[boolean, boolean]> = [];
+    const state = new ObservedState({
+      namespaces: ['apps'],
+      listenerId: LISTENER,
+      coldJudge: () => (items) => {
+        for (const o of items) judged.push(o.metadata.name ?? '');
+      },
+      memoryShort: () => false,
+      entriesFit: () => false,
+      onColdListed: (judgeOnly, complete) => told.push([judgeOnly, complete]),
+    });
+    const errors: unknown[] = [];
+    let handed: Inventory | undefined;
+    const result = await state.refresh(
+      async (opts) => {
+        handed = await keepingList(pages)(opts);
+        return handed;
+      },
+      (err) => errors.push(err),
+    );
+    expect(result).toBeUndefined();
+    expect(errors).toEqual([]);
+    expect(judged).toEqual(['a', 'b', 'c']);
+    expect(handed?.objects).toEqual([]);
+    expect(told).toEqual([[true, true]]);
+    expect(await state.latest()).toBeUndefined();
+    expect(await state.finder()).toBeUndefined();
+    const { resources, lists } = fakeResources([obj('d-1', 'a')]);
+    const own = await state
+      .wrap(resources)
+      .listOwned({ namespaces: ['apps'], listenerId: LISTENER, deploymentId: 'd-1' });
+    expect(names(own)).toEqual(['a']);
+    expect(lists).toHaveLength(1);
+  });
+
+  it('is judge-only when the heap is short before its first page, and not given up (regression: a restart at 3,000 under 62 MB gave it up at once)', async () => {
+    const judged: string[] = [];
+    const told: Array<[boolean, boolean]> = [];
+    const state = new ObservedState({
+      namespaces: ['apps'],
+      listenerId: LISTENER,
+      coldJudge: () => (items) => {
+        for (const o of items) judged.push(o.metadata.name ?? '');
+      },
+      memoryShort: () => true,
+      entriesFit: () => true,
+      onColdListed: (judgeOnly, complete) => told.push([judgeOnly, complete]),
+    });
+    const errors: unknown[] = [];
+    let handed: Inventory | undefined;
+    await state.refresh(
+      async (opts) => {
+        handed = await keepingList(pages)(opts);
+        return handed;
+      },
+      (err) => errors.push(err),
+    );
+    expect(errors).toEqual([]);
+    expect(judged).toEqual(['a', 'b', 'c']);
+    expect(handed?.objects).toEqual([]);
+    expect(told).toEqual([[true, true]]);
+  });
+
+  it('says it was not complete when one of its lists started over', async () => {
+    const told: Array<[boolean, boolean]> = [];
+    const state = new ObservedState({
+      namespaces: ['apps'],
+      listenerId: LISTENER,
+      coldJudge: () => () => {},
+      memoryShort: () => false,
+      entriesFit: () => false,
+      onColdListed: (judgeOnly, complete) => told.push([judgeOnly, complete]),
+    });
+    await state.refresh(keepingList(pages, true));
+    expect(told).toEqual([[true, false]]);
+  });
+
+  it('keeps its entries while they fit, and is no judge-only listing then', async () => {
+    const told: Array<[boolean, boolean]> = [];
+    const state = new ObservedState({
+      namespaces: ['apps'],
+      listenerId: LISTENER,
+      coldJudge: () => () => {},
+      memoryShort: () => false,
+      entriesFit: () => true,
+      onColdListed: (judgeOnly, complete) => told.push([judgeOnly, complete]),
+    });
+    const result = await state.refresh(keepingList(pages));
+    expect(result?.objects).toHaveLength(3);
+    expect(told).toEqual([[false, true]]);
   });
 });

@@ -113,6 +113,28 @@ describe('slim listing', () => {
     expect(limits.get('secrets')).toBe(String(LIST_PAGE_SIZE.coldStart));
     expect(LIST_PAGE_SIZE.wholeObjects).toBeLessThan(LIST_PAGE_SIZE.coldStart);
   });
+
+  it('a judge-only cold listing judges every object and keeps no entry (regression: a restart held every entry)', async () => {
+    const judged: string[] = [];
+    const whole = await managerFor(api).listOwned({
+      namespaces: [NS],
+      listenerId: LISTENER,
+      slim: true,
+      judge: () => {},
+    });
+    const inventory = await managerFor(api).listOwned({
+      namespaces: [NS],
+      listenerId: LISTENER,
+      slim: true,
+      judge: (items) => {
+        for (const o of items) judged.push(`${o.kind}/${o.metadata.name}`);
+      },
+      keepsEntries: () => false,
+    });
+    expect(whole.objects.length).toBeGreaterThan(3);
+    expect(judged.sort()).toEqual(whole.objects.map((o) => `${o.kind}/${o.metadata.name}`).sort());
+    expect(inventory.objects).toEqual([]);
+  });
 });
 
 describe('a slim listing of workloads past CARRY_READ_LIMIT changes', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../src/objects/kube-object.ts';
-import { assessObject, deletionHealth, rollUp } from '../../src/reconcile/health.ts';
+import { assessObject, deletionHealth, HealthTally, rollUp } from '../../src/reconcile/health.ts';
 
 function dep(spec: Record<string, unknown>, status: Record<string, unknown>, generation = 2): KubeObject {
   return {
@@ -168,5 +168,31 @@ describe('roll-up per deployment', () => {
       deletionHealth([{ apiVersion: 'v1', kind: 'Service', metadata: { name: 'a', namespace: 'ns' } }]),
     ).toMatchObject({ state: 'Deleting' });
     expect(deletionHealth([])).toMatchObject({ state: 'Deleted' });
+  });
+});
+
+describe('HealthTally', () => {
+  it('says what rollUp says of the same objects, in any order, holding only the worst', () => {
+    const objects = [
+      { id: 'Service/ns/a', state: 'Ready' as const, reason: 'present' },
+      { id: 'Deployment/ns/z', state: 'Progressing' as const, reason: '0 of 1 replicas ready' },
+      { id: 'Deployment/ns/b', state: 'Progressing' as const, reason: '1 of 2 replicas ready' },
+    ];
+    for (const order of [objects, [...objects].reverse()]) {
+      const tally = new HealthTally();
+      for (const o of order) tally.add(o);
+      const { state, reason } = rollUp(objects);
+      expect(tally.health()).toMatchObject({ state, reason });
+    }
+    const ready = new HealthTally();
+    ready.add(objects[0]!);
+    expect(ready.health()).toMatchObject({ state: 'Ready', reason: rollUp([objects[0]!]).reason });
+    const failed = new HealthTally();
+    for (const o of [
+      ...objects,
+      { id: 'Deployment/ns/x', state: 'Failed' as const, reason: 'progress deadline exceeded' },
+    ])
+      failed.add(o);
+    expect(failed.health()).toMatchObject({ state: 'Failed', code: 'MOORING_E_ROLLOUT_FAILED' });
   });
 });

@@ -46,4 +46,20 @@ describe('reconcileHook', () => {
     expect(seen[1]?.input).not.toHaveProperty('inputKey');
     expect(seen[1]?.input).toMatchObject({ settings: { listenerId: 'second' } });
   });
+
+  it('asks a changed deployment for no pass of a judge-only listing: it does not wait for a cold listing to end', async () => {
+    seen.length = 0;
+    const listedPass = async () => undefined;
+    const hook = reconcileHook({
+      resources: { cached: {} as Resources, direct: {} as Resources },
+      guard: (r) => r,
+      deps: { logger: {} as never, settings: {} as never, listedPass },
+      renderSettings: () => ({}) as RenderSettings,
+    });
+    const deployment = { id: 'd1' } as DeploymentRecord;
+    const signal = new AbortController().signal;
+    await hook({ deployment, revision: undefined, changed: true, hash: 'h2' }, signal);
+    await hook({ deployment, revision: undefined, hash: 'h2' }, signal);
+    expect(seen.map((s) => (s.deps as { listedPass?: unknown }).listedPass)).toEqual([undefined, listedPass]);
+  });
 });
