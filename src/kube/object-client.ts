@@ -65,6 +65,13 @@ export const LIST_PAGE_SIZE = {
   coldStart: 250,
 } as const;
 
+/** List items come without apiVersion and kind: put back, so that ids and later calls work. */
+function withKind(item: KubeObject, apiVersion: string, kind: string): KubeObject {
+  item.apiVersion = apiVersion;
+  item.kind = kind;
+  return item;
+}
+
 export class ObjectClient {
   readonly #http: KubeHttp;
   readonly #signal: AbortSignal | undefined;
@@ -165,8 +172,8 @@ export class ObjectClient {
   /**
    * Every object of a kind in a namespace matching a label selector, over all pages (started over,
    * at most LIST_RESTARTS times, when its continue token expires). `each` maps
-   * every item as its page arrives (a page's raw JSON is garbage before the next one is asked for);
-   * an item it maps to undefined is left out.
+   * every item as it arrives, before the rest of its page (each item's raw JSON is garbage once
+   * mapped; with `onPage`, as its page is); an item it maps to undefined is left out.
    * With `metadataOnly`, items carry only their metadata where the server can list so
    * (PartialObjectMetadataList; otherwise whole objects come). `pageSize` overrides LIST_PAGE_SIZE.
    * `onPage` sees each page's items, as they came, before `each` maps them (and may wait).
@@ -195,11 +202,22 @@ export class ObjectClient {
         items?: KubeObject[];
         metadata?: { continue?: string; resourceVersion?: string };
       }>;
+      // Without `onPage`, which sees a page whole, each item is mapped as it arrives (its text and
+      // parse are garbage at once): a page is never held whole (list-items.ts).
+      const streamed = opts.onPage
+        ? {}
+        : {
+            onItem: (raw: unknown) => {
+              const entry = each(withKind(raw as KubeObject, apiVersion, kind));
+              if (entry !== undefined) out.push(entry);
+            },
+          };
       try {
         res = await this.#request({
           method: 'GET',
           path: `${path}${query({ labelSelector, limit, continue: token })}`,
           ...(opts.metadataOnly ? { accept: METADATA_LIST } : {}),
+          ...streamed,
         });
       } catch (err) {
         // A continue token expires (410 Gone) when a listing stays open longer than the server
@@ -213,12 +231,8 @@ export class ObjectClient {
       }
       const version = res.body?.metadata?.resourceVersion;
       if (token === undefined && typeof version === 'string') opts.onVersion?.(version);
-      // List items come without apiVersion/kind; put them back so ids and later calls work.
-      const items = res.body?.items ?? [];
-      for (const item of items) {
-        item.apiVersion = apiVersion;
-        item.kind = kind;
-      }
+      // Items streamed are mapped already; a client that answers whole (a test's) has them here.
+      const items = (res.body?.items ?? []).map((item) => withKind(item, apiVersion, kind));
       if (opts.onPage && items.length > 0) await opts.onPage(items);
       for (const item of items) {
         const entry = each(item);

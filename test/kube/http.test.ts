@@ -251,6 +251,27 @@ describe('KubeHttp', () => {
     ]);
   });
 
+  it("hands a list answer's items to onItem one by one and answers the rest without them", async () => {
+    const items = [{ metadata: { name: 'café – 1' } }, { metadata: { name: 'b' } }];
+    answer = () => [200, { kind: 'SecretList', metadata: { continue: 't' }, items }];
+    const kube = new KubeHttp(access({ type: 'none' }));
+    const got: unknown[] = [];
+    const res = await kube.request({
+      method: 'GET',
+      path: '/api/v1/namespaces/a/secrets',
+      onItem: (i) => got.push(i),
+    });
+    // A non-2xx answer is read whole, its Status kept.
+    answer = () => [410, { kind: 'Status', reason: 'Expired', items: [1] }];
+    const gone = await kube
+      .request({ method: 'GET', path: '/api/v1/namespaces/a/secrets', onItem: (i) => got.push(i) })
+      .catch((err: unknown) => err);
+    await kube.close();
+    expect(got).toEqual(items);
+    expect(res.body).toEqual({ kind: 'SecretList', metadata: { continue: 't' }, items: [] });
+    expect(gone).toMatchObject({ code: 410, body: { reason: 'Expired', items: [1] } });
+  });
+
   it("gives up on a request once its signal aborts, with the signal's reason, before or during it", async () => {
     const kube = new KubeHttp(access({ type: 'none' }));
     const reason = new Error('reconcile cancelled');
