@@ -51,12 +51,13 @@ const METADATA_ONLY = metadataOnly('PartialObjectMetadata');
 const METADATA_LIST = metadataOnly('PartialObjectMetadataList');
 
 /**
- * Items per page of a list call. A page of whole objects is held in full (the answer's text, then
- * its parse) until `each` has reduced it, so its size bounds the agent's memory; the sizes make
- * pages of about the same number of bytes whatever they hold (a workload's metadata is about half
- * its object, its managedFields covering spec and status; slim-listing.ts). Larger pages of whole
- * objects raised the agent's peak RSS (bench/README.md, "Measured decisions"). `coldStart` pages
- * a cold start's whole listing of the smaller kinds; its workloads come in pages of `wholeObjects`.
+ * Items per page of a list call. A page's items are parsed and reduced one by one as they arrive,
+ * but a cold start's judged page is held parsed until judged, so its size bounds the agent's
+ * memory there; the sizes make pages of about the same number of bytes whatever they hold (a
+ * workload's metadata is about half its object, its managedFields covering spec and status;
+ * slim-listing.ts). Larger pages of whole objects raised the agent's peak RSS when pages were
+ * held whole (bench/README.md, "Measured decisions"). `coldStart` pages a cold start's whole
+ * listing of the smaller kinds; its workloads come in pages of `wholeObjects`.
  */
 export const LIST_PAGE_SIZE = {
   wholeObjects: 100,
@@ -202,22 +203,25 @@ export class ObjectClient {
         items?: KubeObject[];
         metadata?: { continue?: string; resourceVersion?: string };
       }>;
-      // Without `onPage`, which sees a page whole, each item is mapped as it arrives (its text and
-      // parse are garbage at once): a page is never held whole (list-items.ts).
-      const streamed = opts.onPage
-        ? {}
-        : {
-            onItem: (raw: unknown) => {
-              const entry = each(withKind(raw as KubeObject, apiVersion, kind));
-              if (entry !== undefined) out.push(entry);
-            },
-          };
+      // Each item is parsed as it arrives (list-items.ts), so a page is never held whole as text
+      // and as objects at once; without `onPage` it is mapped at once too (its parse is garbage
+      // then), with it the page's parsed items wait for `onPage`.
+      const page: KubeObject[] = [];
+      const onItem = (raw: unknown) => {
+        const item = withKind(raw as KubeObject, apiVersion, kind);
+        if (opts.onPage) {
+          page.push(item);
+          return;
+        }
+        const entry = each(item);
+        if (entry !== undefined) out.push(entry);
+      };
       try {
         res = await this.#request({
           method: 'GET',
           path: `${path}${query({ labelSelector, limit, continue: token })}`,
           ...(opts.metadataOnly ? { accept: METADATA_LIST } : {}),
-          ...streamed,
+          onItem,
         });
       } catch (err) {
         // A continue token expires (410 Gone) when a listing stays open longer than the server
@@ -231,8 +235,9 @@ export class ObjectClient {
       }
       const version = res.body?.metadata?.resourceVersion;
       if (token === undefined && typeof version === 'string') opts.onVersion?.(version);
-      // Items streamed are mapped already; a client that answers whole (a test's) has them here.
-      const items = (res.body?.items ?? []).map((item) => withKind(item, apiVersion, kind));
+      // A client that answers whole (a test's) has the items here.
+      const whole = (res.body?.items ?? []).map((item) => withKind(item, apiVersion, kind));
+      const items = page.length > 0 ? page : whole;
       if (opts.onPage && items.length > 0) await opts.onPage(items);
       for (const item of items) {
         const entry = each(item);
