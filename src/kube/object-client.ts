@@ -204,15 +204,11 @@ export class ObjectClient {
         metadata?: { continue?: string; resourceVersion?: string };
       }>;
       // Each item is parsed as it arrives (list-items.ts), so a page is never held whole as text
-      // and as objects at once; without `onPage` it is mapped at once too (its parse is garbage
-      // then), with it the page's parsed items wait for `onPage`.
+      // and objects at once; it is mapped at once too, unless `onPage` must see the page first.
       const page: KubeObject[] = [];
       const onItem = (raw: unknown) => {
         const item = withKind(raw as KubeObject, apiVersion, kind);
-        if (opts.onPage) {
-          page.push(item);
-          return;
-        }
+        if (opts.onPage) return void page.push(item);
         const entry = each(item);
         if (entry !== undefined) out.push(entry);
       };
