@@ -15,7 +15,7 @@ import { describeProxy, proxyForUrl, urlPasswords } from '../proxy/from-environm
 import { proxyRefused, tunnelRefusalStatus } from '../proxy/refusal.ts';
 import { ExecCredential } from './exec-credential.ts';
 import type { ClusterAccess } from './kubeconfig.ts';
-import { ListItems } from './list-items.ts';
+import { isItemRefusal, ListItems } from './list-items.ts';
 import { polite, TokenBucket, type WaitReason } from './rate-limit.ts';
 import { type KubeVerb, kubeVerb } from './verb.ts';
 
@@ -83,7 +83,7 @@ export interface KubeHttpOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /**
    * Told of every request's verb and result (the HTTP status, `error`, or `cancelled` for one its
-   * signal cut): the request metrics.
+   * signal or its list's item handler cut): the request metrics.
    */
   onResult?: (verb: KubeVerb, result: string) => void;
   /**
@@ -192,8 +192,8 @@ export class KubeHttp {
       return res;
     } catch (err) {
       if (err instanceof KubeApiError) result = String(err.code);
-      // Cut by its signal (a deposed leader, a timed-out reconcile): says nothing of the server.
-      else if (req.signal?.aborted) result = 'cancelled';
+      // Cut by its signal (a deposed leader) or its list's item handler: not the server's doing.
+      else if (req.signal?.aborted || isItemRefusal(err)) result = 'cancelled';
       throw err;
     } finally {
       this.#onResult?.(kubeVerb(req.method, req.path, req.contentType), result);

@@ -14,6 +14,14 @@ const ITEMS_KEY = 'items';
 /** Longest key text kept to compare with `items` (longer keys are not it). */
 const KEY_KEEP = 16;
 
+/** What item handlers threw: the caller's refusals, not the server's failures. */
+const refusals = new WeakSet<object>();
+
+/** Whether `err` is what a `ListItems` item handler threw (not a parse error). */
+export function isItemRefusal(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && refusals.has(err);
+}
+
 function isSpace(b: number): boolean {
   return b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
 }
@@ -155,7 +163,13 @@ export class ListItems {
       parts.length === 0
         ? chunk.toString('utf8', from, to)
         : Buffer.concat([...parts, chunk.subarray(from, to)]).toString('utf8');
-    this.#onItem(JSON.parse(text));
+    const item: unknown = JSON.parse(text);
+    try {
+      this.#onItem(item);
+    } catch (err) {
+      if (typeof err === 'object' && err !== null) refusals.add(err);
+      throw err;
+    }
   }
 }
 

@@ -222,6 +222,28 @@ describe('KubeHttp', () => {
     expect(seen).toEqual(['get cancelled']);
   });
 
+  it('a list its item handler refused is told as cancelled, not as an error of the server', async () => {
+    const seen: string[] = [];
+    const kube = new KubeHttp(access({ type: 'none' }), {
+      onResult: (verb, result) => seen.push(`${verb} ${result}`),
+    });
+    answer = () => [200, { kind: 'SecretList', items: [{ n: 1 }, { n: 2 }] }];
+    const refusal = new Error('past the carry limit');
+    const refused = kube.request({
+      method: 'GET',
+      path: '/api/v1/namespaces/a/secrets',
+      onItem: () => {
+        throw refusal;
+      },
+    });
+    await expect(refused).rejects.toBe(refusal);
+    const items: unknown[] = [];
+    await kube.request({ method: 'GET', path: '/api/v1/namespaces/a/secrets', onItem: (i) => items.push(i) });
+    await kube.close();
+    expect(items).toEqual([{ n: 1 }, { n: 2 }]);
+    expect(seen).toEqual(['list cancelled', 'list 200']);
+  });
+
   it('an unreachable server is MOORING_E_KUBE_UNREACHABLE', async () => {
     const kube = new KubeHttp({
       server: 'http://127.0.0.1:9',
