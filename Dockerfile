@@ -48,16 +48,17 @@ COPY src ./src
 # of /app.
 ENV NODE_COMPILE_CACHE=/app/.compile-cache
 # The heap follows the container's memory limit: V8's old generation may take 60% of it, and
-# 8 MiB semi-spaces (a young generation of 24 MiB at most) keep the whole heap where half the
-# limit and 16 MiB semi-spaces had it, with more room for the listener's data (the agent's memory
-# budget, src/agent/memory-budget.ts, reads the old generation). Under a limit Node's default heap
-# ceiling does not follow the limit: above the chart's 256Mi (the kernel kills the pod before V8
-# collects hard) and too low for a large listener. A heap sized by a small limit also gets V8's
-# smallest young generation, and the agent then spends much of its CPU in GC while converging
-# (bench/README.md, "Measured decisions"). Override with NODE_OPTIONS in the chart's extraEnv.
+# 4 MiB semi-spaces (a young generation of 12 MiB at most) keep the whole heap below where half
+# the limit and 16 MiB semi-spaces had it, with more room for the listener's data (the agent's
+# memory budget, src/agent/memory-budget.ts, reads the old generation); 8 MiB ones held more
+# resident memory for no CPU saved. Under a limit Node's default heap ceiling does not follow the
+# limit: above the chart's 256Mi (the kernel kills the pod before V8 collects hard) and too low
+# for a large listener. A heap sized by a small limit also gets V8's smallest young generation,
+# and the agent then spends much of its CPU in GC while converging (bench/README.md, "Measured
+# decisions"). Override with NODE_OPTIONS in the chart's extraEnv.
 # Node 24 and 22.21 know --max-old-space-size-percentage; a NODE_IMAGE whose Node does not
 # refuses to start.
-ENV NODE_OPTIONS="--max-old-space-size-percentage=60 --max-semi-space-size=8"
+ENV NODE_OPTIONS="--max-old-space-size-percentage=60 --max-semi-space-size=4"
 # One glibc malloc arena for all of Node's threads instead of one per thread that allocates
 # (V8's compiler and GC helpers, libuv's pool): the buffers of thousands of requests freed in one
 # arena are reused there, not left behind in several (bench/README.md, "Measured decisions").

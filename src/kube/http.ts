@@ -10,10 +10,12 @@ import type { Dispatcher } from 'undici';
 import { Agent, ProxyAgent } from '../lean/undici.ts';
 import { exchange, type Exchanged } from '../lean/exchange.ts';
 import { exchangeLines } from '../lean/exchange-lines.ts';
+import { exchangeStreamed } from '../lean/exchange-streamed.ts';
 import { describeProxy, proxyForUrl, urlPasswords } from '../proxy/from-environment.ts';
 import { proxyRefused, tunnelRefusalStatus } from '../proxy/refusal.ts';
 import { ExecCredential } from './exec-credential.ts';
 import type { ClusterAccess } from './kubeconfig.ts';
+import { isItemRefusal, ListItems } from './list-items.ts';
 import { polite, TokenBucket, type WaitReason } from './rate-limit.ts';
 import { type KubeVerb, kubeVerb } from './verb.ts';
 
@@ -54,6 +56,12 @@ export interface KubeRequest {
    * gives up a Lease the server still grants).
    */
   priority?: boolean;
+  /**
+   * A list call: each element of a 2xx answer's `items` is parsed and handed here as it arrives,
+   * and the answer's body comes back without them (list-items.ts), so that a page is never held
+   * whole as text and as parsed objects at once.
+   */
+  onItem?: (item: unknown) => void;
 }
 
 export interface KubeResponse<T> {
@@ -75,7 +83,7 @@ export interface KubeHttpOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /**
    * Told of every request's verb and result (the HTTP status, `error`, or `cancelled` for one its
-   * signal cut): the request metrics.
+   * signal or its list's item handler cut): the request metrics.
    */
   onResult?: (verb: KubeVerb, result: string) => void;
   /**
@@ -184,8 +192,8 @@ export class KubeHttp {
       return res;
     } catch (err) {
       if (err instanceof KubeApiError) result = String(err.code);
-      // Cut by its signal (a deposed leader, a timed-out reconcile): says nothing of the server.
-      else if (req.signal?.aborted) result = 'cancelled';
+      // Cut by its signal (a deposed leader) or its list's item handler: not the server's doing.
+      else if (req.signal?.aborted || isItemRefusal(err)) result = 'cancelled';
       throw err;
     } finally {
       this.#onResult?.(kubeVerb(req.method, req.path, req.contentType), result);
@@ -227,11 +235,23 @@ export class KubeHttp {
 
   async #send<T>(
     req: KubeRequest,
-    exchanging: (dispatcher: Dispatcher, options: Dispatcher.DispatchOptions) => Promise<Exchanged> = (
-      dispatcher,
-      options,
-    ) => exchange(dispatcher, options, req.signal),
+    given?: (dispatcher: Dispatcher, options: Dispatcher.DispatchOptions) => Promise<Exchanged>,
   ): Promise<KubeResponse<T>> {
+    // A list page's items go to `onItem` as they arrive; the rest of its body is `listed`.
+    const page = req.onItem && new ListItems(req.onItem);
+    let listed: unknown;
+    const exchanging =
+      given ??
+      (page
+        ? (dispatcher: Dispatcher, options: Dispatcher.DispatchOptions) =>
+            exchangeStreamed(
+              dispatcher,
+              options,
+              { write: (chunk) => page.write(chunk), end: () => (listed = page.end()) },
+              req.signal,
+            )
+        : (dispatcher: Dispatcher, options: Dispatcher.DispatchOptions) =>
+            exchange(dispatcher, options, req.signal));
     const headers: Record<string, string> = {
       accept: req.accept ?? 'application/json',
       'user-agent': this.#userAgent,
@@ -257,7 +277,7 @@ export class KubeHttp {
       throw proxyRefused(refused, this.route.proxy, `${req.method} Kubernetes API`);
     });
     this.#bucket?.observe(res.headers);
-    let parsed: unknown;
+    let parsed: unknown = listed;
     if (res.text !== '') {
       try {
         parsed = JSON.parse(res.text);

@@ -51,12 +51,13 @@ const METADATA_ONLY = metadataOnly('PartialObjectMetadata');
 const METADATA_LIST = metadataOnly('PartialObjectMetadataList');
 
 /**
- * Items per page of a list call. A page of whole objects is held in full (the answer's text, then
- * its parse) until `each` has reduced it, so its size bounds the agent's memory; the sizes make
- * pages of about the same number of bytes whatever they hold (a workload's metadata is about half
- * its object, its managedFields covering spec and status; slim-listing.ts). Larger pages of whole
- * objects raised the agent's peak RSS (bench/README.md, "Measured decisions"). `coldStart` pages
- * a cold start's whole listing of the smaller kinds; its workloads come in pages of `wholeObjects`.
+ * Items per page of a list call. A page's items are parsed and reduced one by one as they arrive,
+ * but a cold start's judged page is held parsed until judged, so its size bounds the agent's
+ * memory there; the sizes make pages of about the same number of bytes whatever they hold (a
+ * workload's metadata is about half its object, its managedFields covering spec and status;
+ * slim-listing.ts). Larger pages of whole objects raised the agent's peak RSS when pages were
+ * held whole (bench/README.md, "Measured decisions"). `coldStart` pages a cold start's whole
+ * listing of the smaller kinds; its workloads come in pages of `wholeObjects`.
  */
 export const LIST_PAGE_SIZE = {
   wholeObjects: 100,
@@ -64,6 +65,13 @@ export const LIST_PAGE_SIZE = {
   workloadMetadata: 200,
   coldStart: 250,
 } as const;
+
+/** List items come without apiVersion and kind: put back, so that ids and later calls work. */
+function withKind(item: KubeObject, apiVersion: string, kind: string): KubeObject {
+  item.apiVersion = apiVersion;
+  item.kind = kind;
+  return item;
+}
 
 export class ObjectClient {
   readonly #http: KubeHttp;
@@ -165,8 +173,8 @@ export class ObjectClient {
   /**
    * Every object of a kind in a namespace matching a label selector, over all pages (started over,
    * at most LIST_RESTARTS times, when its continue token expires). `each` maps
-   * every item as its page arrives (a page's raw JSON is garbage before the next one is asked for);
-   * an item it maps to undefined is left out.
+   * every item as it arrives, before the rest of its page (each item's raw JSON is garbage once
+   * mapped; with `onPage`, as its page is); an item it maps to undefined is left out.
    * With `metadataOnly`, items carry only their metadata where the server can list so
    * (PartialObjectMetadataList; otherwise whole objects come). `pageSize` overrides LIST_PAGE_SIZE.
    * `onPage` sees each page's items, as they came, before `each` maps them (and may wait).
@@ -197,11 +205,21 @@ export class ObjectClient {
         items?: KubeObject[];
         metadata?: { continue?: string; resourceVersion?: string };
       }>;
+      // Each item is parsed as it arrives (list-items.ts), so a page is never held whole as text
+      // and objects at once; it is mapped at once too, unless `onPage` must see the page first.
+      const page: KubeObject[] = [];
+      const onItem = (raw: unknown) => {
+        const item = withKind(raw as KubeObject, apiVersion, kind);
+        if (opts.onPage) return void page.push(item);
+        const entry = each(item);
+        if (entry !== undefined) out.push(entry);
+      };
       try {
         res = await this.#request({
           method: 'GET',
           path: `${path}${query({ labelSelector, limit, continue: token })}`,
           ...(opts.metadataOnly ? { accept: METADATA_LIST } : {}),
+          onItem,
         });
       } catch (err) {
         // A continue token expires (410 Gone) when a listing stays open longer than the server
@@ -216,12 +234,9 @@ export class ObjectClient {
       }
       const version = res.body?.metadata?.resourceVersion;
       if (token === undefined && typeof version === 'string') opts.onVersion?.(version);
-      // List items come without apiVersion/kind; put them back so ids and later calls work.
-      const items = res.body?.items ?? [];
-      for (const item of items) {
-        item.apiVersion = apiVersion;
-        item.kind = kind;
-      }
+      // A client that answers whole (a test's) has the items here.
+      const whole = (res.body?.items ?? []).map((item) => withKind(item, apiVersion, kind));
+      const items = page.length > 0 ? page : whole;
       if (opts.onPage && items.length > 0) await opts.onPage(items);
       for (const item of items) {
         const entry = each(item);

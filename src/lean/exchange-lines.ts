@@ -1,11 +1,12 @@
 /**
- * One streamed HTTP exchange on an undici dispatcher: a 2xx answer's body is handed on line by line
- * as it arrives (a Kubernetes watch is JSON lines that may flow for many minutes), any other answer
- * is collected whole, as `exchange` does (exchange.ts), so that its Status can be read.
+ * One streamed HTTP exchange whose 2xx answer is handed on line by line as it arrives (a
+ * Kubernetes watch is JSON lines that may flow for many minutes); any other answer is collected
+ * whole (exchange-streamed.ts).
  */
 import { StringDecoder } from 'node:string_decoder';
 import type { Dispatcher } from 'undici';
-import { abortLink, type Exchanged } from './exchange.ts';
+import type { Exchanged } from './exchange.ts';
+import { exchangeStreamed } from './exchange-streamed.ts';
 
 /**
  * Sends `options` on `dispatcher` and calls `onLine` with each non-empty line of a 2xx answer;
@@ -19,73 +20,32 @@ export function exchangeLines(
   onLine: (line: string) => void,
   signal?: AbortSignal,
 ): Promise<Exchanged> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const { onRequestStart, done } = abortLink(signal);
-    let status = 0;
-    let headers: Exchanged['headers'] = {};
-    const decoder = new StringDecoder('utf8');
-    let pending = '';
-    let failed: unknown;
-    const streaming = () => status >= 200 && status < 300;
-    try {
-      dispatcher.dispatch(options, {
-        onRequestStart,
-        onResponseStart(_c, statusCode, responseHeaders) {
-          if (statusCode < 200) return;
-          status = statusCode;
-          headers = responseHeaders;
-        },
-        onResponseData(c, chunk) {
-          if (failed !== undefined) return;
-          pending += decoder.write(chunk);
-          if (!streaming()) return;
-          let end = pending.indexOf('\n');
-          while (end >= 0) {
-            const line = pending.slice(0, end).trim();
-            pending = pending.slice(end + 1);
-            if (line !== '') {
-              try {
-                onLine(line);
-              } catch (err) {
-                failed = err;
-                c.abort(err as Error);
-                return;
-              }
-            }
-            end = pending.indexOf('\n');
-          }
-        },
-        onResponseEnd() {
-          done();
-          pending += decoder.end();
-          if (streaming()) {
-            const last = pending.trim();
-            pending = '';
-            if (last !== '') {
-              try {
-                onLine(last);
-              } catch (err) {
-                reject(err);
-                return;
-              }
-            }
-            resolve({ status, headers, text: '' });
-            return;
-          }
-          resolve({ status, headers, text: pending });
-        },
-        onResponseError(_c, err) {
-          done();
-          reject(failed ?? (signal?.aborted ? signal.reason : err));
-        },
-      });
-    } catch (err) {
-      done();
-      reject(err);
-    }
-  });
+  const decoder = new StringDecoder('utf8');
+  let pending = '';
+  const hand = (line: string) => {
+    const trimmed = line.trim();
+    if (trimmed !== '') onLine(trimmed);
+  };
+  return exchangeStreamed(
+    dispatcher,
+    options,
+    {
+      write(chunk) {
+        pending += decoder.write(chunk);
+        let end = pending.indexOf('\n');
+        while (end >= 0) {
+          const line = pending.slice(0, end);
+          pending = pending.slice(end + 1);
+          hand(line);
+          end = pending.indexOf('\n');
+        }
+      },
+      end() {
+        const last = pending + decoder.end();
+        pending = '';
+        hand(last);
+      },
+    },
+    signal,
+  );
 }

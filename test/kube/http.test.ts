@@ -222,6 +222,28 @@ describe('KubeHttp', () => {
     expect(seen).toEqual(['get cancelled']);
   });
 
+  it('a list its item handler refused is told as cancelled, not as an error of the server', async () => {
+    const seen: string[] = [];
+    const kube = new KubeHttp(access({ type: 'none' }), {
+      onResult: (verb, result) => seen.push(`${verb} ${result}`),
+    });
+    answer = () => [200, { kind: 'SecretList', items: [{ n: 1 }, { n: 2 }] }];
+    const refusal = new Error('past the carry limit');
+    const refused = kube.request({
+      method: 'GET',
+      path: '/api/v1/namespaces/a/secrets',
+      onItem: () => {
+        throw refusal;
+      },
+    });
+    await expect(refused).rejects.toBe(refusal);
+    const items: unknown[] = [];
+    await kube.request({ method: 'GET', path: '/api/v1/namespaces/a/secrets', onItem: (i) => items.push(i) });
+    await kube.close();
+    expect(items).toEqual([{ n: 1 }, { n: 2 }]);
+    expect(seen).toEqual(['list cancelled', 'list 200']);
+  });
+
   it('an unreachable server is MOORING_E_KUBE_UNREACHABLE', async () => {
     const kube = new KubeHttp({
       server: 'http://127.0.0.1:9',
@@ -249,6 +271,27 @@ describe('KubeHttp', () => {
       { url: '/k8s/clusters/c-1/api/v1/namespaces/a/secrets/s?fieldManager=mooring', body: '{"b":1,"a":2}' },
       { url: '/k8s/clusters/c-1/api/v1/namespaces/a/events', body: '{"z":1}' },
     ]);
+  });
+
+  it("hands a list answer's items to onItem one by one and answers the rest without them", async () => {
+    const items = [{ metadata: { name: 'café – 1' } }, { metadata: { name: 'b' } }];
+    answer = () => [200, { kind: 'SecretList', metadata: { continue: 't' }, items }];
+    const kube = new KubeHttp(access({ type: 'none' }));
+    const got: unknown[] = [];
+    const res = await kube.request({
+      method: 'GET',
+      path: '/api/v1/namespaces/a/secrets',
+      onItem: (i) => got.push(i),
+    });
+    // A non-2xx answer is read whole, its Status kept.
+    answer = () => [410, { kind: 'Status', reason: 'Expired', items: [1] }];
+    const gone = await kube
+      .request({ method: 'GET', path: '/api/v1/namespaces/a/secrets', onItem: (i) => got.push(i) })
+      .catch((err: unknown) => err);
+    await kube.close();
+    expect(got).toEqual(items);
+    expect(res.body).toEqual({ kind: 'SecretList', metadata: { continue: 't' }, items: [] });
+    expect(gone).toMatchObject({ code: 410, body: { reason: 'Expired', items: [1] } });
   });
 
   it("gives up on a request once its signal aborts, with the signal's reason, before or during it", async () => {

@@ -1,7 +1,7 @@
 /**
- * List pages are sized by what they carry: a page is held whole until its items are reduced, so a
- * page of whole objects (Deployments of several KB each) holds fewer items than a page of
- * metadata-only entries. Every page is still followed to the end.
+ * List pages are sized by what they carry: a page of whole objects (Deployments of several KB
+ * each) holds fewer items than a page of metadata-only entries. Every page is still followed to
+ * the end, and a streamed page's items are mapped as they arrive.
  */
 import { describe, expect, it } from 'vitest';
 import { type KubeHttp, KubeApiError, type KubeRequest } from '../../src/kube/http.ts';
@@ -96,5 +96,62 @@ describe('a list whose continue token expired', () => {
     await expect(
       new ObjectClient(http).list('v1', 'Secret', 'ns', 'a=b', undefined, { pageSize: 10 }),
     ).rejects.toMatchObject({ code: 410 });
+  });
+});
+
+describe('a streamed list page', () => {
+  /** A KubeHttp that hands each item to `onItem` as it "arrives" and answers the rest without them. */
+  function streamingHttp(total: number, order: string[]): KubeHttp {
+    const request = async (req: KubeRequest) => {
+      const query = new URLSearchParams(req.path.split('?')[1] ?? '');
+      const start = Number(query.get('continue') ?? 0);
+      const end = Math.min(total, start + Number(query.get('limit')));
+      for (let i = start; i < end; i += 1) {
+        order.push(`arrived s-${i}`);
+        req.onItem?.({ metadata: { name: `s-${i}` } });
+      }
+      order.push('page answered');
+      return { status: 200, body: { items: [], metadata: end < total ? { continue: String(end) } : {} } };
+    };
+    return { request } as unknown as KubeHttp;
+  }
+
+  it('maps each item as it arrives, before its page is answered', async () => {
+    const order: string[] = [];
+    const each = (o: KubeObject) => {
+      order.push(`mapped ${o.metadata.name}`);
+      return o;
+    };
+    const items = await new ObjectClient(streamingHttp(3, order)).list('v1', 'Secret', 'ns', '', each, {
+      pageSize: 2,
+    });
+    expect(order).toEqual([
+      'arrived s-0',
+      'mapped s-0',
+      'arrived s-1',
+      'mapped s-1',
+      'page answered',
+      'arrived s-2',
+      'mapped s-2',
+      'page answered',
+    ]);
+    expect(items.map((o) => [o.kind, o.metadata.name])).toEqual([
+      ['Secret', 's-0'],
+      ['Secret', 's-1'],
+      ['Secret', 's-2'],
+    ]);
+  });
+
+  it('gives onPage the page whole, then maps it (a cold start judges each page)', async () => {
+    const order: string[] = [];
+    const pages: string[][] = [];
+    const items = await new ObjectClient(streamingHttp(3, order)).list('v1', 'Secret', 'ns', '', (o) => o, {
+      pageSize: 2,
+      onPage: (page) => {
+        pages.push(page.map((o) => `${o.kind}/${o.metadata.name}`));
+      },
+    });
+    expect(pages).toEqual([['Secret/s-0', 'Secret/s-1'], ['Secret/s-2']]);
+    expect(items).toHaveLength(3);
   });
 });
