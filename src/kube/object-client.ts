@@ -51,13 +51,11 @@ const METADATA_ONLY = metadataOnly('PartialObjectMetadata');
 const METADATA_LIST = metadataOnly('PartialObjectMetadataList');
 
 /**
- * Items per page of a list call. A page's items are parsed and reduced one by one as they arrive,
- * but a cold start's judged page is held parsed until judged, so its size bounds the agent's
- * memory there; the sizes make pages of about the same number of bytes whatever they hold (a
- * workload's metadata is about half its object, its managedFields covering spec and status;
- * slim-listing.ts). Larger pages of whole objects raised the agent's peak RSS when pages were
- * held whole (bench/README.md, "Measured decisions"). `coldStart` pages a cold start's whole
- * listing of the smaller kinds; its workloads come in pages of `wholeObjects`.
+ * Items per page of a list call. Items are parsed and reduced one by one as they arrive, but a
+ * cold start's judged page is held parsed until judged, so its size bounds memory there. The sizes
+ * make pages of about as many bytes whatever they hold (a workload's metadata is about half its
+ * object; slim-listing.ts). `coldStart` pages a cold start's whole listing of the smaller kinds;
+ * its workloads come in pages of `wholeObjects` (bench/README.md, "Measured decisions").
  */
 export const LIST_PAGE_SIZE = {
   wholeObjects: 100,
