@@ -15,7 +15,7 @@ import { describeProxy, proxyForUrl, urlPasswords } from '../proxy/from-environm
 import { proxyRefused, tunnelRefusalStatus } from '../proxy/refusal.ts';
 import { ExecCredential } from './exec-credential.ts';
 import type { ClusterAccess } from './kubeconfig.ts';
-import { isItemRefusal, ListItems } from './list-items.ts';
+import { ListItems, refusingHandler } from './list-items.ts';
 import { polite, TokenBucket, type WaitReason } from './rate-limit.ts';
 import { type KubeVerb, kubeVerb } from './verb.ts';
 
@@ -186,14 +186,15 @@ export class KubeHttp {
 
   async #attempt<T>(req: KubeRequest): Promise<KubeResponse<T>> {
     let result = 'error';
+    const handler = req.onItem && refusingHandler(req.onItem);
     try {
-      const res = await this.#send<T>(req);
+      const res = await this.#send<T>(handler ? { ...req, onItem: handler.onItem } : req);
       result = String(res.status);
       return res;
     } catch (err) {
       if (err instanceof KubeApiError) result = String(err.code);
       // Cut by its signal (a deposed leader) or its list's item handler: not the server's doing.
-      else if (req.signal?.aborted || isItemRefusal(err)) result = 'cancelled';
+      else if (req.signal?.aborted || handler?.threw(err)) result = 'cancelled';
       throw err;
     } finally {
       this.#onResult?.(kubeVerb(req.method, req.path, req.contentType), result);

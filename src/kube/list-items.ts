@@ -14,12 +14,26 @@ const ITEMS_KEY = 'items';
 /** Longest key text kept to compare with `items` (longer keys are not it). */
 const KEY_KEEP = 16;
 
-/** What item handlers threw: the caller's refusals, not the server's failures. */
-const refusals = new WeakSet<object>();
-
-/** Whether `err` is what a `ListItems` item handler threw (not a parse error). */
-export function isItemRefusal(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && refusals.has(err);
+/**
+ * `onItem`, remembering what it threw: a list its own item handler refused is the caller's
+ * doing, not the server's failure (`threw` tells that error from the others).
+ */
+export function refusingHandler(onItem: (item: unknown) => void): {
+  onItem: (item: unknown) => void;
+  threw: (err: unknown) => boolean;
+} {
+  let refusal: { err: unknown } | undefined;
+  return {
+    onItem: (item) => {
+      try {
+        onItem(item);
+      } catch (err) {
+        refusal = { err };
+        throw err;
+      }
+    },
+    threw: (err) => refusal !== undefined && refusal.err === err,
+  };
 }
 
 function isSpace(b: number): boolean {
@@ -163,13 +177,7 @@ export class ListItems {
       parts.length === 0
         ? chunk.toString('utf8', from, to)
         : Buffer.concat([...parts, chunk.subarray(from, to)]).toString('utf8');
-    const item: unknown = JSON.parse(text);
-    try {
-      this.#onItem(item);
-    } catch (err) {
-      if (typeof err === 'object' && err !== null) refusals.add(err);
-      throw err;
-    }
+    this.#onItem(JSON.parse(text));
   }
 }
 
