@@ -46,7 +46,8 @@ export function shareStrings(value: unknown, pool: ListingPool): number {
   // Indexes and for-in rather than an iterator or a list of keys per object: every record of a
   // poll and every listed object is walked, and those were most of the walk's garbage.
   if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) replaced += shareMember(value, i, pool);
+    const list = value as unknown[] as Record<number, unknown>;
+    for (let i = 0; i < value.length; i++) replaced += shareMember(list, i, pool);
     return replaced;
   }
   const container = value as Record<string, unknown>;
