@@ -2,7 +2,7 @@
  * What V8 says of its heap, as the memory budget (memory-budget.ts) reads it: the old
  * generation's live bytes after its latest full collection, and its ceiling.
  */
-import { constants, PerformanceObserver } from 'node:perf_hooks';
+import { constants, PerformanceObserver, performance } from 'node:perf_hooks';
 import { getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
 
 const MIB = 1024 * 1024;
@@ -16,6 +16,14 @@ export interface HeapReading {
   liveBytes: number;
   limitBytes: number;
 }
+
+/**
+ * A reading younger than this is given again. The budget is asked several times for each
+ * reconcile it starts or ends (the runner's limit, a deployment's admission), and V8's space
+ * figures cost a native call and a dozen objects each time; in a few milliseconds the old
+ * generation moves by what a scavenge or two promote, far inside the levels' margins.
+ */
+export const REREAD_AFTER_MS = 10;
 
 /** The young generation's spaces: emptied by every collection, no room for data. */
 const YOUNG_SPACES: ReadonlySet<string> = new Set(['new_space', 'new_large_object_space']);
@@ -56,6 +64,10 @@ export class HeapWatch {
   /** Old-generation bytes live after the latest full collection seen, once one has been. */
   #liveAfterFullGc: number | undefined;
   #watching: PerformanceObserver | undefined;
+  /** The latest reading and when it was taken (`performance.now()`). */
+  #last: { reading: HeapReading; atMs: number } | undefined;
+  /** `semiSpaceFlagBytes` of this process, read once: its flags do not change. */
+  #semiSpace: { bytes: number | undefined } | undefined;
 
   /** Old-generation bytes live after the latest full collection this watch saw, if any. */
   get liveAfterFullGcBytes(): number | undefined {
@@ -73,13 +85,18 @@ export class HeapWatch {
       });
       this.#watching.observe({ entryTypes: ['gc'] });
     }
+    const now = performance.now();
+    if (this.#last !== undefined && now - this.#last.atMs < REREAD_AFTER_MS) return this.#last.reading;
     const { used, newSpace } = oldGenerationUsed();
     const { heap_size_limit: limit } = getHeapStatistics();
     // The young generation's reserve is three semi-spaces; the new space, grown, is two of them.
-    const semiSpace = semiSpaceFlagBytes(process.execArgv, process.env.NODE_OPTIONS);
+    this.#semiSpace ??= { bytes: semiSpaceFlagBytes(process.execArgv, process.env.NODE_OPTIONS) };
+    const semiSpace = this.#semiSpace.bytes;
     const youngReserve = semiSpace === undefined ? Math.ceil(newSpace * 1.5) : 3 * semiSpace;
     const limitBytes = Math.max(1, limit - youngReserve);
-    return { liveBytes: Math.min(used, this.#liveAfterFullGc ?? used), limitBytes };
+    const reading = { liveBytes: Math.min(used, this.#liveAfterFullGc ?? used), limitBytes };
+    this.#last = { reading, atMs: now };
+    return reading;
   }
 
   /** Stops watching; the figure seen so far stays (a later `read` watches again). */

@@ -184,7 +184,10 @@ export class Runner {
   }
 
   #pump(): void {
-    while (this.#running && this.#inFlight.size < this.#options.limit(this.#options.concurrency)) {
+    // Asked once a pump, not once a run started: the memory budget's limit reads the heap, and
+    // the end of every run pumps (and asks) again.
+    const limit = this.#options.limit(this.#options.concurrency);
+    while (this.#running && this.#inFlight.size < limit) {
       const key = this.#queue.next();
       if (key === undefined) break;
       const run = this.#run(key).finally(() => {

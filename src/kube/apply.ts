@@ -10,7 +10,7 @@
 import { cancelledBy, MooringError } from '../errors.ts';
 import { type ApplyContext, type ApplyOptions, bound, entryFor } from './apply-context.ts';
 import type { ChangeSet, ChangeSetEntry } from '../objects/change-set.ts';
-import { isSlim } from './compact-live.ts';
+import { compactLive, isSlim } from './compact-live.ts';
 import { adoptCreatedFields } from './created-fields.ts';
 import { isCreateOnly, withGeneratedKeys } from './create-only.ts';
 import { liveHash, prepareForApply } from './desired-hash.ts';
@@ -98,6 +98,17 @@ function observedAfter(applied: Applied, live: KubeObject | undefined): KubeObje
 }
 
 /**
+ * An apply's answer as the pass keeps it (in `observed`, until the pass ends): its managedFields
+ * reduced as a listing's are (compact-live.ts). What the pass reads of it afterwards is health,
+ * the memo's version and the Event's uid; of its managedFields, our own entry's tree of every
+ * field we set is most of a metadata answer, so it goes at once, garbage before V8's next young
+ * collection instead of kept (and promoted) until the pass ends. In place; returns it.
+ */
+function kept(ctx: ApplyContext, answer: KubeObject): KubeObject {
+  return compactLive(answer, ctx.fieldManager);
+}
+
+/**
  * Creates an object a census found absent with a create-only write (ADR 0007): the entry when it
  * was created, undefined when it exists after all (409 AlreadyExists: made since the census).
  */
@@ -120,7 +131,7 @@ async function createAbsent(
     if (httpStatusOf(err) === 409) return undefined;
     throw kubeError(err, entry.id, 'create');
   }
-  opts.observed?.set(entry.id, applied.object);
+  opts.observed?.set(entry.id, kept(ctx, applied.object));
   remember(ctx, entry.id, key, applied.object);
   entry.action = 'created';
   return entry;
@@ -238,6 +249,8 @@ async function applyOne(
       `${id}: forced apply took fields from ${taken.map((t) => t.manager).join(', ')}`,
     );
   }
+  // Read whole by takenFields just above; nothing after it reads our own entry's fields.
+  kept(ctx, after);
   return entry;
 }
 

@@ -43,18 +43,36 @@ export function shared(text: string, pool: ListingPool): string {
 export function shareStrings(value: unknown, pool: ListingPool): number {
   if (value === null || typeof value !== 'object') return 0;
   let replaced = 0;
+  // Indexes and for-in rather than an iterator or a list of keys per object: every record of a
+  // poll and every listed object is walked, and those were most of the walk's garbage.
+  if (Array.isArray(value)) {
+    const list = value as unknown[] as Record<number, unknown>;
+    for (let i = 0; i < value.length; i++) replaced += shareMember(list, i, pool);
+    return replaced;
+  }
   const container = value as Record<string, unknown>;
-  for (const key of Array.isArray(value) ? value.keys() : Object.keys(container)) {
-    const v = container[key as keyof typeof container];
-    if (typeof v === 'string') {
-      if (v.length > SHARED_MAX_LENGTH) continue;
-      const known = pool.strings.get(v);
-      if (known === undefined) pool.strings.set(v, v);
-      else {
-        container[key as keyof typeof container] = known;
-        replaced += 1;
-      }
-    } else if (v !== null && typeof v === 'object') replaced += shareStrings(v, pool);
+  for (const key in container) {
+    if (Object.hasOwn(container, key)) replaced += shareMember(container, key, pool);
   }
   return replaced;
+}
+
+/** `shareStrings` of one member of `container`: 1 when its string was replaced by the pool's. */
+function shareMember(
+  container: Record<string | number, unknown>,
+  key: string | number,
+  pool: ListingPool,
+): number {
+  const v = container[key];
+  if (typeof v === 'string') {
+    if (v.length > SHARED_MAX_LENGTH) return 0;
+    const known = pool.strings.get(v);
+    if (known === undefined) {
+      pool.strings.set(v, v);
+      return 0;
+    }
+    container[key] = known;
+    return 1;
+  }
+  return v !== null && typeof v === 'object' ? shareStrings(v, pool) : 0;
 }

@@ -63,6 +63,8 @@ export interface EventRecorderOptions {
 
 /** Kubernetes caps an event message at 1 KiB. */
 const MAX_MESSAGE = 1024;
+/** Below this many remembered events, none is forgotten (see `#forgetOld`). */
+const SWEEP_FROM = 1000;
 
 export class EventRecorder {
   readonly #sink: EventSink;
@@ -74,6 +76,8 @@ export class EventRecorder {
   /** When each (target, reason, message) was last recorded, by a digest of the three: a message
    * lists every object a reconcile changed, and one is kept per deployment. */
   readonly #last = new Map<string, number>();
+  /** The size of `#last` at which old entries are forgotten next. */
+  #sweepAt = SWEEP_FROM;
   #seq = 0;
   readonly #maxPending: number;
   readonly #recording: () => boolean;
@@ -209,8 +213,14 @@ export class EventRecorder {
     }
   }
 
+  /**
+   * Forgets what is older than the interval, once the memory has doubled since it last did (at
+   * least 1,000 entries): a sweep on every event past 1,000 walked them all each time, and a cold
+   * start at 10,000 deployments records 10,000 events within one interval, none of them old.
+   */
   #forgetOld(now: number): void {
-    if (this.#last.size < 1000) return;
+    if (this.#last.size < this.#sweepAt) return;
     for (const [k, t] of this.#last) if (now - t >= this.#intervalMs) this.#last.delete(k);
+    this.#sweepAt = Math.max(SWEEP_FROM, 2 * this.#last.size);
   }
 }

@@ -63,8 +63,14 @@ export function operatorSecrets(
 
 /** A reference found in a pod spec, or in the part of a ResourceSpec that becomes one. */
 type Found =
-  | { kind: 'secret'; name: string; path: string }
-  | { kind: 'token'; path: string; volume: string | undefined };
+  | { kind: 'secret'; name: string; at: Segments }
+  | { kind: 'token'; at: Segments; volume: string | undefined };
+
+/**
+ * Where a reference was found, as the segments of its path: the path's text is made only for a
+ * reference refused (or asked for by `secretNamesIn`), since every render walks every pod.
+ */
+type Segments = readonly (string | number)[];
 
 /** Keys whose object value (or list of them) names a Secret in `name`: secretRef, secretKeyRef, imagePullSecrets... */
 const SECRET_KEY = /secret/i;
@@ -80,8 +86,8 @@ function pathOf(segments: readonly (string | number)[]): string {
  * Collects every Secret name and projected token under `node`, at `at` (segments of the path to
  * it). It walks every member rather than the forms Kubernetes has today (env, envFrom, secret and
  * projected volumes, CSI and other volume plugins' `secretRef`s, pull secrets), so a form it was
- * not told about is still seen. It walks every pod of every render, so a path is only made for
- * what it finds.
+ * not told about is still seen. It walks every pod of every render, so the segments of a path are
+ * kept only for what it finds, and made into text only for what is refused.
  */
 function collect(node: unknown, at: (string | number)[], volume: string | undefined, out: Found[]): void {
   if (Array.isArray(node)) {
@@ -93,11 +99,26 @@ function collect(node: unknown, at: (string | number)[], volume: string | undefi
     return;
   }
   if (!isObj(node)) return;
-  for (const key of Object.keys(node)) {
+  // for-in with an own-member test visits what Object.keys lists, in its order, without making
+  // an array of the keys of every object of every pod walked (most of a render's garbage here).
+  for (const key in node) {
+    if (!Object.hasOwn(node, key)) continue;
     at.push(key);
     collectMember(key, node[key], at, volume, out);
     at.pop();
   }
+}
+
+/** The Secret a reference object names (`{name: ...}` under a secret-ish key), at `at` + `index`. */
+function collectRef(
+  ref: unknown,
+  at: readonly (string | number)[],
+  index: number | undefined,
+  out: Found[],
+): void {
+  if (!isObj(ref) || typeof ref.name !== 'string') return;
+  const where = index === undefined ? [...at, 'name'] : [...at, index, 'name'];
+  out.push({ kind: 'secret', name: ref.name, at: where });
 }
 
 /** `collect` for one member, `key` (the last of `at`) holding `value`. */
@@ -108,31 +129,33 @@ function collectMember(
   volume: string | undefined,
   out: Found[],
 ): void {
-  if (key === 'serviceAccountToken' && isObj(value)) out.push({ kind: 'token', path: pathOf(at), volume });
+  if (key === 'serviceAccountToken' && isObj(value)) out.push({ kind: 'token', at: [...at], volume });
   if (key === 'secretName' && typeof value === 'string')
-    out.push({ kind: 'secret', name: value, path: pathOf(at) });
+    out.push({ kind: 'secret', name: value, at: [...at] });
   else if (SECRET_KEY.test(key)) {
-    const refs = Array.isArray(value) ? value : [value];
-    refs.forEach((ref, i) => {
-      if (isObj(ref) && typeof ref.name === 'string') {
-        const where = Array.isArray(value) ? [...at, i, 'name'] : [...at, 'name'];
-        out.push({ kind: 'secret', name: ref.name, path: pathOf(where) });
-      }
-    });
+    if (Array.isArray(value)) for (let i = 0; i < value.length; i++) collectRef(value[i], at, i, out);
+    else collectRef(value, at, undefined, out);
   }
   collect(value, at, volume, out);
 }
 
 /** Collects the references of a pod's volumes (each walked with its name, for messages) and the rest. */
 function collectPod(parts: Record<string, unknown>, volumesKey: string, out: Found[]): void {
-  for (const key of Object.keys(parts)) {
+  const at: (string | number)[] = [];
+  for (const key in parts) {
+    if (!Object.hasOwn(parts, key)) continue;
     const value = parts[key];
+    at.push(key);
     if (key === volumesKey && Array.isArray(value)) {
-      value.forEach((v, i) => {
+      for (let i = 0; i < value.length; i++) {
+        const v: unknown = value[i];
         const name = isObj(v) && typeof v.name === 'string' ? v.name : undefined;
-        collect(v, [key, i], name, out);
-      });
-    } else collectMember(key, value, [key], undefined, out);
+        at.push(i);
+        collect(v, at, name, out);
+        at.pop();
+      }
+    } else collectMember(key, value, at, undefined, out);
+    at.pop();
   }
 }
 
@@ -140,7 +163,7 @@ function collectPod(parts: Record<string, unknown>, volumesKey: string, out: Fou
 export function secretNamesIn(spec: Record<string, unknown>): { name: string; path: string }[] {
   const found: Found[] = [];
   collectPod(spec, 'volumes', found);
-  return found.flatMap((f) => (f.kind === 'secret' ? [{ name: f.name, path: f.path }] : []));
+  return found.flatMap((f) => (f.kind === 'secret' ? [{ name: f.name, path: pathOf(f.at) }] : []));
 }
 
 /** Whether mooring names a `<base>-tls` Secret for each exposed deployment (cert-manager fills it). */
@@ -236,12 +259,14 @@ export function checkReferences(
   const { sidecars, init_containers, volumes, image_pull_secrets } = ctx.spec;
   collectPod({ sidecars, init_containers, volumes, image_pull_secrets }, 'volumes', found);
   for (const f of found) {
-    const why = refusal(f, owner, f.path);
-    if (why) throw policyViolation(f.path, why);
+    // Whether it is refused does not depend on how it is shown: the path is made only then.
+    if (refusal(f, owner, '') === undefined) continue;
+    const path = pathOf(f.at);
+    throw policyViolation(path, refusal(f, owner, path) as string);
   }
   (ctx.deployment.secret_references ?? []).forEach((r, i) => {
     const field = `secret_references[${i}].secret_name`;
-    const why = refusal({ kind: 'secret', name: r.secret_name, path: field }, owner, field);
+    const why = refusal({ kind: 'secret', name: r.secret_name, at: [] }, owner, field);
     if (why) throw new RenderError('MOORING_E_RENDER_POLICY', field, why);
   });
 }
@@ -276,8 +301,8 @@ function checkPodReferences(
   const found: Found[] = [];
   collectPod(spec, 'volumes', found);
   for (const f of found) {
-    const path = `${prefix}.${f.path}`;
-    const why = refusal(f, owner, path);
-    if (why) throw fail(path, why);
+    if (refusal(f, owner, '') === undefined) continue;
+    const path = `${prefix}.${pathOf(f.at)}`;
+    throw fail(path, refusal(f, owner, path) as string);
   }
 }

@@ -1,7 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { HeapWatch, semiSpaceFlagBytes } from '../../src/agent/heap-reading.ts';
+import { HeapWatch, REREAD_AFTER_MS, semiSpaceFlagBytes } from '../../src/agent/heap-reading.ts';
 
 const MIB = 1024 * 1024;
 
@@ -21,6 +21,15 @@ describe('reading the heap', () => {
     watch.close();
     expect(liveBytes).toBeGreaterThan(0);
     expect(limitBytes).toBeGreaterThan(liveBytes);
+  });
+
+  it('gives a reading younger than REREAD_AFTER_MS again instead of asking V8 once more', async () => {
+    const watch = new HeapWatch();
+    const first = watch.read();
+    expect(watch.read()).toBe(first);
+    await new Promise((resolve) => setTimeout(resolve, REREAD_AFTER_MS + 5));
+    expect(watch.read()).not.toBe(first);
+    watch.close();
   });
 
   it('keeps the live bytes of the full collections a watch saw, from its first read until it is closed', async () => {
