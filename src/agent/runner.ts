@@ -117,9 +117,8 @@ export class Runner {
   }
 
   /**
-   * A resync begins: keys parked until it (`isParkedUntilResync`: an object of theirs belongs to
-   * someone else) are released, so the resync's `enqueue` runs them once more. Not sooner: each
-   * attempt reads the objects in question, and nothing the agent does can resolve the refusal.
+   * A resync begins: keys parked until it (an object of theirs is someone else's) are released for
+   * its `enqueue`. Not sooner: each attempt reads those objects, and the agent cannot resolve it.
    */
   resync(): void {
     for (const key of this.#untilResync) this.#parked.delete(key);
@@ -184,9 +183,7 @@ export class Runner {
   }
 
   #pump(): void {
-    // Asked once a pump, not once a run started: the memory budget's limit reads the heap, and
-    // the end of every run pumps (and asks) again.
-    const limit = this.#options.limit(this.#options.concurrency);
+    const limit = this.#options.limit(this.#options.concurrency); // once a pump: it reads the heap
     while (this.#running && this.#inFlight.size < limit) {
       const key = this.#queue.next();
       if (key === undefined) break;

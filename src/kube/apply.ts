@@ -98,11 +98,8 @@ function observedAfter(applied: Applied, live: KubeObject | undefined): KubeObje
 }
 
 /**
- * An apply's answer as the pass keeps it (in `observed`, until the pass ends): its managedFields
- * reduced as a listing's are (compact-live.ts). What the pass reads of it afterwards is health,
- * the memo's version and the Event's uid; of its managedFields, our own entry's tree of every
- * field we set is most of a metadata answer, so it goes at once, garbage before V8's next young
- * collection instead of kept (and promoted) until the pass ends. In place; returns it.
+ * An apply's answer as the pass keeps it, its managedFields reduced in place as a listing's are:
+ * our own entry's field tree, most of the answer and unread after the apply, is garbage at once.
  */
 function kept(ctx: ApplyContext, answer: KubeObject): KubeObject {
   return compactLive(answer, ctx.fieldManager);

@@ -66,10 +66,7 @@ type Found =
   | { kind: 'secret'; name: string; at: Segments }
   | { kind: 'token'; at: Segments; volume: string | undefined };
 
-/**
- * Where a reference was found, as the segments of its path: the path's text is made only for a
- * reference refused (or asked for by `secretNamesIn`), since every render walks every pod.
- */
+/** Where a reference was found: its path's segments, made into text only when it is refused. */
 type Segments = readonly (string | number)[];
 
 /** Keys whose object value (or list of them) names a Secret in `name`: secretRef, secretKeyRef, imagePullSecrets... */
@@ -110,12 +107,7 @@ function collect(node: unknown, at: (string | number)[], volume: string | undefi
 }
 
 /** The Secret a reference object names (`{name: ...}` under a secret-ish key), at `at` + `index`. */
-function collectRef(
-  ref: unknown,
-  at: readonly (string | number)[],
-  index: number | undefined,
-  out: Found[],
-): void {
+function collectRef(ref: unknown, at: Segments, index: number | undefined, out: Found[]): void {
   if (!isObj(ref) || typeof ref.name !== 'string') return;
   const where = index === undefined ? [...at, 'name'] : [...at, index, 'name'];
   out.push({ kind: 'secret', name: ref.name, at: where });
