@@ -38,11 +38,11 @@ export const LIVE_SHARE = 0.75;
 
 /**
  * What a container holds besides V8's old generation: the young generation the image allows
- * (three 8 MiB semi-spaces), and Node's own memory (its executable's pages, malloc, buffers),
+ * (three 4 MiB semi-spaces), and Node's own memory (its executable's pages, malloc, buffers),
  * from the cgroup's peak at 1,000 and 10,000 deployments under 256 MiB less their old generation
  * (bench/README.md).
  */
-export const YOUNG_MIB = 24;
+export const YOUNG_MIB = 12;
 export const NODE_OWN_MIB = 64;
 
 /**

@@ -179,7 +179,7 @@ heap follows the limit (the image's --max-old-space-size-percentage).
 {{- $perDeployment := add 5120 (mul 12 (add 250 450)) -}}
 {{- $heapKib := add (mul 28 1024) (div (mul $n $perDeployment) 1024) -}}
 {{- $byShare := div (mul $heapKib 100) (mul 45 1024) -}}
-{{- $withNode := add 64 24 (div (mul $heapKib 100) (mul 75 1024)) -}}
+{{- $withNode := add 64 12 (div (mul $heapKib 100) (mul 75 1024)) -}}
 {{- $mib := max $byShare $withNode -}}
 {{- $limit := max 256 (mul 32 (div (add $mib 31) 32)) -}}
 {{- $_ := set $res "limits" (default (dict) $res.limits) -}}
