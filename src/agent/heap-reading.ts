@@ -67,7 +67,7 @@ export class HeapWatch {
   /** The latest reading and when it was taken (`performance.now()`). */
   #last: { reading: HeapReading; atMs: number } | undefined;
   /** `semiSpaceFlagBytes` of this process, read once: its flags do not change. */
-  #semiSpace: { bytes: number | undefined } | undefined;
+  readonly #semiSpace = semiSpaceFlagBytes(process.execArgv, process.env.NODE_OPTIONS);
 
   /** Old-generation bytes live after the latest full collection this watch saw, if any. */
   get liveAfterFullGcBytes(): number | undefined {
@@ -90,8 +90,7 @@ export class HeapWatch {
     const { used, newSpace } = oldGenerationUsed();
     const { heap_size_limit: limit } = getHeapStatistics();
     // The young generation's reserve is three semi-spaces; the new space, grown, is two of them.
-    this.#semiSpace ??= { bytes: semiSpaceFlagBytes(process.execArgv, process.env.NODE_OPTIONS) };
-    const semiSpace = this.#semiSpace.bytes;
+    const semiSpace = this.#semiSpace;
     const youngReserve = semiSpace === undefined ? Math.ceil(newSpace * 1.5) : 3 * semiSpace;
     const limitBytes = Math.max(1, limit - youngReserve);
     const reading = { liveBytes: Math.min(used, this.#liveAfterFullGc ?? used), limitBytes };
