@@ -292,7 +292,8 @@ describe('a cold listing whose entries would not fit (judge-only)', () => {
     };
   const pages = [[obj('d-1', 'a')], [obj('d-2', 'b')], [obj('d-3', 'c')]];
 
-  it('judges every page, keeps no entry and serves no slice: reconciles list for themselves (regression: a restart at 10,000 under 256 MiB gave its listing up)', async () => {
+  /** A state whose cold judge records what it judged, and what `onColdListed` was told. */
+  const judgedState = (memoryShort: boolean, entriesFit: boolean) => {
     const judged: string[] = [];
     const told: Array<[boolean, boolean]> = [];
     const state = new ObservedState({
@@ -301,10 +302,15 @@ describe('a cold listing whose entries would not fit (judge-only)', () => {
       coldJudge: () => (items) => {
         for (const o of items) judged.push(o.metadata.name ?? '');
       },
-      memoryShort: () => false,
-      entriesFit: () => false,
+      memoryShort: () => memoryShort,
+      entriesFit: () => entriesFit,
       onColdListed: (judgeOnly, complete) => told.push([judgeOnly, complete]),
     });
+    return { state, judged, told };
+  };
+
+  /** Refreshes `state` from `pages`, with what the listing handed back and the errors told. */
+  const refreshed = async (state: ObservedState) => {
     const errors: unknown[] = [];
     let handed: Inventory | undefined;
     const result = await state.refresh(
@@ -314,6 +320,12 @@ describe('a cold listing whose entries would not fit (judge-only)', () => {
       },
       (err) => errors.push(err),
     );
+    return { result, errors, handed };
+  };
+
+  it('judges every page, keeps no entry and serves no slice: reconciles list for themselves (regression: a restart at 10,000 under 256 MiB gave its listing up)', async () => {
+    const { state, judged, told } = judgedState(false, false);
+    const { result, errors, handed } = await refreshed(state);
     expect(result).toBeUndefined();
     expect(errors).toEqual([]);
     expect(judged).toEqual(['a', 'b', 'c']);
@@ -330,27 +342,8 @@ describe('a cold listing whose entries would not fit (judge-only)', () => {
   });
 
   it('is judge-only when the heap is short before its first page, and not given up (regression: a restart at 3,000 under 62 MB gave it up at once)', async () => {
-    const judged: string[] = [];
-    const told: Array<[boolean, boolean]> = [];
-    const state = new ObservedState({
-      namespaces: ['apps'],
-      listenerId: LISTENER,
-      coldJudge: () => (items) => {
-        for (const o of items) judged.push(o.metadata.name ?? '');
-      },
-      memoryShort: () => true,
-      entriesFit: () => true,
-      onColdListed: (judgeOnly, complete) => told.push([judgeOnly, complete]),
-    });
-    const errors: unknown[] = [];
-    let handed: Inventory | undefined;
-    await state.refresh(
-      async (opts) => {
-        handed = await keepingList(pages)(opts);
-        return handed;
-      },
-      (err) => errors.push(err),
-    );
+    const { state, judged, told } = judgedState(true, true);
+    const { errors, handed } = await refreshed(state);
     expect(errors).toEqual([]);
     expect(judged).toEqual(['a', 'b', 'c']);
     expect(handed?.objects).toEqual([]);
@@ -358,29 +351,13 @@ describe('a cold listing whose entries would not fit (judge-only)', () => {
   });
 
   it('says it was not complete when one of its lists started over', async () => {
-    const told: Array<[boolean, boolean]> = [];
-    const state = new ObservedState({
-      namespaces: ['apps'],
-      listenerId: LISTENER,
-      coldJudge: () => () => {},
-      memoryShort: () => false,
-      entriesFit: () => false,
-      onColdListed: (judgeOnly, complete) => told.push([judgeOnly, complete]),
-    });
+    const { state, told } = judgedState(false, false);
     await state.refresh(keepingList(pages, true));
     expect(told).toEqual([[true, false]]);
   });
 
   it('keeps its entries while they fit, and is no judge-only listing then', async () => {
-    const told: Array<[boolean, boolean]> = [];
-    const state = new ObservedState({
-      namespaces: ['apps'],
-      listenerId: LISTENER,
-      coldJudge: () => () => {},
-      memoryShort: () => false,
-      entriesFit: () => true,
-      onColdListed: (judgeOnly, complete) => told.push([judgeOnly, complete]),
-    });
+    const { state, told } = judgedState(false, true);
     const result = await state.refresh(keepingList(pages));
     expect(result?.objects).toHaveLength(3);
     expect(told).toEqual([[false, true]]);
