@@ -10,7 +10,6 @@ import type { Dispatcher } from 'undici';
 import { Agent, ProxyAgent } from '../lean/undici.ts';
 import { exchange, type Exchanged } from '../lean/exchange.ts';
 import { exchangeLines } from '../lean/exchange-lines.ts';
-import { exchangeStreamed } from '../lean/exchange-streamed.ts';
 import { describeProxy, proxyForUrl, urlPasswords } from '../proxy/from-environment.ts';
 import { proxyRefused, tunnelRefusalStatus } from '../proxy/refusal.ts';
 import { ExecCredential } from './exec-credential.ts';
@@ -245,12 +244,10 @@ export class KubeHttp {
       given ??
       (page
         ? (dispatcher: Dispatcher, options: Dispatcher.DispatchOptions) =>
-            exchangeStreamed(
-              dispatcher,
-              options,
-              { write: (chunk) => page.write(chunk), end: () => (listed = page.end()) },
-              req.signal,
-            )
+            exchange(dispatcher, options, req.signal, undefined, {
+              write: (chunk) => page.write(chunk),
+              end: () => (listed = page.end()),
+            })
         : (dispatcher: Dispatcher, options: Dispatcher.DispatchOptions) =>
             exchange(dispatcher, options, req.signal));
     const headers: Record<string, string> = {

@@ -1,12 +1,11 @@
 /**
  * One streamed HTTP exchange whose 2xx answer is handed on line by line as it arrives (a
  * Kubernetes watch is JSON lines that may flow for many minutes); any other answer is collected
- * whole (exchange-streamed.ts).
+ * whole (`exchange` with a sink, exchange.ts).
  */
 import { StringDecoder } from 'node:string_decoder';
 import type { Dispatcher } from 'undici';
-import type { Exchanged } from './exchange.ts';
-import { exchangeStreamed } from './exchange-streamed.ts';
+import { type Exchanged, exchange } from './exchange.ts';
 
 /**
  * Sends `options` on `dispatcher` and calls `onLine` with each non-empty line of a 2xx answer;
@@ -26,26 +25,21 @@ export function exchangeLines(
     const trimmed = line.trim();
     if (trimmed !== '') onLine(trimmed);
   };
-  return exchangeStreamed(
-    dispatcher,
-    options,
-    {
-      write(chunk) {
-        pending += decoder.write(chunk);
-        let end = pending.indexOf('\n');
-        while (end >= 0) {
-          const line = pending.slice(0, end);
-          pending = pending.slice(end + 1);
-          hand(line);
-          end = pending.indexOf('\n');
-        }
-      },
-      end() {
-        const last = pending + decoder.end();
-        pending = '';
-        hand(last);
-      },
+  return exchange(dispatcher, options, signal, undefined, {
+    write(chunk) {
+      pending += decoder.write(chunk);
+      let end = pending.indexOf('\n');
+      while (end >= 0) {
+        const line = pending.slice(0, end);
+        pending = pending.slice(end + 1);
+        hand(line);
+        end = pending.indexOf('\n');
+      }
     },
-    signal,
-  );
+    end() {
+      const last = pending + decoder.end();
+      pending = '';
+      hand(last);
+    },
+  });
 }

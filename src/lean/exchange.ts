@@ -50,16 +50,27 @@ export function abortLink(signal: AbortSignal | undefined): {
   };
 }
 
+/** Where a streamed 2xx answer's body goes. A throw from either aborts the exchange and rejects with it. */
+export interface BodySink {
+  write(chunk: Buffer): void;
+  /** The body is complete. */
+  end(): void;
+}
+
 /**
  * Sends `options` on `dispatcher`; rejects with undici's error, or `signal`'s reason once it aborts.
  * With `maxBodyBytes`, an answer whose body grows past it is aborted at once (the connection closed,
- * nothing more read or held) and the exchange rejects with a {@link BodyTooLargeError}.
+ * nothing more read or held) and the exchange rejects with a {@link BodyTooLargeError}. With
+ * `sink`, a 2xx answer's body goes to it chunk by chunk as it arrives (a watch's JSON lines, a list
+ * page's items), never held whole, and the answer's `text` is ''; any other answer is collected
+ * whole, so that its Status can be read.
  */
 export function exchange(
   dispatcher: Dispatcher,
   options: Dispatcher.DispatchOptions,
   signal?: AbortSignal,
   maxBodyBytes = Number.POSITIVE_INFINITY,
+  sink?: BodySink,
 ): Promise<Exchanged> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
@@ -72,6 +83,8 @@ export function exchange(
     const chunks: Buffer[] = [];
     let bytes = 0;
     let tooLarge: BodyTooLargeError | undefined;
+    let failed: unknown;
+    const streaming = () => sink !== undefined && status >= 200 && status < 300;
     try {
       dispatcher.dispatch(options, {
         onRequestStart,
@@ -82,7 +95,7 @@ export function exchange(
           headers = responseHeaders;
         },
         onResponseData(c, chunk) {
-          if (tooLarge) return;
+          if (tooLarge || failed !== undefined) return;
           bytes += chunk.length;
           if (bytes > maxBodyBytes) {
             tooLarge = new BodyTooLargeError(maxBodyBytes);
@@ -90,10 +103,29 @@ export function exchange(
             c.abort(tooLarge);
             return;
           }
-          chunks.push(chunk);
+          if (!streaming()) {
+            chunks.push(chunk);
+            return;
+          }
+          try {
+            sink?.write(chunk);
+          } catch (err) {
+            failed = err;
+            c.abort(err as Error);
+          }
         },
         onResponseEnd() {
           done();
+          if (streaming()) {
+            try {
+              sink?.end();
+            } catch (err) {
+              reject(err);
+              return;
+            }
+            resolve({ status, headers, text: '' });
+            return;
+          }
           const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
           // Decoded only when read: a caller that digests the bytes first may never need the text.
           let text: string | undefined;
@@ -109,7 +141,7 @@ export function exchange(
         },
         onResponseError(_c, err) {
           done();
-          reject(tooLarge ?? (signal?.aborted ? signal.reason : err));
+          reject(failed ?? tooLarge ?? (signal?.aborted ? signal.reason : err));
         },
       });
     } catch (err) {

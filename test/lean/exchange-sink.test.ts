@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exchangeLines } from '../../src/lean/exchange-lines.ts';
-import { exchangeStreamed } from '../../src/lean/exchange-streamed.ts';
+import { type BodySink, exchange } from '../../src/lean/exchange.ts';
 import { Agent } from '../../src/lean/undici.ts';
 
 /** Answers `/ok` in two writes 20 ms apart, anything else 404 with a Status. */
@@ -29,7 +29,15 @@ afterAll(async () => {
   await new Promise((r) => server.close(r));
 });
 
-describe('exchangeStreamed', () => {
+/** `exchange` with a sink for its 2xx body. */
+const exchangeStreamed = (
+  dispatcher: Agent,
+  options: Parameters<typeof exchange>[1],
+  sink: BodySink,
+  signal?: AbortSignal,
+) => exchange(dispatcher, options, signal, undefined, sink);
+
+describe('exchange with a sink', () => {
   it("hands a 2xx body to the sink as it arrives, then ends it; the answer's text is empty", async () => {
     const seen: string[] = [];
     const answer = await exchangeStreamed(
