@@ -15,28 +15,19 @@ import { drainBoundMs, HeldShards, shardGauges, shardLost } from './held-shards.
 import { MemoSchedule } from './memo-schedule.ts';
 import { type Snapshot, Poller } from './poller.ts';
 import { ShardElector } from './shard-elector.ts';
-import type { Runner } from './runner.ts';
 import { startUp } from './start-up.ts';
 import { StatusStore } from './status.ts';
-import { heartbeat, termDeployments, termRunner, untilAborted } from './term-parts.ts';
+import { endTerm, heartbeat, type Term, termDeployments, termRunner, untilAborted } from './term-parts.ts';
 
 export type { AgentDeps, AgentStatus } from './agent-deps.ts';
 export type { OrphanPassResult } from './deployments.ts';
-
-/** Work that runs only while leading. */
-interface Term {
-  abort: AbortController;
-  runner: Runner;
-  poller: Poller;
-  loops: Promise<unknown>[];
-}
 
 export class Agent {
   readonly #d: AgentDeps & { clock: Clock; random: () => number };
   readonly status: StatusStore;
   readonly #deployments: Deployments;
   #term: Term | undefined;
-  #termStopping: Promise<void> | undefined;
+  #termStopping: Promise<boolean> | undefined;
   #previousSettled: Promise<void> = Promise.resolve();
   #registered = false;
   #lastPollAtMs: number | undefined;
@@ -44,6 +35,8 @@ export class Agent {
   readonly #held: HeldShards;
   /** The last term ended because another replica took the lease (not by shutdown). */
   #deposed = false;
+  /** The shutdown cut no write in flight: the Leases may be cleared for a standby at once. */
+  #quietStop = true;
   readonly #memoSchedule = new MemoSchedule();
 
   constructor(deps: AgentDeps) {
@@ -113,6 +106,7 @@ export class Agent {
         // Another replica may be writing that shard already: stop at once, no grace.
         onLost: (shard) => this.#lost(shard, shardLost(shard, false)),
         beforeRelease: (shard) => this.#giveBack(shard),
+        mayClearOnStop: () => this.#quietStop,
       });
       const electing = elector.run(electorAbort.signal);
       await stopped;
@@ -167,7 +161,9 @@ export class Agent {
   /** Ends the term on shutdown; a leader then saves its restart memo while it still holds the lease. */
   async #shutDown(): Promise<void> {
     const leading = this.#term !== undefined;
-    await this.#stopTerm(this.#d.config.shutdownGracePeriodMs, 'shutdown');
+    const passing = this.#held.passing;
+    const finished = await this.#stopTerm(this.#d.config.shutdownGracePeriodMs, 'shutdown');
+    this.#quietStop = finished && !passing;
     if (leading && !this.#deposed) await this.#d.saveRestartMemo?.(this.#deployments.convergedPasses());
   }
 
@@ -208,11 +204,16 @@ export class Agent {
     void this.#stopTerm(0, 'leadership lost', 'MOORING_E_LEADERSHIP_LOST');
   }
 
-  /** A shard above the fair share: its work is cut and waited for, its memo saved, before its Lease is cleared. */
-  async #giveBack(shard: number): Promise<void> {
+  /**
+   * A shard above the fair share: its work is cut and waited for, its memo saved, before its Lease
+   * is let go. True (its Lease may be cleared) when none was running: a cut request may still land.
+   */
+  async #giveBack(shard: number): Promise<boolean> {
+    const quiet = !this.#held.busy(shard);
     this.#held.lose(shard, shardLost(shard, true));
     await this.#held.drained(shard, this.#d.clock, drainBoundMs(this.#d.config.leaseDurationMs));
     await this.#d.saveRestartMemo?.(this.#deployments.convergedPasses(), [shard]);
+    return quiet;
   }
 
   #startTerm(opts: { poll?: boolean } = {}): void {
@@ -272,29 +273,15 @@ export class Agent {
     if (shard0) term.loops.push(heartbeat(this.#d, AbortSignal.any([term.abort.signal, shard0])));
   }
 
-  #stopTerm(graceMs: number, why: string, code: ErrorCode = 'MOORING_E_CANCELLED'): Promise<void> {
+  /** Resolves true when every reconcile finished on its own (none was cut). */
+  #stopTerm(graceMs: number, why: string, code: ErrorCode = 'MOORING_E_CANCELLED'): Promise<boolean> {
     const term = this.#term;
-    if (!term) return this.#termStopping ?? Promise.resolve();
+    if (!term) return this.#termStopping ?? Promise.resolve(true);
     this.#term = undefined;
     this.#d.metrics.leader.set(0);
-    this.#termStopping = (async () => {
-      term.abort.abort(new MooringError(code, why));
-      // The whole stop fits in the grace period: most of it to finish, the rest to abort.
-      const abortWaitMs = Math.min(2000, Math.floor(graceMs / 10));
-      const started = this.#d.clock.now();
-      const finished = await term.runner.stop(graceMs - abortWaitMs, abortWaitMs, term.abort.signal.reason);
-      this.#previousSettled = term.runner.settled();
-      // The poll and heartbeat loops stop at their next await; one stuck in a control-plane request
-      // is left behind rather than holding the exit past the grace period (the term is over).
-      const leftMs = Math.max(0, graceMs - (this.#d.clock.now() - started));
-      const bound = new AbortController();
-      await Promise.race([
-        Promise.all(term.loops),
-        sleep(this.#d.clock, leftMs, bound.signal).catch(() => undefined),
-      ]);
-      bound.abort();
-      this.#d.logger.info({ why, inFlightFinished: finished }, 'stopped reconciling');
-    })();
+    this.#termStopping = endTerm(this.#d, term, graceMs, new MooringError(code, why), (settled) => {
+      this.#previousSettled = settled;
+    });
     return this.#termStopping;
   }
 }

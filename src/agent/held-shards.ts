@@ -106,6 +106,16 @@ export class HeldShards {
     return this.#track(this.#runningAll, fn(AbortSignal.any([signal, ...signals])));
   }
 
+  /** Whether work of `shard`, or a pass over every held shard, runs now: cutting it may leave a write in flight. */
+  busy(shard: number): boolean {
+    return (this.#running.get(shard)?.size ?? 0) > 0 || this.#runningAll.size > 0;
+  }
+
+  /** Whether a pass over every held shard (the orphan pass) runs now. */
+  get passing(): boolean {
+    return this.#runningAll.size > 0;
+  }
+
   /** What /status says of the shards. */
   status(): { total: number; held: number[] } {
     return { total: this.total, held: this.list() };

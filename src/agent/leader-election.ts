@@ -4,7 +4,8 @@
  * locally* (so clock skew between replicas does not matter); the leader renews every retry
  * period and gives up leadership when it could not renew within the renew deadline; writes use
  * the lease's resourceVersion, so two candidates never both win. On shutdown the leader releases
- * the lease by clearing `holderIdentity`, so a standby takes over at once instead of after 15 s.
+ * the lease by clearing `holderIdentity`, so a standby takes over at once instead of after 15 s,
+ * unless it cut a write in flight: then it leaves the lease to expire.
  */
 import { safeErr } from './safe-error.ts';
 import type { Logger } from '../log.ts';
@@ -67,6 +68,8 @@ export class LeaderElector {
   #lastRenewMs = 0;
   /** When another holder's lease expires as observed here, while one holds it. */
   #otherExpiresAtMs: number | undefined;
+  /** Released without clearing its holder (`release`): not renewed as this replica's own. */
+  #leftToExpire = false;
 
   constructor(options: LeaderElectorOptions) {
     this.#o = {
@@ -152,11 +155,18 @@ export class LeaderElector {
 
   /**
    * Clears `holderIdentity` if this replica holds the lease, and steps down, logging `why` (a
-   * shutdown unless told otherwise: a shard given back to a joining replica says so).
+   * shutdown unless told otherwise: a shard given back to a joining replica says so). With `clear`
+   * false it only steps down: a write it cut in flight may still land at the API server, so the
+   * lease is left to run out rather than handed to a new holder at once.
    */
-  async release(why = 'released on shutdown'): Promise<void> {
+  async release(why = 'released on shutdown', clear = true): Promise<void> {
     if (!this.#leader) return;
     this.#stepDown(why);
+    if (!clear) {
+      this.#leftToExpire = true;
+      this.#o.logger.info('left the lease to expire: a write cut in flight may still land');
+      return;
+    }
     const observed = this.#observed;
     if (!observed || observed.holderIdentity !== this.#o.identity) return;
     try {
@@ -212,7 +222,9 @@ export class LeaderElector {
       const heldByOther = holder !== undefined && holder !== identity;
       this.#otherExpiresAtMs = heldByOther ? this.#observedAtMs + durationMs : undefined;
       if (heldByOther && this.#observedAtMs + durationMs > clock.now()) return false;
-      if (holder !== identity && !this.#o.mayAcquire()) return false;
+      // A lease left to expire in this replica's name is taken back only as any other would be.
+      if (holder !== identity) this.#leftToExpire = false;
+      if ((holder !== identity || this.#leftToExpire) && !this.#o.mayAcquire()) return false;
       const next: LeaseRecord =
         holder === identity
           ? { ...current, renewTimeMs: now, leaseDurationSeconds: fresh.leaseDurationSeconds }
@@ -222,6 +234,7 @@ export class LeaderElector {
               resourceVersion: current.resourceVersion,
             };
       this.#observe(await this.#withTimeout((signal) => client.update(next, signal)));
+      this.#leftToExpire = false;
       return true;
     } catch (err) {
       if (!(err instanceof LeaseConflict))

@@ -31,9 +31,16 @@ export interface ShardElectorOptions {
   onLost: (shard: number) => void;
   /**
    * Called before a shard above the fair share is given back, while its Lease is still held:
-   * the replica's work on it must be over when this settles (a new holder starts at once).
+   * the replica's work on it must be over when this settles. True: nothing it sent may still land,
+   * so the Lease is cleared for a new holder to start at once; false (work was cut in flight): the
+   * Lease is left to expire.
    */
-  beforeRelease: (shard: number) => Promise<void>;
+  beforeRelease: (shard: number) => Promise<boolean>;
+  /**
+   * Asked on shutdown before the shard Leases are released: false (work was cut in flight) leaves
+   * them to expire. Default: cleared.
+   */
+  mayClearOnStop?: () => boolean;
 }
 
 export class ShardElector {
@@ -122,7 +129,12 @@ export class ShardElector {
         break;
       }
     }
-    await Promise.all([...this.#shards, ...this.#members].map((e) => e.release()));
+    // Slots fence no writes: they are cleared whatever the shards' work left in flight.
+    const clear = this.#o.mayClearOnStop?.() ?? true;
+    await Promise.all([
+      ...this.#shards.map((e) => e.release(undefined, clear)),
+      ...this.#members.map((e) => e.release()),
+    ]);
   }
 
   /**
@@ -213,8 +225,8 @@ export class ShardElector {
     this.#o.logger.info({ shard, fairShare: this.#fair }, 'giving back a shard above the fair share');
     void this.#o
       .beforeRelease(shard)
-      .catch(() => undefined)
-      .then(() => elector.release('given back: above the fair share'))
+      .catch(() => false)
+      .then((quiet) => elector.release('given back: above the fair share', quiet))
       .finally(() => this.#releasing.delete(shard));
   }
 }

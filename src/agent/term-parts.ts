@@ -3,15 +3,52 @@
  * each term (a stretch of holding shards) the runner and the listener heartbeat that only shard
  * 0's holder sends.
  */
+import type { MooringError } from '../errors.ts';
 import type { AgentDeps } from './agent-deps.ts';
-import type { Clock } from './clock.ts';
+import { type Clock, sleep } from './clock.ts';
 import { Deployments, type DeploymentsDeps } from './deployments.ts';
 import { concurrencyAt } from './memory-budget.ts';
 import type { StatusStore } from './status.ts';
 import { runHeartbeat } from './registration.ts';
+import type { Poller } from './poller.ts';
 import { type RunReport, Runner } from './runner.ts';
 
 type Deps = AgentDeps & { clock: Clock; random: () => number };
+
+/** Work that runs only while holding a shard. */
+export interface Term {
+  abort: AbortController;
+  runner: Runner;
+  poller: Poller;
+  loops: Promise<unknown>[];
+}
+
+/**
+ * Ends a term's work within `graceMs`: most of it for its reconciles to finish, the rest to abort
+ * them with `reason`; then its loops get what is left. `onSettled` gets the promise of the runner's
+ * last reconciles (a next term waits for it). Resolves true when none was cut.
+ */
+export async function endTerm(
+  d: Deps,
+  term: Term,
+  graceMs: number,
+  reason: MooringError,
+  onSettled: (settled: Promise<void>) => void,
+): Promise<boolean> {
+  term.abort.abort(reason);
+  const abortWaitMs = Math.min(2000, Math.floor(graceMs / 10));
+  const started = d.clock.now();
+  const finished = await term.runner.stop(graceMs - abortWaitMs, abortWaitMs, reason);
+  onSettled(term.runner.settled());
+  // The poll and heartbeat loops stop at their next await; one stuck in a control-plane request
+  // is left behind rather than holding the exit past the grace period (the term is over).
+  const leftMs = Math.max(0, graceMs - (d.clock.now() - started));
+  const bound = new AbortController();
+  await Promise.race([Promise.all(term.loops), sleep(d.clock, leftMs, bound.signal).catch(() => undefined)]);
+  bound.abort();
+  d.logger.info({ why: reason.message, inFlightFinished: finished }, 'stopped reconciling');
+  return finished;
+}
 
 /** The agent's deployments, their orphan passes through `collectOrphans` (scoped to held shards). */
 export function termDeployments(

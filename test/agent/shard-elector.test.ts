@@ -21,6 +21,7 @@ function replica(
   identity: string,
   shards = 6,
   logger: Logger = silentLogger(),
+  quiet: (shard: number) => boolean = () => true,
 ): Replica {
   const cut = { off: false };
   const events: string[] = [];
@@ -38,6 +39,7 @@ function replica(
     onLost: (s) => events.push(`lost ${s}`),
     beforeRelease: async (s) => {
       events.push(`releasing ${s}`);
+      return quiet(s);
     },
   });
   return { identity, elector, cut, events, stop, done: elector.run(stop.signal) };
@@ -143,6 +145,39 @@ describe('ShardElector: a replica joins', () => {
       expect(released).toBeGreaterThanOrEqual(0);
       expect(taken).toBeGreaterThan(released);
     }
+  });
+});
+
+describe('ShardElector: a shard given back with work cut in flight', () => {
+  it('is left to expire, not cleared: the newcomer takes it a lease duration after the last renewal, and it is not taken back', async () => {
+    const clock = new FakeClock();
+    const leases = new FakeLeases();
+    clockInUse = clock;
+    // Shard 4's work was cut in flight (a write may still land); the others' was not.
+    const a = replica(leases, clock, 'a', 6, silentLogger(), (s) => s !== 4);
+    running.push(a);
+    await clock.advance(10_000);
+    expect(a.elector.held()).toHaveLength(6);
+    start(leases, clock, 'b');
+    const renewals = () => leases.writes.filter((w) => w === 'a mooring-leader-4 a').length;
+    let lastRenewalAt = 0;
+    let renewed = renewals();
+    let takenAt: number | undefined;
+    for (let t = 0; t < 40_000; t += 100) {
+      await clock.advance(100);
+      if (renewals() > renewed) [renewed, lastRenewalAt] = [renewals(), clock.now()];
+      if (takenAt === undefined && leases.records.get('mooring-leader-4')?.holderIdentity === 'b')
+        takenAt = clock.now();
+    }
+    expect(a.elector.held()).toEqual([0, 1, 2]);
+    expect(a.events).toContain('releasing 4');
+    // Shards 3 and 5 were cleared for b at once; shard 4 never was, and a never renewed it again.
+    expect(leases.writes).toContain('a mooring-leader-3 (none)');
+    expect(leases.writes).toContain('a mooring-leader-5 (none)');
+    expect(leases.writes).not.toContain('a mooring-leader-4 (none)');
+    expect(a.events.filter((e) => e === 'gained 4')).toHaveLength(1);
+    expect(takenAt).toBeDefined();
+    expect(takenAt! - lastRenewalAt).toBeGreaterThanOrEqual(LEASE_MS);
   });
 });
 
@@ -297,7 +332,7 @@ describe('ShardElector on a slow API server', () => {
       logger: silentLogger(),
       onGained: (s) => events.push(`gained ${s}`),
       onLost: (s) => events.push(`lost ${s}`),
-      beforeRelease: async () => undefined,
+      beforeRelease: async () => true,
     });
     const done = elector.run(stop.signal);
     await clock.advance(10_000);

@@ -261,4 +261,70 @@ describe('sharded agents', () => {
     for (const n of ofOthers) expect(later).toContain(`a wrote ${n}`);
     expect(later.filter((l) => ofLost.some((n) => l.endsWith(` ${n}`)))).toEqual([]);
   });
+
+  it('a shard given back with reconciles cut in flight is left to expire: the newcomer takes it a lease duration after the last renewal', async () => {
+    const w = world(8);
+    // Every reconcile hangs in flight: a write it sent may still land after it is cut.
+    w.hold = true;
+    const a = replica(w, 'a');
+    replicas.push(a);
+    await w.clock.advance(5_000);
+    expect(a.agent.statusDocument().shards!.held).toEqual([0, 1, 2, 3]);
+    const busy = new Set(
+      w.log.filter((l) => l.startsWith('a reconcile')).map((l) => shardOfName(w, l.split(' ')[2]!)),
+    );
+    const lastRenewal = new Map<number, number>();
+    const takenAt = new Map<number, number>();
+    const renewals = (s: number) => w.leases.writes.filter((x) => x === `a mooring-leader-${s} a`).length;
+    const seen = new Map<number, number>();
+    const b = replica(w, 'b');
+    replicas.push(b);
+    for (let t = 0; t < 40_000; t += 100) {
+      await w.clock.advance(100);
+      for (let s = 0; s < SHARDS; s++) {
+        const n = renewals(s);
+        if (n !== seen.get(s)) {
+          seen.set(s, n);
+          lastRenewal.set(s, w.clock.now());
+        }
+        if (!takenAt.has(s) && w.leases.records.get(`mooring-leader-${s}`)?.holderIdentity === 'b')
+          takenAt.set(s, w.clock.now());
+      }
+    }
+    const given = [...takenAt.keys()];
+    expect(given).toHaveLength(2);
+    // A given shard whose reconciles were cut is left to expire; one with none running is cleared.
+    expect(given.filter((s) => busy.has(s)).length).toBeGreaterThan(0);
+    for (const s of given) {
+      const clearedByA = w.leases.writes.includes(`a mooring-leader-${s} (none)`);
+      expect(clearedByA, `shard ${s}`).toBe(!busy.has(s));
+      if (busy.has(s)) expect(takenAt.get(s)! - lastRenewal.get(s)!).toBeGreaterThanOrEqual(15_000);
+    }
+    expect(w.log.filter((l) => l.startsWith('a cut')).length).toBeGreaterThan(0);
+  });
+
+  it('a shutdown clears the shard Leases when its reconciles finished, and leaves them to expire when one was cut', async () => {
+    for (const hang of [false, true]) {
+      const w = world(8);
+      const a = replica(w, 'a');
+      replicas.push(a);
+      await w.clock.advance(5_000);
+      expect(a.agent.statusDocument().shards!.held).toEqual([0, 1, 2, 3]);
+      if (hang) {
+        w.hold = true;
+        await w.clock.advance(12_000);
+        expect(w.held.length).toBeGreaterThan(0);
+      }
+      a.stop.abort();
+      await w.clock.advance(10_000);
+      await a.running;
+      const cleared = [0, 1, 2, 3].filter((s) => w.leases.writes.includes(`a mooring-leader-${s} (none)`));
+      expect(cleared, hang ? 'a reconcile was cut' : 'all finished').toEqual(hang ? [] : [0, 1, 2, 3]);
+      // The membership slot fences no write: it is cleared either way.
+      expect(w.leases.writes.some((x) => /^a mooring-leader-member-\d+ \(none\)$/.test(x))).toBe(true);
+      w.hold = false;
+      for (const release of w.held) release();
+      replicas = [];
+    }
+  });
 });
