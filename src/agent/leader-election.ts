@@ -10,10 +10,11 @@
 import { safeErr } from './safe-error.ts';
 import type { Logger } from '../log.ts';
 import { jitter } from '../backoff.ts';
-import { type Clock, sleep, systemClock } from './clock.ts';
+import { type Clock, sleep, systemClock, type TimerHandle } from './clock.ts';
 import { type LeaseClient, LeaseConflict, type LeaseRecord } from '../objects/lease.ts';
 
 export { type LeaseClient, LeaseConflict, type LeaseRecord } from '../objects/lease.ts';
+export { leaseTimings } from './lease-timings.ts';
 
 export interface LeaderElectorOptions {
   client: LeaseClient;
@@ -43,22 +44,6 @@ export interface LeaderElectorOptions {
   shared?: boolean;
 }
 
-/**
- * The renew deadline and retry period for a lease duration, in client-go's 15/10/2 ratio: the
- * holder gives up well before the lease expires, so a new holder never overlaps a writing one.
- */
-export function leaseTimings(leaseDurationMs: number): {
-  leaseDurationMs: number;
-  renewDeadlineMs: number;
-  retryPeriodMs: number;
-} {
-  return {
-    leaseDurationMs,
-    renewDeadlineMs: Math.round((leaseDurationMs * 2) / 3),
-    retryPeriodMs: Math.round((leaseDurationMs * 2) / 15),
-  };
-}
-
 export class LeaderElector {
   readonly #o: Required<LeaderElectorOptions>;
   #leader = false;
@@ -70,6 +55,13 @@ export class LeaderElector {
   #otherExpiresAtMs: number | undefined;
   /** Released without clearing its holder (`release`): not renewed as this replica's own. */
   #leftToExpire = false;
+  /**
+   * When the last take or renewal was sent: the deadline counts from it, since the API server may
+   * have stored it (and others started timing the lease) any time after.
+   */
+  #writeSentAtMs = 0;
+  /** The step-down at the renew deadline, armed at each renewal. */
+  #deadline: TimerHandle | undefined;
 
   constructor(options: LeaderElectorOptions) {
     this.#o = {
@@ -134,7 +126,8 @@ export class LeaderElector {
     if (signal?.aborted) return undefined;
     const now = clock.now();
     if (ok) {
-      this.#lastRenewMs = now;
+      this.#lastRenewMs = this.#writeSentAtMs;
+      this.#armDeadline();
       if (!this.#leader) {
         this.#leader = true;
         logger.info('became the leader');
@@ -154,10 +147,8 @@ export class LeaderElector {
   }
 
   /**
-   * Clears `holderIdentity` if this replica holds the lease, and steps down, logging `why` (a
-   * shutdown unless told otherwise: a shard given back to a joining replica says so). With `clear`
-   * false it only steps down: a write it cut in flight may still land at the API server, so the
-   * lease is left to run out rather than handed to a new holder at once.
+   * Steps down, logging `why`, and clears `holderIdentity` if this replica holds the lease. With
+   * `clear` false the lease is left to run out: a write cut in flight may still land.
    */
   async release(why = 'released on shutdown', clear = true): Promise<void> {
     if (!this.#leader) return;
@@ -187,7 +178,20 @@ export class LeaderElector {
     }
   }
 
+  /** Steps down at the renew deadline by the clock: an attempt may hang past it (a second at least). */
+  #armDeadline(): void {
+    const { clock, renewDeadlineMs } = this.#o;
+    if (this.#deadline !== undefined) clock.clearTimeout(this.#deadline);
+    this.#deadline = clock.setTimeout(() => {
+      this.#deadline = undefined;
+      if (clock.now() - this.#lastRenewMs >= renewDeadlineMs)
+        this.#stepDown('could not renew the lease within the renew deadline');
+    }, renewDeadlineMs);
+  }
+
   #stepDown(reason: string): void {
+    if (this.#deadline !== undefined) this.#o.clock.clearTimeout(this.#deadline);
+    this.#deadline = undefined;
     if (!this.#leader) return;
     this.#leader = false;
     this.#o.logger.warn({ reason }, 'stopped leading');
@@ -209,6 +213,7 @@ export class LeaderElector {
       const current = await this.#withTimeout((signal) => client.get(signal));
       if (!current) {
         if (!this.#o.mayAcquire()) return false;
+        this.#writeSentAtMs = clock.now();
         this.#observe(
           await this.#withTimeout((signal) =>
             client.create({ ...fresh, resourceVersion: undefined }, signal),
@@ -233,6 +238,7 @@ export class LeaderElector {
               leaseTransitions: (current.leaseTransitions ?? 0) + 1,
               resourceVersion: current.resourceVersion,
             };
+      this.#writeSentAtMs = clock.now();
       this.#observe(await this.#withTimeout((signal) => client.update(next, signal)));
       this.#leftToExpire = false;
       return true;

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   LeaderElector,
   type LeaseClient,
+  leaseTimings,
   LeaseConflict,
   type LeaseRecord,
 } from '../../src/agent/leader-election.ts';
@@ -242,6 +243,55 @@ describe('LeaderElector on a slow API server', () => {
     controller.abort();
     delayMs = 0;
     await clock.advance(10_000);
+    await done;
+  });
+
+  it('steps down at the renew deadline even while a renewal hangs past it (regression: up to a second late)', async () => {
+    const clock = new FakeClock();
+    const store = new FakeLeaseStore();
+    const fast = store.client('a', { off: false });
+    const timings = leaseTimings(3_000);
+    let failFrom = Number.POSITIVE_INFINITY;
+    let hangFrom = Number.POSITIVE_INFINITY;
+    const answer = <T>(call: () => Promise<T>, signal?: AbortSignal) => {
+      if (clock.now() >= hangFrom)
+        return new Promise<T>((_, reject) => signal?.addEventListener('abort', () => reject(signal.reason)));
+      if (clock.now() >= failFrom) return Promise.reject(new Error('500'));
+      return call();
+    };
+    const client: LeaseClient = {
+      get: (signal) => answer(() => fast.get(signal), signal),
+      create: (r, signal) => answer(() => fast.create(r, signal), signal),
+      update: (r, signal) => answer(() => fast.update(r, signal), signal),
+    };
+    let stoppedAt: number | undefined;
+    const controller = new AbortController();
+    const elector = new LeaderElector({
+      client,
+      identity: 'a',
+      ...timings,
+      clock,
+      random: () => 0.5,
+      logger: silentLogger(),
+      onStartedLeading: () => undefined,
+      onStoppedLeading: () => {
+        stoppedAt = clock.now();
+      },
+    });
+    const done = elector.run(controller.signal);
+    await clock.advance(1_000);
+    expect(elector.isLeader).toBe(true);
+    const renewedAt = store.record?.renewTimeMs ?? 0;
+    // Renewals fail at once, then (the last attempt before the deadline) hang.
+    failFrom = clock.now();
+    hangFrom = renewedAt + timings.renewDeadlineMs - timings.retryPeriodMs / 2;
+    for (let t = 0; t < 5_000 && stoppedAt === undefined; t += 10) await clock.advance(10);
+    expect(stoppedAt).toBeDefined();
+    // Another replica may take the lease a lease duration after the last renewal: the holder must
+    // have stopped writing by the deadline, not a request timeout later.
+    expect(stoppedAt! - renewedAt).toBeLessThanOrEqual(timings.renewDeadlineMs + 10);
+    controller.abort();
+    await clock.advance(5_000);
     await done;
   });
 });
