@@ -82,6 +82,11 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX revisions_status ON revisions (status);
   CREATE INDEX revisions_newest ON revisions (deployment_id, seq);
   `,
+  // A tenant's listing (X-Tenant-Id) had only the index of names to find the tenant's rows, so
+  // every page sorted all of them: a listing cost the square of the tenant's deployments.
+  `
+  CREATE INDEX deployments_tenant_listing ON deployments (tenant_id, remote_reconciled, seq);
+  `,
 ];
 
 /** Brings the database to the latest schema version; refuses a database newer than this code. */
