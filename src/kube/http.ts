@@ -16,6 +16,7 @@ import { ExecCredential } from './exec-credential.ts';
 import type { ClusterAccess } from './kubeconfig.ts';
 import { ListItems, refusingHandler } from './list-items.ts';
 import { polite, TokenBucket, type WaitReason } from './rate-limit.ts';
+import { sharedTlsConnect } from './tls-context.ts';
 import { type KubeVerb, kubeVerb } from './verb.ts';
 
 /** A non-2xx answer. `code` and `body` are what `httpStatusOf`/`kubeError` read. */
@@ -129,7 +130,7 @@ export class KubeHttp {
     this.#onResult = opts.onResult;
     this.#bucket = opts.rateLimit ? new TokenBucket(opts.rateLimit) : undefined;
     this.#onWait = opts.onWait;
-    const connect = { ...access.tls };
+    const connect = sharedTlsConnect(access.tls);
     // A kubeconfig's proxy-url wins for its cluster, as in kubectl; else the environment's.
     const proxy = access.proxyUrl ?? (access.inCluster ? undefined : proxyForUrl(url, opts.env ?? {}));
     this.route = proxy ? { proxy: describeProxy(proxy) } : {};
