@@ -6,7 +6,7 @@
  * listing remembers, a delete forgets, a restart memo adopts what the memo does not hold yet.
  */
 import type { ApplyContext, Verified } from './apply-context.ts';
-import { flat, objectVersion } from './object-version.ts';
+import { flat, knownVersion, objectVersion } from './object-version.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
 
 /** Whether `live` is still the version found converged (or applied) for `key`; see ApplyContext.verified. */
@@ -15,7 +15,7 @@ export function isVerified(
   id: string,
   key: string | undefined,
   live: KubeObject,
-  versionOf: (obj: KubeObject) => string | undefined = objectVersion,
+  versionOf: (obj: KubeObject) => string | undefined = knownVersion,
 ): boolean {
   if (key === undefined || ctx.dryRun || !ctx.verified) return false;
   return ctx.verified.holds(id, key, () => versionOf(live));
