@@ -40,24 +40,37 @@ function shallowCopy(value: object): Record<string, unknown> {
   return copy as Record<string, unknown>;
 }
 
-/** `value` with `censor` at `segs` from `i` on: the same value when nothing there is present, else a copy. */
+/** What `v`, a member at segment `i`, becomes: `censor` at the path's end, else censored further in. */
+function censorMember(v: unknown, segs: readonly string[], i: number, censor: string): unknown {
+  if (v === undefined) return v;
+  return i === segs.length - 1 ? censor : censorAt(v, segs, i + 1, censor);
+}
+
+/**
+ * `value` with `censor` at `segs` from `i` on: the same value when nothing there is present, else a
+ * copy. No closure or list of keys is made: it runs for every path on every line.
+ */
 function censorAt(value: unknown, segs: readonly string[], i: number, censor: string): unknown {
   if (value === null || typeof value !== 'object') return value;
+  const record = value as Record<string, unknown>;
   const seg = segs[i] as string;
-  const last = i === segs.length - 1;
+  if (seg !== '*') {
+    if (!Object.hasOwn(record, seg)) return value;
+    const v = record[seg];
+    const next = censorMember(v, segs, i, censor);
+    if (next === v) return value;
+    const out = shallowCopy(record);
+    out[seg] = next;
+    return out;
+  }
   let out: Record<string, unknown> | undefined;
-  const visit = (key: string) => {
-    const v = (value as Record<string, unknown>)[key];
-    if (v === undefined) return;
-    const next = last ? censor : censorAt(v, segs, i + 1, censor);
-    if (next === v) return;
-    out ??= shallowCopy(value);
+  for (const key in record) {
+    if (!Object.hasOwn(record, key)) continue;
+    const v = record[key];
+    const next = censorMember(v, segs, i, censor);
+    if (next === v) continue;
+    out ??= shallowCopy(record);
     out[key] = next;
-  };
-  if (seg === '*') {
-    for (const key of Object.keys(value)) visit(key);
-  } else if (Object.hasOwn(value, seg)) {
-    visit(seg);
   }
   return out ?? value;
 }
