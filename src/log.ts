@@ -1,4 +1,5 @@
 import { type DestinationStream, type Logger, pino } from 'pino';
+import { fieldRedactor } from './log-redact.ts';
 import type { Scrubber } from './redact.ts';
 
 /** A scrubber that can tell a JSON log line's values from its structure (the agent's `Redactor`). */
@@ -49,10 +50,13 @@ export interface LoggerOptions {
   scrubber?: LineScrubber;
 }
 
+/** The structural guard of every line: `REDACT_PATHS` censored in a line's fields and in its bindings. */
+const redactFields = fieldRedactor(REDACT_PATHS, '[redacted]');
+
 /** Creates a pino JSON logger with redaction. There is no module-level logger: inject this one. */
 export function createLogger(options: LoggerOptions = {}): Logger {
   const { scrubber } = options;
-  return pino(
+  const logger = pino(
     {
       // The last step of every line, children's included: nothing written bypasses it.
       // Inside values only, where the scrubber can tell them apart: a record's "secret" must not
@@ -68,12 +72,19 @@ export function createLogger(options: LoggerOptions = {}): Logger {
         : {}),
       level: options.level ?? 'info',
       base: options.base ?? {},
-      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
       timestamp: pino.stdTimeFunctions.isoTime,
-      formatters: { level: (label) => ({ level: label }) },
+      // In place of pino's `redact`, which parses its paths again for each field of each line.
+      formatters: { level: (label) => ({ level: label }), log: redactFields, bindings: redactFields },
     },
     options.destination ?? pino.destination({ fd: 1, sync: false }),
   );
+  // pino gives a child's bindings no formatter: they are censored here, for children of children
+  // too (each is made from its parent by `Object.create`, so it inherits this member).
+  const child = logger.child;
+  logger.child = function (this: Logger, bindings, childOptions) {
+    return child.call(this, redactFields(bindings), childOptions);
+  } as typeof child;
+  return logger;
 }
 
 /** A logger that writes nothing, for tests and library use. */

@@ -18,7 +18,7 @@ import { httpStatusOf, immutableFields, isApiWide, kubeError } from './errors.ts
 import { takenFields } from './field-owners.ts';
 import { sortForApply } from '../objects/kinds.ts';
 import { findDrift } from './live-compare.ts';
-import { isVerified, remember } from './memo.ts';
+import { isVerified, remember, rememberAnswer } from './memo.ts';
 import { objectId } from '../objects/object-id.ts';
 import type { Applied } from './object-client.ts';
 import { checkOwnership } from './ownership.ts';
@@ -47,7 +47,7 @@ async function createOnce(
     entry.action = 'created';
     opts.observed?.set(entry.id, created);
     // Remembered as a found one is, so that the pass that created it can leave it verified.
-    remember(ctx, entry.id, opts.inputKey, created);
+    rememberAnswer(ctx, entry.id, opts.inputKey, created);
   } catch (err) {
     if (httpStatusOf(err) !== 409) throw kubeError(err, entry.id, 'create');
     // Made since our read said it was absent: whose it is decides, as for one found at once.
@@ -129,7 +129,7 @@ async function createAbsent(
     throw kubeError(err, entry.id, 'create');
   }
   opts.observed?.set(entry.id, kept(ctx, applied.object));
-  remember(ctx, entry.id, key, applied.object);
+  rememberAnswer(ctx, entry.id, key, applied.object);
   entry.action = 'created';
   return entry;
 }
@@ -234,7 +234,7 @@ async function applyOne(
     const conflict = new MooringError('MOORING_E_KUBE_APPLY_CONFLICT', why, { details: { id } });
     throw Object.assign(conflict, { entry });
   }
-  remember(ctx, id, key, after);
+  rememberAnswer(ctx, id, key, after);
   const same = live?.metadata.resourceVersion === after.metadata.resourceVersion;
   entry.action = !live ? 'created' : same ? 'unchanged' : 'configured';
   // Taking replicas back from our own hand-over manager (autoscaling turned off) is no conflict.

@@ -6,7 +6,7 @@
  * listing remembers, a delete forgets, a restart memo adopts what the memo does not hold yet.
  */
 import type { ApplyContext, Verified } from './apply-context.ts';
-import { flat, objectVersion } from './object-version.ts';
+import { flat, knownVersion, listedVersion, objectVersion } from './object-version.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
 
 /** Whether `live` is still the version found converged (or applied) for `key`; see ApplyContext.verified. */
@@ -15,7 +15,7 @@ export function isVerified(
   id: string,
   key: string | undefined,
   live: KubeObject,
-  versionOf: (obj: KubeObject) => string | undefined = objectVersion,
+  versionOf: (obj: KubeObject) => string | undefined = knownVersion,
 ): boolean {
   if (key === undefined || ctx.dryRun || !ctx.verified) return false;
   return ctx.verified.holds(id, key, () => versionOf(live));
@@ -32,6 +32,19 @@ export function remember(
   const version = versionOf(obj);
   if (key === undefined || version === undefined || ctx.dryRun || !ctx.verified) return;
   ctx.verified.remember(id, key, version);
+}
+
+/**
+ * `remember` for an apply's answer: its version is kept on it, since the pass's check that it left
+ * every object verified asks for it again (a new object, the next listing's, is digested anew).
+ */
+export function rememberAnswer(
+  ctx: Pick<ApplyContext, 'dryRun' | 'verified'>,
+  id: string,
+  key: string | undefined,
+  answer: KubeObject,
+): void {
+  remember(ctx, id, key, answer, listedVersion);
 }
 
 /** Object id -> the input key and version it was found converged at; written only through its methods. */

@@ -65,9 +65,10 @@ export class PinnedEntry implements KubeObject {
 }
 
 /**
- * The version of a whole listed object, kept on the object the first time it is asked for (the
- * cold listing's judge, then its slim copy). Nothing changes a listed page's objects between the
- * two, and the member goes with the page.
+ * The version of a whole object the agent read, kept on the object the first time it is asked
+ * for: a listed page's (the cold listing's judge, then its slim copy) or an apply's answer (the
+ * memo's entry, then the pass's check that it left every object verified). Nothing changes such an
+ * object's metadata once read (a copy is made for what is sent), and the member goes with it.
  */
 const LISTED = Symbol('mooring.listedVersion');
 
@@ -85,12 +86,17 @@ export function hasPinnedVersion(obj: KubeObject): boolean {
   return PinnedEntry.is(obj);
 }
 
-/** `objectVersion` of a whole object of a listing page, computed once per object. */
+/** `objectVersion` of a whole object of a listing page or an apply's answer, computed once per object. */
 export function listedVersion(obj: KubeObject): string | undefined {
   if (Object.hasOwn(obj, LISTED)) return (obj as Versioned)[LISTED];
   const version = objectVersion(obj);
   keep(obj, LISTED, version);
   return version;
+}
+
+/** `objectVersion`, the one `listedVersion` kept on `obj` when it did (nothing is kept here). */
+export function knownVersion(obj: KubeObject): string | undefined {
+  return Object.hasOwn(obj, LISTED) ? (obj as Versioned)[LISTED] : objectVersion(obj);
 }
 
 /**

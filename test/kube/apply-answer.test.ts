@@ -5,12 +5,13 @@
  * an apply writes: a server-side apply against a listing, and a census's create-only write.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { knownVersion, objectVersion } from '../../src/kube/object-version.ts';
 import type { KubeObject, ManagedFieldsEntry } from '../../src/objects/kube-object.ts';
 import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';
 import { DEPLOYMENT, deployment, LISTENER } from './fixtures.ts';
 import { managerFor } from './sandbox.ts';
 
-const NAMESPACES = ['applied', 'census'];
+const NAMESPACES = ['applied', 'census', 'versioned'];
 const ID = (ns: string) => `Deployment/${ns}/app`;
 let api: KubeApi;
 
@@ -56,5 +57,24 @@ describe("an apply's answer as the pass keeps it", () => {
     const answer = observed.get(ID('census'));
     expect(ours(answer)?.fieldsV1).toEqual({ 'f:spec': { 'f:replicas': {} } });
     expect(answer?.metadata.uid).toBe(live.metadata.uid);
+  });
+
+  it('carries the version the memo took, so the pass does not digest the answer again', async () => {
+    const rm = managerFor(api);
+    const observed = new Map<string, KubeObject>();
+    const key = 'input-key-1';
+    const cs = await rm.applyAll([deployment('versioned')], { live: new Map(), observed, inputKey: key });
+    expect(cs.entries[0]?.action).toBe('created');
+    const answer = observed.get(ID('versioned')) as KubeObject;
+    const version = objectVersion(answer);
+    // The pass's check (converged.ts) sees the answer verified at the version the memo holds.
+    expect(rm.isVerified(answer, key)).toBe(true);
+    // Kept on the answer: a label changed on this very object would be seen only by a new digest.
+    (answer.metadata.labels as Record<string, string>).extra = 'x';
+    expect(objectVersion(answer)).not.toBe(version);
+    expect(knownVersion(answer)).toBe(version);
+    // A new object (the next listing's, or a read) is digested anew, so a change is seen there.
+    const changed = { ...answer, metadata: { ...answer.metadata } };
+    expect(rm.isVerified(changed, key)).toBe(false);
   });
 });

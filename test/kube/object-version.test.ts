@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   hasPinnedVersion,
+  knownVersion,
   listedVersion,
   objectVersion,
   PinnedEntry,
@@ -109,6 +110,18 @@ describe('the versions kept on listed objects (their invalidation rule)', () => 
     (listed.metadata.labels as Record<string, string>).a = 'changed';
     expect(listedVersion(listed)).toBe(first);
     expect(listedVersion(deployment({ labels: { a: 'changed', b: '2' } }))).not.toBe(first);
+  });
+
+  it('knows a kept version without a digest, and digests any other object without keeping one', () => {
+    const listed = deployment({});
+    const kept = listedVersion(listed);
+    (listed.metadata.labels as Record<string, string>).a = 'changed';
+    expect(knownVersion(listed)).toBe(kept);
+    const other = deployment({});
+    expect(knownVersion(other)).toBe(kept);
+    (other.metadata.labels as Record<string, string>).a = 'changed';
+    expect(knownVersion(other)).not.toBe(kept);
+    expect(Object.getOwnPropertySymbols(other)).toEqual([]);
   });
 
   it('reads a frozen listed object without keeping anything on it', () => {
