@@ -111,6 +111,18 @@ describe('createLogger censors REDACT_PATHS structurally', () => {
     expect(got[14]).toMatchObject({ deep: { a: { b: { token: 'kept' } } } });
   });
 
+  it('censors the bindings of a child of a child, as pino’s redact option does', () => {
+    const log = (logger: pino.Logger) =>
+      logger
+        .child({ component: 'agent' })
+        .child({ token: 'grandchild-token', req: { headers: { 'x-api-key': 'grandchild-key' } } })
+        .info({ n: 2 }, 'grandchild');
+    const got = linesOf(ours, log);
+    expect(got).toEqual(linesOf(pinoRedacted, log));
+    expect(got[0]).toMatchObject({ component: 'agent', token: CENSOR, n: 2 });
+    expect(JSON.stringify(got)).not.toContain('grandchild-');
+  });
+
   it('leaves the caller’s objects as they were', () => {
     const lines = hostileLines();
     const before = JSON.stringify(lines);
