@@ -113,24 +113,9 @@ const RANK: Record<ObjectHealth['state'], number> = { Failed: 2, Progressing: 1,
  * listed: converged.ts).
  */
 export function rollUp(objects: readonly ObjectHealth[]): Health {
-  if (objects.length === 0) return { state: 'Ready', reason: 'no objects', objects: [] };
-  let worst = objects[0] as ObjectHealth;
-  for (const o of objects) {
-    const by = RANK[o.state] - RANK[worst.state];
-    if (by > 0 || (by === 0 && o.id < worst.id)) worst = o;
-  }
-  const list = [...objects];
-  if (worst.state === 'Failed') {
-    return {
-      state: 'Failed',
-      reason: `${worst.id}: ${worst.reason}`,
-      code: 'MOORING_E_ROLLOUT_FAILED',
-      objects: list,
-    };
-  }
-  if (worst.state === 'Progressing')
-    return { state: 'Progressing', reason: `${worst.id}: ${worst.reason}`, objects: list };
-  return { state: 'Ready', reason: `${objects.length} objects ready`, objects: list };
+  const tally = new HealthTally();
+  for (const o of objects) tally.add(o);
+  return { ...tally.health(), objects: [...objects] };
 }
 
 /** Health while deleting: Deleting while anything owned remains, then Deleted. */
@@ -141,9 +126,9 @@ export function deletionHealth(remaining: readonly KubeObject[]): Health {
 }
 
 /**
- * A deployment's health rolled up one object at a time, holding only the worst object not Ready:
- * what a judge-only cold listing keeps per deployment (its objects are let go page by page). Its
- * `health()` is `rollUp`'s state and reason for the same objects, without the object list.
+ * A deployment's health rolled up one object at a time, holding only the worst object not Ready
+ * (`rollUp`'s rule): what a judge-only cold listing keeps per deployment, its objects let go page
+ * by page. `health()` lists that worst object only; `rollUp` gives every object.
  */
 export class HealthTally {
   #count = 0;
