@@ -66,7 +66,7 @@ type Found =
   | { kind: 'secret'; name: string; at: Segments }
   | { kind: 'token'; at: Segments; volume: string | undefined };
 
-/** Where a reference was found: its path's segments, made into text only when it is refused. */
+/** Where a reference was found: its path's segments, made into text only when refused. */
 type Segments = readonly (string | number)[];
 
 /** Keys whose object value (or list of them) names a Secret in `name`: secretRef, secretKeyRef, imagePullSecrets... */
@@ -96,8 +96,7 @@ function collect(node: unknown, at: (string | number)[], volume: string | undefi
     return;
   }
   if (!isObj(node)) return;
-  // for-in with an own-member test visits what Object.keys lists, in its order, without making
-  // an array of the keys of every object of every pod walked (most of a render's garbage here).
+  // for-in with an own-member test: Object.keys' order, without a key array per object walked.
   for (const key in node) {
     if (!Object.hasOwn(node, key)) continue;
     at.push(key);
@@ -164,23 +163,23 @@ export function issuesCertificates(settings: Pick<RenderContext['settings'], 'ex
   return e.kind === 'ingress' && e.tls !== undefined && 'clusterIssuer' in e.tls;
 }
 
-/** Why `found` is refused, or undefined when it is allowed. */
-function refusal(found: Found, owner: ReferenceOwner, shown: string): string | undefined {
+/** Why `found` is refused, the words after its path in the message; undefined when allowed. */
+function refusal(found: Found, owner: ReferenceOwner): string | undefined {
   if (found.kind === 'token') {
     if (owner.references.allowServiceAccountTokens) return undefined;
     const volume = found.volume === undefined ? '' : ` (volume "${found.volume}")`;
-    return `${shown}${volume}: projected ServiceAccount tokens are not allowed`;
+    return `${volume}: projected ServiceAccount tokens are not allowed`;
   }
   if (owner.operatorSecrets?.has(found.name))
-    return `${shown} "${found.name}" is a Secret the operator's settings name for mooring's own use; a deployment may not refer to it`;
+    return ` "${found.name}" is a Secret the operator's settings name for mooring's own use; a deployment may not refer to it`;
   // The Ingress's certificate (cert-manager fills it, without mooring's labels) is the Ingress
   // controller's to read: no record refers to one, not even its own deployment's.
   if (owner.issuesCertificates && found.name.endsWith(TLS_SUFFIX) && found.name.length > TLS_SUFFIX.length)
-    return `${shown} "${found.name}" is named like the TLS Secret of an Ingress mooring manages; a deployment may not refer to one`;
+    return ` "${found.name}" is named like the TLS Secret of an Ingress mooring manages; a deployment may not refer to one`;
   const own = objectNames(owner.baseName);
   const owns: string[] = [own.env, own.postgresCredentials];
   if (!isManagedSecretName(found.name) || owns.includes(found.name)) return undefined;
-  return `${shown} "${found.name}" is a Secret mooring manages for another deployment; this deployment may refer only to its own (${owns.join(', ')})`;
+  return ` "${found.name}" is a Secret mooring manages for another deployment; this deployment may refer only to its own (${owns.join(', ')})`;
 }
 
 /** Why running as ServiceAccount `name` is refused, or undefined when it is allowed. */
@@ -251,15 +250,15 @@ export function checkReferences(
   const { sidecars, init_containers, volumes, image_pull_secrets } = ctx.spec;
   collectPod({ sidecars, init_containers, volumes, image_pull_secrets }, 'volumes', found);
   for (const f of found) {
-    // Whether it is refused does not depend on how it is shown: the path is made only then.
-    if (refusal(f, owner, '') === undefined) continue;
+    const why = refusal(f, owner); // its path is made into text only when refused
+    if (why === undefined) continue;
     const path = pathOf(f.at);
-    throw policyViolation(path, refusal(f, owner, path) as string);
+    throw policyViolation(path, `${path}${why}`);
   }
   (ctx.deployment.secret_references ?? []).forEach((r, i) => {
     const field = `secret_references[${i}].secret_name`;
-    const why = refusal({ kind: 'secret', name: r.secret_name, at: [] }, owner, field);
-    if (why) throw new RenderError('MOORING_E_RENDER_POLICY', field, why);
+    const why = refusal({ kind: 'secret', name: r.secret_name, at: [] }, owner);
+    if (why) throw new RenderError('MOORING_E_RENDER_POLICY', field, `${field}${why}`);
   });
 }
 
@@ -293,8 +292,9 @@ function checkPodReferences(
   const found: Found[] = [];
   collectPod(spec, 'volumes', found);
   for (const f of found) {
-    if (refusal(f, owner, '') === undefined) continue;
+    const why = refusal(f, owner);
+    if (why === undefined) continue;
     const path = `${prefix}.${pathOf(f.at)}`;
-    throw fail(path, refusal(f, owner, path) as string);
+    throw fail(path, `${path}${why}`);
   }
 }
