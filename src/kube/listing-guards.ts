@@ -21,7 +21,7 @@ export interface ColdListingMode {
 
 /**
  * `judge`, with the heap's bounds of a cold listing (rule 5). A listing that holds every owned
- * object must not run V8 out of heap: when `short` says the heap is short before a page, the
+ * object must not run V8 out of heap: when `memoryShort` says the heap is short before a page, the
  * listing goes judge-only (`mode.judgeOnly`, set for good) if it holds no entry yet or none any
  * more, and is given up (it throws) if it has kept some. After each page, `entriesFit`, told how
  * many objects the listing had handed before it, decides whether the entries still fit to the
@@ -29,7 +29,7 @@ export interface ColdListingMode {
  */
 export function boundedJudge(
   judge: PageJudge,
-  guard: { short?: (() => boolean) | undefined; entriesFit?: ((listed: number) => boolean) | undefined },
+  guard: Pick<ColdListingGuard, 'memoryShort' | 'entriesFit'>,
   mode: ColdListingMode,
 ): PageJudge {
   let listed = 0;
@@ -37,7 +37,7 @@ export function boundedJudge(
     const before = listed;
     listed += items.length;
     // Nothing kept (the first page, or judge-only already): judged and let go, it holds nothing more.
-    const short = guard.short?.() === true;
+    const short = guard.memoryShort?.() === true;
     if (short && before === 0) mode.judgeOnly = true;
     if (short && !mode.judgeOnly) {
       throw new MooringError(
@@ -69,9 +69,8 @@ export interface ColdListing {
 export function coldListing(judge: PageJudge | undefined, guard: ColdListingGuard): ColdListing {
   if (!judge) return { options: {}, ended: () => false };
   const mode: ColdListingMode = { judgeOnly: false, restarted: false };
-  const bounds = { short: guard.memoryShort, entriesFit: guard.entriesFit };
   const options = {
-    judge: boundedJudge(judge, bounds, mode),
+    judge: boundedJudge(judge, guard, mode),
     keepsEntries: () => !mode.judgeOnly,
     onRestart: () => {
       mode.restarted = true;
