@@ -11,7 +11,12 @@ import { ControlPlaneClient } from '../../src/control-plane/client.ts';
 import type { ControlPlaneServer } from '../../src/control-plane/server/index.ts';
 import { EXPOSURE_KIND_INFOS, LISTED_KINDS } from '../../src/objects/kinds.ts';
 import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';
-import { scaleByHand, startListenerControlPlane, wireTestAgent } from '../support/wired-agent.ts';
+import {
+  runWiredUntil,
+  scaleByHand,
+  startListenerControlPlane,
+  wireTestAgent,
+} from '../support/wired-agent.ts';
 import { smallDeployment } from '../support/deployment-body.ts';
 
 // Counts renders: the judge and the reconciles both render through it.
@@ -76,20 +81,7 @@ async function runAgent(messages: string[] = []): Promise<void> {
       if (counts.size === NAMES.length) enough();
     },
   });
-  const stop = new AbortController();
-  const running = wired.agent.run(stop.signal);
-  try {
-    await Promise.race([
-      reconciled,
-      running.then(() => {
-        throw new Error('the agent stopped by itself');
-      }),
-    ]);
-  } finally {
-    stop.abort();
-    await running;
-    await wired.close();
-  }
+  await runWiredUntil(wired, reconciled);
 }
 
 const writes = () =>

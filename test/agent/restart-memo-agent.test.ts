@@ -10,7 +10,12 @@ import { ControlPlaneClient } from '../../src/control-plane/client.ts';
 import type { ControlPlaneServer } from '../../src/control-plane/server/index.ts';
 import { createKubeClient } from '../../src/kube/clients.ts';
 import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';
-import { scaleByHand, startListenerControlPlane, wireTestAgent } from '../support/wired-agent.ts';
+import {
+  runWiredUntil,
+  scaleByHand,
+  startListenerControlPlane,
+  wireTestAgent,
+} from '../support/wired-agent.ts';
 import { smallDeployment } from '../support/deployment-body.ts';
 
 // Counts renders: the judge and the reconciles both render through it.
@@ -63,20 +68,7 @@ async function runAgent(times: number, messages: string[] = []): Promise<void> {
       if (counts.size === NAMES.length && [...counts.values()].every((n) => n >= times)) enough();
     },
   });
-  const stop = new AbortController();
-  const running = wired.agent.run(stop.signal);
-  try {
-    await Promise.race([
-      reconciled,
-      running.then(() => {
-        throw new Error('the agent stopped by itself');
-      }),
-    ]);
-  } finally {
-    stop.abort();
-    await running;
-    await wired.close();
-  }
+  await runWiredUntil(wired, reconciled);
 }
 
 const writes = () =>

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ControlPlaneClient } from '../../src/control-plane/client.ts';
 import type { ControlPlaneServer } from '../../src/control-plane/server/index.ts';
 import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';
-import { startListenerControlPlane, wireTestAgent } from '../support/wired-agent.ts';
+import { runWiredUntil, startListenerControlPlane, wireTestAgent } from '../support/wired-agent.ts';
 import { smallDeployment } from '../support/deployment-body.ts';
 
 vi.mock(import('../../src/agent/memo-schedule.ts'), async (original) => {
@@ -69,20 +69,7 @@ async function runAgent(
       },
     ),
   });
-  const stop = new AbortController();
-  const running = wired.agent.run(stop.signal);
-  try {
-    await Promise.race([
-      reached,
-      running.then(() => {
-        throw new Error('the agent stopped by itself');
-      }),
-    ]);
-  } finally {
-    stop.abort();
-    await running;
-    await wired.close();
-  }
+  await runWiredUntil(wired, reached);
 }
 
 const storedMemo = () =>

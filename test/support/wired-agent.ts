@@ -90,3 +90,24 @@ export async function scaleByHand(kubeconfig: string, namespace: string, name: s
     await http.close();
   }
 }
+
+/**
+ * Runs the wired agent until `until` settles, then stops it and closes what was wired; rejects if
+ * the agent stops by itself first (or `until` rejects).
+ */
+export async function runWiredUntil(wired: WiredAgent, until: Promise<unknown>): Promise<void> {
+  const stop = new AbortController();
+  const running = wired.agent.run(stop.signal);
+  try {
+    await Promise.race([
+      until,
+      running.then(() => {
+        throw new Error('the agent stopped by itself');
+      }),
+    ]);
+  } finally {
+    stop.abort();
+    await running;
+    await wired.close();
+  }
+}
