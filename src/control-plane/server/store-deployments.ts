@@ -260,7 +260,7 @@ export class DeploymentStore {
    * changes), so a read of its revisions does not parse the deployment's document.
    */
   #mustExist(id: string, tenantId: string | undefined): void {
-    const row = this.#db.sqlite.prepare('SELECT tenant_id FROM deployments WHERE id = ?').get(id) as
+    const row = this.#db.prepared('SELECT tenant_id FROM deployments WHERE id = ?').get(id) as
       | { tenant_id: string }
       | undefined;
     if (!row || (tenantId !== undefined && row.tenant_id !== tenantId)) throw notFound('deployment');

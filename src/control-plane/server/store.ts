@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
+import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import { migrate } from './migrations.ts';
 
 /** One page of a listing: `offset` is where the next page starts (docs/control-plane.md). */
@@ -43,6 +43,7 @@ export class Database {
   #depth = 0;
   /** How a query selects a document's bytes: the stored text as a blob when it is UTF-8. */
   readonly #docBytes: string;
+  readonly #prepared = new Map<string, StatementSync>();
 
   constructor(options: DatabaseOptions = {}) {
     const path = options.db ?? ':memory:';
@@ -59,6 +60,20 @@ export class Database {
     // A blob of a text column holds the database's encoding; only UTF-8 is the answer's.
     const { encoding } = this.sqlite.prepare('PRAGMA encoding').get() as { encoding: string };
     this.#docBytes = encoding === 'UTF-8' ? 'CAST(doc AS BLOB)' : 'doc';
+  }
+
+  /**
+   * The statement of `sql`, compiled once and kept: for the few statements every request runs
+   * (compiling one costs several times running it). Only for SQL the code spells out, never built
+   * from input, so the set stays small.
+   */
+  prepared(sql: string): StatementSync {
+    let statement = this.#prepared.get(sql);
+    if (!statement) {
+      statement = this.sqlite.prepare(sql);
+      this.#prepared.set(sql, statement);
+    }
+    return statement;
   }
 
   /** The current time as the interface writes it (ISO 8601, UTC, milliseconds). */
@@ -96,9 +111,9 @@ export class Database {
 
   /** The stored bytes of the first row of `table` meeting every SQL condition of `where`, or undefined. */
   json(table: string, where: string[], ...params: SQLInputValue[]): StoredJson | undefined {
-    const row = this.sqlite
-      .prepare(`SELECT ${this.#docBytes} AS doc FROM ${table} WHERE ${where.join(' AND ')}`)
-      .get(...params) as { doc: StoredJson | string } | undefined;
+    const row = this.prepared(
+      `SELECT ${this.#docBytes} AS doc FROM ${table} WHERE ${where.join(' AND ')}`,
+    ).get(...params) as { doc: StoredJson | string } | undefined;
     return row ? bytesOf(row.doc) : undefined;
   }
 
