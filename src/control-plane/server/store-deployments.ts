@@ -177,8 +177,10 @@ export class DeploymentStore {
 
   /** The deployment as stored, for an answer that sends it unchanged (`get` for the record). */
   getJson(id: string, tenantId: string | undefined): StoredJson {
-    const where = tenantId === undefined ? ['id = ?'] : ['id = ?', 'tenant_id = ?'];
-    const found = this.#db.json('deployments', where, id, ...(tenantId === undefined ? [] : [tenantId]));
+    const found =
+      tenantId === undefined
+        ? this.#db.json('deployments', ['id = ?'], id)
+        : this.#db.json('deployments', ['id = ?', 'tenant_id = ?'], id, tenantId);
     if (!found) throw notFound('deployment');
     return found;
   }
