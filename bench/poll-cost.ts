@@ -1,8 +1,9 @@
 /**
  * The agent's CPU for one poll of an unchanged listing: the reference control plane (in a worker
  * thread, as in `bench/run.ts`) seeded with N deployments, and the agent's poller listing them
- * again and again. Prints the main thread's CPU and the wall time of each poll; the first is the
- * start-up poll (every revision read), the rest are what an idle cycle pays before any reconcile.
+ * again and again. Prints the main thread's CPU and the wall time of each poll, and the control
+ * plane thread's own CPU for it (its thread clock, read in the worker); the first is the start-up
+ * poll (every revision read), the rest are what an idle cycle pays before any reconcile.
  * With `--changes K`, K more polls follow, each after one deployment's image was changed through
  * the control plane's API (a deployment drawn evenly over the listing): it prints when the poller
  * handed that deployment on, and when the listing was complete, in ms from the poll's start.
@@ -71,12 +72,15 @@ const threadCpuMs = () => {
   return (user + system) / 1000;
 };
 try {
-  const rows: { cpuMs: number; wallMs: number }[] = [];
+  const rows: { cpuMs: number; wallMs: number; cpCpuMs: number }[] = [];
   for (let i = 0; i < polls; i++) {
+    const cp0 = await cp.cpuMs();
     const cpu0 = threadCpuMs();
     const wall0 = performance.now();
     const snapshot = await poller.pollOnce();
-    rows.push({ cpuMs: threadCpuMs() - cpu0, wallMs: performance.now() - wall0 });
+    const cpuMs = threadCpuMs() - cpu0;
+    const wallMs = performance.now() - wall0;
+    rows.push({ cpuMs, wallMs, cpCpuMs: (await cp.cpuMs()) - cp0 });
     if (snapshot.deployments.length !== deployments) {
       throw new Error(`the poll gave ${snapshot.deployments.length} deployments, not ${deployments}`);
     }
@@ -106,6 +110,12 @@ try {
   process.stdout.write(
     `${deployments} deployments, main-thread CPU / wall (ms) per poll: start-up ${fmt(startUp!)}; ` +
       `unchanged ${unchanged.map(fmt).join(' ')} (CPU ${Math.min(...cpu).toFixed(0)}-${Math.max(...cpu).toFixed(0)} ms)\n`,
+  );
+  const cpCpu = unchanged.map((r) => r.cpCpuMs);
+  process.stdout.write(
+    `control-plane thread CPU (ms) per poll: start-up ${startUp!.cpCpuMs.toFixed(0)}; ` +
+      `unchanged ${cpCpu.map((c) => c.toFixed(0)).join(' ')} ` +
+      `(${Math.min(...cpCpu).toFixed(0)}-${Math.max(...cpCpu).toFixed(0)} ms)\n`,
   );
   if (timings.length > 0) {
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;

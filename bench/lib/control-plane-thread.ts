@@ -1,7 +1,7 @@
 /**
  * The harness's side of the control plane's worker thread (control-plane-worker.ts): starts it,
- * waits until it listens with the deployments seeded, and forwards `stats`, `resetStats` and
- * `close` to it.
+ * waits until it listens with the deployments seeded, and forwards `stats`, `resetStats`, `cpuMs`
+ * and `close` to it.
  */
 import { Worker } from 'node:worker_threads';
 import type { Deployment, Revision } from '../../src/contract/index.ts';
@@ -18,6 +18,8 @@ export interface ControlPlaneThread {
   /** The server's request counters (total and by route) since the last reset. */
   stats(): Promise<RequestStats>;
   resetStats(): Promise<void>;
+  /** The worker thread's own CPU time (user + system) since it started, in ms. */
+  cpuMs(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -63,6 +65,7 @@ export async function startControlPlaneThread(input: WorkerInput): Promise<Contr
     resetStats: async () => {
       await call('resetStats');
     },
+    cpuMs: async () => (await call('cpu')) as number,
     close: async () => {
       await call('close');
       await worker.terminate();

@@ -5,7 +5,8 @@
  * cluster and service never do, and which kubectl's baseline (no control plane) never pays.
  *
  * Started by `startControlPlaneWorker` (control-plane-thread.ts) with `workerData`; it seeds the
- * store in bulk (seeding is not what is measured), then answers `stats`, `resetStats` and `close`.
+ * store in bulk (seeding is not what is measured), then answers `stats`, `resetStats`, `cpu` and
+ * `close`.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Deployment, Revision } from '../../src/contract/index.ts';
@@ -31,7 +32,7 @@ export interface WorkerReady {
   revisions: [string, Revision][];
 }
 
-export type WorkerRequest = { id: number; op: 'stats' | 'resetStats' | 'close' };
+export type WorkerRequest = { id: number; op: 'stats' | 'resetStats' | 'cpu' | 'close' };
 
 const input = workerData as WorkerInput;
 const port = parentPort;
@@ -65,7 +66,11 @@ port.postMessage({
 port.on('message', async (req: WorkerRequest) => {
   try {
     if (req.op === 'stats') port.postMessage({ id: req.id, value: cp.stats() });
-    else if (req.op === 'resetStats') {
+    else if (req.op === 'cpu') {
+      // This thread's own clock: `process.cpuUsage()` would count the whole process.
+      const { user, system } = process.threadCpuUsage();
+      port.postMessage({ id: req.id, value: (user + system) / 1000 });
+    } else if (req.op === 'resetStats') {
       cp.resetStats();
       port.postMessage({ id: req.id });
     } else {

@@ -124,6 +124,18 @@ function tooLarge(limitBytes: number): HttpError {
   return new HttpError(413, `request body exceeds ${limitBytes} bytes`, { connection: 'close' });
 }
 
+/**
+ * An answer body that is JSON already (the UTF-8 bytes of stored documents, see `StoredJson`):
+ * sent as it is, where any other body is serialised with `JSON.stringify`.
+ */
+export class JsonBytes {
+  readonly bytes: Uint8Array;
+
+  constructor(bytes: Uint8Array) {
+    this.bytes = bytes;
+  }
+}
+
 /** Writes a JSON answer (or an empty one for 204). */
 export function sendJson(
   res: ServerResponse,
@@ -136,11 +148,11 @@ export function sendJson(
     res.end();
     return;
   }
-  const text = JSON.stringify(body);
+  const payload = body instanceof JsonBytes ? body.bytes : JSON.stringify(body);
   res.writeHead(status, {
     'content-type': 'application/json',
-    'content-length': Buffer.byteLength(text),
+    'content-length': typeof payload === 'string' ? Buffer.byteLength(payload) : payload.byteLength,
     ...headers,
   });
-  res.end(text);
+  res.end(payload);
 }

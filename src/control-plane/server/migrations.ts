@@ -87,6 +87,12 @@ export const MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX deployments_tenant_listing ON deployments (tenant_id, remote_reconciled, seq);
   `,
+  // The agent's listing (remote_reconciled, no tenant) walked the table itself: each page read
+  // every row before its offset to test the filter, so a whole listing read rows in the square
+  // of its size. In this index the rows before the offset are skipped without reading them.
+  `
+  CREATE INDEX deployments_reconciled_listing ON deployments (remote_reconciled, seq);
+  `,
 ];
 
 /** Brings the database to the latest schema version; refuses a database newer than this code. */

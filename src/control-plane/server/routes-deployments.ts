@@ -6,6 +6,7 @@ import {
   strict,
 } from '../../contract/index.ts';
 import { HttpError, invalid, parseOr422 } from './errors.ts';
+import { JsonBytes } from './http-io.ts';
 import { listReply } from './list-reply.ts';
 import { NoQuery, parseQuery, uuidParam } from './params.ts';
 import { interfaceDeploymentBody } from './public-spellings.ts';
@@ -42,7 +43,7 @@ export function deploymentRoutes(router: Router, store: ControlStore): void {
   router.on('GET', '/v2/deployments/{deployment_id}', (ctx) => {
     const id = uuidParam(ctx.params, 'deployment_id');
     parseQuery(NoQuery, ctx.query);
-    return { status: 200, body: store.deployments.get(id, ctx.tenantId) };
+    return { status: 200, body: new JsonBytes(store.deployments.getJson(id, ctx.tenantId)) };
   });
 
   router.on('PATCH', '/v2/deployments/{deployment_id}', async (ctx) => {
@@ -70,7 +71,10 @@ export function deploymentRoutes(router: Router, store: ControlStore): void {
     const id = uuidParam(ctx.params, 'deployment_id');
     const revisionId = uuidParam(ctx.params, 'revision_id');
     parseQuery(NoQuery, ctx.query);
-    return { status: 200, body: store.deployments.getRevision(id, revisionId, ctx.tenantId) };
+    return {
+      status: 200,
+      body: new JsonBytes(store.deployments.getRevisionJson(id, revisionId, ctx.tenantId)),
+    };
   });
 
   router.on('POST', '/v2/deployments/{deployment_id}/revisions/{revision_id}/redeploy', (ctx) => {

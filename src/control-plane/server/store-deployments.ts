@@ -14,7 +14,7 @@ import type {
 import { conflict, notFound } from './errors.ts';
 import { checkReferences } from './references.ts';
 import { applyPatch, imageVersion, initialRevisionStatus } from './revisions.ts';
-import { type CountedPage, type Database, placeholders } from './store.ts';
+import { type CountedPage, type Database, placeholders, type StoredJson } from './store.ts';
 
 /** Extra inputs only seeds and tests give: the wire never sets them. */
 export interface CreateExtras {
@@ -175,7 +175,18 @@ export class DeploymentStore {
     return found;
   }
 
-  list(q: DeploymentListQuery, tenantId: string | undefined): CountedPage<Deployment> {
+  /** The deployment as stored, for an answer that sends it unchanged (`get` for the record). */
+  getJson(id: string, tenantId: string | undefined): StoredJson {
+    const found =
+      tenantId === undefined
+        ? this.#db.json('deployments', ['id = ?'], id)
+        : this.#db.json('deployments', ['id = ?', 'tenant_id = ?'], id, tenantId);
+    if (!found) throw notFound('deployment');
+    return found;
+  }
+
+  /** A page of the deployments matching `q`, as stored. */
+  list(q: DeploymentListQuery, tenantId: string | undefined): CountedPage<StoredJson> {
     const where: string[] = [];
     const params: SQLInputValue[] = [];
     const eq = (column: string, value: SQLInputValue | undefined) => {
@@ -204,7 +215,7 @@ export class DeploymentStore {
       );
       params.push(...q.tag_value_ids);
     }
-    return this.#db.page<Deployment>('deployments', where, params, ORDER, q.limit, q.offset);
+    return this.#db.page('deployments', where, params, ORDER, q.limit, q.offset);
   }
 
   getRevision(deploymentId: string, revisionId: string, tenantId?: string): Revision {
@@ -218,12 +229,21 @@ export class DeploymentStore {
     return found;
   }
 
+  /** The revision as stored, for an answer that sends it unchanged (`getRevision` for the record). */
+  getRevisionJson(deploymentId: string, revisionId: string, tenantId: string | undefined): StoredJson {
+    this.#mustExist(deploymentId, tenantId);
+    const found = this.#db.json('revisions', ['id = ?', 'deployment_id = ?'], revisionId, deploymentId);
+    if (!found) throw notFound('revision');
+    return found;
+  }
+
+  /** A page of a deployment's revisions matching `q`, as stored. */
   listRevisions(
     deploymentId: string,
     q: RevisionListQuery,
     tenantId: string | undefined,
-  ): CountedPage<Revision> {
-    this.get(deploymentId, tenantId);
+  ): CountedPage<StoredJson> {
+    this.#mustExist(deploymentId, tenantId);
     const where = ['deployment_id = ?'];
     const params: SQLInputValue[] = [deploymentId];
     if (q.status) {
@@ -234,7 +254,18 @@ export class DeploymentStore {
       where.push('remote_reconciled = ?');
       params.push(q.remote_reconciled ? 1 : 0);
     }
-    return this.#db.page<Revision>('revisions', where, params, ORDER, q.limit, q.offset);
+    return this.#db.page('revisions', where, params, ORDER, q.limit, q.offset);
+  }
+
+  /**
+   * 404 unless the deployment exists and is the tenant's: read from its columns (the tenant never
+   * changes), so a read of its revisions does not parse the deployment's document.
+   */
+  #mustExist(id: string, tenantId: string | undefined): void {
+    const row = this.#db.prepared('SELECT tenant_id FROM deployments WHERE id = ?').get(id) as
+      | { tenant_id: string }
+      | undefined;
+    if (!row || (tenantId !== undefined && row.tenant_id !== tenantId)) throw notFound('deployment');
   }
 
   /** For tests: a build service would move revisions on; nothing on the wire can. */

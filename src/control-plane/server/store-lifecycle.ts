@@ -58,8 +58,8 @@ export class LifecycleStore {
 
   /** The earliest `deleted_at` still waiting for its purge, if any. */
   earliestDeletedAt(): string | undefined {
-    const row = this.#db.sqlite
-      .prepare('SELECT MIN(deleted_at) AS at FROM deployments WHERE deleted_at IS NOT NULL')
+    const row = this.#db
+      .prepared('SELECT MIN(deleted_at) AS at FROM deployments WHERE deleted_at IS NOT NULL')
       .get() as { at: string | null };
     return row.at ?? undefined;
   }

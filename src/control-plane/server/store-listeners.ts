@@ -1,6 +1,6 @@
 import type { Listener, ListenerCreate, ListenerPatch } from '../../contract/index.ts';
 import { conflict, notFound } from './errors.ts';
-import type { CountedPage, Database } from './store.ts';
+import type { CountedPage, Database, StoredJson } from './store.ts';
 
 /** Listeners: compute_id is unique; compute_type and compute_id never change after creation. */
 export class ListenerStore {
@@ -62,8 +62,8 @@ export class ListenerStore {
   }
 
   /** Newest first, by insertion sequence, as every list of the reference (docs/control-plane.md). */
-  list(limit: number, offset: number): CountedPage<Listener> {
-    return this.#db.page<Listener>('listeners', [], [], 'seq DESC', limit, offset);
+  list(limit: number, offset: number): CountedPage<StoredJson> {
+    return this.#db.page('listeners', [], [], 'seq DESC', limit, offset);
   }
 
   /**

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
+import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import { migrate } from './migrations.ts';
 
 /** One page of a listing: `offset` is where the next page starts (docs/control-plane.md). */
@@ -13,6 +13,14 @@ export interface CountedPage<T> {
   page: Page<T>;
   total: number;
 }
+
+/**
+ * A stored document as the UTF-8 bytes of its JSON text, exactly as the store wrote it. Every
+ * document is written as `JSON.stringify` of the record, so these are the bytes that parsing it
+ * and serialising it again would give: a read that answers a document unchanged sends them as
+ * they are.
+ */
+export type StoredJson = Uint8Array;
 
 export interface DatabaseOptions {
   /** `:memory:` (default) or a file path. Files use WAL so readers never block the writer. */
@@ -33,6 +41,9 @@ export class Database {
   readonly now: () => Date;
   readonly newId: () => string;
   #depth = 0;
+  /** How a query selects a document's bytes: the stored text as a blob when it is UTF-8. */
+  readonly #docBytes: string;
+  readonly #prepared = new Map<string, StatementSync>();
 
   constructor(options: DatabaseOptions = {}) {
     const path = options.db ?? ':memory:';
@@ -46,6 +57,23 @@ export class Database {
       this.sqlite.exec('PRAGMA synchronous = NORMAL');
     }
     migrate(this.sqlite);
+    // A blob of a text column holds the database's encoding; only UTF-8 is the answer's.
+    const { encoding } = this.sqlite.prepare('PRAGMA encoding').get() as { encoding: string };
+    this.#docBytes = encoding === 'UTF-8' ? 'CAST(doc AS BLOB)' : 'doc';
+  }
+
+  /**
+   * The statement of `sql`, compiled once and kept: for the few statements every request runs
+   * (compiling one costs several times running it). Only for SQL the code spells out, never built
+   * from input, so the set stays small.
+   */
+  prepared(sql: string): StatementSync {
+    let statement = this.#prepared.get(sql);
+    if (!statement) {
+      statement = this.sqlite.prepare(sql);
+      this.#prepared.set(sql, statement);
+    }
+    return statement;
   }
 
   /** The current time as the interface writes it (ISO 8601, UTC, milliseconds). */
@@ -81,31 +109,37 @@ export class Database {
     return rows.map((r) => JSON.parse(r.doc) as T);
   }
 
+  /** The stored bytes of the first row of `table` meeting every SQL condition of `where`, or undefined. */
+  json(table: string, where: string[], ...params: SQLInputValue[]): StoredJson | undefined {
+    const row = this.prepared(
+      `SELECT ${this.#docBytes} AS doc FROM ${table} WHERE ${where.join(' AND ')}`,
+    ).get(...params) as { doc: StoredJson | string } | undefined;
+    return row ? bytesOf(row.doc) : undefined;
+  }
+
   /**
-   * A page of documents and the number of rows matching in all: `where` is a list of SQL
+   * A page of stored documents and the number of rows matching in all: `where` is a list of SQL
    * conditions joined with AND. Both are read in one read transaction, so the total describes
    * the same state as the page even when another process writes the file in between (WAL gives
    * the transaction one snapshot); a client ends its walk on that total.
    */
-  page<T>(
+  page(
     table: string,
     where: string[],
     params: SQLInputValue[],
     order: string,
     limit: number,
     offset: number,
-  ): CountedPage<T> {
+  ): CountedPage<StoredJson> {
     const clause = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
     return this.#read(() => {
       const { total } = this.sqlite
         .prepare(`SELECT COUNT(*) AS total FROM ${table} ${clause}`)
         .get(...params) as { total: number };
-      const resources = this.docs<T>(
-        `SELECT doc FROM ${table} ${clause} ORDER BY ${order} LIMIT ? OFFSET ?`,
-        ...params,
-        limit,
-        offset,
-      );
+      const rows = this.sqlite
+        .prepare(`SELECT ${this.#docBytes} AS doc FROM ${table} ${clause} ORDER BY ${order} LIMIT ? OFFSET ?`)
+        .all(...params, limit, offset) as { doc: StoredJson | string }[];
+      const resources = rows.map((r) => bytesOf(r.doc));
       return { page: { resources, offset: offset + resources.length }, total };
     });
   }
@@ -138,6 +172,11 @@ export class Database {
   close(): void {
     if (this.sqlite.isOpen) this.sqlite.close();
   }
+}
+
+/** A document's bytes: as read, or encoded from the text a database in another encoding gave. */
+function bytesOf(doc: StoredJson | string): StoredJson {
+  return typeof doc === 'string' ? Buffer.from(doc, 'utf8') : doc;
 }
 
 /** `?, ?, ?` for a list of n values. */
