@@ -1,4 +1,3 @@
-import type { SQLInputValue } from 'node:sqlite';
 import type {
   Deployment,
   DeploymentCreate,
@@ -14,7 +13,8 @@ import type {
 import { conflict, notFound } from './errors.ts';
 import { checkReferences } from './references.ts';
 import { applyPatch, imageVersion, initialRevisionStatus } from './revisions.ts';
-import { type CountedPage, type Database, placeholders, type StoredJson } from './store.ts';
+import { deploymentFilters, revisionFilters } from './list-filters.ts';
+import type { CountedPage, Database, StoredJson } from './store.ts';
 
 /** Extra inputs only seeds and tests give: the wire never sets them. */
 export interface CreateExtras {
@@ -187,34 +187,7 @@ export class DeploymentStore {
 
   /** A page of the deployments matching `q`, as stored. */
   list(q: DeploymentListQuery, tenantId: string | undefined): CountedPage<StoredJson> {
-    const where: string[] = [];
-    const params: SQLInputValue[] = [];
-    const eq = (column: string, value: SQLInputValue | undefined) => {
-      if (value === undefined) return;
-      where.push(`${column} = ?`);
-      params.push(value);
-    };
-    eq('tenant_id', tenantId);
-    eq('name', q.name);
-    eq('status', q.status);
-    eq('remote_reconciled', q.remote_reconciled === undefined ? undefined : q.remote_reconciled ? 1 : 0);
-    eq('image_version', q.image_version);
-    eq('deployment_type', q.deployment_type);
-    eq('listener_id', q.agent_id);
-    if (q.name_contains !== undefined) {
-      where.push('instr(name, ?) > 0');
-      params.push(q.name_contains);
-    }
-    if (q.deployment_ids) {
-      where.push(`id IN (${placeholders(q.deployment_ids.length)})`);
-      params.push(...q.deployment_ids);
-    }
-    if (q.tag_value_ids) {
-      where.push(
-        `id IN (SELECT deployment_id FROM deployment_tags WHERE tag_value_id IN (${placeholders(q.tag_value_ids.length)}))`,
-      );
-      params.push(...q.tag_value_ids);
-    }
+    const { where, params } = deploymentFilters(q, tenantId);
     return this.#db.page('deployments', where, params, ORDER, q.limit, q.offset);
   }
 
@@ -244,16 +217,7 @@ export class DeploymentStore {
     tenantId: string | undefined,
   ): CountedPage<StoredJson> {
     this.#mustExist(deploymentId, tenantId);
-    const where = ['deployment_id = ?'];
-    const params: SQLInputValue[] = [deploymentId];
-    if (q.status) {
-      where.push(`status IN (${placeholders(q.status.length)})`);
-      params.push(...q.status);
-    }
-    if (q.remote_reconciled !== undefined) {
-      where.push('remote_reconciled = ?');
-      params.push(q.remote_reconciled ? 1 : 0);
-    }
+    const { where, params } = revisionFilters(deploymentId, q);
     return this.#db.page('revisions', where, params, ORDER, q.limit, q.offset);
   }
 
