@@ -11,7 +11,8 @@
  */
 import { LABELS, MANAGED_BY } from '../labels.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
-import { objectId } from '../objects/object-id.ts';
+import { formatObjectId, objectId } from '../objects/object-id.ts';
+import { kubeError } from './errors.ts';
 import type { ObjectClient } from './object-client.ts';
 
 /** A label selector as Kubernetes writes one. */
@@ -112,12 +113,18 @@ export class ForeignObjects {
     return once(this.#claims, namespace, async () => {
       const selector = `${LABELS.managedBy}=${MANAGED_BY},${LABELS.listenerId}!=${this.#listenerId}`;
       const out = new Map<string, KubeObject>();
-      await this.#client.list('v1', 'PersistentVolumeClaim', namespace, selector, (item) => {
-        const metadata = { name: item.metadata.name, namespace, labels: { ...(item.metadata.labels ?? {}) } };
-        const slim: KubeObject = { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata };
-        out.set(item.metadata.name ?? '', slim);
-        return slim;
-      });
+      await coded('PersistentVolumeClaim', namespace, () =>
+        this.#client.list('v1', 'PersistentVolumeClaim', namespace, selector, (item) => {
+          const metadata = {
+            name: item.metadata.name,
+            namespace,
+            labels: { ...(item.metadata.labels ?? {}) },
+          };
+          const slim: KubeObject = { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata };
+          out.set(item.metadata.name ?? '', slim);
+          return slim;
+        }),
+      );
       return out;
     });
   }
@@ -130,14 +137,28 @@ export class ForeignObjects {
     ] as const;
     const out: Selecting[] = [];
     for (const [apiVersion, kind] of kinds) {
-      await this.#client.list(apiVersion, kind, namespace, selector, (item) => {
-        const selectors = selectorsOf(item);
-        if (selectors.length > 0) out.push({ id: objectId(item), selectors });
-        // Nothing of the item is kept but its id and selectors.
-        return { apiVersion, kind, metadata: {} } as KubeObject;
-      });
+      await coded(kind, namespace, () =>
+        this.#client.list(apiVersion, kind, namespace, selector, (item) => {
+          const selectors = selectorsOf(item);
+          if (selectors.length > 0) out.push({ id: objectId(item), selectors });
+          // Nothing of the item is kept but its id and selectors.
+          return { apiVersion, kind, metadata: {} } as KubeObject;
+        }),
+      );
     }
     return out;
+  }
+}
+
+/**
+ * A failed list as the coded error of its cause (a server error, unreachable, forbidden), so the
+ * reconcile that needed it reports that and not an unexpected one.
+ */
+async function coded<T>(kind: string, namespace: string, list: () => Promise<T>): Promise<T> {
+  try {
+    return await list();
+  } catch (err) {
+    throw kubeError(err, formatObjectId(kind, namespace, '*'), 'list');
   }
 }
 

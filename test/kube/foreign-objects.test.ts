@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { MooringError } from '../../src/errors.ts';
 import { ForeignObjects } from '../../src/kube/foreign-objects.ts';
+import { KubeApiError } from '../../src/kube/http.ts';
 import type { KubeObject } from '../../src/objects/kube-object.ts';
 
 /** A client answering list calls from `items` by kind, recording each call's kind and selector. */
@@ -75,5 +77,23 @@ describe('ForeignObjects: what the listener-scoped listing does not hold, once p
     await expect(foreign.claims('apps')).rejects.toThrow('down');
     expect((await foreign.claims('apps')).size).toBe(0);
     expect(calls).toHaveLength(2);
+  });
+
+  it("gives a failed list's cause as a coded error, not an unexpected one", async () => {
+    const answering = (status: number) => ({
+      list: async () => {
+        throw new KubeApiError(status, { kind: 'Status', code: status }, 'GET');
+      },
+    });
+    const claims = new ForeignObjects(answering(500), 'mine').claims('apps');
+    await expect(claims).rejects.toBeInstanceOf(MooringError);
+    await expect(claims).rejects.toMatchObject({
+      code: 'MOORING_E_KUBE_SERVER',
+      message: 'PersistentVolumeClaim/apps/*: list server answered 500',
+    });
+    await expect(new ForeignObjects(answering(403), 'mine').selectors('apps')).rejects.toMatchObject({
+      code: 'MOORING_E_KUBE_FORBIDDEN',
+      message: expect.stringMatching(/^Service\/apps\/\*: list refused \(403\)/),
+    });
   });
 });

@@ -46,6 +46,9 @@ export function expectChaosSurvived(
   for (const status of ['500', '429', '409']) expect(o.faultStatuses[status] ?? 0).toBeGreaterThan(0);
   // The agent only died when killed.
   expect(o.unexpectedExits).toEqual([]);
+  // Every failure the chaos caused was told by its own code: none reached a log line as unexpected.
+  const unexpected = o.logs.lines().filter((l) => l.code === 'MOORING_E_INTERNAL');
+  expect(unexpected.map((l) => `${String(l.msg)}: ${JSON.stringify(l.err ?? null)}`)).toEqual([]);
   // The cluster is the desired state: every rendered object, nothing else, rendered fields equal.
   expect(o.report.missing, o.reportText).toEqual([]);
   expect(o.report.unexpected, o.reportText).toEqual([]);
