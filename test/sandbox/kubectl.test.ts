@@ -125,28 +125,29 @@ describe('real kubectl against the sandbox API', () => {
       'apps',
       '--watch',
     ]);
+    // One listener for the whole output; each wait is for a whole row (kubectl may write a row in
+    // several chunks), so the row is in `out` once the wait ends.
     let out = '';
-    const seen = (text: string): Promise<void> =>
+    let waiting: { row: RegExp; resolve: () => void } | undefined;
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (waiting?.row.test(out)) waiting.resolve();
+    });
+    const seen = (row: RegExp): Promise<void> =>
       new Promise((resolve) => {
-        const check = (): void => {
-          if (out.includes(text)) resolve();
-        };
-        child.stdout.on('data', (chunk: Buffer) => {
-          out += chunk.toString();
-          check();
-        });
-        check();
+        waiting = { row, resolve };
+        if (row.test(out)) resolve();
       });
     await sb.call('POST', '/api/v1/namespaces/apps/configmaps', {
       metadata: { name: 'first' },
       data: { a: '1' },
     });
-    await seen('first');
+    await seen(/first\s+1/);
     await sb.call('POST', '/api/v1/namespaces/apps/configmaps', {
       metadata: { name: 'second' },
       data: { a: '1', b: '2' },
     });
-    await seen('second');
+    await seen(/second\s+2/);
     child.kill();
     expect(out).toMatch(/first\s+1/);
     expect(out).toMatch(/second\s+2/);
