@@ -22,7 +22,6 @@ import { ListingPool, shareStrings } from '../objects/string-pool.ts';
 import { type Clock, sleep, systemClock } from './clock.ts';
 import { DesiredResolver } from '../reconcile/desired-resolver.ts';
 import { CollisionMemo } from '../reconcile/collision-memo.ts';
-import { LastResolved } from './last-resolved.ts';
 import { ListingPages } from './listing-pages.ts';
 import { type DesiredDeployment, openPollCycle, type Snapshot } from './poll-cycle.ts';
 import { EarlyChanges } from './early-changes.ts';
@@ -59,7 +58,6 @@ export class Poller {
   #listingScope: { inScope: ((deploymentId: string) => boolean) | undefined } | undefined;
   /** Pages of the last complete listing, recognised by their bytes (listing-pages.ts). */
   readonly #pages = new ListingPages();
-  readonly #last = new LastResolved();
   /**
    * custom_url -> the deployment that kept it at the last poll (it keeps it while it has it). A
    * poller lives for one term: a new leader starts from the older-keeps rule.
@@ -173,9 +171,7 @@ export class Poller {
           const collision = collided.get(deployment.id);
           const handed = early.handed(deployment, reason, collision);
           if (handed) return handed;
-          const d =
-            this.#last.reuse(deployment, reason !== undefined || collision !== undefined, this.#resolver) ??
-            (await this.#resolver.resolve(deployment, reason, collision));
+          const d = await this.#resolver.resolve(deployment, reason, collision);
           this.#shareParsed(d, pool);
           cycle.ready(d);
           return d;
@@ -184,7 +180,6 @@ export class Poller {
       );
       const retains = this.#o.retains ?? (() => true);
       this.#resolver.pruneCache(deployments, retains);
-      this.#last.keep(deployments, retains);
       // Only what was digested: a refused record (one nested too deep, say) is never compared.
       this.#held = new Map(
         deployments

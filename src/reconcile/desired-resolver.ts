@@ -8,11 +8,69 @@ import type { ControlPlaneClient } from '../control-plane/client.ts';
 import { type DeploymentRecord, FINAL_REVISION_STATUSES, type RevisionRecord } from '../contract/index.ts';
 import { type ErrorCode, MooringError } from '../errors.ts';
 import { chooseRevision } from './revision-choice.ts';
+import { detectCollisions } from '../render/names.ts';
+import { tenantMayUse } from '../render/references.ts';
+import { CustomUrls, detectUrlClaims } from '../render/url-claims.ts';
 import type { DesiredDeployment } from '../agent/poll-cycle.ts';
-import type { Refusal } from './collisions.ts';
 import { MAX_RECORD_DEPTH, RecordDigests } from './record-digest.ts';
 
-export { type CollisionRules, collisionsOf } from './collisions.ts';
+/**
+ * Deployments any of whose object names an older deployment in the same namespace would use
+ * (`detectCollisions`: every derived name, not only the base name): the oldest keeps its names,
+ * the others are refused before anything of theirs is applied (until the collision is gone). A
+ * deployment being deleted holds its names until its objects are gone (`rules.holdsObjects`; its
+ * kept volumes are judged by their labels, reconcile/identity.ts), and is never refused itself:
+ * its deletion goes on. Nor does one in a
+ * namespace bound to another tenant: rendering refuses it, and it must not hold that tenant's
+ * names against it. With `urls` (exposure is on), a custom_url another deployment keeps
+ * (`detectUrlClaims`: the one that held it at the previous poll, `urlHolders`, else the oldest)
+ * refuses the others too. Returns the refusals by deployment id, and this poll's URL holders.
+ * `customUrls` parses custom_url once per record (the poller keeps one).
+ */
+export function collisionsOf(
+  deployments: readonly DeploymentRecord[],
+  rules: CollisionRules,
+  urlHolders: ReadonlyMap<string, string> = new Map(),
+  customUrls: CustomUrls = new CustomUrls(),
+): { refused: Map<string, Refusal>; urlHolders: Map<string, string> } {
+  const mayUse = (d: DeploymentRecord) =>
+    tenantMayUse(d, d.source_config?.listener_config?.k8s_namespace ?? '', rules.namespaceTenants ?? {});
+  const deleting = (d: DeploymentRecord) => d.status === 'AWAITING_DELETE';
+  const live = deployments.filter((d) => !deleting(d) && mayUse(d));
+  // Unknown (no listing yet) counts as holding: a name is released only once seen free.
+  const holding = deployments.filter((d) => deleting(d) && mayUse(d) && rules.holdsObjects?.(d.id) !== false);
+  const out = new Map<string, Refusal>();
+  const held = new Set(holding.map((d) => d.id));
+  for (const c of detectCollisions(holding.length > 0 ? [...live, ...holding] : live)) {
+    if (!held.has(c.deploymentIds[1])) out.set(c.deploymentIds[1], { code: c.code, message: c.reason });
+  }
+  const urls = rules.urls?.()
+    ? detectUrlClaims(live, urlHolders, customUrls)
+    : { claims: [], holders: new Map() };
+  for (const c of urls.claims) {
+    if (!out.has(c.deploymentIds[1])) out.set(c.deploymentIds[1], { code: c.code, message: c.reason });
+  }
+  return { refused: out, urlHolders: urls.holders };
+}
+
+/** What decides collisions between a listener's deployments. */
+export interface CollisionRules {
+  /** Namespace → tenant id (`--namespace-tenants`); default none bound. */
+  namespaceTenants?: Readonly<Record<string, string>> | undefined;
+  /** Whether deployments are exposed at their custom_url (then two may not share one); default not. */
+  urls?: (() => boolean) | undefined;
+  /**
+   * Whether a deployment still owns objects other than its kept volumes, by the agent's latest
+   * listing (undefined before one). A deployment being deleted holds its names while it does.
+   */
+  holdsObjects?: ((deploymentId: string) => boolean | undefined) | undefined;
+}
+
+/** A coded refusal of one deployment. */
+interface Refusal {
+  code: ErrorCode;
+  message: string;
+}
 
 /** What a restart memo keeps of a revision whose status was final (ADR 0010): no content. */
 export interface KnownRevision {
@@ -188,25 +246,6 @@ export class DesiredResolver {
       );
     }
     return revision;
-  }
-
-  /**
-   * Whether resolving `prev.deployment` again, with no refusal from the listing, would give `prev`
-   * itself: it was not refused, and the revisions it was chosen from are the final records this
-   * cache still holds (a revision still moving is read again at every poll, and a memo's digest
-   * stands for a record not read yet). The poller then takes `prev` for an unchanged record.
-   */
-  stillResolves(prev: DesiredDeployment): boolean {
-    const { deployment, revision, refused } = prev;
-    if (refused) return false;
-    // Without a record: being deleted, or nothing to run (a memo's digest has a latest id).
-    if (revision === undefined) {
-      return (
-        deployment.status === 'AWAITING_DELETE' ||
-        (!deployment.latest_revision_id && !deployment.active_revision_id)
-      );
-    }
-    return this.#revisions.get(revision.id) === revision;
   }
 
   /**
