@@ -17,12 +17,12 @@
  *     [--client-node-option=--cpu-prof ...]   (Node flags for the measured client, e.g. the image's)
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
-import { describeMachine, median, round, roundOrNull } from './lib/figures.ts';
+import { describeMachine, median, peakRssMib, round, roundOrNull } from './lib/figures.ts';
 import { refOf, waitForObjects } from './lib/convergence.ts';
 import { startStack } from './lib/stack.ts';
 
@@ -112,12 +112,11 @@ async function pullClient(a: ChildArgs): Promise<void> {
     clearInterval(timer);
   }
   const cpu = process.cpuUsage(cpu0);
-  const m = /^VmHWM:\s+(\d+)\s+kB/m.exec(readFileSync('/proc/self/status', 'utf8'));
   const result: PullResult = {
     seconds: (performance.now() - started) / 1000,
     cpuS: (cpu.user + cpu.system) / 1e6,
     ...out,
-    peakRssMib: m ? Number(m[1]) / 1024 : null,
+    peakRssMib: peakRssMib(),
   };
   await polling;
   process.stdout.write(JSON.stringify(result));

@@ -21,7 +21,6 @@ import {
   mkdirSync,
   mkdtempSync,
   openSync,
-  readFileSync,
   rmSync,
   writeFileSync,
   writeSync,
@@ -37,7 +36,7 @@ import { prepareForApply } from '../src/kube/desired-hash.ts';
 import { sortForApply } from '../src/objects/kinds.ts';
 import type { KubeObject } from '../src/objects/kube-object.ts';
 import { startKubeApi } from '../src/sandbox/server.ts';
-import { describeMachine, median, round, roundOrNull } from './lib/figures.ts';
+import { describeMachine, median, peakRssMib, round, roundOrNull } from './lib/figures.ts';
 import { runKubectlBaseline } from './lib/kubectl-baseline.ts';
 import { errorLog, startStack } from './lib/stack.ts';
 
@@ -51,16 +50,6 @@ interface BareResult {
   applies: number;
   /** The child's peak resident memory (VmHWM), MiB: Node, the agent's HTTP client and the objects. */
   peakRssMib: number | null;
-}
-
-/** This process's peak resident memory from /proc (null where there is none). */
-function peakRssMib(): number | null {
-  try {
-    const m = /^VmHWM:\s+(\d+)\s+kB/m.exec(readFileSync('/proc/self/status', 'utf8'));
-    return m ? Number(m[1]) / 1024 : null;
-  } catch {
-    return null;
-  }
 }
 
 /**
