@@ -192,7 +192,7 @@ export class DeploymentStore {
   }
 
   getRevision(deploymentId: string, revisionId: string, tenantId?: string): Revision {
-    this.get(deploymentId, tenantId);
+    this.#mustExist(deploymentId, tenantId);
     const found = this.#db.doc<Revision>(
       'SELECT doc FROM revisions WHERE id = ? AND deployment_id = ?',
       revisionId,
