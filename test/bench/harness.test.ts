@@ -173,6 +173,17 @@ describe('benchmark figures', () => {
     expect(unmeasured.every((v) => v.met === null)).toBe(true);
   });
 
+  it('holds peak RSS to 160 MiB up to 1,000 deployments and to 300 MiB beyond', () => {
+    const rss = (deployments: number, peak: number) =>
+      verdicts({ ...emptyResult(deployments, 4, 5), peak_rss_mib: peak }).find(
+        (v) => v.figure === 'peak_rss_mib',
+      );
+    expect(rss(1000, 160)).toMatchObject({ target: '<= 160', met: true });
+    expect(rss(1000, 160.1)?.met).toBe(false);
+    expect(rss(10_000, 300)).toMatchObject({ target: '<= 300', met: true });
+    expect(rss(10_000, 300.1)?.met).toBe(false);
+  });
+
   it('writes JSON with the keys the issue names, and a table with the verdicts', () => {
     const json = JSON.parse(toJson(sample()));
     for (const key of [
