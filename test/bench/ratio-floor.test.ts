@@ -53,6 +53,10 @@ describe('bench/ratio-floor.ts', () => {
     expect(row?.kubectl_s).toBeNull();
     expect(result.ratio_median).toBeNull();
     expect(run.stderr).not.toContain('kubectl');
+    // The warm-up runs first and is not among the rounds.
+    const warm = run.stderr.indexOf('warm-up: a throwaway round of 3 deployments');
+    expect(warm).toBeGreaterThanOrEqual(0);
+    expect(warm).toBeLessThan(run.stderr.indexOf('round 1: bare client'));
   }, 150_000);
 
   it('refuses a bad count with its usage', () => {
