@@ -85,3 +85,55 @@ describe('DesiredResolver seeded by a restart memo', () => {
     expect(reads).toEqual([R_LATEST, R_LATEST]);
   });
 });
+
+describe('DesiredResolver.resolveHeld (a poll resolving without a promise per record)', () => {
+  it('gives nothing until the seed is read, then what resolve gives, with no read', async () => {
+    const latest = revision(R_LATEST, 'DEPLOYED');
+    const { resolver, reads } = resolverOf({ [R_LATEST]: latest }, []);
+    expect(resolver.resolveHeld(record(), undefined, undefined)).toBeUndefined();
+    const resolved = await resolver.resolve(record(), undefined, undefined);
+    expect(reads).toEqual([R_LATEST]);
+    const held = resolver.resolveHeld(record(), undefined, undefined);
+    expect(held).toEqual(resolved);
+    expect(held?.hash).toBe(desiredStateHash(record(), latest));
+    expect(reads).toEqual([R_LATEST]);
+  });
+
+  it('gives nothing for a revision still moving (read again at every poll) or not yet read', async () => {
+    const moving = revision(R_LATEST, 'DEPLOYING');
+    const { resolver, reads } = resolverOf({ [R_LATEST]: moving }, []);
+    await resolver.resolve(record(), undefined, undefined);
+    expect(resolver.resolveHeld(record(), undefined, undefined)).toBeUndefined();
+    await resolver.resolve(record(), undefined, undefined);
+    expect(reads).toEqual([R_LATEST, R_LATEST]);
+    const failed = revision(R_LATEST, 'DEPLOY_FAILED');
+    const other = resolverOf({ [R_LATEST]: failed, [R_ACTIVE]: revision(R_ACTIVE, 'DEPLOYED') }, [
+      known(failed),
+    ]);
+    // A refusal reads the seed and no revision.
+    await other.resolver.resolve(record(), 'unsupported', undefined);
+    // The memo knew the latest as failed; the active one it falls back to is not read yet.
+    expect(other.resolver.resolveHeld(record(), undefined, undefined)).toBeUndefined();
+    expect(other.reads).toEqual([]);
+    await other.resolver.resolve(record(), undefined, undefined);
+    expect(other.resolver.resolveHeld(record(), undefined, undefined)?.revision?.id).toBe(R_ACTIVE);
+    expect(other.reads).toEqual([R_ACTIVE]);
+  });
+
+  it('gives a revision the memo knew as pending, and refusals, without a read', async () => {
+    const latest = revision(R_LATEST, 'DEPLOYED');
+    const { resolver, reads } = resolverOf({ [R_LATEST]: latest }, [known(latest)]);
+    await resolver.resolve(record(), undefined, undefined);
+    expect(resolver.resolveHeld(record(), undefined, undefined)).toMatchObject({
+      pendingRevision: R_LATEST,
+      hash: desiredStateHash(record(), latest),
+    });
+    expect(resolver.resolveHeld(record(), 'no such kind', undefined)?.refused).toEqual({
+      code: 'MOORING_E_RECORD_UNSUPPORTED',
+      message: 'no such kind',
+    });
+    const collision = { code: 'MOORING_E_NAME_COLLISION', message: 'taken' } as const;
+    expect(resolver.resolveHeld(record(), undefined, collision)?.refused).toEqual(collision);
+    expect(reads).toEqual([]);
+  });
+});
