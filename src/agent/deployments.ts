@@ -255,7 +255,7 @@ export class Deployments {
     const record = this.#book.get(key);
     if (!record || record.refused) return {};
     const d = record.desired;
-    const waits = this.#d.memory?.defers(key, record.holds || this.#d.restored?.(key) === true);
+    const waits = this.#book.waitsForMemory(d, this.#d.memory, this.#d.restored);
     if (waits) {
       this.#park(d, waits);
       return {};

@@ -365,6 +365,24 @@ describe('Agent with leader election', () => {
     expect(lease.state.record?.holderIdentity).toBeUndefined();
   });
 
+  it('under a short heap, a new deployment waits for memory but one being deleted is reconciled: deleting frees memory', async () => {
+    const heap = { liveBytes: 95, limitBytes: 100 };
+    const { agent, calls, clock, pending } = setup(
+      [dep('d1', 'alpha'), dep('d2', 'beta', { status: 'AWAITING_DELETE' })],
+      { memory: new MemoryBudget({ read: () => heap, logger: silentLogger() }) },
+    );
+    const controller = new AbortController();
+    const running = agent.run(controller.signal);
+    await flush();
+    expect(calls.filter((c) => c.startsWith('reconcile'))).toEqual(['reconcile beta']);
+    const states = Object.fromEntries(agent.statusDocument().deployments.map((d) => [d.name, d.state]));
+    expect(states.alpha).toBe('Pending');
+    for (const p of pending.splice(0)) p.resolve(READY);
+    controller.abort();
+    await clock.advance(10_000);
+    await running;
+  });
+
   it('a leader saves its restart memo every five minutes while it runs, not only at shutdown, unless the heap is short', async () => {
     for (const short of [false, true]) {
       const saved: unknown[][] = [];
