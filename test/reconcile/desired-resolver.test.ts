@@ -132,7 +132,7 @@ describe('DesiredResolver.resolveHeld (a poll resolving without a promise per re
       code: 'MOORING_E_RECORD_UNSUPPORTED',
       message: 'no such kind',
     });
-    const collision = { code: 'MOORING_E_RENDER_NAME_COLLISION', message: 'taken' } as const;
+    const collision = { code: 'MOORING_E_NAME_COLLISION', message: 'taken' } as const;
     expect(resolver.resolveHeld(record(), undefined, collision)?.refused).toEqual(collision);
     expect(reads).toEqual([]);
   });
