@@ -1,8 +1,7 @@
 /** What a `Poller` (poller.ts) is given: its control plane, listener, timing and hooks. */
 import type { ControlPlaneClient } from '../control-plane/client.ts';
 import type { Logger } from '../log.ts';
-import type { CollisionRules } from '../reconcile/collisions.ts';
-import type { DesiredResolver } from '../reconcile/desired-resolver.ts';
+import type { CollisionRules, DesiredResolver } from '../reconcile/desired-resolver.ts';
 import type { Clock } from './clock.ts';
 import type { PollCycle } from './poll-cycle.ts';
 

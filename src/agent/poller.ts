@@ -12,6 +12,7 @@
  * interval of the control plane's return) and a server's Retry-After is honoured.
  */
 import equal from 'fast-deep-equal';
+import pMap from 'p-map';
 import { backoffDelay, pollBackoff } from '../backoff.ts';
 import { CONTROL_PLANE_CONNECTIONS } from '../control-plane/client-http.ts';
 import type { Listing } from '../control-plane/client.ts';
@@ -24,7 +25,6 @@ import { CollisionMemo } from '../reconcile/collision-memo.ts';
 import { ListingPages } from './listing-pages.ts';
 import { type DesiredDeployment, openPollCycle, type Snapshot } from './poll-cycle.ts';
 import { EarlyChanges } from './early-changes.ts';
-import { resolveListed } from './resolve-listed.ts';
 import { OtherShards } from './record-sketch.ts';
 import type { PollerOptions } from './poller-options.ts';
 import { safeErr } from './safe-error.ts';
@@ -164,17 +164,19 @@ export class Poller {
       // each deployment is handed on as soon as its own is in. One handed on early is handed on
       // again only when the complete listing says otherwise of it (a later copy, a collision).
       const pool = new ListingPool();
-      const handOn = (d: DesiredDeployment) => {
-        this.#shareParsed(d, pool);
-        cycle.ready(d);
-      };
-      const listed = { mine, unsupported, collided };
-      const deployments = await resolveListed(
-        listed,
-        this.#resolver,
-        early,
-        handOn,
-        REVISION_FETCH_CONCURRENCY,
+      const deployments = await pMap(
+        mine,
+        async (deployment) => {
+          const reason = unsupported.get(deployment.id);
+          const collision = collided.get(deployment.id);
+          const handed = early.handed(deployment, reason, collision);
+          if (handed) return handed;
+          const d = await this.#resolver.resolve(deployment, reason, collision);
+          this.#shareParsed(d, pool);
+          cycle.ready(d);
+          return d;
+        },
+        { concurrency: REVISION_FETCH_CONCURRENCY },
       );
       const retains = this.#o.retains ?? (() => true);
       this.#resolver.pruneCache(deployments, retains);

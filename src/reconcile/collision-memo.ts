@@ -7,7 +7,7 @@
  */
 import type { DeploymentRecord } from '../contract/index.ts';
 import type { CustomUrls } from '../render/url-claims.ts';
-import { type CollisionRules, collisionsOf } from './collisions.ts';
+import { type CollisionRules, collisionsOf } from './desired-resolver.ts';
 
 type Collisions = ReturnType<typeof collisionsOf>;
 

@@ -8,9 +8,69 @@ import type { ControlPlaneClient } from '../control-plane/client.ts';
 import { type DeploymentRecord, FINAL_REVISION_STATUSES, type RevisionRecord } from '../contract/index.ts';
 import { type ErrorCode, MooringError } from '../errors.ts';
 import { chooseRevision } from './revision-choice.ts';
+import { detectCollisions } from '../render/names.ts';
+import { tenantMayUse } from '../render/references.ts';
+import { CustomUrls, detectUrlClaims } from '../render/url-claims.ts';
 import type { DesiredDeployment } from '../agent/poll-cycle.ts';
 import { MAX_RECORD_DEPTH, RecordDigests } from './record-digest.ts';
-import type { Refusal } from './collisions.ts';
+
+/**
+ * Deployments any of whose object names an older deployment in the same namespace would use
+ * (`detectCollisions`: every derived name, not only the base name): the oldest keeps its names,
+ * the others are refused before anything of theirs is applied (until the collision is gone). A
+ * deployment being deleted holds its names until its objects are gone (`rules.holdsObjects`; its
+ * kept volumes are judged by their labels, reconcile/identity.ts), and is never refused itself:
+ * its deletion goes on. Nor does one in a
+ * namespace bound to another tenant: rendering refuses it, and it must not hold that tenant's
+ * names against it. With `urls` (exposure is on), a custom_url another deployment keeps
+ * (`detectUrlClaims`: the one that held it at the previous poll, `urlHolders`, else the oldest)
+ * refuses the others too. Returns the refusals by deployment id, and this poll's URL holders.
+ * `customUrls` parses custom_url once per record (the poller keeps one).
+ */
+export function collisionsOf(
+  deployments: readonly DeploymentRecord[],
+  rules: CollisionRules,
+  urlHolders: ReadonlyMap<string, string> = new Map(),
+  customUrls: CustomUrls = new CustomUrls(),
+): { refused: Map<string, Refusal>; urlHolders: Map<string, string> } {
+  const mayUse = (d: DeploymentRecord) =>
+    tenantMayUse(d, d.source_config?.listener_config?.k8s_namespace ?? '', rules.namespaceTenants ?? {});
+  const deleting = (d: DeploymentRecord) => d.status === 'AWAITING_DELETE';
+  const live = deployments.filter((d) => !deleting(d) && mayUse(d));
+  // Unknown (no listing yet) counts as holding: a name is released only once seen free.
+  const holding = deployments.filter((d) => deleting(d) && mayUse(d) && rules.holdsObjects?.(d.id) !== false);
+  const out = new Map<string, Refusal>();
+  const held = new Set(holding.map((d) => d.id));
+  for (const c of detectCollisions(holding.length > 0 ? [...live, ...holding] : live)) {
+    if (!held.has(c.deploymentIds[1])) out.set(c.deploymentIds[1], { code: c.code, message: c.reason });
+  }
+  const urls = rules.urls?.()
+    ? detectUrlClaims(live, urlHolders, customUrls)
+    : { claims: [], holders: new Map() };
+  for (const c of urls.claims) {
+    if (!out.has(c.deploymentIds[1])) out.set(c.deploymentIds[1], { code: c.code, message: c.reason });
+  }
+  return { refused: out, urlHolders: urls.holders };
+}
+
+/** What decides collisions between a listener's deployments. */
+export interface CollisionRules {
+  /** Namespace → tenant id (`--namespace-tenants`); default none bound. */
+  namespaceTenants?: Readonly<Record<string, string>> | undefined;
+  /** Whether deployments are exposed at their custom_url (then two may not share one); default not. */
+  urls?: (() => boolean) | undefined;
+  /**
+   * Whether a deployment still owns objects other than its kept volumes, by the agent's latest
+   * listing (undefined before one). A deployment being deleted holds its names while it does.
+   */
+  holdsObjects?: ((deploymentId: string) => boolean | undefined) | undefined;
+}
+
+/** A coded refusal of one deployment. */
+interface Refusal {
+  code: ErrorCode;
+  message: string;
+}
 
 /** What a restart memo keeps of a revision whose status was final (ADR 0010): no content. */
 export interface KnownRevision {
@@ -18,11 +78,6 @@ export interface KnownRevision {
   status: string;
   /** `revisionDigest` of its record. */
   digest: string;
-}
-
-/** A refused record is never queued, so its hash only has to be stable, not a digest. */
-function refusal(deployment: DeploymentRecord, code: ErrorCode, message: string): DesiredDeployment {
-  return { deployment, revision: undefined, hash: `refused:${deployment.id}`, refused: { code, message } };
 }
 
 /**
@@ -77,63 +132,23 @@ export class DesiredResolver {
     unsupported: string | undefined,
     collision: Refusal | undefined,
   ): Promise<DesiredDeployment> {
-    // Revisions read for this call, final or not: one still moving is not cached, but decides
-    // this poll's choice.
-    const read = new Map<string, RevisionRecord>();
-    try {
-      const known = await this.#knownRevisions();
-      for (;;) {
-        const step = this.#decide(deployment, unsupported, collision, known, read);
-        if (!('reads' in step)) return step;
-        read.set(step.reads, await this.#revision(deployment.id, step.reads));
-      }
-    } catch (err) {
-      return this.#refusedBy(err, deployment);
-    }
-  }
-
-  /**
-   * `deployment`'s desired state when it needs no read (its revisions cached or known to the
-   * restart memo, or none needed), else undefined and `resolve` is to be awaited. An idle poll
-   * resolves every record this way, without a promise per record.
-   */
-  resolveHeld(
-    deployment: DeploymentRecord,
-    unsupported: string | undefined,
-    collision: Refusal | undefined,
-  ): DesiredDeployment | undefined {
-    const known = this.#knownSync;
-    if (known === undefined) return undefined;
-    try {
-      const step = this.#decide(deployment, unsupported, collision, known, new Map());
-      return 'reads' in step ? undefined : step;
-    } catch (err) {
-      return this.#refusedBy(err, deployment);
-    }
-  }
-
-  /**
-   * The desired state or refusal from what is held (`read`: revisions read for this call), or the
-   * id of the revision to read first. Reads nothing itself.
-   */
-  #decide(
-    deployment: DeploymentRecord,
-    unsupported: string | undefined,
-    collision: Refusal | undefined,
-    known: ReadonlyMap<string, KnownRevision>,
-    read: ReadonlyMap<string, RevisionRecord>,
-  ): DesiredDeployment | { reads: string } {
+    // A refused record is never queued, so its hash only has to be stable, not a digest.
+    const refuse = (code: ErrorCode, message: string): DesiredDeployment => ({
+      deployment,
+      revision: undefined,
+      hash: `refused:${deployment.id}`,
+      refused: { code, message },
+    });
     // A record nested absurdly deep (kept by the tolerant parse as unknown members) would overflow
     // every recursive walk downstream: it is refused alone, before anything walks it.
     if (this.#digests.tooDeep(deployment)) {
-      return refusal(
-        deployment,
+      return refuse(
         'MOORING_E_RECORD_INVALID',
         `deployment ${deployment.id}: record nested deeper than ${MAX_RECORD_DEPTH} levels`,
       );
     }
-    if (unsupported !== undefined) return refusal(deployment, 'MOORING_E_RECORD_UNSUPPORTED', unsupported);
-    if (collision !== undefined) return refusal(deployment, collision.code, collision.message);
+    if (unsupported !== undefined) return refuse('MOORING_E_RECORD_UNSUPPORTED', unsupported);
+    if (collision !== undefined) return refuse(collision.code, collision.message);
     // Being deleted, it needs no revision: its reconcile removes what it owns whatever its revisions
     // say. A failed, missing or malformed revision would otherwise refuse it and keep its objects.
     if (deployment.status === 'AWAITING_DELETE') {
@@ -144,67 +159,61 @@ export class DesiredResolver {
       .filter((s) => typeof s.value !== 'string')
       .map((s) => s.name);
     if (valueless.length > 0) {
-      return refusal(
-        deployment,
+      return refuse(
         'MOORING_E_RECORD_INVALID',
         `deployment ${deployment.id}: secret${valueless.length > 1 ? 's' : ''} ${valueless.join(', ')} carr${valueless.length > 1 ? 'y' : 'ies'} no value; nothing of it is applied or pruned until the record carries every value`,
       );
     }
-    const held = (id: string) => read.get(id) ?? this.#revisions.get(id);
-    const latestId = deployment.latest_revision_id;
-    // The latest's record when held or read; its status alone when the memo knew it.
-    let latest: RevisionRecord | undefined;
-    let latestStatus: KnownRevision | undefined;
-    if (latestId) {
-      latest = held(latestId);
-      latestStatus = latest ? undefined : known.get(latestId);
-      if (!latest && !latestStatus) return { reads: latestId };
-    }
-    const choice = chooseRevision(deployment, latest ?? latestStatus);
-    if (choice.revisionId === undefined) {
-      // No revision to run: the deployment's own source_revision_config is the latest values.
-      if (latestId) return refusal(deployment, 'MOORING_E_RENDER_NO_IMAGE', choice.reason);
-      return { deployment, revision: undefined, hash: this.#digests.desiredStateHash(deployment, undefined) };
-    }
-    const revision = held(choice.revisionId);
-    if (!revision) {
+    try {
+      const known = await this.#knownRevisions();
+      const latestId = deployment.latest_revision_id;
+      // The latest's record when held or read; its status alone when the memo knew it.
+      let latest: RevisionRecord | undefined;
+      let latestStatus: KnownRevision | undefined;
+      if (latestId) {
+        latest = this.#revisions.get(latestId);
+        latestStatus = latest ? undefined : known.get(latestId);
+        if (!latest && !latestStatus) latest = await this.#revision(deployment.id, latestId);
+      }
+      const choice = chooseRevision(deployment, latest ?? latestStatus);
+      if (choice.revisionId === undefined) {
+        // No revision to run: the deployment's own source_revision_config is the latest values.
+        if (latestId) return refuse('MOORING_E_RENDER_NO_IMAGE', choice.reason);
+        const hash = this.#digests.desiredStateHash(deployment, undefined);
+        return { deployment, revision: undefined, hash };
+      }
       // Known to the memo and not read: the hash from its digest, the record when rendered.
-      const memoized = known.get(choice.revisionId);
-      if (!memoized) return { reads: choice.revisionId };
-      return {
-        deployment,
-        revision: undefined,
-        pendingRevision: memoized.id,
-        hash: this.#digests.desiredStateHashOf(deployment, memoized.digest),
-      };
+      const memoized = this.#revisions.has(choice.revisionId) ? undefined : known.get(choice.revisionId);
+      if (memoized) {
+        return {
+          deployment,
+          revision: undefined,
+          pendingRevision: memoized.id,
+          hash: this.#digests.desiredStateHashOf(deployment, memoized.digest),
+        };
+      }
+      const revision =
+        choice.revisionId === latest?.id ? latest : await this.#revision(deployment.id, choice.revisionId);
+      if (this.#digests.tooDeep(revision)) {
+        return refuse(
+          'MOORING_E_RECORD_INVALID',
+          `revision ${revision.id}: record nested deeper than ${MAX_RECORD_DEPTH} levels`,
+        );
+      }
+      return { deployment, revision, hash: this.#digests.desiredStateHash(deployment, revision) };
+    } catch (err) {
+      // The safety net behind the depth check: a walk still ran out of stack on this record.
+      if (err instanceof RangeError) {
+        return refuse('MOORING_E_RECORD_INVALID', `deployment ${deployment.id}: record too large to process`);
+      }
+      // Refused alone: a revision the control plane does not have (404), or one it answers with
+      // a malformed body (the listing itself was fine, so the control plane is up). Transport
+      // failures still fail the whole poll: the control plane is down, nothing is acted on.
+      if (err instanceof MooringError && (!err.retryable || err.code === 'MOORING_E_CP_BAD_RESPONSE')) {
+        return refuse(err.code, err.message);
+      }
+      throw err;
     }
-    if (this.#digests.tooDeep(revision)) {
-      return refusal(
-        deployment,
-        'MOORING_E_RECORD_INVALID',
-        `revision ${revision.id}: record nested deeper than ${MAX_RECORD_DEPTH} levels`,
-      );
-    }
-    return { deployment, revision, hash: this.#digests.desiredStateHash(deployment, revision) };
-  }
-
-  /** What a failure while resolving `deployment` means: its refusal alone, or (rethrown) the poll's. */
-  #refusedBy(err: unknown, deployment: DeploymentRecord): DesiredDeployment {
-    // The safety net behind the depth check: a walk still ran out of stack on this record.
-    if (err instanceof RangeError) {
-      return refusal(
-        deployment,
-        'MOORING_E_RECORD_INVALID',
-        `deployment ${deployment.id}: record too large to process`,
-      );
-    }
-    // Refused alone: a revision the control plane does not have (404), or one it answers with
-    // a malformed body (the listing itself was fine, so the control plane is up). Transport
-    // failures still fail the whole poll: the control plane is down, nothing is acted on.
-    if (err instanceof MooringError && (!err.retryable || err.code === 'MOORING_E_CP_BAD_RESPONSE')) {
-      return refusal(deployment, err.code, err.message);
-    }
-    throw err;
   }
 
   /**

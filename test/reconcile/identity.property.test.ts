@@ -10,7 +10,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { collisionsOf } from '../../src/reconcile/collisions.ts';
+import { collisionsOf } from '../../src/reconcile/desired-resolver.ts';
 import type { DeploymentRecord, ResourceSpecRecord } from '../../src/contract/index.ts';
 import { MooringError } from '../../src/errors.ts';
 import { foreignOwner } from '../../src/kube/ownership.ts';
