@@ -45,6 +45,9 @@ const USAGE = `usage: npm run bench -- --deployments N [flags]
   --changes N            image changes timed for propagation (default 50)
   --rounds N             rounds of cold convergence, agent then kubectl, each on a fresh stack
                          (default 1); the table gives the medians
+  --restart-idle-cycles N  after the first restart settles, skip 3 polls (its watches start from
+                         the second listing after it), then measure N idle poll cycles of the
+                         restarted agent as after convergence (default 0: none)
   --restarts N           restarts on the converged cluster, each a fresh agent (default 1); the
                          table gives the median settled time
   --timeout S            limit of each waiting phase, seconds (default 900)
@@ -85,6 +88,7 @@ function parse(argv: string[]) {
       changes: { type: 'string', default: '50' },
       rounds: { type: 'string', default: '1' },
       restarts: { type: 'string', default: '1' },
+      'restart-idle-cycles': { type: 'string', default: '0' },
       timeout: { type: 'string', default: '900' },
       seed: { type: 'string', default: '1' },
       json: { type: 'string' },
@@ -134,6 +138,7 @@ function parse(argv: string[]) {
     changes: int('changes', values.changes, 0),
     rounds: int('rounds', values.rounds, 1),
     restarts: int('restarts', values.restarts, 1),
+    restartIdleCycles: int('restart-idle-cycles', values['restart-idle-cycles'], 0),
     timeoutMs: int('timeout', values.timeout, 1) * 1000,
     seed: int('seed', values.seed, 0),
     json: values.json,

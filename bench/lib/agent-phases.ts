@@ -5,7 +5,13 @@
  */
 import type { EventLoopUtilization } from 'node:perf_hooks';
 import path from 'node:path';
-import { allReconciled, scrapeManners, scrapeMemory, waitForCounters } from './agent-metrics.ts';
+import {
+  allReconciled,
+  scrapeCounters,
+  scrapeManners,
+  scrapeMemory,
+  waitForCounters,
+} from './agent-metrics.ts';
 import type { AgentProcess } from './agent-process.ts';
 import { refOf, waitForObjects } from './convergence.ts';
 import { type BenchResult, round, roundOrNull } from './figures.ts';
@@ -20,6 +26,8 @@ export interface PhaseSettings {
   changes: number;
   /** Restarts on the converged cluster; the settled time is their median. */
   restarts: number;
+  /** Idle cycles measured after the first restart settles (0: none). */
+  restartIdleCycles: number;
   timeoutMs: number;
   seed: number;
 }
@@ -138,6 +146,7 @@ async function restartOnce(
     result.restart_kube_reads_by_verb = restart.readsByVerb;
     result.restart_kube_manners = (await scrapeManners(restarted.opsUrl)) ?? null;
     result.restart_controlplane_requests = (await stack.controlPlane.stats()).requests;
+    if (settled && o.restartIdleCycles > 0) await idleAfterRestart(input, restarted);
   } catch (err) {
     note(`${name} phase: ${message(err)}`);
   } finally {
@@ -285,6 +294,38 @@ async function idleCycles(input: AgentPhasesInput, running: RunningAgent, maxWai
   say(
     `idle (${idle.cycles} polls, ${idle.resyncs ?? '?'} full resyncs, in ${idle.windowS} s): control plane ${JSON.stringify(result.idle_controlplane_by_route_per_cycle)}, kube reads ${JSON.stringify(result.idle_kube_reads_by_verb_per_cycle)}`,
   );
+}
+
+/** Polls skipped after a restart settles: its watches start from the second listing after it. */
+const RESTART_IDLE_SKIP = 3;
+
+/** Idle cycles of the restarted agent once its watches can have started (`--restart-idle-cycles`). */
+async function idleAfterRestart(input: AgentPhasesInput, running: RunningAgent): Promise<void> {
+  const { stack, settings: o, result, say } = input;
+  const start = await scrapeCounters(running.opsUrl);
+  const skipMs = RESTART_IDLE_SKIP * o.pollIntervalS * 3_000;
+  if (start)
+    await waitForCounters(running.opsUrl, (c) => c.pollsOk >= start.pollsOk + RESTART_IDLE_SKIP, skipMs, 250);
+  const idle = await measureIdle(
+    stack.kubeApi,
+    stack.controlPlane,
+    running.opsUrl,
+    o.restartIdleCycles,
+    o.pollIntervalS,
+    o.restartIdleCycles * o.pollIntervalS * 3_000,
+    () => running.agent.cpuSeconds() ?? 0,
+  );
+  const per = (v: number) => round(v / idle.cycles);
+  result.restart_idle = {
+    cycles: idle.cycles,
+    kube_writes: idle.kube.writes,
+    kube_reads_per_cycle: per(idle.kube.reads),
+    kube_reads_by_verb_per_cycle: Object.fromEntries(
+      Object.entries(idle.kube.readsByVerb).map(([k, v]) => [k, per(v)]),
+    ),
+    agent_cpu_s_per_cycle: round(idle.agentCpuS / idle.cycles, 3),
+  };
+  say(`after the restart, idle (${idle.cycles} polls): ${JSON.stringify(result.restart_idle)}`);
 }
 
 async function propagation(input: AgentPhasesInput): Promise<void> {

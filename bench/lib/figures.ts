@@ -43,6 +43,15 @@ export interface ReplicaFigures {
   idle_cpu_s_per_cycle: number | null;
 }
 
+/** Idle cycles of the restarted agent (`--restart-idle-cycles`). */
+export interface RestartIdle {
+  cycles: number;
+  kube_writes: number;
+  kube_reads_per_cycle: number;
+  kube_reads_by_verb_per_cycle: Record<string, number>;
+  agent_cpu_s_per_cycle: number;
+}
+
 export interface BenchResult {
   started_at: string;
   /** What was measured, as given by `--label` (e.g. a commit); null without one. */
@@ -148,6 +157,8 @@ export interface BenchResult {
   /** With `--restarts N` above 1: each restart's settled time, of which restart_settled_s is the median. */
   restart_settled_rounds_s: number[] | null;
   restart_peak_rss_mib: number | null;
+  /** With `--restart-idle-cycles N`: the restarted agent's idle cycles, once its watches can have started. */
+  restart_idle: RestartIdle | null;
   machine: Machine;
   /** 1-minute load average at the start and at the end of the run: other work on the machine skews every figure. */
   load_average: [number, number] | null;
@@ -383,6 +394,15 @@ export function tableRows(r: BenchResult): string[][] {
       '',
     ],
     row('restart peak RSS (MiB)', 'restart_peak_rss_mib'),
+    [
+      'idle after the restart: kube reads / agent CPU (s) per cycle',
+      // Absent from results written before the figure was.
+      !r.restart_idle
+        ? 'n/a'
+        : `${JSON.stringify(r.restart_idle.kube_reads_by_verb_per_cycle)} / ${r.restart_idle.agent_cpu_s_per_cycle}`,
+      '',
+      '',
+    ],
   ];
 }
 
@@ -481,6 +501,7 @@ export function emptyResult(deployments: number, namespaces: number, pollInterva
     restart_settled_s: null,
     restart_settled_rounds_s: null,
     restart_peak_rss_mib: null,
+    restart_idle: null,
     machine: describeMachine(),
     load_average: null,
     notes: [],

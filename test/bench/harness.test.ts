@@ -173,6 +173,23 @@ describe('benchmark figures', () => {
     expect(unmeasured.every((v) => v.met === null)).toBe(true);
   });
 
+  it('shows the idle cycles after a restart when measured, and n/a for a result from before the figure', () => {
+    const restartIdle = {
+      cycles: 3,
+      kube_writes: 0,
+      kube_reads_per_cycle: 21.33,
+      kube_reads_by_verb_per_cycle: { list: 21.33 },
+      agent_cpu_s_per_cycle: 0.41,
+    };
+    const row = /\| idle after the restart: kube reads \/ agent CPU \(s\) per cycle\s+\| (.*?)\s+\|/;
+    expect(formatTable({ ...sample(), restart_idle: restartIdle }).match(row)?.[1]).toBe(
+      '{"list":21.33} / 0.41',
+    );
+    const older = { ...sample() } as Partial<ReturnType<typeof sample>>;
+    delete older.restart_idle;
+    expect(formatTable(older as ReturnType<typeof sample>).match(row)?.[1]).toBe('n/a');
+  });
+
   it('holds peak RSS to 160 MiB up to 1,000 deployments and to 300 MiB beyond', () => {
     const rss = (deployments: number, peak: number) =>
       verdicts({ ...emptyResult(deployments, 4, 5), peak_rss_mib: peak }).find(
