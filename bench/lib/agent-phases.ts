@@ -287,6 +287,7 @@ async function idleCycles(input: AgentPhasesInput, running: RunningAgent, maxWai
   if (idle.kube.writes > 0) note(`idle writes: ${JSON.stringify(idle.kube.writesByTarget)}`);
   result.idle_kube_reads_per_cycle = per(idle.kube.reads);
   result.idle_kube_reads_by_verb_per_cycle = perEach(idle.kube.readsByVerb);
+  result.idle_kube_reads_by_target_per_cycle = perEach(idle.kube.readsByTarget);
   result.idle_controlplane_requests_per_cycle = per(idle.controlPlaneRequests);
   result.idle_agent_cpu_s_per_cycle = round(idle.agentCpuS / idle.cycles, 3);
   result.idle_controlplane_list_requests_per_cycle = per(idle.byRoute['GET /v2/deployments'] ?? 0);

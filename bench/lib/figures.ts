@@ -117,6 +117,8 @@ export interface BenchResult {
   idle_kube_reads_per_cycle: number | null;
   /** The idle reads per cycle by verb: `list` pages, and `get`s of single objects. */
   idle_kube_reads_by_verb_per_cycle: Record<string, number> | null;
+  /** The same by `verb resource` (which kinds an idle cycle still lists). */
+  idle_kube_reads_by_target_per_cycle: Record<string, number> | null;
   idle_controlplane_requests_per_cycle: number | null;
   /** The agent's CPU seconds per idle cycle (all its threads, from /proc). */
   idle_agent_cpu_s_per_cycle: number | null;
@@ -477,6 +479,7 @@ export function emptyResult(deployments: number, namespaces: number, pollInterva
     idle_object_writes: null,
     idle_kube_reads_per_cycle: null,
     idle_kube_reads_by_verb_per_cycle: null,
+    idle_kube_reads_by_target_per_cycle: null,
     idle_controlplane_requests_per_cycle: null,
     idle_agent_cpu_s_per_cycle: null,
     idle_controlplane_list_requests_per_cycle: null,
