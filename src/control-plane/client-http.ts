@@ -230,8 +230,10 @@ export class Transport {
             headers: hasBody ? { ...this.#headers, 'content-type': 'application/json' } : this.#headers,
             ...(hasBody ? { body: JSON.stringify(call.body) } : {}),
           },
-          AbortSignal.any([AbortSignal.timeout(this.#options.timeoutMs), this.#closing.signal]),
-          this.#options.maxResponseBytes,
+          {
+            signal: AbortSignal.any([AbortSignal.timeout(this.#options.timeoutMs), this.#closing.signal]),
+            maxBodyBytes: this.#options.maxResponseBytes,
+          },
         );
         const { headers } = answer;
         status = answer.status;

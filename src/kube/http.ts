@@ -245,12 +245,12 @@ export class KubeHttp {
       given ??
       (page
         ? (dispatcher: Dispatcher, options: Dispatcher.DispatchOptions) =>
-            exchange(dispatcher, options, req.signal, undefined, {
-              write: (chunk) => page.write(chunk),
-              end: () => (listed = page.end()),
+            exchange(dispatcher, options, {
+              signal: req.signal,
+              sink: { write: (chunk) => page.write(chunk), end: () => (listed = page.end()) },
             })
         : (dispatcher: Dispatcher, options: Dispatcher.DispatchOptions) =>
-            exchange(dispatcher, options, req.signal));
+            exchange(dispatcher, options, { signal: req.signal }));
     const headers: Record<string, string> = {
       accept: req.accept ?? 'application/json',
       'user-agent': this.#userAgent,

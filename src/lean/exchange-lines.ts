@@ -25,8 +25,8 @@ export function exchangeLines(
     const trimmed = line.trim();
     if (trimmed !== '') onLine(trimmed);
   };
-  return exchange(dispatcher, options, signal, undefined, {
-    write(chunk) {
+  const sink = {
+    write(chunk: Buffer) {
       pending += decoder.write(chunk);
       let end = pending.indexOf('\n');
       while (end >= 0) {
@@ -41,5 +41,6 @@ export function exchangeLines(
       pending = '';
       hand(last);
     },
-  });
+  };
+  return exchange(dispatcher, options, { signal, sink });
 }

@@ -57,6 +57,13 @@ export interface BodySink {
   end(): void;
 }
 
+/** What an exchange may be given besides the request (see `exchange`). */
+export interface ExchangeOptions {
+  signal?: AbortSignal | undefined;
+  maxBodyBytes?: number | undefined;
+  sink?: BodySink | undefined;
+}
+
 /**
  * Sends `options` on `dispatcher`; rejects with undici's error, or `signal`'s reason once it aborts.
  * With `maxBodyBytes`, an answer whose body grows past it is aborted at once (the connection closed,
@@ -68,9 +75,7 @@ export interface BodySink {
 export function exchange(
   dispatcher: Dispatcher,
   options: Dispatcher.DispatchOptions,
-  signal?: AbortSignal,
-  maxBodyBytes = Number.POSITIVE_INFINITY,
-  sink?: BodySink,
+  { signal, maxBodyBytes = Number.POSITIVE_INFINITY, sink }: ExchangeOptions = {},
 ): Promise<Exchanged> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {

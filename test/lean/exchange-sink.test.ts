@@ -35,7 +35,7 @@ const exchangeStreamed = (
   options: Parameters<typeof exchange>[1],
   sink: BodySink,
   signal?: AbortSignal,
-) => exchange(dispatcher, options, signal, undefined, sink);
+) => exchange(dispatcher, options, { signal, sink });
 
 describe('exchange with a sink', () => {
   it("hands a 2xx body to the sink as it arrives, then ends it; the answer's text is empty", async () => {
