@@ -1,5 +1,4 @@
 import type { z } from 'zod';
-import { ListItems } from '../objects/list-items.ts';
 import { COMPUTE_TYPES, DEPLOYMENT_STATUSES, DEPLOYMENT_TYPES, REVISION_STATUSES, SOURCES } from './enums.ts';
 import {
   RawListEnvelope,
@@ -82,75 +81,44 @@ export function parsePage<S extends z.ZodType>(
 ): ParsedPage<z.infer<S>> {
   const envelope = RawListEnvelope.safeParse(body);
   if (!envelope.success) throw new MalformedPageError(describeIssues(envelope.error));
-  const records = recordsOf(item, flag, known);
-  for (const raw of envelope.data.resources) records.add(raw);
-  return records.page(envelope.data.offset);
-}
-
-/**
- * `parsePage` of a page's bytes, each record parsed and judged on its own as the bytes are read
- * (objects/list-items.ts): the page is never held whole as text and parsed objects, and a record
- * the caller holds leaves nothing behind. Invalid JSON throws a `SyntaxError`.
- */
-export function parsePageBytes<S extends z.ZodType>(
-  bytes: Buffer,
-  item: S,
-  flag: (record: z.infer<S>) => string[] = () => [],
-  known: (raw: unknown) => z.infer<S> | undefined = () => undefined,
-): ParsedPage<z.infer<S>> {
-  const records = recordsOf(item, flag, known);
-  const reader = new ListItems((raw) => records.add(raw), 'resources');
-  reader.write(bytes);
-  const envelope = RawListEnvelope.safeParse(reader.end());
-  if (!envelope.success) throw new MalformedPageError(describeIssues(envelope.error));
-  return records.page(envelope.data.offset);
-}
-
-/** A page's records judged one by one, in order (`add`), then the page (`page`). */
-function recordsOf<S extends z.ZodType>(
-  item: S,
-  flag: (record: z.infer<S>) => string[],
-  known: (raw: unknown) => z.infer<S> | undefined,
-): { add(raw: unknown): void; page(offset: number): ParsedPage<z.infer<S>> } {
-  const items: z.infer<S>[] = [];
-  const rejected: RejectedRecord[] = [];
-  const unsupported: UnsupportedRecord[] = [];
-  let index = 0;
-  return {
-    add(raw) {
-      const at = index++;
-      const held = known(raw);
-      const parsed = held === undefined ? item.safeParse(raw) : { success: true as const, data: held };
-      const id = readId(raw);
-      if (!parsed.success) {
-        const listenerId = readListenerId(raw);
-        rejected.push({
-          index: at,
-          ...(id ? { id } : {}),
-          ...(listenerId ? { listenerId } : {}),
-          code: 'MOORING_E_RECORD_INVALID',
-          reason: describeIssues(parsed.error),
-        });
-        return;
-      }
-      const reasons = flag(parsed.data);
-      if (reasons.length > 0 && !id) {
-        // An unsupported record must be reported by id; without a readable one, refuse it rather
-        // than keep it unflagged (a consumer would then treat it as supported).
-        rejected.push({
-          index: at,
-          code: 'MOORING_E_RECORD_INVALID',
-          reason: `no readable id, and ${reasons.join('; ')}`,
-        });
-        return;
-      }
-      items.push(parsed.data);
-      if (reasons.length > 0 && id) {
-        unsupported.push({ index: at, id, code: 'MOORING_E_RECORD_UNSUPPORTED', reason: reasons.join('; ') });
-      }
-    },
-    page: (offset) => ({ items, rejected, unsupported, offset }),
+  const page: ParsedPage<z.infer<S>> = {
+    items: [],
+    rejected: [],
+    unsupported: [],
+    offset: envelope.data.offset,
   };
+  envelope.data.resources.forEach((raw, index) => {
+    const held = known(raw);
+    const parsed = held === undefined ? item.safeParse(raw) : { success: true as const, data: held };
+    const id = readId(raw);
+    if (!parsed.success) {
+      const listenerId = readListenerId(raw);
+      page.rejected.push({
+        index,
+        ...(id ? { id } : {}),
+        ...(listenerId ? { listenerId } : {}),
+        code: 'MOORING_E_RECORD_INVALID',
+        reason: describeIssues(parsed.error),
+      });
+      return;
+    }
+    const reasons = flag(parsed.data);
+    if (reasons.length > 0 && !id) {
+      // An unsupported record must be reported by id; without a readable one, refuse it rather
+      // than keep it unflagged (a consumer would then treat it as supported).
+      page.rejected.push({
+        index,
+        code: 'MOORING_E_RECORD_INVALID',
+        reason: `no readable id, and ${reasons.join('; ')}`,
+      });
+      return;
+    }
+    page.items.push(parsed.data);
+    if (reasons.length > 0 && id) {
+      page.unsupported.push({ index, id, code: 'MOORING_E_RECORD_UNSUPPORTED', reason: reasons.join('; ') });
+    }
+  });
+  return page;
 }
 
 function unknownValue(field: string, value: unknown, known: readonly string[]): string[] {

@@ -107,15 +107,14 @@ export function parseJson(call: Pick<Call, 'method' | 'route'>, text: string, st
   try {
     return JSON.parse(text);
   } catch {
-    throw notJson(call, status);
+    throw new MooringError(
+      'MOORING_E_CP_BAD_RESPONSE',
+      `${call.method} ${call.route}: response is not JSON`,
+      {
+        details: { method: call.method, route: call.route, status },
+      },
+    );
   }
-}
-
-/** The coded error of an answer that is not JSON. */
-export function notJson(call: Pick<Call, 'method' | 'route'>, status = 200): MooringError {
-  return new MooringError('MOORING_E_CP_BAD_RESPONSE', `${call.method} ${call.route}: response is not JSON`, {
-    details: { method: call.method, route: call.route, status },
-  });
 }
 
 /**

@@ -13,7 +13,6 @@ import {
   MalformedPageError,
   type ParsedPage,
   parsePage,
-  parsePageBytes,
   type RejectedRecord,
   type RevisionFilters,
   type RevisionRecord,
@@ -85,11 +84,14 @@ export class ControlPlaneClient {
     options: ListingOptions<DeploymentRecord> = {},
   ): AsyncGenerator<ParsedPage<DeploymentRecord>> {
     const { limit, ...rest } = filters;
-    const { known, memo } = options;
-    const rules = [tolerant.Deployment, deploymentUnsupported, known] as const;
-    const bytes = memo && { memo, parse: (b: Buffer) => parsePageBytes(b, ...rules) };
-    const route = '/v2/deployments';
-    return this.#pages(route, route, filterQuery(rest), limit, (body) => parsePage(body, ...rules), bytes);
+    return this.#pages(
+      '/v2/deployments',
+      '/v2/deployments',
+      filterQuery(rest),
+      limit,
+      (body) => parsePage(body, tolerant.Deployment, deploymentUnsupported, options.known),
+      options.memo,
+    );
   }
 
   /**
@@ -210,8 +212,7 @@ export class ControlPlaneClient {
    * server's `X-Total-Count` exactly (ADR 0003: saves the empty request after a full last page;
    * a header that is absent, unparsable or contradicts the page is ignored). The server's
    * `offset` says where the next page starts; one that does not move forward is a bad response
-   * (it would loop forever). With `byBytes`, a page whose bytes its memo remembers is not parsed,
-   * and another is parsed from its bytes record by record.
+   * (it would loop forever). With a `memo`, a page whose bytes it remembers is not parsed.
    */
   async *#pages<T>(
     route: string,
@@ -219,19 +220,19 @@ export class ControlPlaneClient {
     filters: Record<string, string>,
     limit: number | undefined,
     parse: (body: unknown) => ParsedPage<T>,
-    byBytes?: { memo: PageMemo<T>; parse: (bytes: Buffer) => ParsedPage<T> },
+    memo?: PageMemo<T>,
   ): AsyncGenerator<ParsedPage<T>> {
     const size = limit ?? PAGE_LIMIT;
     let offset = 0;
     let believedTotal: number | undefined;
     for (;;) {
       const call = get(route, path, { ...filters, limit: String(size), offset: String(offset) });
-      if (byBytes) call.raw = true;
+      if (memo) call.raw = true;
       const answer = await this.#http.exchange(call);
       const { headers } = answer;
       let page: ParsedPage<T>;
       try {
-        page = byBytes ? recallOrParse(call, answer, byBytes.parse, byBytes.memo) : parse(answer.body);
+        page = memo ? recallOrParse(call, answer, parse, memo) : parse(answer.body);
       } catch (err) {
         if (err instanceof MalformedPageError) throw badResponse(call, err.message, err);
         throw err;

@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ParsedPage } from '../contract/index.ts';
-import { type Answer, type Call, notJson } from './client-http.ts';
+import { type Answer, type Call, parseJson } from './client-http.ts';
 
 /** What a listing's caller remembers of its pages, by the digest of their bytes. */
 export interface PageMemo<T> {
@@ -26,27 +26,18 @@ export function pageDigest(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('base64');
 }
 
-/**
- * The page `memo` remembers for a `raw` answer's bytes, else the page `parse` makes of them (and
- * noted); bytes that are not JSON get the coded error any answer that is not JSON gets.
- */
+/** The page `memo` remembers for a `raw` answer's bytes, else the page parsed from them (and noted). */
 export function recallOrParse<T>(
   call: Pick<Call, 'method' | 'route'>,
   answer: Answer,
-  parse: (bytes: Buffer) => ParsedPage<T>,
+  parse: (body: unknown) => ParsedPage<T>,
   memo: PageMemo<T>,
 ): ParsedPage<T> {
   const bytes = answer.bytes ?? Buffer.alloc(0);
   const digest = pageDigest(bytes);
   const known = memo.recall(digest);
   if (known) return known;
-  let page: ParsedPage<T>;
-  try {
-    page = parse(bytes);
-  } catch (err) {
-    if (err instanceof SyntaxError) throw notJson(call);
-    throw err;
-  }
+  const page = parse(parseJson(call, bytes.toString('utf8')));
   memo.note(digest, page);
   return page;
 }

@@ -14,7 +14,7 @@ import { describeProxy, proxyForUrl, urlPasswords } from '../proxy/from-environm
 import { proxyRefused, tunnelRefusalStatus } from '../proxy/refusal.ts';
 import { ExecCredential } from './exec-credential.ts';
 import type { ClusterAccess } from './kubeconfig.ts';
-import { ListItems, refusingHandler } from '../objects/list-items.ts';
+import { ListItems, refusingHandler } from './list-items.ts';
 import { polite, TokenBucket, type WaitReason } from './rate-limit.ts';
 import { sharedTlsConnect } from './tls-context.ts';
 import { type KubeVerb, kubeVerb } from './verb.ts';
@@ -58,7 +58,7 @@ export interface KubeRequest {
   priority?: boolean;
   /**
    * A list call: each element of a 2xx answer's `items` is parsed and handed here as it arrives,
-   * and the answer's body comes back without them (objects/list-items.ts), so that a page is never held
+   * and the answer's body comes back without them (list-items.ts), so that a page is never held
    * whole as text and as parsed objects at once.
    */
   onItem?: (item: unknown) => void;

@@ -203,7 +203,7 @@ export class ObjectClient {
         items?: KubeObject[];
         metadata?: { continue?: string; resourceVersion?: string };
       }>;
-      // Each item is parsed as it arrives (objects/list-items.ts), so a page is never held whole as text
+      // Each item is parsed as it arrives (list-items.ts), so a page is never held whole as text
       // and objects at once; it is mapped at once too, unless `onPage` must see the page first.
       const page: KubeObject[] = [];
       const onItem = (raw: unknown) => {

@@ -5,7 +5,6 @@ import {
   listenerUnsupported,
   MalformedPageError,
   parsePage,
-  parsePageBytes,
   revisionUnsupported,
   tolerant,
 } from '../../src/contract/index.ts';
@@ -236,65 +235,5 @@ describe('tolerant page parsing', () => {
         if (parsed.success) expect(parsed.data).toStrictEqual(raw);
       }),
     );
-  });
-});
-
-describe('a page parsed from its bytes record by record (parsePageBytes)', () => {
-  /** JSON text of `body` with its members in another order and whitespace between tokens. */
-  const spaced = (body: Record<string, unknown>, offsetFirst: boolean, indent: number) =>
-    JSON.stringify(offsetFirst ? { offset: body.offset, ...body } : body, null, indent);
-
-  it('gives what parsePage gives of the parsed body, record for record', () => {
-    const record = fc.oneof(
-      fc.tuple(paths, fc.jsonValue({ maxDepth: 2 })).map(([path, v]) => mutate(deployment, path, v)),
-      fc.jsonValue({ maxDepth: 3 }),
-      // A member named like the page's array, and strings that look like JSON structure.
-      fc
-        .string()
-        .map((s) => ({ ...deployment, resources: [s, '],"offset":9,"resources":['], name: `"${s}\\` })),
-    );
-    fc.assert(
-      fc.property(
-        fc.array(record, { maxLength: 8 }),
-        fc.nat(),
-        fc.boolean(),
-        fc.nat(2),
-        (resources, offset, first, indent) => {
-          const body = { resources, offset };
-          const held = new Map<string, unknown>();
-          const known = (raw: unknown) => {
-            const id = (raw as { id?: unknown } | null)?.id;
-            return typeof id === 'string' && id === 'd-1' ? (held.get(id) as never) : undefined;
-          };
-          held.set('d-1', { ...deployment, held: true });
-          const whole = parsePage(body, tolerant.Deployment, deploymentUnsupported, known);
-          const bytes = Buffer.from(spaced(body, first, indent));
-          expect(parsePageBytes(bytes, tolerant.Deployment, deploymentUnsupported, known)).toEqual(whole);
-        },
-      ),
-      { numRuns: 300 },
-    );
-  });
-
-  it('refuses a bad envelope as parsePage does, and throws a SyntaxError on text that is not JSON', () => {
-    const bytes = (text: string) => Buffer.from(text);
-    expect(() => parsePageBytes(bytes('{"resources":[]}'), tolerant.Deployment)).toThrow(MalformedPageError);
-    expect(() => parsePageBytes(bytes('{"resources":{},"offset":0}'), tolerant.Deployment)).toThrow(
-      MalformedPageError,
-    );
-    expect(() => parsePageBytes(bytes(''), tolerant.Deployment)).toThrow(MalformedPageError);
-    expect(() => parsePageBytes(bytes('{"resources":[{"id":],"offset":0}'), tolerant.Deployment)).toThrow(
-      SyntaxError,
-    );
-    expect(() => parsePageBytes(bytes('{"resources":[{}],"offset":0'), tolerant.Deployment)).toThrow(
-      SyntaxError,
-    );
-  });
-
-  it('reads a record nested 100,000 levels deep without recursing into it', () => {
-    const deep = `${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`;
-    const text = `{"resources":[${JSON.stringify(deployment)},${JSON.stringify({ ...deployment, id: 'd-2' }).slice(0, -1)},"x_future":${deep}}],"offset":2}`;
-    const page = parsePageBytes(Buffer.from(text), tolerant.Deployment, deploymentUnsupported);
-    expect(page.items.map((d) => d.id)).toEqual(['d-1', 'd-2']);
   });
 });

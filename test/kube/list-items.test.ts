@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ListItems } from '../../src/objects/list-items.ts';
+import { ListItems } from '../../src/kube/list-items.ts';
 
 /** Feeds `text` to a ListItems in the given chunks; the items handed on and the document. */
 function read(bytes: Buffer, cuts: number[]): { items: unknown[]; document: unknown } {

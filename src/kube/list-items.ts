@@ -1,8 +1,7 @@
 /**
  * A list answer parsed item by item as its bytes arrive: each element of the document's top-level
- * `items` array (or the array under another key: a control-plane page's `resources`) is cut out,
- * parsed and handed on on its own, and the rest of the document (kind, metadata with its continue
- * token; a page's offset) is parsed at the end with that array empty. A page of whole
+ * `items` array is cut out, parsed and handed on on its own, and the rest of the document (kind,
+ * metadata with its continue token) is parsed at the end with an empty `items`. A page of whole
  * workloads is about 700 KB of JSON; parsed whole it was held as bytes, text and parsed objects at
  * once, several pages at a time, and that burst after convergence set the agent's peak memory
  * (bench/README.md, "N = 1,000: the list pages parsed item by item").
@@ -11,6 +10,7 @@
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
+const ITEMS_KEY = 'items';
 /** Longest key text kept to compare with `items` (longer keys are not it). */
 const KEY_KEEP = 16;
 
@@ -65,12 +65,8 @@ export class ListItems {
   /** The document without the items array's elements. */
   #rest: Buffer[] = [];
 
-  /** The top-level key of the array whose elements are handed on one by one. */
-  readonly #arrayKey: string;
-
-  constructor(onItem: (item: unknown) => void, arrayKey = 'items') {
+  constructor(onItem: (item: unknown) => void) {
     this.#onItem = onItem;
-    this.#arrayKey = arrayKey;
   }
 
   /** Reads one chunk of the document. */
@@ -97,7 +93,7 @@ export class ListItems {
         }
         if (this.#topString) {
           this.#keepKey(chunk, i, q);
-          this.#afterItemsKey = this.#key === this.#arrayKey;
+          this.#afterItemsKey = this.#key === ITEMS_KEY;
         }
         this.#inString = false;
         this.#slashes = 0;
