@@ -22,7 +22,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
-import { describeMachine, median, peakRssMib, round, roundOrNull } from './lib/figures.ts';
+import { describeMachine, median, round, roundOrNull } from './lib/figures.ts';
+import { peakRssMib } from './lib/peak-rss.ts';
 import { refOf, waitForObjects } from './lib/convergence.ts';
 import { startStack } from './lib/stack.ts';
 

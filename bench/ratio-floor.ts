@@ -39,7 +39,8 @@ import { prepareForApply } from '../src/kube/desired-hash.ts';
 import { sortForApply } from '../src/objects/kinds.ts';
 import type { KubeObject } from '../src/objects/kube-object.ts';
 import { startKubeApi } from '../src/sandbox/server.ts';
-import { describeMachine, median, peakRssMib, round, roundOrNull } from './lib/figures.ts';
+import { describeMachine, median, round, roundOrNull } from './lib/figures.ts';
+import { peakRssMib } from './lib/peak-rss.ts';
 import { runKubectlBaseline } from './lib/kubectl-baseline.ts';
 import { errorLog, startStack } from './lib/stack.ts';
 

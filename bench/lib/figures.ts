@@ -2,7 +2,6 @@
  * The benchmark's figures: the result record (its JSON keys are the issue's), the targets each
  * figure is judged against, percentiles, and the table printed on stdout. Pure: no I/O.
  */
-import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import type { AgentMemory, KubeManners } from './agent-metrics.ts';
 
@@ -509,14 +508,4 @@ export function emptyResult(deployments: number, namespaces: number, pollInterva
     load_average: null,
     notes: [],
   };
-}
-
-/** This process's peak resident memory (VmHWM) from /proc, MiB (null where there is none). */
-export function peakRssMib(): number | null {
-  try {
-    const m = /^VmHWM:\s+(\d+)\s+kB/m.exec(readFileSync('/proc/self/status', 'utf8'));
-    return m ? Number(m[1]) / 1024 : null;
-  } catch {
-    return null;
-  }
 }
