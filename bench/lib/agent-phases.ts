@@ -15,7 +15,14 @@ import {
 import type { AgentProcess } from './agent-process.ts';
 import { refOf, waitForObjects } from './convergence.ts';
 import { type BenchResult, round, roundOrNull } from './figures.ts';
-import { countKube, firstApplyMs, measureIdle, measurePropagation, waitQuiet } from './phases.ts';
+import {
+  countKube,
+  firstApplyMs,
+  type IdleResult,
+  measureIdle,
+  measurePropagation,
+  waitQuiet,
+} from './phases.ts';
 import type { Stack } from './stack.ts';
 import { processRunQueueWait, threadRunQueueWaitFromNow } from './run-queue.ts';
 
@@ -277,9 +284,7 @@ async function idleCycles(input: AgentPhasesInput, running: RunningAgent, maxWai
       `only ${idle.cycles} of ${o.idleCycles} polls completed in ${idle.windowS} s: per-cycle figures are per completed poll`,
     );
   }
-  const per = (v: number) => round(v / idle.cycles);
-  const perEach = (counts: Record<string, number>) =>
-    Object.fromEntries(Object.entries(counts).map(([k, v]) => [k, per(v)]));
+  const { per, perEach, cpuS } = perCycle(idle);
   result.idle_cycles = idle.cycles;
   result.idle_resyncs = idle.resyncs;
   result.idle_kube_writes = idle.kube.writes;
@@ -289,12 +294,20 @@ async function idleCycles(input: AgentPhasesInput, running: RunningAgent, maxWai
   result.idle_kube_reads_by_verb_per_cycle = perEach(idle.kube.readsByVerb);
   result.idle_kube_reads_by_target_per_cycle = perEach(idle.kube.readsByTarget);
   result.idle_controlplane_requests_per_cycle = per(idle.controlPlaneRequests);
-  result.idle_agent_cpu_s_per_cycle = round(idle.agentCpuS / idle.cycles, 3);
+  result.idle_agent_cpu_s_per_cycle = cpuS;
   result.idle_controlplane_list_requests_per_cycle = per(idle.byRoute['GET /v2/deployments'] ?? 0);
   result.idle_controlplane_by_route_per_cycle = perEach(idle.byRoute);
   say(
     `idle (${idle.cycles} polls, ${idle.resyncs ?? '?'} full resyncs, in ${idle.windowS} s): control plane ${JSON.stringify(result.idle_controlplane_by_route_per_cycle)}, kube reads ${JSON.stringify(result.idle_kube_reads_by_verb_per_cycle)}`,
   );
+}
+
+/** An idle window's counts per poll it completed, and the agent's CPU seconds per poll. */
+function perCycle(idle: IdleResult) {
+  const per = (v: number) => round(v / idle.cycles);
+  const perEach = (counts: Record<string, number>) =>
+    Object.fromEntries(Object.entries(counts).map(([k, v]) => [k, per(v)]));
+  return { per, perEach, cpuS: round(idle.agentCpuS / idle.cycles, 3) };
 }
 
 /** Polls skipped after a restart settles: its watches start from the second listing after it. */
@@ -316,15 +329,13 @@ async function idleAfterRestart(input: AgentPhasesInput, running: RunningAgent):
     o.restartIdleCycles * o.pollIntervalS * 3_000,
     () => running.agent.cpuSeconds() ?? 0,
   );
-  const per = (v: number) => round(v / idle.cycles);
+  const { per, perEach, cpuS } = perCycle(idle);
   result.restart_idle = {
     cycles: idle.cycles,
     kube_writes: idle.kube.writes,
     kube_reads_per_cycle: per(idle.kube.reads),
-    kube_reads_by_verb_per_cycle: Object.fromEntries(
-      Object.entries(idle.kube.readsByVerb).map(([k, v]) => [k, per(v)]),
-    ),
-    agent_cpu_s_per_cycle: round(idle.agentCpuS / idle.cycles, 3),
+    kube_reads_by_verb_per_cycle: perEach(idle.kube.readsByVerb),
+    agent_cpu_s_per_cycle: cpuS,
   };
   say(`after the restart, idle (${idle.cycles} polls): ${JSON.stringify(result.restart_idle)}`);
 }
