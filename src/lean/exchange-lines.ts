@@ -5,7 +5,7 @@
  */
 import { StringDecoder } from 'node:string_decoder';
 import type { Dispatcher } from 'undici';
-import { type Exchanged, exchange } from './exchange.ts';
+import { type BodySink, type Exchanged, exchange } from './exchange.ts';
 
 /**
  * Sends `options` on `dispatcher` and calls `onLine` with each non-empty line of a 2xx answer;
@@ -25,8 +25,8 @@ export function exchangeLines(
     const trimmed = line.trim();
     if (trimmed !== '') onLine(trimmed);
   };
-  const sink = {
-    write(chunk: Buffer) {
+  const sink: BodySink = {
+    write(chunk) {
       pending += decoder.write(chunk);
       let end = pending.indexOf('\n');
       while (end >= 0) {
