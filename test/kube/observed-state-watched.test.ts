@@ -9,6 +9,20 @@ import { kubeOf, managerFor, OtherManager } from './sandbox.ts';
 
 const NS = 'observed';
 
+/** A sandbox holding the basic set in `ns`, and a watch cache of it whose failures retry at once. */
+async function watchedSandbox(ns: string) {
+  const api = await startKubeApi({ namespaces: [ns], watchBookmarkIntervalMs: 100 });
+  const resources = managerFor(api);
+  await resources.applyAll(basicSet(ns));
+  const watched = new WatchCache({
+    client: new ObjectClient(kubeOf(api)),
+    namespaces: [ns],
+    listenerId: LISTENER,
+    backoff: { baseMs: 5, maxMs: 5, jitter: 0 },
+  });
+  return { api, resources, watched };
+}
+
 describe('ObservedState with watches (rule 7): an idle cycle lists nothing', () => {
   let api: KubeApi;
   let resources: ResourceManager;
@@ -17,15 +31,7 @@ describe('ObservedState with watches (rule 7): an idle cycle lists nothing', () 
   const listsOf = () => api.requests().filter((r) => r.verb === 'list');
 
   beforeAll(async () => {
-    api = await startKubeApi({ namespaces: [NS], watchBookmarkIntervalMs: 100 });
-    resources = managerFor(api);
-    await resources.applyAll(basicSet(NS));
-    watched = new WatchCache({
-      client: new ObjectClient(kubeOf(api)),
-      namespaces: [NS],
-      listenerId: LISTENER,
-      backoff: { baseMs: 5, maxMs: 5, jitter: 0 },
-    });
+    ({ api, resources, watched } = await watchedSandbox(NS));
     observed = new ObservedState({ namespaces: [NS], listenerId: LISTENER, watched });
   });
   afterAll(async () => {
@@ -155,5 +161,48 @@ describe('ObservedState with watches (rule 7): an idle cycle lists nothing', () 
     await again.refresh((o) => resources.listOwned(o));
     expect(listsOf()).toEqual([]);
     fresh.stop();
+  });
+});
+
+/**
+ * A restart whose cold listing keeps no entries (judge-only: at 10,000 deployments under 256 MiB
+ * they would not fit beside the live heap) must still reach the watches: otherwise every idle
+ * cycle after it lists every object, for as long as the process lives.
+ */
+describe('ObservedState after a judge-only cold listing', () => {
+  const JUDGED = 'judged';
+  let api: KubeApi;
+  let resources: ResourceManager;
+  let watched: WatchCache;
+  let observed: ObservedState;
+  let entriesFit = false;
+
+  beforeAll(async () => {
+    ({ api, resources, watched } = await watchedSandbox(JUDGED));
+    observed = new ObservedState({
+      namespaces: [JUDGED],
+      listenerId: LISTENER,
+      watched,
+      coldJudge: () => () => {},
+      entriesFit: () => entriesFit,
+      memoryShort: () => false,
+    });
+  });
+  afterAll(async () => {
+    watched.stop();
+    await api.close();
+  });
+
+  const cycle = () => observed.refresh((o) => resources.listOwned(o));
+
+  it('keeps entries at the next cycle once they fit, and starts the watches from the one after', async () => {
+    expect(await cycle()).toBeUndefined();
+    expect(watched.started).toBe(false);
+    entriesFit = true;
+    expect((await cycle())?.objects).toHaveLength(4);
+    // Nothing was written since that listing: the watches start from the next.
+    expect(watched.started).toBe(false);
+    await cycle();
+    expect(watched.started).toBe(true);
   });
 });
