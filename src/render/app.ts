@@ -3,6 +3,7 @@ import { isEnvName } from './containers.ts';
 import { isSecretKey } from './env-secret.ts';
 import { RenderError } from './errors.ts';
 import { isDnsSubdomain } from '../objects/dns-names.ts';
+import { ANNOTATIONS } from '../labels.ts';
 import { objectLabels, selectorLabels } from './labels.ts';
 import { appPodSpec, podAnnotations } from './pod.ts';
 import { defaultContainerSecurityContext } from './policy.ts';
@@ -114,7 +115,7 @@ export function renderAppWorkload(
   const deployment: RenderedObject = {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
-    metadata: meta(ctx, name, component),
+    metadata: meta(ctx, name, component, { [ANNOTATIONS.revisionId]: ctx.revisionId }),
     spec: {
       ...replicasField(ctx, scale),
       selector: { matchLabels: selectorLabels(ctx.labels, component) },

@@ -1,5 +1,4 @@
 import type { DeploymentRecord, ResourceSpecRecord } from '../contract/index.ts';
-import { ANNOTATIONS } from '../labels.ts';
 import { type LabelContext, type ObjectComponent, objectLabels, sortKeys } from './labels.ts';
 import type { CustomDatastores } from './datastores.ts';
 import type { ObjectNames } from './names.ts';
@@ -7,12 +6,11 @@ import type { PodParts } from './pod.ts';
 import type { RenderSettings } from './settings.ts';
 import type { KubeObject, ObjectMeta } from '../objects/kube-object.ts';
 
-/** Metadata of a rendered object: always namespaced, labelled and annotated. */
+/** Metadata of a rendered object: always namespaced and labelled. */
 export interface RenderedMeta extends ObjectMeta {
   name: string;
   namespace: string;
   labels: Record<string, string>;
-  annotations: Record<string, string>;
 }
 
 /** A rendered Kubernetes object: plain data, ready to serialize or apply. */
@@ -64,17 +62,18 @@ export function copyPlain<T>(value: T): T {
   return out as T;
 }
 
-/** Metadata for an object of this deployment: ownership labels and the revision annotation. */
+/**
+ * Metadata for an object of this deployment: its ownership labels, and `annotations` when there
+ * are any. The revision annotation is not among them: only the workloads that run the revision's
+ * image carry it (app.ts), so that a new revision rewrites only the objects it changes (ADR 0017).
+ */
 export function meta(
   ctx: RenderContext,
   name: string,
   component: ObjectComponent,
-  extraAnnotations: Record<string, string> = {},
+  annotations: Record<string, string> = {},
 ): RenderedMeta {
-  return {
-    name,
-    namespace: ctx.namespace,
-    labels: objectLabels(ctx.labels, component),
-    annotations: sortKeys({ ...extraAnnotations, [ANNOTATIONS.revisionId]: ctx.revisionId }),
-  };
+  const out: RenderedMeta = { name, namespace: ctx.namespace, labels: objectLabels(ctx.labels, component) };
+  if (Object.keys(annotations).length > 0) out.annotations = sortKeys(annotations);
+  return out;
 }

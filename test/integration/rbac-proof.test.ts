@@ -141,9 +141,15 @@ describe('RBAC proof: the chart grants exactly what the agent uses', { timeout: 
       expect(await exists(kind, name), `${kind} ${name}`).toBe(true);
     }
 
+    // A new image, a rotated secret and a new label: the label is on every object, so each kind
+    // is updated (an image alone updates only the app's Deployments).
     await stack.client.patchDeployment(created.id, {
       source_revision_config: { image_uri: 'registry.example/rbac:2.0.0' },
       secrets: [{ name: 'TOKEN', value: 'two' }],
+      source_config: {
+        ...created.source_config,
+        resource_spec: { ...created.source_config.resource_spec, labels: { wave: 'two' } },
+      },
     });
     await waitFor(
       'new image applied',

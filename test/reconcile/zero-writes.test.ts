@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconcileDeployment } from '../../src/reconcile/reconcile.ts';
+import { renderDeployment } from '../../src/render/index.ts';
 import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';
 import { depsFor, input, record } from './fixtures.ts';
 
@@ -38,6 +39,77 @@ describe('zero writes when nothing changed (request-count test)', () => {
     expect(reads.every((r) => r.verb === 'list')).toBe(true);
     expect(reads.length / 10).toBeLessThanOrEqual(objects);
     console.log(`converged: ${objects} objects, ${reads.length / 10} reads and 0 writes per reconcile`);
+  });
+
+  it('a new revision that changes only the image rewrites only the Deployments that run it', async () => {
+    const deps = depsFor(api);
+    const dep = record('5f2c7e1a-8b3d-4c6e-9f0a-1b2c3d4e5f62', { name: 'roll' });
+    const first = await reconcileDeployment(deps, input(dep));
+    const deployments = first.changeSet.entries.filter((e) => e.kind === 'Deployment').length;
+    expect(deployments).toBeGreaterThan(0);
+    expect(first.changeSet.entries.length).toBeGreaterThan(deployments + 5);
+    const next = {
+      ...record(dep.id, { name: 'roll', image: 'registry.example.com/shop/api:2.0.0' }),
+      latest_revision_id: '0d9c8b7a-6f5e-4d3c-8b2a-1f0e9d8c7b6a',
+      active_revision_id: '0d9c8b7a-6f5e-4d3c-8b2a-1f0e9d8c7b6a',
+    };
+    api.clearRequests();
+    const second = await reconcileDeployment(deps, input(next));
+    // Exactly the objects that carry the revision: the app's Deployments (not Redis's, say).
+    const carriers = renderDeployment(input(next))
+      .objects.filter((o) => o.metadata.annotations?.['mooring.dev/revision-id'] !== undefined)
+      .map((o) => `${o.kind}/${o.metadata.name}`);
+    expect(carriers.length).toBeGreaterThan(0);
+    expect(carriers.length).toBeLessThanOrEqual(deployments);
+    const written = second.changeSet.entries.filter((e) => e.action !== 'unchanged');
+    expect(written.map((e) => `${e.kind}/${e.name}`).sort()).toEqual(carriers.sort());
+    const writes = api.requests({ write: true }).map((r) => `${r.verb} ${r.path}`);
+    expect(writes.length).toBeGreaterThanOrEqual(carriers.length);
+    expect(
+      writes.every((w) => w.includes('/deployments/')),
+      writes.join('\n'),
+    ).toBe(true);
+    const live = api.getObject('apps/v1', 'Deployment', 'apps', 'roll') as {
+      metadata: { annotations: Record<string, string> };
+    };
+    expect(live.metadata.annotations['mooring.dev/revision-id']).toBe(next.latest_revision_id);
+  });
+
+  it("after an upgrade, each object that carried an older release's revision annotation is written once, without it", async () => {
+    const dep = record('5f2c7e1a-8b3d-4c6e-9f0a-1b2c3d4e5f63', { name: 'upgraded' });
+    const revisionId = dep.latest_revision_id as string;
+    // The release before put the revision on every object.
+    const older = depsFor(
+      api,
+      {},
+      {
+        render: (i) => {
+          const out = renderDeployment(i);
+          for (const o of out.objects) {
+            o.metadata.annotations = { ...o.metadata.annotations, 'mooring.dev/revision-id': revisionId };
+          }
+          return out;
+        },
+      },
+    );
+    const first = await reconcileDeployment(older, input(dep));
+    const objects = first.changeSet.entries.length;
+    const carriers = renderDeployment(input(dep)).objects.filter(
+      (o) => o.metadata.annotations?.['mooring.dev/revision-id'] !== undefined,
+    ).length;
+    const deps = depsFor(api);
+    const upgraded = await reconcileDeployment(deps, input(dep));
+    // The credentials Secret is create-only: never written again, so it keeps the old annotation.
+    const rewritten = upgraded.changeSet.entries.filter((e) => e.action === 'configured').length;
+    expect(rewritten).toBe(objects - carriers - 1);
+    const service = api.getObject('v1', 'Service', 'apps', 'upgraded') as {
+      metadata: { annotations?: Record<string, string> };
+    };
+    expect(service.metadata.annotations?.['mooring.dev/revision-id']).toBeUndefined();
+    api.clearRequests();
+    const again = await reconcileDeployment(deps, input(dep));
+    expect(again.changeSet.entries.every((e) => e.action === 'unchanged')).toBe(true);
+    expect(api.requests({ write: true })).toEqual([]);
   });
 
   it('cold: each object is read once before its first write (ADR 0007); a restart on a converged cluster reads no object and writes nothing', async () => {

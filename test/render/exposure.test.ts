@@ -67,12 +67,12 @@ describe('exposure at custom_url', () => {
       'Ingress',
     );
     expect(withSecret?.spec.tls).toEqual([{ hosts: ['shop.example.com'], secretName: 'wildcard' }]);
-    expect(withSecret?.metadata.annotations['cert-manager.io/cluster-issuer']).toBeUndefined();
+    expect(withSecret?.metadata.annotations?.['cert-manager.io/cluster-issuer']).toBeUndefined();
     const issued = find(
       render('https://shop.example.com', { ...INGRESS, tls: { clusterIssuer: 'le' } }).objects,
       'Ingress',
     );
-    expect(issued?.metadata.annotations['cert-manager.io/cluster-issuer']).toBe('le');
+    expect(issued?.metadata.annotations?.['cert-manager.io/cluster-issuer']).toBe('le');
     expect(issued?.spec.tls).toEqual([{ hosts: ['shop.example.com'], secretName: 'shop-api-tls' }]);
   });
 

@@ -128,7 +128,7 @@ service: { type: LoadBalancer, annotations: { service.beta.kubernetes.io/aws-loa
   it('the API server Service type and annotations', () => {
     const svc = renderWith(settings).find((o) => o.kind === 'Service' && o.metadata.name === 'shop')!;
     expect((svc.spec as { type: string }).type).toBe('LoadBalancer');
-    expect(svc.metadata.annotations['service.beta.kubernetes.io/aws-load-balancer-internal']).toBe('true');
+    expect(svc.metadata.annotations?.['service.beta.kubernetes.io/aws-load-balancer-internal']).toBe('true');
   });
 
   it('a misspelt or mistyped member is refused', () => {

@@ -26,7 +26,18 @@ function checkInvariants(objects: Obj[]): void {
     expect(ids.has(id), `${id} rendered twice`).toBe(false);
     ids.add(id);
     expect(o.metadata.labels['app.kubernetes.io/managed-by']).toBe('mooring');
-    expect(o.metadata.annotations['mooring.dev/revision-id']).toBeTypeOf('string');
+    // The revision is on the app's Deployments and their pods alone (Redis may be a Deployment
+    // too): a new revision that changes only the image then rewrites nothing else.
+    const revision = o.metadata.annotations?.['mooring.dev/revision-id'];
+    const component = o.metadata.labels['app.kubernetes.io/component'] ?? '';
+    if (o.kind === 'Deployment' && component !== 'redis') {
+      const template = (o.spec as { template: { metadata: { annotations?: Record<string, string> } } })
+        .template;
+      expect(revision, `${id} carries its revision`).toBeTypeOf('string');
+      expect(template.metadata.annotations?.['mooring.dev/revision-id']).toBe(revision);
+    } else {
+      expect(revision, `${id} carries no revision`).toBeUndefined();
+    }
     if (o.kind === 'Service') {
       expect(o.metadata.name.length).toBeLessThanOrEqual(63);
       expect(o.metadata.name).toMatch(DNS_1035);

@@ -195,7 +195,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
     let kills = 0;
     const deferred: number[] = [];
     const change = async (i: number) => {
-      const kinds: ChangeKind[] = ['image', 'secrets', 'scale'];
+      const kinds: ChangeKind[] = ['image', 'secrets', 'scale', 'labels'];
       const kind = kinds[changes % kinds.length] as ChangeKind;
       const current = records[i] as DeploymentRecord;
       records[i] = await stack.client.patchDeployment(current.id, changeOf(current, kind, changes));

@@ -4,7 +4,7 @@
  * latest revisions; the live objects are listed from the sandbox API over HTTPS, by the ownership
  * labels. The comparison is a subset check of the fields we render (the server adds defaults and
  * status; the Postgres credentials Secret gets its generated password and, being create-only,
- * keeps the revision annotation of its creation), plus exact sets: every
+ * keeps the user's labels of its creation), plus exact sets: every
  * rendered object exists once, and every owned object is one of them (no orphan, no duplicate).
  */
 import { Agent, request } from 'undici';
@@ -12,6 +12,9 @@ import type { ControlPlaneClient } from '../../../src/control-plane/client.ts';
 import type { DeploymentRecord, RevisionRecord } from '../../../src/contract/index.ts';
 import { type RenderedObject, type RenderSettings, renderDeployment } from '../../../src/render/index.ts';
 import type { KubeApi } from '../../../src/sandbox/server.ts';
+import { LABELS } from '../../../src/labels.ts';
+
+const MOORING_LABELS: ReadonlySet<string> = new Set(Object.values(LABELS));
 
 /** The kinds mooring renders (listed here independently of the agent's own table). */
 export const OWNED_KINDS = [
@@ -114,9 +117,10 @@ function asServerSees(o: RenderedObject): Record<string, unknown> {
   }
   const annotations = o.metadata.annotations as Record<string, string> | undefined;
   if (annotations?.['mooring.dev/create-only'] === 'true') {
-    // Created once and never written again (by design): it keeps the revision of its creation.
-    const meta = copy.metadata as { annotations: Record<string, string> };
-    delete meta.annotations['mooring.dev/revision-id'];
+    // Created once and never written again (by design): it keeps the user's labels of its
+    // creation; mooring's own labels never change.
+    const meta = copy.metadata as { labels: Record<string, string> };
+    meta.labels = Object.fromEntries(Object.entries(meta.labels).filter(([k]) => MOORING_LABELS.has(k)));
   }
   return copy;
 }

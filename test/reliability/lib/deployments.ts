@@ -72,7 +72,7 @@ export function generateDeployments(o: GenerateOptions): DeploymentCreate[] {
   return out;
 }
 
-export type ChangeKind = 'image' | 'secrets' | 'scale';
+export type ChangeKind = 'image' | 'secrets' | 'scale' | 'labels';
 
 /** The PATCH body of one change to `d` (the n-th change made to it). */
 export function changeOf(d: DeploymentRecord, kind: ChangeKind, n: number): DeploymentPatch {
@@ -91,6 +91,15 @@ export function changeOf(d: DeploymentRecord, kind: ChangeKind, n: number): Depl
     };
   }
   const current = d.source_config.resource_spec ?? {};
+  if (kind === 'labels') {
+    // A label goes on every object and pod template: the change that rewrites them all.
+    return {
+      source_config: {
+        ...d.source_config,
+        resource_spec: { ...current, labels: { ...current.labels, 'example.com/wave': `w${n}` } },
+      } as DeploymentPatch['source_config'],
+    };
+  }
   const min = current.min_scale === 2 ? 1 : 2;
   return {
     source_config: {
