@@ -235,6 +235,7 @@ export class Agent {
       onListed: (n) => this.#d.memory?.sized(n),
       scope: () => this.#held.scope,
       retains: (id) => !this.#deployments.parked(id),
+      waits: (deployment) => this.#deployments.waitsFor(deployment),
       clock,
       random,
       logger,

@@ -104,7 +104,7 @@ export class DeploymentBook {
    * restart memo vouched for: `restored`).
    */
   waitsForMemory(
-    d: DesiredDeployment,
+    d: Pick<DesiredDeployment, 'deployment' | 'refused'>,
     memory: DeploymentsDeps['memory'],
     restored?: DeploymentsDeps['restored'],
   ): string | undefined {

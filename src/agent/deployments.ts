@@ -3,7 +3,7 @@ import type { ColdPass } from './cold-start.ts';
 import { deleteHold } from '../reconcile/delete-cap.ts';
 import { DeploymentBook } from './deployment-book.ts';
 import type { TrackedDeployment } from './deployment-record.ts';
-import { revisionLoader, secretValuesOf } from './desired-book.ts';
+import { revisionLoader, secretValuesOf, statusEntryOf } from './desired-book.ts';
 import type { DeploymentsDeps } from './deployments-deps.ts';
 import { DesiredWaiters } from './desired-waiters.ts';
 import { OrphanPass, type PruneRefusal } from './orphan-pass.ts';
@@ -187,10 +187,11 @@ export class Deployments {
 
   /**
    * Records `d` as its deployment's desired state and shows it in the status; undefined when it
-   * waits for memory instead, its record dropped (DeploymentBook.waitsForMemory).
+   * waits for memory instead, its record dropped (DeploymentBook.waitsForMemory), as one resolved
+   * without its revision always does (`waitsFor`).
    */
   #take(d: DesiredDeployment): TrackedDeployment | undefined {
-    const waits = this.#book.waitsForMemory(d, this.#d.memory, this.#d.restored);
+    const waits = d.waitsForMemory ?? this.#book.waitsForMemory(d, this.#d.memory, this.#d.restored);
     if (waits) return void this.#park(d, waits);
     const record = this.#observe(d);
     record.take(d);
@@ -203,6 +204,11 @@ export class Deployments {
     this.#book.park(d.deployment.id);
     this.#d.redactor?.forget(d.deployment.id);
     this.#runs.setState(d.deployment.id, 'Pending', reason);
+  }
+
+  /** Why `deployment`, just listed, would wait for memory if taken now (PollerOptions.waits). */
+  waitsFor(deployment: DesiredDeployment['deployment']): string | undefined {
+    return this.#book.waitsForMemory({ deployment }, this.#d.memory, this.#d.restored);
   }
 
   /** Whether `id` waits for memory with its record dropped (the poller need not keep it). */
@@ -230,14 +236,8 @@ export class Deployments {
   }
 
   /** Shows `d` in the status. */
-  #show({ deployment, revision, pendingRevision }: DesiredDeployment): void {
-    this.#d.status.observe({
-      id: deployment.id,
-      name: deployment.name,
-      namespace: deployment.source_config.listener_config?.k8s_namespace ?? null,
-      revision: revision?.id ?? pendingRevision ?? deployment.latest_revision_id,
-      controlPlaneStatus: String(deployment.status),
-    });
+  #show(d: DesiredDeployment): void {
+    this.#d.status.observe(statusEntryOf(d));
   }
 
   /** Whether anything of deployment `id` is held: its record, or a run whose report is due. */

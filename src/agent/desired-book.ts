@@ -1,12 +1,13 @@
 /**
- * What a deployment's desired state brings the redactor: its secret values, and the loader of a
- * revision a poll resolved without reading it. (What the agent holds per deployment is its record:
- * deployment-record.ts.)
+ * What a deployment's desired state brings the redactor (its secret values, and the loader of a
+ * revision a poll resolved without reading it) and the status. (What the agent holds per
+ * deployment is its record: deployment-record.ts.)
  */
 import type { RevisionRecord } from '../contract/index.ts';
 import type { Redactor } from '../redact.ts';
 import { secretValues } from '../reconcile/steps.ts';
 import type { DesiredDeployment } from './poll-cycle.ts';
+import type { ObservedDeployment } from './status.ts';
 
 /**
  * The secret values of a deployment's desired state: its record's `secrets[].value`, and those of
@@ -37,5 +38,20 @@ export function revisionLoader(
     const revision = await load(d.deployment.id, pending);
     redactor?.set(d.deployment.id, secretValuesOf({ deployment: d.deployment, revision }));
     return revision;
+  };
+}
+
+/** What the status shows of `d` (StatusStore.observe). */
+export function statusEntryOf({
+  deployment,
+  revision,
+  pendingRevision,
+}: DesiredDeployment): ObservedDeployment {
+  return {
+    id: deployment.id,
+    name: deployment.name,
+    namespace: deployment.source_config.listener_config?.k8s_namespace ?? null,
+    revision: revision?.id ?? pendingRevision ?? deployment.latest_revision_id,
+    controlPlaneStatus: String(deployment.status),
   };
 }

@@ -25,6 +25,11 @@ export interface DesiredDeployment {
   hash: string;
   /** Set when the agent must not act on this deployment (a coded reason, no secret). */
   refused?: { code: string; message: string };
+  /**
+   * Set when the heap was short as its poll resolved it (the reason it waits): its revision was
+   * not read and `hash` is empty; the agent parks it, and a later poll resolves it again.
+   */
+  waitsForMemory?: string;
 }
 
 /** A complete view of this listener's deployments at one time. */

@@ -1,5 +1,6 @@
 /** What a `Poller` (poller.ts) is given: its control plane, listener, timing and hooks. */
 import type { ControlPlaneClient } from '../control-plane/client.ts';
+import type { DeploymentRecord } from '../contract/index.ts';
 import type { Logger } from '../log.ts';
 import type { CollisionRules, DesiredResolver } from '../reconcile/desired-resolver.ts';
 import type { Clock } from './clock.ts';
@@ -44,4 +45,11 @@ export interface PollerOptions {
    * for memory is not (its record is parsed again from the next listing).
    */
   retains?: (deploymentId: string) => boolean;
+  /**
+   * Why `deployment` would wait for memory if it were handed on now, or undefined when it would
+   * be taken (DeploymentBook.waitsForMemory). One that would wait is handed on without its
+   * revision read: holding every listed deployment's revision is itself more than a heap far too
+   * small has.
+   */
+  waits?: (deployment: DeploymentRecord) => string | undefined;
 }

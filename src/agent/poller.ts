@@ -171,8 +171,13 @@ export class Poller {
           const collision = collided.get(deployment.id);
           const handed = early.handed(deployment, reason, collision);
           if (handed) return handed;
-          const d = await this.#resolver.resolve(deployment, reason, collision);
-          this.#shareParsed(d, pool);
+          // One that would wait for memory goes on without its revision read (PollerOptions.waits).
+          const waits = reason === undefined && !collision ? this.#o.waits?.(deployment) : undefined;
+          const d: DesiredDeployment =
+            waits === undefined
+              ? await this.#resolver.resolve(deployment, reason, collision)
+              : { deployment, revision: undefined, hash: '', waitsForMemory: waits };
+          if (waits === undefined) this.#shareParsed(d, pool);
           cycle.ready(d);
           return d;
         },
@@ -183,7 +188,7 @@ export class Poller {
       // Only what was digested: a refused record (one nested too deep, say) is never compared.
       this.#held = new Map(
         deployments
-          .filter((d) => !d.refused && retains(d.deployment.id))
+          .filter((d) => !d.refused && d.waitsForMemory === undefined && retains(d.deployment.id))
           .map((d) => [d.deployment.id, d.deployment]),
       );
       this.#pages.settle(this.#held);

@@ -383,6 +383,25 @@ describe('Agent with leader election', () => {
     await running;
   });
 
+  it('under a short heap, a new deployment waits without its revision read (this client fails every revision read)', async () => {
+    const heap = { liveBytes: 95, limitBytes: 100 };
+    const { agent, calls, clock, pending } = setup(
+      [dep('d1', 'alpha', { latest_revision_id: 'r1' }), dep('d2', 'beta', { status: 'AWAITING_DELETE' })],
+      { memory: new MemoryBudget({ read: () => heap, logger: silentLogger() }) },
+    );
+    const controller = new AbortController();
+    const running = agent.run(controller.signal);
+    await flush();
+    expect(calls.filter((c) => c.startsWith('reconcile'))).toEqual(['reconcile beta']);
+    const alpha = agent.statusDocument().deployments.find((d) => d.name === 'alpha');
+    expect(alpha?.state).toBe('Pending');
+    expect(alpha?.revision).toBe('r1');
+    for (const p of pending.splice(0)) p.resolve(READY);
+    controller.abort();
+    await clock.advance(10_000);
+    await running;
+  });
+
   it('a leader saves its restart memo every five minutes while it runs, not only at shutdown, unless the heap is short', async () => {
     for (const short of [false, true]) {
       const saved: unknown[][] = [];

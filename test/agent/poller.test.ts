@@ -390,6 +390,36 @@ describe('Poller: records listed again', () => {
     expect(second.get(D2)!.hash).toBe(first.get(D2)!.hash);
   });
 
+  it('reads no revision of a deployment that would wait for memory, hands it on saying so, and keeps no record of it', async () => {
+    const state = {
+      deployments: [deployment(D1, LISTENER, R1), deployment(D2, LISTENER, R2)],
+      revisions: { [R1]: revision(R1, 'DEPLOYED'), [R2]: revision(R2, 'DEPLOYED') },
+    };
+    const { client, calls } = fakeClient(state);
+    let short = true;
+    const poller = new Poller({
+      client,
+      listenerId: LISTENER,
+      intervalMs: 10_000,
+      logger: silentLogger(),
+      waits: (d) => (short && d.id === D2 ? 'MOORING_E_MEMORY_SHORT: heap short' : undefined),
+    });
+    const first = new Map((await poller.pollOnce()).deployments.map((d) => [d.deployment.id, d]));
+    expect(calls.filter((c) => c.startsWith('rev'))).toEqual([`rev ${R1}`]);
+    expect(first.get(D1)!.revision?.id).toBe(R1);
+    expect(first.get(D2)).toMatchObject({
+      revision: undefined,
+      waitsForMemory: 'MOORING_E_MEMORY_SHORT: heap short',
+    });
+    // Room again: the next poll parses it anew (no record was kept) and reads its revision.
+    short = false;
+    const second = new Map((await poller.pollOnce()).deployments.map((d) => [d.deployment.id, d]));
+    expect(calls.filter((c) => c.startsWith('rev'))).toEqual([`rev ${R1}`, `rev ${R2}`]);
+    expect(second.get(D2)!.waitsForMemory).toBeUndefined();
+    expect(second.get(D2)!.deployment).not.toBe(first.get(D2)!.deployment);
+    expect(second.get(D2)!.hash).toBe(desiredStateHash(second.get(D2)!.deployment, revision(R2, 'DEPLOYED')));
+  });
+
   it('compares records member by member: order does not count, a nested change does', async () => {
     const { state, poll } = twoDeployments();
     const first = await poll();
