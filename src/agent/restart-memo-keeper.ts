@@ -46,7 +46,7 @@ export type RestartMemoUse = Pick<RestartMemoKeeper, 'load' | 'revisions' | 'sav
 
 /** No restart memo (none configured, or dry run): nothing is read, nothing is saved. */
 export const NO_RESTART_MEMO: RestartMemoUse = Object.freeze({
-  load: async () => {},
+  load: async () => 0,
   revisions: async () => undefined,
   save: async () => {},
 });
@@ -56,6 +56,7 @@ export class RestartMemoKeeper {
   /** The digest of the snapshot stored now, as far as this process knows: an unchanged one is not written again. */
   #stored: string | undefined;
   #opened: Promise<(RestartMemo & { digest: string }) | undefined> | undefined;
+  #objectsOfAnotherBuild = 0;
 
   /** The code's digest, started at once: reading the sources must not delay the first listing. */
   readonly #code: Promise<string>;
@@ -86,7 +87,13 @@ export class RestartMemoKeeper {
     try {
       const stored = await store.read();
       if (!stored) return undefined;
-      const memo = openMemo(stored, { secret: this.#o.secret, fingerprint: await this.#fingerprint() });
+      const memo = openMemo(stored, {
+        secret: this.#o.secret,
+        fingerprint: await this.#fingerprint(),
+        objectsOfAnotherBuild: (objects) => {
+          this.#objectsOfAnotherBuild = objects;
+        },
+      });
       if (typeof memo === 'string') {
         const why = {
           seal: 'it does not open (sealed with another API key, or not by the agent)',
@@ -105,10 +112,14 @@ export class RestartMemoKeeper {
     }
   }
 
-  /** Fills the memo (objects it does not hold yet) and `passes` from the stored snapshot, when it can be trusted. */
-  async load(passes: ColdPasses): Promise<void> {
+  /**
+   * Fills the memo (objects it does not hold yet) and `passes` from the stored snapshot, when it
+   * can be trusted. Returns how many objects a snapshot of another build held (0 otherwise): an
+   * upgrade's start cannot use it, but the memory budget sizes the start's listing by it.
+   */
+  async load(passes: ColdPasses): Promise<number> {
     const memo = await this.#open();
-    if (!memo) return;
+    if (!memo) return this.#objectsOfAnotherBuild;
     // Moved, not copied (the snapshot's map is emptied): the apply memo now holds its entries
     // (and newer ones), and a copy would hold every object twice (121k at 10,000 deployments).
     // A later cold listing of this process judges what it holds instead.
@@ -116,6 +127,7 @@ export class RestartMemoKeeper {
     for (const [id, pass] of memo.passes) passes.restore(id, pass);
     this.#o.logger.info({ deployments: memo.passes.size }, 'restart memo taken over');
     memo.passes.clear();
+    return 0;
   }
 
   /**

@@ -228,10 +228,14 @@ export function sealMemo(
 /** Why a stored snapshot was not taken over (logged; the start then judges the listing). */
 export type MemoRefusal = 'seal' | 'fingerprint' | 'size' | 'format';
 
-/** The restart memo sealed in `data`, with the digest of what was sealed, when it opens and its fingerprint matches; else why not. */
+/**
+ * The restart memo sealed in `data`, with the digest of what was sealed, when it opens and its
+ * fingerprint matches; else why not. A memo of another build (`fingerprint`) still says how many
+ * objects the cluster held (`objectsOfAnotherBuild`): a size only, nothing of it is used.
+ */
 export function openMemo(
   data: Buffer,
-  o: { secret: string; fingerprint: string },
+  o: { secret: string; fingerprint: string; objectsOfAnotherBuild?: (objects: number) => void },
 ): (RestartMemo & { digest: string }) | MemoRefusal {
   if (data.length > MAX_OPENED_BYTES) return 'size';
   const plain = open(o.secret, data);
@@ -249,6 +253,9 @@ export function openMemo(
   } catch {
     return 'format';
   }
-  if (doc.fingerprint !== o.fingerprint) return 'fingerprint';
+  if (doc.fingerprint !== o.fingerprint) {
+    o.objectsOfAnotherBuild?.(out.memo.size);
+    return 'fingerprint';
+  }
   return out;
 }

@@ -58,9 +58,13 @@ export class ShardMemos {
     this.#held = [...held];
   }
 
-  /** Fills the apply memo and `passes` from the held shards' memos. */
-  async load(passes: ColdPasses): Promise<void> {
-    await Promise.all(this.#targets().map((s) => this.#keeper(s).load(passes)));
+  /**
+   * Fills the apply memo and `passes` from the held shards' memos; returns the objects that
+   * memos of another build held (RestartMemoKeeper.load).
+   */
+  async load(passes: ColdPasses): Promise<number> {
+    const others = await Promise.all(this.#targets().map((s) => this.#keeper(s).load(passes)));
+    return others.reduce((a, b) => a + b, 0);
   }
 
   /** The final revisions the held shards' memos knew. */

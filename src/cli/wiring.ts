@@ -175,8 +175,10 @@ export function wireAgent(o: WireOptions): WiredAgent {
         renderDeployment({ deployment, revision, settings: rendering.current }).objects,
       verify: (live, desired, key) => resources.verifyListed(live, desired, key),
       listedVerified: (live, key) => resources.isListedVerified(live, key),
-      // What the memo holds exists: the budget's count until a listing has counted them.
-      beforeFirstPage: (passes) => restartMemo.load(passes).then(() => memory.listed(observed.memo.size)),
+      // What the memo holds exists: the budget's count until a listing has counted them (a memo
+      // of another build, after an upgrade, only counts them).
+      beforeFirstPage: (passes) =>
+        restartMemo.load(passes).then((another) => memory.listed(observed.memo.size || another)),
     });
   // Listed per namespace at most once a cycle, and only for a rendered deployment that needs them.
   const foreign = new ForeignObjects(new ObjectClient(kube), config.listenerId);

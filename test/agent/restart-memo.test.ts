@@ -178,6 +178,28 @@ describe('the restart memo keeper', () => {
     expect(store.writes).toBe(1);
   });
 
+  it("an upgrade's start takes nothing of another build's memo but the number of objects it held", async () => {
+    const store = memoryStore();
+    const { memo, passes } = state(2);
+    await keeper(store, memo).save(passes);
+    const restarted = new ApplyMemo();
+    const cold = new ColdPasses();
+    const upgraded = new RestartMemoKeeper({
+      store,
+      secret: SECRET,
+      settings: () => ({}),
+      memo: restarted,
+      logger: silentLogger(),
+      code: async () => 'the-next-build',
+    });
+    expect(await upgraded.load(cold)).toBe(6);
+    expect(new Map(restarted)).toEqual(new Map());
+    expect(cold.restored('dep-0')).toBe(false);
+    expect(await upgraded.revisions()).toBeUndefined();
+    // The same build's memo is taken over: no count of another build's.
+    expect(await keeper(store, new ApplyMemo()).load(new ColdPasses())).toBe(0);
+  });
+
   it('counts the deployments it gave back as restored, through a new cold listing, until their pass is taken', async () => {
     const store = memoryStore();
     const { memo, passes } = state(2);
@@ -259,7 +281,7 @@ describe('the restart memo keeper', () => {
     };
     const memo = new ApplyMemo();
     const k = keeper(failing, memo);
-    await expect(k.load(new ColdPasses())).resolves.toBeUndefined();
+    await expect(k.load(new ColdPasses())).resolves.toBe(0);
     await expect(k.save(state(1).passes)).resolves.toBeUndefined();
   });
 });
