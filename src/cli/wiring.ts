@@ -178,7 +178,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
       // What the memo holds exists: the budget's count until a listing has counted them (a memo
       // of another build, after an upgrade, only counts them).
       beforeFirstPage: (passes) =>
-        restartMemo.load(passes).then((another) => memory.listed(observed.memo.size || another)),
+        restartMemo.load(passes).then((another) => memory.listed(Math.max(observed.memo.size, another))),
     });
   // Listed per namespace at most once a cycle, and only for a rendered deployment that needs them.
   const foreign = new ForeignObjects(new ObjectClient(kube), config.listenerId);
