@@ -113,9 +113,10 @@ export class MemoryBudget {
   }
 
   /**
-   * How many deployments wait with their records dropped. Each listing parses their records again
-   * for its length, so the level counts their room as taken: the heap stays short while they wait
-   * instead of taking them all back at the next poll and running out of heap.
+   * How many deployments wait with their records dropped (the poller keeps a sketch of each). The
+   * first listing with room parses every one of them whole again, so the level counts their room
+   * as taken: the heap stays short while they wait instead of taking them all back at the next
+   * poll and running out of heap.
    */
   parked(count: number): void {
     this.#parked = count;

@@ -26,8 +26,9 @@ export interface DesiredDeployment {
   /** Set when the agent must not act on this deployment (a coded reason, no secret). */
   refused?: { code: string; message: string };
   /**
-   * Set when the heap was short as its poll resolved it (the reason it waits): its revision was
-   * not read and `hash` is empty; the agent parks it, and a later poll resolves it again.
+   * Set when the heap was short as its poll resolved it (the reason it waits): `deployment` is
+   * its sketch (record-sketch.ts), its revision was not read and `hash` is empty; the agent parks
+   * it, and a later poll resolves it again.
    */
   waitsForMemory?: string;
 }

@@ -5,13 +5,13 @@
  * as soon as its revision is in, so that a cold start's applies do not wait for every revision
  * read, then the complete snapshot. A deployment that changed goes as soon as its page is in
  * (early-changes.ts); the rest once the listing is complete. A page whose bytes are those of the
- * last complete listing's is not parsed again (listing-pages.ts). A failed listing makes no cycle
+ * last complete listing's is not parsed again (listing-pages.ts), and a record is held whole only
+ * while this replica works on it (listed-records.ts). A failed listing makes no cycle
  * unless a change went early; a poll failing later fails its cycle: nothing but those changes acts
  * on a partial view, and only a complete snapshot feeds deletions and the orphan pass.
  * Failures back off (src/backoff.ts: capped at the interval, so the agent recovers within one
  * interval of the control plane's return) and a server's Retry-After is honoured.
  */
-import equal from 'fast-deep-equal';
 import pMap from 'p-map';
 import { backoffDelay, pollBackoff } from '../backoff.ts';
 import { CONTROL_PLANE_CONNECTIONS } from '../control-plane/client-http.ts';
@@ -25,7 +25,8 @@ import { CollisionMemo } from '../reconcile/collision-memo.ts';
 import { ListingPages } from './listing-pages.ts';
 import { type DesiredDeployment, openPollCycle, type Snapshot } from './poll-cycle.ts';
 import { EarlyChanges } from './early-changes.ts';
-import { OtherShards } from './record-sketch.ts';
+import { ListedRecords } from './listed-records.ts';
+import { isSketch, sketch } from './record-sketch.ts';
 import type { PollerOptions } from './poller-options.ts';
 import { safeErr } from './safe-error.ts';
 import { CustomUrls } from '../render/url-claims.ts';
@@ -43,17 +44,19 @@ export const POLL_JITTER = 0.1;
  */
 const REVISION_FETCH_CONCURRENCY = CONTROL_PLANE_CONNECTIONS;
 
+/** Why one listed as a sketch waits when the heap had room again by the time its turn came. */
+const LISTED_WAITING =
+  'MOORING_E_MEMORY_SHORT: the heap had no room when this deployment was listed; it is taken at the next poll';
+
 export class Poller {
   readonly #o: PollerOptions & { clock: Clock; random: () => number };
   readonly #resolver: DesiredResolver;
   /**
-   * This listener's records of the last complete listing, by id. A record listed again unchanged
-   * is the one kept, and the raw copy is neither parsed nor kept (`#known`): otherwise every poll
+   * What is kept of the last complete listing's records (listed-records.ts). A record listed again
+   * unchanged is the one kept, and the raw copy is neither parsed nor kept: otherwise every poll
    * holds two copies of every record until the listing is complete (bench/README.md, "Measured decisions").
    */
-  #held = new Map<string, DeploymentRecord>();
-  /** What is kept of other shards' records (record-sketch.ts). */
-  readonly #others = new OtherShards();
+  readonly #records: ListedRecords;
   /** The scope of the listing under way (`#scopeOfListing`). */
   #listingScope: { inScope: ((deploymentId: string) => boolean) | undefined } | undefined;
   /** Pages of the last complete listing, recognised by their bytes (listing-pages.ts). */
@@ -74,6 +77,7 @@ export class Poller {
   constructor(options: PollerOptions) {
     this.#o = { clock: systemClock, random: Math.random, ...options };
     this.#resolver = options.resolver ?? new DesiredResolver(options.client);
+    this.#records = new ListedRecords({ listenerId: options.listenerId, waits: options.waits });
   }
 
   /** When the loop means to poll next (liveness: a loop far past this is stalled). */
@@ -145,7 +149,7 @@ export class Poller {
       return cycle;
     };
     const early = new EarlyChanges({
-      held: this.#held,
+      held: this.#records.held,
       listenerId: this.#o.listenerId,
       inScope: (id) => this.#scopeOfListing()?.(id) ?? true,
       resolver: this.#resolver,
@@ -156,7 +160,12 @@ export class Poller {
       const { mine, collided, unsupported, rejected } = this.#cut(
         await client.listAllDeployments(
           { remote_reconciled: true },
-          { known: (raw) => this.#known(raw), memo: this.#pages, onPage: (page) => early.page(page) },
+          {
+            known: (raw) => this.#records.known(raw, this.#scopeOfListing()),
+            slim: (record) => this.#records.slim(record, this.#scopeOfListing()),
+            memo: this.#pages,
+            onPage: (page) => early.page(page),
+          },
         ),
       );
       const cycle = open();
@@ -164,6 +173,7 @@ export class Poller {
       // each deployment is handed on as soon as its own is in. One handed on early is handed on
       // again only when the complete listing says otherwise of it (a later copy, a collision).
       const pool = new ListingPool();
+      let sketchedWhole = false;
       const deployments = await pMap(
         mine,
         async (deployment) => {
@@ -171,12 +181,17 @@ export class Poller {
           const collision = collided.get(deployment.id);
           const handed = early.handed(deployment, reason, collision);
           if (handed) return handed;
-          // One that would wait for memory goes on without its revision read (PollerOptions.waits).
-          const waits = reason === undefined && !collision ? this.#o.waits?.(deployment) : undefined;
+          // One that would wait for memory goes on without its revision read (PollerOptions.waits),
+          // as its sketch; so does one listed as a sketch, which cannot be resolved.
+          const waits =
+            reason === undefined && !collision
+              ? (this.#o.waits?.(deployment) ?? (isSketch(deployment) ? LISTED_WAITING : undefined))
+              : undefined;
+          sketchedWhole ||= waits !== undefined && !isSketch(deployment);
           const d: DesiredDeployment =
             waits === undefined
               ? await this.#resolver.resolve(deployment, reason, collision)
-              : { deployment, revision: undefined, hash: '', waitsForMemory: waits };
+              : { deployment: sketch(deployment), revision: undefined, hash: '', waitsForMemory: waits };
           if (waits === undefined) this.#shareParsed(d, pool);
           cycle.ready(d);
           return d;
@@ -185,13 +200,9 @@ export class Poller {
       );
       const retains = this.#o.retains ?? (() => true);
       this.#resolver.pruneCache(deployments, retains);
-      // Only what was digested: a refused record (one nested too deep, say) is never compared.
-      this.#held = new Map(
-        deployments
-          .filter((d) => !d.refused && d.waitsForMemory === undefined && retains(d.deployment.id))
-          .map((d) => [d.deployment.id, d.deployment]),
-      );
-      this.#pages.settle(this.#held);
+      // The collision memo holds the listing's records: whole ones now sketched must go.
+      if (this.#records.settle(deployments, retains) || sketchedWhole) this.#collisions.forget();
+      this.#pages.settle(this.#records.held);
       // Log refused records when the set changes, not at every poll.
       const rejectedKey = rejected.map((r) => `${r.id ?? r.index}:${r.reason}`).join('|');
       if (rejectedKey !== this.#lastRejectedKey) {
@@ -235,36 +246,13 @@ export class Poller {
       this.#customUrls,
     );
     this.#urlHolders = urlHolders;
-    this.#others.keep(inScope ? ours.filter((d) => !inScope(d.id)) : []);
+    this.#records.keepOthers(inScope ? ours.filter((d) => !inScope(d.id)) : []);
     return {
       mine,
       collided,
       unsupported: new Map(listing.unsupported.map((u) => [u.id, u.reason])),
       rejected: listing.rejected,
     };
-  }
-
-  /**
-   * The record held (see `#held`) when the raw one just listed says the same, member by member;
-   * for another shard's record (outside the listing's scope), its sketch when the raw one's
-   * sketched members are the same; else undefined, and the raw record is parsed. An idle poll at
-   * 10,000 deployments spent most of its CPU making sure that nothing changed: parsing every record
-   * again, then digesting it (a sorted copy, its text and a sha256) to compare. A record that
-   * changed is digested once, when it is resolved.
-   */
-  #known(raw: unknown): DeploymentRecord | undefined {
-    const { id, updated_at: updatedAt } = (raw ?? {}) as { id?: unknown; updated_at?: unknown };
-    const inScope = this.#scopeOfListing();
-    if (typeof id === 'string' && inScope !== undefined && !inScope(id)) return this.#others.known(id, raw);
-    const held = typeof id === 'string' ? this.#held.get(id) : undefined;
-    if (held === undefined || held.updated_at !== updatedAt) return undefined;
-    try {
-      return equal(held, raw) ? held : undefined;
-    } catch (err) {
-      // Nested too deep to compare: parsed, then the resolver refuses it alone.
-      if (err instanceof RangeError) return undefined;
-      throw err;
-    }
   }
 
   /**
@@ -276,7 +264,7 @@ export class Poller {
    */
   #shareParsed({ deployment, revision, refused }: DesiredDeployment, pool: ListingPool): void {
     // A refused record is left as it is: one nested too deep would overflow the walk.
-    if (refused || this.#held.get(deployment.id) === deployment) return;
+    if (refused || this.#records.held.get(deployment.id) === deployment) return;
     shareStrings(deployment, pool);
     if (revision) shareStrings(revision, pool);
   }

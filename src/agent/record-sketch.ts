@@ -1,15 +1,43 @@
 /**
- * What a sharded replica keeps of another shard's deployment record between polls (ADR 0015): only
- * the members that collisions (names, URLs, tenants) and the listing's flags read. Every replica
- * judges collisions over the whole listing, so it must list every record, but holding each one
- * whole made every replica's heap follow the listener instead of its share. A record listed again
- * with the same sketch is taken as its sketch, unparsed; one that differs is parsed again.
+ * What the poller keeps of a deployment record it will not work on now: another shard's (ADR 0015)
+ * or one of its own that waits for memory. Only the members that collisions (names, URLs,
+ * tenants), the listing's flags, the status and the revision cache read. Every replica judges
+ * collisions over the whole listing, so it must list every record, but holding each one whole
+ * made every replica's heap follow the listener instead of its share; and a listener far larger
+ * than the heap held every waiting record whole from its first page to its last. A record listed
+ * again with the same sketch is taken as its sketch, unparsed; one that differs is parsed again.
  */
 import equal from 'fast-deep-equal';
 import type { DeploymentRecord } from '../contract/index.ts';
 
-const TOP = ['id', 'name', 'source', 'status', 'tenant_id', 'created_at', 'updated_at'] as const;
+const TOP = [
+  'id',
+  'name',
+  'source',
+  'status',
+  'tenant_id',
+  'created_at',
+  'updated_at',
+  'latest_revision_id',
+  'active_revision_id',
+] as const;
 const SOURCE_CONFIG = ['listener_id', 'deployment_type', 'custom_url'] as const;
+
+/** Every sketch made: one is never resolved, rendered or compared as a whole record. */
+const made = new WeakSet<DeploymentRecord>();
+
+/** Whether `record` is a sketch (then only its sketched members are there). */
+export function isSketch(record: DeploymentRecord): boolean {
+  return made.has(record);
+}
+
+/** The sketch of a parsed record (itself when it is one). */
+export function sketch(record: DeploymentRecord): DeploymentRecord {
+  if (made.has(record)) return record;
+  const out = sketchOf(record) as DeploymentRecord;
+  made.add(out);
+  return out;
+}
 
 /**
  * The sketched members of `record` (parsed or as listed): those present, copied as they are. A
@@ -39,31 +67,28 @@ function pick(from: object, keys: readonly string[]): Record<string, unknown> {
 }
 
 /**
- * The sketches of the last listing's records of other shards, by id. A sketch is typed as a record
- * for the listing it joins, but holds only the sketched members: never resolved nor rendered, as
- * the poller hands on only its own shards' deployments.
+ * The sketches of some of the last listing's records, by id. A sketch is typed as a record for
+ * the listing it joins, but holds only the sketched members (`isSketch`).
  */
-export class OtherShards {
+export class RecordSketches {
   #byId = new Map<string, DeploymentRecord>();
-  /** The sketches made, so that one listed again unchanged is not sketched anew. */
-  readonly #made = new WeakSet<DeploymentRecord>();
 
   /** The sketch of `id` when `raw` (as listed now) says what it says in every sketched member. */
   known(id: string, raw: unknown): DeploymentRecord | undefined {
-    const sketch = this.#byId.get(id);
+    const kept = this.#byId.get(id);
     const listed = sketchOf(raw);
-    if (sketch === undefined || listed?.updated_at !== sketch.updated_at) return undefined;
-    return equal(listed, sketch) ? sketch : undefined;
+    if (kept === undefined || listed?.updated_at !== kept.updated_at) return undefined;
+    return equal(listed, kept) ? kept : undefined;
   }
 
-  /** Keeps the sketches of `records` (another shard's, of the last listing) and forgets the rest. */
+  /** Keeps the sketches of `records` (of the last listing) and forgets the rest. */
   keep(records: Iterable<DeploymentRecord>): void {
     const next = new Map<string, DeploymentRecord>();
-    for (const d of records) {
-      const sketch = this.#made.has(d) ? d : (sketchOf(d) as DeploymentRecord);
-      this.#made.add(sketch);
-      next.set(d.id, sketch);
-    }
+    for (const d of records) next.set(d.id, sketch(d));
     this.#byId = next;
+  }
+
+  get size(): number {
+    return this.#byId.size;
   }
 }

@@ -71,13 +71,15 @@ function readId(item: unknown): string | undefined {
  * rejected alone with a reason; records with unknown enum values are kept and flagged. `known`
  * may answer for a record the caller already holds, equal to the raw one: it is taken as it is,
  * unparsed (the tolerant schemas add, drop and convert nothing, so a held record parsed from an
- * equal one is what parsing would give), and flagged all the same.
+ * equal one is what parsing would give), and flagged all the same. `keep` says what the page
+ * holds of each record it parsed, once flagged (default the record itself).
  */
 export function parsePage<S extends z.ZodType>(
   body: unknown,
   item: S,
   flag: (record: z.infer<S>) => string[] = () => [],
   known: (raw: unknown) => z.infer<S> | undefined = () => undefined,
+  keep: (record: z.infer<S>) => z.infer<S> = (record) => record,
 ): ParsedPage<z.infer<S>> {
   const envelope = RawListEnvelope.safeParse(body);
   if (!envelope.success) throw new MalformedPageError(describeIssues(envelope.error));
@@ -113,7 +115,7 @@ export function parsePage<S extends z.ZodType>(
       });
       return;
     }
-    page.items.push(parsed.data);
+    page.items.push(held === undefined ? keep(parsed.data) : parsed.data);
     if (reasons.length > 0 && id) {
       page.unsupported.push({ index, id, code: 'MOORING_E_RECORD_UNSUPPORTED', reason: reasons.join('; ') });
     }

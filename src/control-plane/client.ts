@@ -52,6 +52,11 @@ export interface ListingOptions<T> {
   known?: (raw: unknown) => T | undefined;
   /** Pages remembered by their bytes (page-memo.ts): a page whose bytes it knows is not parsed. */
   memo?: PageMemo<T>;
+  /**
+   * What the listing holds of each record it parsed (default the record): a caller that works on
+   * only some records keeps less of the others than their whole, from their page on.
+   */
+  slim?: (record: T) => T;
   /** Told of each page as it arrives, before the walk goes on (a walk begun again tells again). */
   onPage?: (page: ParsedPage<T>) => void;
 }
@@ -89,7 +94,7 @@ export class ControlPlaneClient {
       '/v2/deployments',
       filterQuery(rest),
       limit,
-      (body) => parsePage(body, tolerant.Deployment, deploymentUnsupported, options.known),
+      (body) => parsePage(body, tolerant.Deployment, deploymentUnsupported, options.known, options.slim),
       options.memo,
     );
   }

@@ -38,6 +38,11 @@ export class CollisionMemo {
     this.#last = { records, urls, result };
     return result;
   }
+
+  /** Lets the last records go: the next judgement is made anew. */
+  forget(): void {
+    this.#last = undefined;
+  }
 }
 
 function sameRecords(a: readonly DeploymentRecord[], b: readonly DeploymentRecord[]): boolean {

@@ -10,6 +10,7 @@ import {
 import type { DeploymentRecord, RevisionRecord } from '../../src/contract/index.ts';
 import { MooringError } from '../../src/errors.ts';
 import { silentLogger } from '../../src/log.ts';
+import { isSketch } from '../../src/agent/record-sketch.ts';
 import { FakeClock, flush } from './fake-clock.ts';
 
 const LISTENER = '11111111-1111-4111-8111-111111111111';
@@ -55,6 +56,8 @@ function fakeClient(state: {
   fail?: unknown;
 }) {
   const calls: string[] = [];
+  /** The ids of the records each listing parsed (those the poller did not answer for). */
+  const parsed: string[][] = [];
   const client: PollClient = {
     listAllDeployments: async (filters, options) => {
       calls.push(`list ${JSON.stringify(filters)}`);
@@ -68,8 +71,16 @@ function fakeClient(state: {
           return { ...d };
         }
       };
-      // A record the poller holds and says is unchanged is taken as it is; the rest are "parsed".
-      const items = state.deployments.map(copy).map((d) => options?.known?.(d) ?? d);
+      // A record the poller holds and says is unchanged is taken as it is; the rest are "parsed",
+      // and the listing keeps what the poller says of them.
+      const ids: string[] = [];
+      parsed.push(ids);
+      const items = state.deployments.map(copy).map((d) => {
+        const known = options?.known?.(d);
+        if (known) return known;
+        ids.push(d.id);
+        return options?.slim ? options.slim(d) : d;
+      });
       return { items, rejected: [], unsupported: [] };
     },
     getRevision: async (deploymentId, revisionId) => {
@@ -80,7 +91,7 @@ function fakeClient(state: {
       return r;
     },
   };
-  return { client, calls };
+  return { client, calls, parsed };
 }
 
 function setup(state: Parameters<typeof fakeClient>[0]) {
@@ -411,6 +422,9 @@ describe('Poller: records listed again', () => {
       revision: undefined,
       waitsForMemory: 'MOORING_E_MEMORY_SHORT: heap short',
     });
+    // Handed on as its sketch: nothing of its spec or secrets.
+    expect(isSketch(first.get(D2)!.deployment)).toBe(true);
+    expect(first.get(D2)!.deployment).not.toHaveProperty('source_revision_config');
     // Room again: the next poll parses it anew (no record was kept) and reads its revision.
     short = false;
     const second = new Map((await poller.pollOnce()).deployments.map((d) => [d.deployment.id, d]));
@@ -418,6 +432,73 @@ describe('Poller: records listed again', () => {
     expect(second.get(D2)!.waitsForMemory).toBeUndefined();
     expect(second.get(D2)!.deployment).not.toBe(first.get(D2)!.deployment);
     expect(second.get(D2)!.hash).toBe(desiredStateHash(second.get(D2)!.deployment, revision(R2, 'DEPLOYED')));
+  });
+
+  it('keeps a waiting deployment as its sketch: listed again unchanged it is not parsed, and it is parsed whole once the heap has room', async () => {
+    const state = {
+      deployments: [deployment(D1, LISTENER, R1), deployment(D2, LISTENER, R2)],
+      revisions: { [R1]: revision(R1, 'DEPLOYED'), [R2]: revision(R2, 'DEPLOYED') },
+    };
+    const { client, calls, parsed } = fakeClient(state);
+    let short = true;
+    const poller = new Poller({
+      client,
+      listenerId: LISTENER,
+      intervalMs: 10_000,
+      logger: silentLogger(),
+      waits: (d) => (short && d.id === D2 ? 'MOORING_E_MEMORY_SHORT: heap short' : undefined),
+    });
+    const poll = async () => new Map((await poller.pollOnce()).deployments.map((d) => [d.deployment.id, d]));
+    const first = await poll();
+    // Sketched as soon as it was parsed: the listing never held it whole past its page.
+    expect(parsed.at(-1)).toEqual([D1, D2]);
+    expect(isSketch(first.get(D2)!.deployment)).toBe(true);
+    const second = await poll();
+    expect(parsed.at(-1)).toEqual([]);
+    expect(second.get(D2)!.deployment).toBe(first.get(D2)!.deployment);
+    expect(second.get(D2)!.waitsForMemory).toBe('MOORING_E_MEMORY_SHORT: heap short');
+    // A new updated_at: parsed again, and sketched again while the heap is still short.
+    state.deployments[1] = { ...deployment(D2, LISTENER, R2), updated_at: '2027-01-01T00:00:00Z' };
+    const third = await poll();
+    expect(parsed.at(-1)).toEqual([D2]);
+    expect(isSketch(third.get(D2)!.deployment)).toBe(true);
+    expect(third.get(D2)!.deployment.updated_at).toBe('2027-01-01T00:00:00Z');
+    expect(calls.filter((c) => c.startsWith('rev'))).toEqual([`rev ${R1}`]);
+    // Room again: parsed whole, its revision read, and held from then on.
+    short = false;
+    const fourth = await poll();
+    expect(parsed.at(-1)).toEqual([D2]);
+    expect(isSketch(fourth.get(D2)!.deployment)).toBe(false);
+    expect(fourth.get(D2)!.deployment.source_revision_config).toEqual({ image_uri: 'img:1' });
+    expect(fourth.get(D2)!.revision?.id).toBe(R2);
+    await poll();
+    expect(parsed.at(-1)).toEqual([]);
+  });
+
+  it('never resolves a sketch: one listed as a sketch whose turn comes with room waits one poll more', async () => {
+    const state = {
+      deployments: [deployment(D1, LISTENER, R1)],
+      revisions: { [R1]: revision(R1, 'DEPLOYED') },
+    };
+    const { client, calls } = fakeClient(state);
+    // Short while the listing is parsed, room by the time the deployment's turn comes.
+    let answers = ['short', 'room'];
+    const poller = new Poller({
+      client,
+      listenerId: LISTENER,
+      intervalMs: 10_000,
+      logger: silentLogger(),
+      waits: () => (answers.shift() === 'short' ? 'MOORING_E_MEMORY_SHORT: heap short' : undefined),
+    });
+    const first = (await poller.pollOnce()).deployments[0]!;
+    expect(first.waitsForMemory).toMatch(/^MOORING_E_MEMORY_SHORT: the heap had no room when/);
+    expect(isSketch(first.deployment)).toBe(true);
+    expect(calls.filter((c) => c.startsWith('rev'))).toEqual([]);
+    answers = ['room', 'room', 'room'];
+    const second = (await poller.pollOnce()).deployments[0]!;
+    expect(second.waitsForMemory).toBeUndefined();
+    expect(second.revision?.id).toBe(R1);
+    expect(calls.filter((c) => c.startsWith('rev'))).toEqual([`rev ${R1}`]);
   });
 
   it('compares records member by member: order does not count, a nested change does', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OtherShards } from '../../src/agent/record-sketch.ts';
+import { isSketch, RecordSketches, sketch } from '../../src/agent/record-sketch.ts';
 import type { DeploymentRecord } from '../../src/contract/index.ts';
 
 const ID = 'aaaaaaaa-0000-4000-8000-000000000001';
@@ -8,6 +8,7 @@ const record = {
   name: 'shop',
   source: 'external_docker',
   status: 'READY',
+  latest_revision_id: 'eeeeeeee-0000-4000-8000-000000000001',
   tenant_id: 'cccccccc-0000-4000-8000-000000000001',
   created_at: '2026-01-01T00:00:00Z',
   updated_at: '2026-01-02T00:00:00Z',
@@ -21,9 +22,9 @@ const record = {
   secrets: [{ name: 'TOKEN', value: 'hunter2' }],
 } as unknown as DeploymentRecord;
 
-describe('OtherShards', () => {
+describe('RecordSketches', () => {
   it('keeps the members collisions read and none other (no secret, no spec)', () => {
-    const others = new OtherShards();
+    const others = new RecordSketches();
     others.keep([record]);
     const sketch = others.known(ID, structuredClone(record))!;
     expect(sketch).toEqual({
@@ -31,6 +32,7 @@ describe('OtherShards', () => {
       name: 'shop',
       source: 'external_docker',
       status: 'READY',
+      latest_revision_id: record.latest_revision_id,
       tenant_id: record.tenant_id,
       created_at: record.created_at,
       updated_at: record.updated_at,
@@ -44,7 +46,7 @@ describe('OtherShards', () => {
   });
 
   it('gives no sketch when a sketched member changed, or was listed in another type', () => {
-    const others = new OtherShards();
+    const others = new RecordSketches();
     others.keep([record]);
     const changed = (patch: object) => ({ ...structuredClone(record), ...patch });
     expect(others.known(ID, changed({ name: 'cafe' }))).toBeUndefined();
@@ -59,9 +61,20 @@ describe('OtherShards', () => {
   });
 
   it('forgets the records not kept at the last listing', () => {
-    const others = new OtherShards();
+    const others = new RecordSketches();
     others.keep([record]);
     others.keep([]);
     expect(others.known(ID, structuredClone(record))).toBeUndefined();
+  });
+
+  it('marks a sketch as one, and sketches a record once', () => {
+    const made = sketch(record);
+    expect(isSketch(made)).toBe(true);
+    expect(isSketch(record)).toBe(false);
+    expect(sketch(made)).toBe(made);
+    const kept = new RecordSketches();
+    kept.keep([made]);
+    expect(kept.known(ID, structuredClone(record))).toBe(made);
+    expect(kept.size).toBe(1);
   });
 });
