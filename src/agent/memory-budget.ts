@@ -11,6 +11,8 @@ import type { Logger } from '../log.ts';
 import { type HeapReading, HeapWatch } from './heap-reading.ts';
 import { actionOf, describe } from './memory-words.ts';
 import {
+  HEAP_PER_DEPLOYMENT_BYTES,
+  HEAP_PER_OBJECT_BYTES,
   HEAP_PER_RECORD_BYTES,
   LISTING_BYTES_PER_OBJECT,
   LIVE_SHARE,
@@ -75,6 +77,11 @@ export class MemoryBudget {
   #toldNoResync = false;
   /** Deployments waiting with their records dropped (`parked`). */
   #parked = 0;
+  /**
+   * How many of them may still come back (`returns`), as judged from the heap reading of
+   * `liveBytes`, and those that came back since.
+   */
+  #returns: { liveBytes: number; left: number; ids: Set<string> } | undefined;
   /** The last reason given, so that every deferred deployment's status shares one string. */
   #reason = '';
 
@@ -112,20 +119,36 @@ export class MemoryBudget {
     this.#objects = objects;
   }
 
-  /**
-   * How many deployments wait with their records dropped (the poller keeps a sketch of each). The
-   * first listing with room parses every one of them whole again, so the level counts their room
-   * as taken: the heap stays short while they wait instead of taking them all back at the next
-   * poll and running out of heap.
-   */
+  /** How many deployments wait with their records dropped (the poller keeps a sketch of each). */
   parked(count: number): void {
     this.#parked = count;
+  }
+
+  /**
+   * What may come back of the deployments waiting with their records dropped: as many as the
+   * room below the short level would hold taken, judged again whenever the heap reads otherwise.
+   * Each one is parsed whole again, which a reading sees only once V8 has collected (a reading
+   * is the live data after the latest full collection). Taking them all back at once ran V8 out
+   * of heap; counting every waiting record's room as taken instead kept nearly all of them waiting
+   * with most of the heap free (bench/README.md, "A limit far too small").
+   */
+  #returnsAt(reading: HeapReading): { left: number; ids: Set<string> } {
+    if (this.#returns?.liveBytes !== reading.liveBytes) {
+      const room = Math.max(0, SHORT_AT * reading.limitBytes - reading.liveBytes);
+      this.#returns = { liveBytes: reading.liveBytes, left: Math.floor(room / TAKEN_BYTES), ids: new Set() };
+    }
+    return this.#returns;
+  }
+
+  /** The room kept for waiting records that may still be parsed whole again (`#returnsAt`). */
+  #returning(reading: HeapReading): number {
+    return Math.min(this.#parked, this.#returnsAt(reading).left) * HEAP_PER_RECORD_BYTES;
   }
 
   /** Reads the heap again and returns the level (logged when it changes). */
   update(): MemoryLevel {
     const reading = this.#read();
-    const level = levelOf(reading, this.#parked * HEAP_PER_RECORD_BYTES);
+    const level = levelOf(reading, this.#returning(reading));
     if (level !== this.#level) {
       const fields = {
         level,
@@ -163,7 +186,7 @@ export class MemoryBudget {
     if (this.#objects === 0) return true;
     const rest = Math.max(0, this.#objects - listed) * LISTING_BYTES_PER_OBJECT;
     const reading = this.#read();
-    const fits = levelOf(reading, this.#parked * HEAP_PER_RECORD_BYTES + rest) !== 'short';
+    const fits = levelOf(reading, this.#returning(reading) + rest) !== 'short';
     if (!fits) {
       this.#logger.info(
         { liveMib: Math.round(reading.liveBytes / MIB), listingMib: Math.round(rest / MIB) },
@@ -182,7 +205,7 @@ export class MemoryBudget {
   get resyncFits(): boolean {
     const reading = this.#read();
     const objects = this.#objects > 0 ? this.#objects : this.#deployments * BENCH_OBJECTS_PER_DEPLOYMENT;
-    const reserve = this.#parked * HEAP_PER_RECORD_BYTES + objects * LISTING_BYTES_PER_OBJECT;
+    const reserve = this.#returning(reading) + objects * LISTING_BYTES_PER_OBJECT;
     const fits = levelOf(reading, reserve) !== 'short';
     if (!fits && !this.#toldNoResync) {
       this.#logger.warn(
@@ -212,10 +235,20 @@ export class MemoryBudget {
   /**
    * The reason a deployment waits now (the heap is short, and it is not `held`: reconciled once, or
    * being deleted, which frees what it holds), or undefined when it may run. Reads the heap again.
+   * One `parked` (its record dropped) comes back only while what may come back lasts (`#returnsAt`).
    */
-  defers(id: string, held: boolean): string | undefined {
+  defers(id: string, held: boolean, parked = false): string | undefined {
     if (held) return undefined;
     this.update();
+    const returns = this.#returnsAt(this.#read());
+    if (parked && !returns.ids.has(id)) {
+      if (this.#level === 'short' || returns.left <= 0) {
+        this.#deferred.add(id);
+        return this.deferralReason();
+      }
+      returns.left -= 1;
+      returns.ids.add(id);
+    }
     if (this.admits(id)) {
       this.forget(id);
       return undefined;
@@ -263,3 +296,6 @@ export class MemoryBudget {
 
 /** Objects per deployment the estimate takes before the cluster's listing is known (the bench's). */
 const BENCH_OBJECTS_PER_DEPLOYMENT = 12;
+/** What a waiting deployment taken back adds to the heap: its record parsed again, and it taken. */
+const TAKEN_BYTES =
+  HEAP_PER_RECORD_BYTES + HEAP_PER_DEPLOYMENT_BYTES + BENCH_OBJECTS_PER_DEPLOYMENT * HEAP_PER_OBJECT_BYTES;

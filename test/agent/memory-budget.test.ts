@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { readiness } from '../../src/agent/agent-checks.ts';
 import type { HeapReading } from '../../src/agent/heap-reading.ts';
 import { concurrencyAt, levelOf, MemoryBudget } from '../../src/agent/memory-budget.ts';
-import { heapNeeded, memoryLimitFor } from '../../src/agent/memory-estimate.ts';
+import {
+  HEAP_PER_DEPLOYMENT_BYTES,
+  HEAP_PER_OBJECT_BYTES,
+  HEAP_PER_RECORD_BYTES,
+  heapNeeded,
+  memoryLimitFor,
+} from '../../src/agent/memory-estimate.ts';
 import { createLogger } from '../../src/log.ts';
 import { createMetrics } from '../../src/ops/metrics.ts';
 
@@ -92,15 +98,29 @@ describe('MemoryBudget', () => {
     expect(budget.verdict().deferred).toBe(0);
   });
 
-  it('counts the records of parked deployments, which every listing brings back, as taken: no taking them all back at once', () => {
+  it('takes waiting deployments back as many as the room below the short level would hold, judged again at each new reading', () => {
     const { budget, heap } = budgetWith({ liveBytes: 60 * MIB, limitBytes: 100 * MIB });
-    expect(budget.update()).toBe('ok');
-    // 10,000 records at 4 KiB each would take 39 MiB more at the next listing.
+    // 25 MiB below the short level; a deployment taken back costs its record, itself and 12 objects.
     budget.parked(10_000);
-    expect(budget.update()).toBe('short');
-    budget.parked(0);
-    heap.liveBytes = 40 * MIB;
+    const taken = HEAP_PER_RECORD_BYTES + HEAP_PER_DEPLOYMENT_BYTES + 12 * HEAP_PER_OBJECT_BYTES;
+    const allowance = Math.floor((25 * MIB) / taken);
+    expect(allowance).toBeGreaterThan(2_000);
+    // Those still to come back keep room for their records: still ok, far from short.
     expect(budget.update()).toBe('ok');
+    const back = Array.from({ length: allowance + 5 }, (_, i) => budget.defers(`p${i}`, false, true));
+    expect(back.filter((r) => r === undefined)).toHaveLength(allowance);
+    expect(back.at(-1)).toMatch(/^MOORING_E_MEMORY_SHORT: /);
+    // One taken back is asked again (its take, its reconcile): it costs nothing more.
+    expect(budget.defers('p0', false, true)).toBeUndefined();
+    // A new deployment is judged by the level alone.
+    expect(budget.defers('new', false)).toBeUndefined();
+    // The heap reads otherwise (V8 collected, those taken back are in it): judged again.
+    heap.liveBytes = 84 * MIB;
+    const next = Array.from({ length: 200 }, (_, i) => budget.defers(`q${i}`, false, true));
+    expect(next.filter((r) => r === undefined)).toHaveLength(Math.floor(MIB / taken));
+    heap.liveBytes = 86 * MIB;
+    expect(budget.update()).toBe('short');
+    expect(budget.defers('r0', false, true)).toMatch(/^MOORING_E_MEMORY_SHORT: /);
   });
 
   it('lets a full resync run only when its listing of every object fits beside the live data, and says so once', () => {
