@@ -49,7 +49,7 @@ export interface MemoryVerdict {
   neededLimitBytes: number;
   /** Whether that estimate is above what this agent has (the old generation's ceiling). */
   tooLarge: boolean;
-  /** Deployments held back because the heap is short. */
+  /** Deployments held back because the heap is short, or waiting still to be taken back. */
   deferred: number;
 }
 
@@ -282,7 +282,8 @@ export class MemoryBudget {
       objects,
       neededLimitBytes: needed > 0 ? memoryLimitFor(needed) : 0,
       tooLarge: needed > reading.limitBytes * LIVE_SHARE,
-      deferred: this.#deferred.size,
+      // Those waiting with their records dropped wait still when the heap reads ok again.
+      deferred: Math.max(this.#deferred.size, this.#parked),
     };
   }
 

@@ -105,8 +105,11 @@ describe('MemoryBudget', () => {
     const taken = HEAP_PER_RECORD_BYTES + HEAP_PER_DEPLOYMENT_BYTES + 12 * HEAP_PER_OBJECT_BYTES;
     const allowance = Math.floor((25 * MIB) / taken);
     expect(allowance).toBeGreaterThan(2_000);
-    // Those still to come back keep room for their records: still ok, far from short.
+    // Those still to come back keep room for their records: still ok, far from short. They are
+    // said to wait all the same.
     expect(budget.update()).toBe('ok');
+    expect(budget.verdict().deferred).toBe(10_000);
+    expect(budget.check().detail).toMatch(/10000 deployments wait for memory/);
     const back = Array.from({ length: allowance + 5 }, (_, i) => budget.defers(`p${i}`, false, true));
     expect(back.filter((r) => r === undefined)).toHaveLength(allowance);
     expect(back.at(-1)).toMatch(/^MOORING_E_MEMORY_SHORT: /);
