@@ -95,7 +95,10 @@ export async function runAgentPhases(input: AgentPhasesInput): Promise<void> {
     if (code !== 0) note(`the agent exited with ${code} on SIGTERM`);
     recordLimit(input, first.agent, true);
   }
-  if (result.convergence_s === null) return;
+  if (result.convergence_s === null) {
+    if (result.degraded_objects !== null && result.memory_limit_mib !== null) await degradedRestart(input);
+    return;
+  }
   // Restarts on the converged cluster: the first gives the counts, the median of all the time.
   const settled: number[] = [];
   for (let n = 1; n <= o.restarts; n++) {
@@ -168,6 +171,38 @@ async function restartOnce(
 }
 
 /**
+ * An agent that did not converge under its memory limit, restarted under the same limit and run
+ * as long again: the objects then there (`degraded_restart_objects`) show whether its progress
+ * was kept and carried on, or lost to a crash loop.
+ */
+async function degradedRestart(input: AgentPhasesInput): Promise<void> {
+  const { stack, settings: o, result, say, note } = input;
+  const running = await input.startAgent('agent-restart');
+  let present = 0;
+  try {
+    await waitForObjects(
+      stack.kubeApi,
+      stack.rendered.map((d) => d.objects.map(refOf)),
+      {
+        timeoutMs: o.timeoutMs,
+        giveUp: () => !running.agent.running,
+        onProgress: (missing) => {
+          present = stack.objects - missing;
+        },
+      },
+    );
+    alive(input, running, 'after its restart under the memory limit');
+    result.degraded_restart_objects = present;
+    say(`restarted under the limit: ${present}/${stack.objects} objects after ${o.timeoutMs / 1000} s`);
+  } catch (err) {
+    note(`degraded restart: ${message(err)}`);
+  } finally {
+    await running.agent.stop();
+    recordLimit(input, running.agent, false);
+  }
+}
+
+/**
  * A further round of cold convergence alone (`--rounds`): a fresh agent against a fresh stack,
  * stopped once every object is there. Fills the convergence figures of `input.result`.
  */
@@ -216,6 +251,7 @@ async function coldConvergence(input: AgentPhasesInput, running: RunningAgent): 
   const cpuBefore = process.cpuUsage();
   const sandboxWaitSince = threadRunQueueWaitFromNow();
   let lastReport = 0;
+  let present = 0;
   // The sandbox's event loop (this thread) from the first object on: how busy the agent kept it.
   let eluFromFirst: EventLoopUtilization | undefined;
   const done = await waitForObjects(
@@ -225,6 +261,7 @@ async function coldConvergence(input: AgentPhasesInput, running: RunningAgent): 
       timeoutMs: o.timeoutMs,
       giveUp: () => !agent.running,
       onProgress: (missing) => {
+        present = stack.objects - missing;
         if (eluFromFirst === undefined && missing < stack.objects)
           eluFromFirst = performance.eventLoopUtilization();
         if (performance.now() - lastReport > 5_000) {
@@ -240,6 +277,7 @@ async function coldConvergence(input: AgentPhasesInput, running: RunningAgent): 
   if (done === null) {
     const why = agent.running ? `did not converge within ${o.timeoutMs / 1000} s` : 'exited';
     note(`the agent ${why} (see ${path.join(input.runDir, 'agent.log')})`);
+    if (agent.running) result.degraded_objects = present;
     return false;
   }
   result.convergence_s = round((done - agent.startedAt) / 1000);

@@ -146,6 +146,13 @@ export interface BenchResult {
    * the memory limit it says the listener needs, and how many deployments waited for memory.
    */
   agent_memory: AgentMemory | null;
+  /**
+   * Under a memory limit the agent did not converge within: the objects there when the first
+   * agent was stopped, and after a restarted one ran as long again under the same limit (nothing
+   * lost, progress kept: degrading, not crash-looping). Null when it converged or had no limit.
+   */
+  degraded_objects: number | null;
+  degraded_restart_objects: number | null;
   restart_kube_writes: number | null;
   restart_kube_reads: number | null;
   /** The restart's Kubernetes reads by verb (get, list): a restart should read by listing. */
@@ -376,6 +383,8 @@ export function tableRows(r: BenchResult): string[][] {
       '',
     ],
     row('agent CPU, whole first run (s)', 'agent_cpu_s'),
+    row('not converged: objects there at the end', 'degraded_objects'),
+    row('  after a restart ran as long again', 'degraded_restart_objects'),
     ['kube rate-limiter / Retry-After wait (s), 429s', mannersText(r.kube_manners), '', ''],
     row('restart kube writes', 'restart_kube_writes'),
     row('restart kube reads', 'restart_kube_reads'),
@@ -500,6 +509,8 @@ export function emptyResult(deployments: number, namespaces: number, pollInterva
     restart_kube_reads_by_verb: null,
     restart_kube_manners: null,
     restart_controlplane_requests: null,
+    degraded_objects: null,
+    degraded_restart_objects: null,
     restart_settled_s: null,
     restart_settled_rounds_s: null,
     restart_peak_rss_mib: null,

@@ -245,7 +245,7 @@ export function createMetrics(sources: MetricsSources): AgentMetrics {
     ),
     deploymentsWaitingForMemory: memoryGauge(
       'mooring_deployments_waiting_for_memory',
-      'Deployments never reconciled that wait because the heap is short (MOORING_E_MEMORY_SHORT).',
+      'Deployments never reconciled that wait for memory (MOORING_E_MEMORY_SHORT): the heap is short, or they are still to be taken back.',
       (m) => m.deferred,
     ),
   };
