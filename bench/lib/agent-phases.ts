@@ -60,8 +60,10 @@ const message = (err: unknown) => (err instanceof Error ? err.message : String(e
 export async function runAgentPhases(input: AgentPhasesInput): Promise<void> {
   const { settings: o, result, note } = input;
   const first = await input.startAgent('agent');
+  let converged = false;
   try {
-    if (!(await coldConvergence(input, first))) return;
+    converged = await coldConvergence(input, first);
+    if (!converged) return;
     // How long to wait for the queue to drain before measuring anyway.
     const quietMs = Math.min(o.timeoutMs, Math.max(60_000, o.pollIntervalS * 12_000));
     const busy = await waitQuiet(first.opsUrl, quietMs);
@@ -86,19 +88,12 @@ export async function runAgentPhases(input: AgentPhasesInput): Promise<void> {
     if (!alive(input, first, 'during propagation')) return;
     await waitQuiet(first.opsUrl, quietMs);
   } finally {
-    result.kube_manners = (await scrapeManners(first.opsUrl)) ?? null;
-    result.agent_memory = (await scrapeMemory(first.opsUrl)) ?? null;
-    first.agent.sample();
-    result.peak_rss_mib = roundOrNull(first.agent.peakRssMib, 1);
-    result.agent_cpu_s = roundOrNull(first.agent.cpuSeconds());
-    const code = await first.agent.stop();
-    if (code !== 0) note(`the agent exited with ${code} on SIGTERM`);
-    recordLimit(input, first.agent, true);
+    await stopFirst(input, first);
+    // Under a limit it did not converge within: does a restart keep its progress and go on?
+    if (!converged && result.degraded_objects !== null && result.memory_limit_mib !== null)
+      await degradedRestart(input);
   }
-  if (result.convergence_s === null) {
-    if (result.degraded_objects !== null && result.memory_limit_mib !== null) await degradedRestart(input);
-    return;
-  }
+  if (result.convergence_s === null) return;
   // Restarts on the converged cluster: the first gives the counts, the median of all the time.
   const settled: number[] = [];
   for (let n = 1; n <= o.restarts; n++) {
@@ -108,6 +103,19 @@ export async function runAgentPhases(input: AgentPhasesInput): Promise<void> {
   }
   if (settled.length > 0) result.restart_settled_s = median(settled);
   if (o.restarts > 1) result.restart_settled_rounds_s = settled;
+}
+
+/** The first agent's figures as it stops (however its phases ended), then it stopped. */
+async function stopFirst(input: AgentPhasesInput, first: RunningAgent): Promise<void> {
+  const { result, note } = input;
+  result.kube_manners = (await scrapeManners(first.opsUrl)) ?? null;
+  result.agent_memory = (await scrapeMemory(first.opsUrl)) ?? null;
+  first.agent.sample();
+  result.peak_rss_mib = roundOrNull(first.agent.peakRssMib, 1);
+  result.agent_cpu_s = roundOrNull(first.agent.cpuSeconds());
+  const code = await first.agent.stop();
+  if (code !== 0) note(`the agent exited with ${code} on SIGTERM`);
+  recordLimit(input, first.agent, true);
 }
 
 const median = (xs: readonly number[]): number => {
