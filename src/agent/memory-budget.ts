@@ -77,11 +77,8 @@ export class MemoryBudget {
   #toldNoResync = false;
   /** Deployments waiting with their records dropped (`parked`). */
   #parked = 0;
-  /**
-   * How many of them may still come back (`returns`), as judged from the heap reading of
-   * `liveBytes`, and those that came back since.
-   */
-  #returns: { liveBytes: number; left: number; ids: Set<string> } | undefined;
+  /** How many of them may still come back before the next poll (`#returnsAt`), and those that did. */
+  #returns: { left: number; ids: Set<string> } | undefined;
   /** The last reason given, so that every deferred deployment's status shares one string. */
   #reason = '';
 
@@ -119,23 +116,28 @@ export class MemoryBudget {
     this.#objects = objects;
   }
 
-  /** How many deployments wait with their records dropped (the poller keeps a sketch of each). */
+  /**
+   * How many deployments wait with their records dropped (the poller keeps a sketch of each), told
+   * once per poll: what may come back of them is judged anew for the next one.
+   */
   parked(count: number): void {
     this.#parked = count;
+    this.#returns = undefined;
   }
 
   /**
-   * What may come back of the deployments waiting with their records dropped: as many as the
-   * room below the short level would hold taken, judged again whenever the heap reads otherwise.
-   * Each one is parsed whole again, which a reading sees only once V8 has collected (a reading
-   * is the live data after the latest full collection). Taking them all back at once ran V8 out
-   * of heap; counting every waiting record's room as taken instead kept nearly all of them waiting
-   * with most of the heap free (bench/README.md, "A limit far too small").
+   * What may come back, until the next poll, of the deployments waiting with their records
+   * dropped: as many as the room below the short level, as the heap reads at the first question
+   * after a poll, would hold taken. Each one is parsed whole again and then reconciled, which a
+   * reading sees only once V8 has collected, and later: judged again at each new reading, the
+   * same room was given out again and again within one listing. Taking them all back at once ran
+   * V8 out of heap; counting every waiting record's room as taken instead kept nearly all of them
+   * waiting with most of the heap free (bench/README.md, "A limit far too small").
    */
   #returnsAt(reading: HeapReading): { left: number; ids: Set<string> } {
-    if (this.#returns?.liveBytes !== reading.liveBytes) {
+    if (this.#returns === undefined) {
       const room = Math.max(0, SHORT_AT * reading.limitBytes - reading.liveBytes);
-      this.#returns = { liveBytes: reading.liveBytes, left: Math.floor(room / TAKEN_BYTES), ids: new Set() };
+      this.#returns = { left: Math.floor(room / TAKEN_BYTES), ids: new Set() };
     }
     return this.#returns;
   }

@@ -98,7 +98,7 @@ describe('MemoryBudget', () => {
     expect(budget.verdict().deferred).toBe(0);
   });
 
-  it('takes waiting deployments back as many as the room below the short level would hold, judged again at each new reading', () => {
+  it('takes waiting deployments back as many as the room below the short level would hold, judged again at each poll', () => {
     const { budget, heap } = budgetWith({ liveBytes: 60 * MIB, limitBytes: 100 * MIB });
     // 25 MiB below the short level; a deployment taken back costs its record, itself and 12 objects.
     budget.parked(10_000);
@@ -117,7 +117,11 @@ describe('MemoryBudget', () => {
     expect(budget.defers('p0', false, true)).toBeUndefined();
     // A new deployment is judged by the level alone.
     expect(budget.defers('new', false)).toBeUndefined();
-    // The heap reads otherwise (V8 collected, those taken back are in it): judged again.
+    // The heap reads otherwise before the next poll: nothing more comes back until that poll.
+    heap.liveBytes = 50 * MIB;
+    expect(budget.defers('extra', false, true)).toMatch(/^MOORING_E_MEMORY_SHORT: /);
+    // The next poll: judged again, as the heap reads at its first question.
+    budget.parked(10_000 - allowance);
     heap.liveBytes = 84 * MIB;
     const next = Array.from({ length: 200 }, (_, i) => budget.defers(`q${i}`, false, true));
     expect(next.filter((r) => r === undefined)).toHaveLength(Math.floor(MIB / taken));
