@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  type DeploymentRecord,
   deploymentUnsupported,
   listenerUnsupported,
   MalformedPageError,
@@ -134,6 +135,31 @@ describe('tolerant page parsing', () => {
     const page = parsePage(body, tolerant.Deployment, deploymentUnsupported);
     expect(page.items.map((d) => d.id)).toEqual(['d-1', 'd-2', 'd-3', 'd-4']);
     expect(page.rejected).toEqual([]);
+  });
+
+  it('keeps what `keep` says of each record it parsed, flagged from the whole record; a known one as it is', () => {
+    const held = { ...deployment, id: 'd-held' } as DeploymentRecord;
+    const seen: string[] = [];
+    const page = parsePage(
+      {
+        resources: [
+          { ...deployment, source: 'github' },
+          { ...deployment, id: 'd-held' },
+        ],
+        offset: 2,
+      },
+      tolerant.Deployment,
+      deploymentUnsupported,
+      (raw) => ((raw as { id?: string }).id === 'd-held' ? held : undefined),
+      (record) => {
+        seen.push(record.id);
+        return { id: record.id, source: record.source } as DeploymentRecord;
+      },
+    );
+    expect(seen).toEqual(['d-1']);
+    expect(page.items[0]).toEqual({ id: 'd-1', source: 'github' });
+    expect(page.items[1]).toBe(held);
+    expect(page.unsupported.map((u) => u.id)).toEqual(['d-1']);
   });
 
   it('keeps records with unknown enum values and extra fields, and flags them', () => {
