@@ -17,7 +17,7 @@ export const HEAP_PER_DEPLOYMENT_BYTES = 5 * 1024;
 export const HEAP_PER_OBJECT_BYTES = 250;
 /**
  * What one listed deployment record takes on the heap while a poll holds it (parsed): the room a
- * short heap keeps for the records it dropped, which every listing brings back for its length.
+ * short heap keeps for each waiting deployment that may come back, its record parsed again.
  */
 export const HEAP_PER_RECORD_BYTES = 4 * 1024;
 
