@@ -156,8 +156,8 @@ export class Deployments {
       }
     }
     this.#waiters.settleAll((id) => this.#book.desired(id));
-    this.#d.memory?.parked?.(this.#book.parkedCount);
     for (const id of this.#book.ids()) if (!seen.has(id)) this.#book.forget(id, runner);
+    this.#d.memory?.parked?.(this.#book.parkedCount);
     if (!resync) return;
     this.#pacer.timeDrain(poll, runner, snapshot.deployments.length);
     await this.#orphans.run(snapshot, signal);
