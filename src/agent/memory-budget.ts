@@ -126,13 +126,10 @@ export class MemoryBudget {
   }
 
   /**
-   * What may come back, until the next poll, of the deployments waiting with their records
-   * dropped: as many as the room below the short level, as the heap reads at the first question
-   * after a poll, would hold taken. Each one is parsed whole again and then reconciled, which a
-   * reading sees only once V8 has collected, and later: judged again at each new reading, the
-   * same room was given out again and again within one listing. Taking them all back at once ran
-   * V8 out of heap; counting every waiting record's room as taken instead kept nearly all of them
-   * waiting with most of the heap free (bench/README.md, "A limit far too small").
+   * What may come back of the waiting deployments until the next poll: as many as the room below
+   * the short level (read at the first question after a poll) would hold taken. A reading sees one
+   * taken back only once V8 has collected, so judging at each reading gave the same room out again
+   * and again (bench/README.md, "A limit far too small").
    */
   #returnsAt(reading: HeapReading): { left: number; ids: Set<string> } {
     if (this.#returns === undefined) {
@@ -284,8 +281,7 @@ export class MemoryBudget {
       objects,
       neededLimitBytes: needed > 0 ? memoryLimitFor(needed) : 0,
       tooLarge: needed > reading.limitBytes * LIVE_SHARE,
-      // Those waiting with their records dropped wait still when the heap reads ok again.
-      deferred: Math.max(this.#deferred.size, this.#parked),
+      deferred: Math.max(this.#deferred.size, this.#parked), // parked ones wait in any level
     };
   }
 

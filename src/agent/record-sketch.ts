@@ -23,19 +23,22 @@ const TOP = [
 ] as const;
 const SOURCE_CONFIG = ['listener_id', 'deployment_type', 'custom_url'] as const;
 
-/** Every sketch made: one is never resolved, rendered or compared as a whole record. */
-const made = new WeakSet<DeploymentRecord>();
+/**
+ * What marks a sketch, as a member no listing can give (a symbol, not enumerable, so neither
+ * compared nor serialised): one is never resolved, rendered or compared as a whole record.
+ */
+const SKETCH = Symbol('mooring.sketch');
 
 /** Whether `record` is a sketch (then only its sketched members are there). */
 export function isSketch(record: DeploymentRecord): boolean {
-  return made.has(record);
+  return Object.hasOwn(record, SKETCH);
 }
 
 /** The sketch of a parsed record (itself when it is one). */
 export function sketch(record: DeploymentRecord): DeploymentRecord {
-  if (made.has(record)) return record;
+  if (isSketch(record)) return record;
   const out = sketchOf(record) as DeploymentRecord;
-  made.add(out);
+  Object.defineProperty(out, SKETCH, { value: true });
   return out;
 }
 

@@ -1,6 +1,28 @@
-import type { ParsedPage } from '../contract/index.ts';
+import type { ParsedPage, RejectedRecord, UnsupportedRecord } from '../contract/index.ts';
 import { MooringError } from '../errors.ts';
-import type { Listing } from './client.ts';
+import type { PageMemo } from './page-memo.ts';
+
+/** Every record of a listing, gathered from all its pages. */
+export interface Listing<T> {
+  items: T[];
+  rejected: RejectedRecord[];
+  unsupported: UnsupportedRecord[];
+}
+
+/** What a caller that holds records from an earlier listing gives a new one. */
+export interface ListingOptions<T> {
+  /** Answers for a record the caller holds, equal to the raw one (see `parsePage`). */
+  known?: (raw: unknown) => T | undefined;
+  /** Pages remembered by their bytes (page-memo.ts): a page whose bytes it knows is not parsed. */
+  memo?: PageMemo<T>;
+  /**
+   * What the listing holds of each record it parsed (default the record): a caller that works on
+   * only some records keeps less of the others than their whole, from their page on.
+   */
+  slim?: (record: T) => T;
+  /** Told of each page as it arrives, before the walk goes on (a walk begun again tells again). */
+  onPage?: (page: ParsedPage<T>) => void;
+}
 
 /** How many times a whole listing is walked again when its records shift under it. */
 export const LISTING_WALKS = 3;

@@ -13,20 +13,19 @@ import {
   MalformedPageError,
   type ParsedPage,
   parsePage,
-  type RejectedRecord,
   type RevisionFilters,
   type RevisionRecord,
   revisionUnsupported,
   tolerant,
-  type UnsupportedRecord,
 } from '../contract/index.ts';
 import { MooringError } from '../errors.ts';
 import { type Logger, silentLogger } from '../log.ts';
 import { type Call, type ControlPlaneRoute, Transport, type TransportOptions } from './client-http.ts';
-import { collectStable } from './client-listing.ts';
+import { collectStable, type Listing, type ListingOptions } from './client-listing.ts';
 import { type PageMemo, recallOrParse } from './page-memo.ts';
 
 export { LISTING_WALKS } from './client-listing.ts';
+export type { Listing, ListingOptions } from './client-listing.ts';
 import { filterQuery } from './client-query.ts';
 import { pageVerdict, parseTotalCount, TOTAL_COUNT_HEADER } from './listing-total.ts';
 
@@ -38,28 +37,6 @@ export type RepositoryRecord = z.infer<typeof tolerant.Repository>;
 
 /** Options of the control-plane client; see `TransportOptions` for defaults and units. */
 export type ControlPlaneClientOptions = TransportOptions;
-
-/** Every record of a listing, gathered from all its pages. */
-export interface Listing<T> {
-  items: T[];
-  rejected: RejectedRecord[];
-  unsupported: UnsupportedRecord[];
-}
-
-/** What a caller that holds records from an earlier listing gives a new one. */
-export interface ListingOptions<T> {
-  /** Answers for a record the caller holds, equal to the raw one (see `parsePage`). */
-  known?: (raw: unknown) => T | undefined;
-  /** Pages remembered by their bytes (page-memo.ts): a page whose bytes it knows is not parsed. */
-  memo?: PageMemo<T>;
-  /**
-   * What the listing holds of each record it parsed (default the record): a caller that works on
-   * only some records keeps less of the others than their whole, from their page on.
-   */
-  slim?: (record: T) => T;
-  /** Told of each page as it arrives, before the walk goes on (a walk begun again tells again). */
-  onPage?: (page: ParsedPage<T>) => void;
-}
 
 /** Page size the client asks for (the interface's maximum). */
 const PAGE_LIMIT = 100;
