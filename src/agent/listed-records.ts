@@ -38,11 +38,6 @@ export class ListedRecords {
     return this.#held;
   }
 
-  /** Sketches of deployments of this replica that waited for memory at the last listing. */
-  get waiting(): number {
-    return this.#waiting.size;
-  }
-
   /**
    * The record kept for the raw one just listed, when it stands for it: the held record when the
    * raw one says the same member by member; a sketch when the raw one's sketched members are the

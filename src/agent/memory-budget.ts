@@ -11,9 +11,9 @@ import type { Logger } from '../log.ts';
 import { type HeapReading, HeapWatch } from './heap-reading.ts';
 import { actionOf, describe } from './memory-words.ts';
 import {
-  HEAP_PER_DEPLOYMENT_BYTES,
-  HEAP_PER_OBJECT_BYTES,
+  BENCH_OBJECTS_PER_DEPLOYMENT,
   HEAP_PER_RECORD_BYTES,
+  HEAP_TAKEN_BACK_BYTES,
   LISTING_BYTES_PER_OBJECT,
   LIVE_SHARE,
   heapNeeded,
@@ -134,7 +134,7 @@ export class MemoryBudget {
   #returnsAt(reading: HeapReading): { left: number; ids: Set<string> } {
     if (this.#returns === undefined) {
       const room = Math.max(0, SHORT_AT * reading.limitBytes - reading.liveBytes);
-      this.#returns = { left: Math.floor(room / TAKEN_BYTES), ids: new Set() };
+      this.#returns = { left: Math.floor(room / HEAP_TAKEN_BACK_BYTES), ids: new Set() };
     }
     return this.#returns;
   }
@@ -232,27 +232,28 @@ export class MemoryBudget {
   }
 
   /**
-   * The reason a deployment waits now (the heap is short, and it is not `held`: reconciled once, or
-   * being deleted, which frees what it holds), or undefined when it may run. Reads the heap again.
-   * One `parked` (its record dropped) comes back only while what may come back lasts (`#returnsAt`).
+   * The reason a deployment not `held` (reconciled once, or being deleted) waits now, or undefined:
+   * the heap is short, or it is `parked` and no more may come back (`#returnsAt`).
    */
   defers(id: string, held: boolean, parked = false): string | undefined {
     if (held) return undefined;
     this.update();
-    const returns = this.#returnsAt(this.#read());
-    if (parked && !returns.ids.has(id)) {
-      if (this.#level === 'short' || returns.left <= 0) {
-        this.#deferred.add(id);
-        return this.deferralReason();
-      }
-      returns.left -= 1;
-      returns.ids.add(id);
-    }
-    if (this.admits(id)) {
+    if (this.admits(id) && (!parked || this.#mayReturn(id))) {
       this.forget(id);
       return undefined;
     }
+    this.#deferred.add(id);
     return this.deferralReason();
+  }
+
+  /** Whether parked `id` may come back now, counted once against what may (`#returnsAt`). */
+  #mayReturn(id: string): boolean {
+    const returns = this.#returnsAt(this.#read());
+    if (returns.ids.has(id)) return true;
+    if (returns.left <= 0) return false;
+    returns.left -= 1;
+    returns.ids.add(id);
+    return true;
   }
 
   /** Forgets a deployment (it left the listing, or was taken after all). */
@@ -292,9 +293,3 @@ export class MemoryBudget {
     return { ok: v.level !== 'short' && !v.tooLarge, detail: describe(v) };
   }
 }
-
-/** Objects per deployment the estimate takes before the cluster's listing is known (the bench's). */
-const BENCH_OBJECTS_PER_DEPLOYMENT = 12;
-/** What a waiting deployment taken back adds to the heap: its record parsed again, and it taken. */
-const TAKEN_BYTES =
-  HEAP_PER_RECORD_BYTES + HEAP_PER_DEPLOYMENT_BYTES + BENCH_OBJECTS_PER_DEPLOYMENT * HEAP_PER_OBJECT_BYTES;

@@ -21,6 +21,12 @@ export const HEAP_PER_OBJECT_BYTES = 250;
  */
 export const HEAP_PER_RECORD_BYTES = 4 * 1024;
 
+/** Objects per deployment the estimate takes before the cluster's listing is known (the bench's). */
+export const BENCH_OBJECTS_PER_DEPLOYMENT = 12;
+/** What a waiting deployment taken back adds to the heap: its record parsed again, and it taken. */
+export const HEAP_TAKEN_BACK_BYTES =
+  HEAP_PER_RECORD_BYTES + HEAP_PER_DEPLOYMENT_BYTES + BENCH_OBJECTS_PER_DEPLOYMENT * HEAP_PER_OBJECT_BYTES;
+
 /**
  * What a listing of every owned object holds per object while it runs (its slim entries,
  * bench/README.md): a full resync is made only when that fits beside the live data, and a start's
