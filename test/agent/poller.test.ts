@@ -401,20 +401,26 @@ describe('Poller: records listed again', () => {
     expect(second.get(D2)!.hash).toBe(first.get(D2)!.hash);
   });
 
-  it('reads no revision of a deployment that would wait for memory, hands it on saying so, and keeps no record of it', async () => {
+  /** Two deployments of this listener, D2 waiting for memory until `heap.short` is false. */
+  const d2Waiting = () => {
     const state = {
       deployments: [deployment(D1, LISTENER, R1), deployment(D2, LISTENER, R2)],
       revisions: { [R1]: revision(R1, 'DEPLOYED'), [R2]: revision(R2, 'DEPLOYED') },
     };
-    const { client, calls } = fakeClient(state);
-    let short = true;
+    const { client, calls, parsed } = fakeClient(state);
+    const heap = { short: true };
     const poller = new Poller({
       client,
       listenerId: LISTENER,
       intervalMs: 10_000,
       logger: silentLogger(),
-      waits: (d) => (short && d.id === D2 ? 'MOORING_E_MEMORY_SHORT: heap short' : undefined),
+      waits: (d) => (heap.short && d.id === D2 ? 'MOORING_E_MEMORY_SHORT: heap short' : undefined),
     });
+    return { state, calls, parsed, heap, poller };
+  };
+
+  it('reads no revision of a deployment that would wait for memory, hands it on saying so, and keeps no record of it', async () => {
+    const { calls, heap, poller } = d2Waiting();
     const first = new Map((await poller.pollOnce()).deployments.map((d) => [d.deployment.id, d]));
     expect(calls.filter((c) => c.startsWith('rev'))).toEqual([`rev ${R1}`]);
     expect(first.get(D1)!.revision?.id).toBe(R1);
@@ -426,7 +432,7 @@ describe('Poller: records listed again', () => {
     expect(isSketch(first.get(D2)!.deployment)).toBe(true);
     expect(first.get(D2)!.deployment).not.toHaveProperty('source_revision_config');
     // Room again: the next poll parses it anew (no record was kept) and reads its revision.
-    short = false;
+    heap.short = false;
     const second = new Map((await poller.pollOnce()).deployments.map((d) => [d.deployment.id, d]));
     expect(calls.filter((c) => c.startsWith('rev'))).toEqual([`rev ${R1}`, `rev ${R2}`]);
     expect(second.get(D2)!.waitsForMemory).toBeUndefined();
@@ -435,19 +441,7 @@ describe('Poller: records listed again', () => {
   });
 
   it('keeps a waiting deployment as its sketch: listed again unchanged it is not parsed, and it is parsed whole once the heap has room', async () => {
-    const state = {
-      deployments: [deployment(D1, LISTENER, R1), deployment(D2, LISTENER, R2)],
-      revisions: { [R1]: revision(R1, 'DEPLOYED'), [R2]: revision(R2, 'DEPLOYED') },
-    };
-    const { client, calls, parsed } = fakeClient(state);
-    let short = true;
-    const poller = new Poller({
-      client,
-      listenerId: LISTENER,
-      intervalMs: 10_000,
-      logger: silentLogger(),
-      waits: (d) => (short && d.id === D2 ? 'MOORING_E_MEMORY_SHORT: heap short' : undefined),
-    });
+    const { state, calls, parsed, heap, poller } = d2Waiting();
     const poll = async () => new Map((await poller.pollOnce()).deployments.map((d) => [d.deployment.id, d]));
     const first = await poll();
     // Sketched as soon as it was parsed: the listing never held it whole past its page.
@@ -465,7 +459,7 @@ describe('Poller: records listed again', () => {
     expect(third.get(D2)!.deployment.updated_at).toBe('2027-01-01T00:00:00Z');
     expect(calls.filter((c) => c.startsWith('rev'))).toEqual([`rev ${R1}`]);
     // Room again: parsed whole, its revision read, and held from then on.
-    short = false;
+    heap.short = false;
     const fourth = await poll();
     expect(parsed.at(-1)).toEqual([D2]);
     expect(isSketch(fourth.get(D2)!.deployment)).toBe(false);
