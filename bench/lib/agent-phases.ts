@@ -180,8 +180,8 @@ async function restartOnce(
 
 /**
  * An agent that did not converge under its memory limit, restarted under the same limit and run
- * as long again: the objects then there (`degraded_restart_objects`) show whether its progress
- * was kept and carried on, or lost to a crash loop.
+ * as long again or until it exits: the objects then there (`degraded_restart_objects`) show
+ * whether its progress was kept and carried on, or lost to a crash loop.
  */
 async function degradedRestart(input: AgentPhasesInput): Promise<void> {
   const { stack, settings: o, result, say, note } = input;
@@ -199,9 +199,12 @@ async function degradedRestart(input: AgentPhasesInput): Promise<void> {
         },
       },
     );
-    alive(input, running, 'after its restart under the memory limit');
+    const lasted = round((performance.now() - running.agent.startedAt) / 1000);
+    const up = alive(input, running, 'after its restart under the memory limit');
     result.degraded_restart_objects = present;
-    say(`restarted under the limit: ${present}/${stack.objects} objects after ${o.timeoutMs / 1000} s`);
+    say(
+      `restarted under the limit: ${present}/${stack.objects} objects, ${up ? 'up' : 'exited'} after ${lasted} s`,
+    );
   } catch (err) {
     note(`degraded restart: ${message(err)}`);
   } finally {

@@ -148,8 +148,9 @@ export interface BenchResult {
   agent_memory: AgentMemory | null;
   /**
    * Under a memory limit the agent did not converge within: the objects there when the first
-   * agent was stopped, and after a restarted one ran as long again under the same limit (nothing
-   * lost, progress kept: degrading, not crash-looping). Null when it converged or had no limit.
+   * agent was stopped, and after a restarted one ran as long again under the same limit, or until
+   * it exited (nothing lost, progress kept: degrading, not crash-looping). Null when it converged
+   * or had no limit.
    */
   degraded_objects: number | null;
   degraded_restart_objects: number | null;
@@ -384,7 +385,7 @@ export function tableRows(r: BenchResult): string[][] {
     ],
     row('agent CPU, whole first run (s)', 'agent_cpu_s'),
     row('not converged: objects there at the end', 'degraded_objects'),
-    row('  after a restart ran as long again', 'degraded_restart_objects'),
+    row('  after a restart ran as long again (or exited)', 'degraded_restart_objects'),
     ['kube rate-limiter / Retry-After wait (s), 429s', mannersText(r.kube_manners), '', ''],
     row('restart kube writes', 'restart_kube_writes'),
     row('restart kube reads', 'restart_kube_reads'),
