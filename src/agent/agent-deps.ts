@@ -78,6 +78,13 @@ export interface AgentDeps {
   memory?: MemoryBudget | undefined;
   /** Whether a restart memo vouched for the deployment as converged (deployments-deps.ts). */
   restored?: (deploymentId: string) => boolean;
+  /** Told the ids of each complete listing once it is taken (deployments-deps.ts). */
+  onListed?: (deploymentIds: ReadonlySet<string>) => void;
+  /**
+   * Awaited before each listing of the control plane: the restart memo tells which deployments
+   * it vouches for before the first page is judged (MemoryBudget). Never throws.
+   */
+  beforeListing?: () => Promise<void>;
   /** Observes each successful reconcile's result (`mooring diff` prints the change sets). */
   onReconciled?: (deploymentId: string, result: ReconcileResult) => void;
   /**

@@ -236,6 +236,7 @@ export class Agent {
       scope: () => this.#held.scope,
       retains: (id) => !this.#deployments.parked(id),
       waits: (deployment) => this.#deployments.waitsFor(deployment),
+      beforeListing: this.#d.beforeListing,
       clock,
       random,
       logger,

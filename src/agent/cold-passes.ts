@@ -107,9 +107,28 @@ export class ColdPasses {
     this.#restored.add(deploymentId);
   }
 
+  /**
+   * Deployments a restart memo vouches for, known before its passes are taken over (a start's
+   * first listing, which judges each record's room on the heap as its page comes in, runs before
+   * the cold listing that loads them): counted as `restored` from now on.
+   */
+  vouch(deploymentIds: Iterable<string>): void {
+    for (const id of deploymentIds) this.#restored.add(id);
+  }
+
   /** Whether a restart memo vouched for the deployment and its first reconcile has not taken it yet. */
   restored(deploymentId: string): boolean {
     return this.#restored.has(deploymentId);
+  }
+
+  /** Forgets the vouched deployments a complete listing no longer names (deleted while the agent was down). */
+  keepListed(listed: ReadonlySet<string>): void {
+    for (const id of this.#restored) if (!listed.has(id)) this.#restored.delete(id);
+  }
+
+  /** How many deployments a restart memo vouched for are not taken yet (the memory budget's reserve). */
+  get restoring(): number {
+    return this.#restored.size;
   }
 
   /** Whether `obj` is a volume claim of the pass held for the deployment at `key`. */

@@ -70,6 +70,8 @@ interface Rendered {
   left: Set<string> | undefined;
   /** The pass to hand on once `left` is empty, or undefined once any comparison failed. */
   pass: ColdPass | undefined;
+  /** Its render under way: pages judged side by side wait for one render, not one each. */
+  rendering?: Promise<Map<string, KubeObject> | null> | undefined;
 }
 
 /** The pass a deployment's rendered objects make, when they all share one namespace. */
@@ -100,12 +102,16 @@ export function coldStartJudge(o: ColdStartJudgeOptions): PageJudge {
     }
     return r;
   };
-  const objectsOf = async (r: Rendered): Promise<Map<string, KubeObject> | null> => {
-    if (r.byId !== undefined) return r.byId;
+  const objectsOf = (r: Rendered): Promise<Map<string, KubeObject> | null> => {
+    if (r.byId !== undefined) return Promise.resolve(r.byId);
+    r.rendering ??= renderOf(r).finally(() => {
+      r.rendering = undefined;
+    });
+    return r.rendering;
+  };
+  const renderOf = async (r: Rendered): Promise<Map<string, KubeObject> | null> => {
     try {
       const objects = await o.render(r.desired);
-      // Another item of the deployment may have rendered it meanwhile: that one stands.
-      if (r.byId !== undefined) return r.byId;
       const byId = new Map(objects.map((obj) => [objectId(obj), obj]));
       if (r.left === undefined) {
         r.left = new Set(byId.keys());

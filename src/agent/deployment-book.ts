@@ -115,7 +115,6 @@ export class DeploymentBook {
       this.#records.get(id)?.holds === true ||
         d.deployment.status === 'AWAITING_DELETE' ||
         restored?.(id) === true,
-      this.#parked.has(id),
     );
   }
 

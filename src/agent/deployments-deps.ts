@@ -21,8 +21,7 @@ export interface DeploymentsDeps {
    */
   memory?:
     | {
-        /** `parked`: it waits with its record dropped (DeploymentBook.park). */
-        defers(id: string, held: boolean, parked?: boolean): string | undefined;
+        defers(id: string, held: boolean): string | undefined;
         forget(id: string): void;
         /** Whether a full resync's listing fits the heap now; while not, polls make none (plan-poll.ts). */
         readonly resyncFits?: boolean;
@@ -79,6 +78,8 @@ export interface DeploymentsDeps {
    * short heap kept itself short and reconciled one deployment at a time (issue 40). Unset: never.
    */
   restored?: ((deploymentId: string) => boolean) | undefined;
+  /** Told the ids of each complete listing once it is taken (the restart memo's vouches that left it go). */
+  onListed?: ((deploymentIds: ReadonlySet<string>) => void) | undefined;
   /** Told once when a deployment becomes refused by the poller (or its reason changes): the Event. */
   onRefused?: ((d: DesiredDeployment) => void) | undefined;
 }

@@ -96,11 +96,8 @@ export class Deployments {
    */
   #takeEarly(poll: PollInProgress, d: DesiredDeployment, runner: Runner): void {
     // A deletion waits for the snapshot: only the whole of it tells whether the cap holds it.
-    if (
-      d.refused ||
-      this.#book.get(d.deployment.id)?.reconciled(d) ||
-      d.deployment.status === 'AWAITING_DELETE'
-    )
+    const { deployment } = d;
+    if (d.refused || this.#book.get(deployment.id)?.reconciled(d) || deployment.status === 'AWAITING_DELETE')
       return;
     this.#pacer.begin(poll, runner);
     poll.early.set(d.deployment.id, d);
@@ -157,6 +154,7 @@ export class Deployments {
     }
     this.#waiters.settleAll((id) => this.#book.desired(id));
     for (const id of this.#book.ids()) if (!seen.has(id)) this.#book.forget(id, runner);
+    this.#d.onListed?.(seen);
     this.#d.memory?.parked?.(this.#book.parkedCount);
     if (!resync) return;
     this.#pacer.timeDrain(poll, runner, snapshot.deployments.length);

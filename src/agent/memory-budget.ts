@@ -12,6 +12,8 @@ import { type HeapReading, HeapWatch } from './heap-reading.ts';
 import { actionOf, describe } from './memory-words.ts';
 import {
   BENCH_OBJECTS_PER_DEPLOYMENT,
+  HEAP_PER_DEPLOYMENT_BYTES,
+  HEAP_PER_OBJECT_BYTES,
   HEAP_PER_RECORD_BYTES,
   HEAP_TAKEN_BACK_BYTES,
   LISTING_BYTES_PER_OBJECT,
@@ -20,22 +22,11 @@ import {
   memoryLimitFor,
 } from './memory-estimate.ts';
 
+import { levelOf, type MemoryLevel, SHORT_AT } from './memory-levels.ts';
+
+export { concurrencyAt, levelOf, type MemoryLevel, SHORT_AT, TIGHT_AT } from './memory-levels.ts';
+
 const MIB = 1024 * 1024;
-
-/** ok: room to spare; tight: reconcile fewer at a time; short: take no new deployment. */
-export type MemoryLevel = 'ok' | 'tight' | 'short';
-
-/** Fractions of the old generation's ceiling the live data may reach before each level. */
-export const TIGHT_AT = 0.7;
-export const SHORT_AT = 0.85;
-
-/** The level of a reading, with `reserveBytes` more live (what the next listing brings back). */
-export function levelOf(reading: HeapReading, reserveBytes = 0): MemoryLevel {
-  const ratio = reading.limitBytes > 0 ? (reading.liveBytes + reserveBytes) / reading.limitBytes : 0;
-  if (ratio >= SHORT_AT) return 'short';
-  if (ratio >= TIGHT_AT) return 'tight';
-  return 'ok';
-}
 
 /** What the budget knows now. */
 export interface MemoryVerdict {
@@ -56,19 +47,18 @@ export interface MemoryVerdict {
 export interface MemoryBudgetOptions {
   /** Reads the heap; default V8's own figures (a `HeapWatch` of the budget's own). */
   read?: () => HeapReading;
+  /** Deployments a restart memo vouched for not taken yet (ColdPasses.restoring), held whatever the heap says. */
+  restoring?: () => number;
+  /** The objects the apply memo holds: what a restart memo of this agent carries, and opens. */
+  remembered?: () => number;
   logger: Logger;
-}
-
-/** Reconciles at a time at each level, given the configured number. */
-export function concurrencyAt(level: MemoryLevel, configured: number): number {
-  if (level === 'short') return 1;
-  if (level === 'tight') return Math.max(1, Math.floor(configured / 2));
-  return configured;
 }
 
 export class MemoryBudget {
   readonly #read: () => HeapReading;
   readonly #logger: Logger;
+  readonly #restoring: () => number;
+  readonly #remembered: () => number;
   #deployments = 0;
   #objects = 0;
   #deferred = new Set<string>();
@@ -78,7 +68,7 @@ export class MemoryBudget {
   /** Deployments waiting with their records dropped (`parked`). */
   #parked = 0;
   /** How many of them may still come back before the next poll (`#returnsAt`), and those that did. */
-  #returns: { left: number; ids: Set<string> } | undefined;
+  #returns: { left: number; ids: Set<string>; restoring: number } | undefined;
   /** The last reason given, so that every deferred deployment's status shares one string. */
   #reason = '';
 
@@ -86,6 +76,8 @@ export class MemoryBudget {
     const watch = o.read ? undefined : new HeapWatch();
     this.#read = o.read ?? (() => (watch as HeapWatch).read());
     this.#logger = o.logger;
+    this.#restoring = o.restoring ?? (() => 0);
+    this.#remembered = o.remembered ?? (() => 0);
   }
 
   /**
@@ -126,22 +118,30 @@ export class MemoryBudget {
   }
 
   /**
-   * What may come back of the waiting deployments until the next poll: as many as the room below
-   * the short level (read at the first question after a poll) would hold taken. A reading sees one
-   * taken back only once V8 has collected, so judging at each reading gave the same room out again
-   * and again (bench/README.md, "A limit far too small").
+   * How many deployments not held yet (new ones, and waiting ones taken back) may be taken until
+   * the next poll: as many as the room below the short level (read at the first question after a
+   * poll), less what the restart memo's deployments not taken yet will take and what opening a
+   * restart memo of the objects held takes, would hold taken. A reading sees one taken only once V8
+   * has collected: judged at each reading, the same room went out again and again, a restart's
+   * first listing took every record whole before its heap read short, and an agent that filled its
+   * heap to the short level left its restart no room to open its memo (bench/README.md, "A limit
+   * far too small").
    */
   #returnsAt(reading: HeapReading): { left: number; ids: Set<string> } {
-    if (this.#returns === undefined) {
-      const room = Math.max(0, SHORT_AT * reading.limitBytes - reading.liveBytes);
-      this.#returns = { left: Math.floor(room / HEAP_TAKEN_BACK_BYTES), ids: new Set() };
+    const restoring = this.#restoring();
+    // Judged anew when a restart memo vouched for more since (it is read before the first listing).
+    if (this.#returns === undefined || restoring > this.#returns.restoring) {
+      const reserve = restoring * HEAP_PER_DEPLOYMENT_BYTES + this.#remembered() * HEAP_PER_OBJECT_BYTES;
+      const room = Math.max(0, SHORT_AT * reading.limitBytes - reading.liveBytes - reserve);
+      const taken = this.#returns?.ids ?? new Set<string>();
+      this.#returns = { left: Math.floor(room / HEAP_TAKEN_BACK_BYTES) - taken.size, ids: taken, restoring };
     }
     return this.#returns;
   }
 
   /** The room kept for waiting records that may still be parsed whole again (`#returnsAt`). */
   #returning(reading: HeapReading): number {
-    return Math.min(this.#parked, this.#returnsAt(reading).left) * HEAP_PER_RECORD_BYTES;
+    return Math.max(0, Math.min(this.#parked, this.#returnsAt(reading).left)) * HEAP_PER_RECORD_BYTES;
   }
 
   /** Reads the heap again and returns the level (logged when it changes). */
@@ -232,13 +232,14 @@ export class MemoryBudget {
   }
 
   /**
-   * The reason a deployment not `held` (reconciled once, or being deleted) waits now, or undefined:
-   * the heap is short, or it is `parked` and no more may come back (`#returnsAt`).
+   * The reason a deployment not `held` (reconciled once, being deleted, or vouched for by the
+   * restart memo) waits now, or undefined: the heap is short, or no more may be taken before the
+   * next poll (`#returnsAt`).
    */
-  defers(id: string, held: boolean, parked = false): string | undefined {
+  defers(id: string, held: boolean): string | undefined {
     if (held) return undefined;
     this.update();
-    if (this.admits(id) && (!parked || this.#mayReturn(id))) {
+    if (this.admits(id) && this.#mayTake(id)) {
       this.forget(id);
       return undefined;
     }
@@ -246,8 +247,8 @@ export class MemoryBudget {
     return this.deferralReason();
   }
 
-  /** Whether parked `id` may come back now, counted once against what may (`#returnsAt`). */
-  #mayReturn(id: string): boolean {
+  /** Whether `id` may be taken now, counted once against what may (`#returnsAt`). */
+  #mayTake(id: string): boolean {
     const returns = this.#returnsAt(this.#read());
     if (returns.ids.has(id)) return true;
     if (returns.left <= 0) return false;

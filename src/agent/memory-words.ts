@@ -1,5 +1,6 @@
 /** What the memory budget (memory-budget.ts) says in its logs, `/readyz` and refusals. */
-import type { MemoryLevel, MemoryVerdict } from './memory-budget.ts';
+import type { MemoryVerdict } from './memory-budget.ts';
+import type { MemoryLevel } from './memory-levels.ts';
 
 const MIB = 1024 * 1024;
 

@@ -52,4 +52,6 @@ export interface PollerOptions {
    * small has.
    */
   waits?: (deployment: DeploymentRecord) => string | undefined;
+  /** Awaited before each listing, so that `waits` knows what the restart memo vouches for. */
+  beforeListing?: (() => Promise<void>) | undefined;
 }

@@ -156,6 +156,7 @@ export class Poller {
       open,
     });
     try {
+      await this.#o.beforeListing?.();
       this.#listingScope = undefined;
       const { mine, collided, unsupported, rejected } = this.#cut(
         await client.listAllDeployments(

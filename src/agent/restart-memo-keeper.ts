@@ -42,10 +42,11 @@ export interface RestartMemoKeeperOptions {
 }
 
 /** What the agent does with a restart memo (a RestartMemoKeeper, or NO_RESTART_MEMO when there is none). */
-export type RestartMemoUse = Pick<RestartMemoKeeper, 'load' | 'revisions' | 'save'>;
+export type RestartMemoUse = Pick<RestartMemoKeeper, 'vouch' | 'load' | 'revisions' | 'save'>;
 
 /** No restart memo (none configured, or dry run): nothing is read, nothing is saved. */
 export const NO_RESTART_MEMO: RestartMemoUse = Object.freeze({
+  vouch: async () => {},
   load: async () => 0,
   revisions: async () => undefined,
   save: async () => {},
@@ -57,6 +58,7 @@ export class RestartMemoKeeper {
   #stored: string | undefined;
   #opened: Promise<(RestartMemo & { digest: string }) | undefined> | undefined;
   #objectsOfAnotherBuild = 0;
+  #vouched = false;
 
   /** The code's digest, started at once: reading the sources must not delay the first listing. */
   readonly #code: Promise<string>;
@@ -113,6 +115,17 @@ export class RestartMemoKeeper {
   }
 
   /**
+   * Tells `passes` which deployments the stored snapshot vouches for, when it can be trusted, once
+   * for the process: a start's first listing judges their room on the heap before `load` runs.
+   */
+  async vouch(passes: ColdPasses): Promise<void> {
+    const memo = await this.#open();
+    if (this.#vouched || !memo) return;
+    this.#vouched = true;
+    passes.vouch(memo.passes.keys());
+  }
+
+  /**
    * Fills the memo (objects it does not hold yet) and `passes` from the stored snapshot, when it
    * can be trusted. Returns how many objects a snapshot of another build held (0 otherwise): an
    * upgrade's start cannot use it, but the memory budget sizes the start's listing by it.
@@ -124,7 +137,11 @@ export class RestartMemoKeeper {
     // (and newer ones), and a copy would hold every object twice (121k at 10,000 deployments).
     // A later cold listing of this process judges what it holds instead.
     this.#o.memo.adopt(memo.memo);
-    for (const [id, pass] of memo.passes) passes.restore(id, pass);
+    for (const [id, pass] of memo.passes) {
+      // Once vouched for, one taken since (its first reconcile ran) or no longer listed is not again.
+      if (!this.#vouched) passes.restore(id, pass);
+      else if (passes.restored(id)) passes.set(id, pass);
+    }
     this.#o.logger.info({ deployments: memo.passes.size }, 'restart memo taken over');
     memo.passes.clear();
     return 0;

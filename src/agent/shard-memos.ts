@@ -23,7 +23,7 @@ export type ShardMemosOptions = Omit<RestartMemoKeeperOptions, 'store'> & {
 };
 
 /** What the agent does with its restart memos: ShardMemos, or NO_SHARD_MEMOS when none is kept. */
-export type ShardMemosUse = Pick<ShardMemos, 'load' | 'revisions' | 'save' | 'agentHooks'>;
+export type ShardMemosUse = Pick<ShardMemos, 'vouch' | 'load' | 'revisions' | 'save' | 'agentHooks'>;
 
 /** No restart memo (none configured, or dry run): nothing read, nothing saved, no hooks. */
 export const NO_SHARD_MEMOS: ShardMemosUse = Object.freeze({ ...NO_RESTART_MEMO, agentHooks: () => ({}) });
@@ -56,6 +56,11 @@ export class ShardMemos {
   /** The shards held now (the agent tells each change): those whose memos are read and saved. */
   holding(held: number[]): void {
     this.#held = [...held];
+  }
+
+  /** Tells `passes` which deployments the held shards' memos vouch for (RestartMemoKeeper.vouch). */
+  async vouch(passes: ColdPasses): Promise<void> {
+    await Promise.all(this.#targets().map((s) => this.#keeper(s).vouch(passes)));
   }
 
   /**

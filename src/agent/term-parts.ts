@@ -74,6 +74,7 @@ export function termDeployments(
     quiet: d.quiet,
     memory: d.memory,
     restored: d.restored,
+    onListed: d.onListed,
   });
 }
 

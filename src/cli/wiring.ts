@@ -77,8 +77,14 @@ export function wireAgent(o: WireOptions): WiredAgent {
   const { config, logger, redactor } = o;
   // The parts made before the agent read it through this link (agent-link.ts).
   const link = new AgentLink();
+  // The converged passes a start's cold listings find or the restart memo carries (ADR 0008, 0010).
+  const coldPasses = new ColdPasses();
   // The heap's budget (memory-budget.ts): the agent degrades instead of dying when it runs short.
-  const memory = new MemoryBudget({ logger });
+  const memory = new MemoryBudget({
+    logger,
+    restoring: () => coldPasses.restoring,
+    remembered: (): number => observed.memo.size,
+  });
   const metrics = createMetrics(link.metricsSources(o.version, memory));
   redactor.set('proxy-credentials', proxyPasswords(o.env));
   // The User-Agent names the replica, so the API server's audit log tells replicas apart.
@@ -146,7 +152,6 @@ export function wireAgent(o: WireOptions): WiredAgent {
   // One inventory listing per poll cycle, shared by that cycle's reconciles and its orphan pass.
   // A cold start's listing comes whole and is compared page by page (ADR 0008): no object is read
   // again.
-  const coldPasses = new ColdPasses();
   // What the leader verified, kept across restarts (ADR 0010): read by each cold listing.
   const restartMemo: ShardMemosUse =
     config.restartMemo === undefined || config.dryRun
@@ -222,6 +227,8 @@ export function wireAgent(o: WireOptions): WiredAgent {
     quiet: (id) => observed.quiet(id),
     memory,
     restored: (id) => coldPasses.restored(id),
+    onListed: (ids) => coldPasses.keepListed(ids),
+    beforeListing: () => restartMemo.vouch(coldPasses),
     ...memoHooks,
     onShards: shardKeeps.alongside(memoHooks.onShards),
     // A record the agent cannot use refuses its deployment alone: said in an Event there too.

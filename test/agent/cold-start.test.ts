@@ -117,6 +117,22 @@ describe('coldStartJudge on a listing that goes kind by kind', () => {
     expect(passes.size).toBe(9);
   });
 
+  it('renders a deployment once for pages judged side by side (regression: once per page)', async () => {
+    const renders: string[] = [];
+    const judge = coldStartJudge({
+      desiredOf,
+      render: async (d) => {
+        renders.push(d.deployment.id);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        return kinds.map((kind) => objectOf(d.deployment.id, kind));
+      },
+      verify: () => true,
+      heldLimit: 100,
+    });
+    await Promise.all(kinds.map((kind) => judge(ids.map((id) => objectOf(id, kind)))));
+    expect(renders.sort()).toEqual([...ids].sort());
+  });
+
   it('does not render again for an object compared before its list started over', async () => {
     const renders: string[] = [];
     const verified: string[] = [];

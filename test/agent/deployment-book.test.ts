@@ -18,7 +18,7 @@ const withSecret = (id: string, value: string): DesiredDeployment => {
 
 describe('DeploymentBook.forget: a deployment that left the listing', () => {
   it('leaves nothing keyed by its id in the book, runner, status, redactor or memory budget, even with a run in flight that fails', async () => {
-    const heap: HeapReading = { liveBytes: 10, limitBytes: 100 };
+    const heap: HeapReading = { liveBytes: 10 * 2 ** 20, limitBytes: 100 * 2 ** 20 };
     const memory = new MemoryBudget({ read: () => heap, logger: silentLogger() });
     const redactor = new Redactor();
     const status = new StatusStore({ scrubber: redactor });

@@ -98,7 +98,7 @@ describe('MemoryBudget', () => {
     expect(budget.verdict().deferred).toBe(0);
   });
 
-  it('takes waiting deployments back as many as the room below the short level would hold, judged again at each poll', () => {
+  it('takes deployments not held yet as many as the room below the short level would hold, judged again at each poll', () => {
     const { budget, heap } = budgetWith({ liveBytes: 60 * MIB, limitBytes: 100 * MIB });
     // 25 MiB below the short level; a deployment taken back costs its record, itself and 12 objects.
     budget.parked(10_000);
@@ -110,24 +110,53 @@ describe('MemoryBudget', () => {
     expect(budget.update()).toBe('ok');
     expect(budget.verdict().deferred).toBe(10_000);
     expect(budget.check().detail).toMatch(/10000 deployments wait for memory/);
-    const back = Array.from({ length: allowance + 5 }, (_, i) => budget.defers(`p${i}`, false, true));
+    const back = Array.from({ length: allowance + 5 }, (_, i) => budget.defers(`p${i}`, false));
     expect(back.filter((r) => r === undefined)).toHaveLength(allowance);
     expect(back.at(-1)).toMatch(/^MOORING_E_MEMORY_SHORT: /);
     // One taken back is asked again (its take, its reconcile): it costs nothing more.
-    expect(budget.defers('p0', false, true)).toBeUndefined();
-    // A new deployment is judged by the level alone.
-    expect(budget.defers('new', false)).toBeUndefined();
+    expect(budget.defers('p0', false)).toBeUndefined();
+    // A new deployment draws on the same allowance: none is left.
+    expect(budget.update()).toBe('ok');
+    expect(budget.defers('new', false)).toMatch(/^MOORING_E_MEMORY_SHORT: /);
+    // One held already (reconciled once, or vouched for by the restart memo) never waits.
+    expect(budget.defers('held', true)).toBeUndefined();
     // The heap reads otherwise before the next poll: nothing more comes back until that poll.
     heap.liveBytes = 50 * MIB;
-    expect(budget.defers('extra', false, true)).toMatch(/^MOORING_E_MEMORY_SHORT: /);
+    expect(budget.defers('extra', false)).toMatch(/^MOORING_E_MEMORY_SHORT: /);
     // The next poll: judged again, as the heap reads at its first question.
     budget.parked(10_000 - allowance);
     heap.liveBytes = 84 * MIB;
-    const next = Array.from({ length: 200 }, (_, i) => budget.defers(`q${i}`, false, true));
+    const next = Array.from({ length: 200 }, (_, i) => budget.defers(`q${i}`, false));
     expect(next.filter((r) => r === undefined)).toHaveLength(Math.floor(MIB / taken));
     heap.liveBytes = 86 * MIB;
     expect(budget.update()).toBe('short');
-    expect(budget.defers('r0', false, true)).toMatch(/^MOORING_E_MEMORY_SHORT: /);
+    expect(budget.defers('r0', false)).toMatch(/^MOORING_E_MEMORY_SHORT: /);
+  });
+
+  it("keeps the room a restart memo's deployments will take from new ones, judged again when it vouches for more", () => {
+    const lines: unknown[] = [];
+    const logger = createLogger({ level: 'info', destination: { write: (l: string) => lines.push(l) } });
+    let restoring = 0;
+    const heap = { liveBytes: 40 * MIB, limitBytes: 100 * MIB };
+    const budget = new MemoryBudget({ read: () => heap, logger, restoring: () => restoring });
+    const taken = HEAP_PER_RECORD_BYTES + HEAP_PER_DEPLOYMENT_BYTES + 12 * HEAP_PER_OBJECT_BYTES;
+    // Asked before the memo is read (a /readyz check at start-up): 45 MiB of room.
+    expect(budget.defers('early', false)).toBeUndefined();
+    // The memo vouches for 8,000 deployments: what they will take (5 KiB each, 39 MiB) is kept.
+    restoring = 8_000;
+    const room = 45 * MIB - 8_000 * HEAP_PER_DEPLOYMENT_BYTES;
+    const allowance = Math.floor(room / taken) - 1; // 'early' was taken from it
+    const fresh = Array.from({ length: allowance + 10 }, (_, i) => budget.defers(`n${i}`, false));
+    expect(fresh.filter((r) => r === undefined)).toHaveLength(allowance);
+    expect(allowance).toBeLessThan(600);
+    // Vouched for more than the room holds: no new deployment is taken at all.
+    budget.parked(0);
+    restoring = 10_000;
+    expect(budget.defers('later', false)).toMatch(/^MOORING_E_MEMORY_SHORT: /);
+    // As their first reconciles take them, the next poll has room again.
+    budget.parked(0);
+    restoring = 0;
+    expect(budget.defers('later', false)).toBeUndefined();
   });
 
   it('lets a full resync run only when its listing of every object fits beside the live data, and says so once', () => {

@@ -469,6 +469,35 @@ describe('Poller: records listed again', () => {
     expect(parsed.at(-1)).toEqual([]);
   });
 
+  it('asks whether a deployment waits only once what comes before each listing is done (the restart memo vouching)', async () => {
+    const state = {
+      deployments: [deployment(D1, LISTENER, R1), deployment(D2, LISTENER, R2)],
+      revisions: { [R1]: revision(R1, 'DEPLOYED'), [R2]: revision(R2, 'DEPLOYED') },
+    };
+    const { client, calls } = fakeClient(state);
+    const vouched = new Set<string>();
+    let listings = 0;
+    const poller = new Poller({
+      client,
+      listenerId: LISTENER,
+      intervalMs: 10_000,
+      logger: silentLogger(),
+      // The heap has room for no new deployment: only one vouched for is taken.
+      waits: (d) => (vouched.has(d.id) ? undefined : 'MOORING_E_MEMORY_SHORT: heap short'),
+      beforeListing: async () => {
+        listings += 1;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        vouched.add(D1);
+      },
+    });
+    const first = new Map((await poller.pollOnce()).deployments.map((d) => [d.deployment.id, d]));
+    expect(listings).toBe(1);
+    expect(first.get(D1)!.waitsForMemory).toBeUndefined();
+    expect(isSketch(first.get(D1)!.deployment)).toBe(false);
+    expect(first.get(D2)!.waitsForMemory).toBe('MOORING_E_MEMORY_SHORT: heap short');
+    expect(calls.filter((c) => c.startsWith('rev'))).toEqual([`rev ${R1}`]);
+  });
+
   it('never resolves a sketch: one listed as a sketch whose turn comes with room waits one poll more', async () => {
     const state = {
       deployments: [deployment(D1, LISTENER, R1)],

@@ -217,6 +217,40 @@ describe('the restart memo keeper', () => {
     expect(cold.restored('dep-0')).toBe(true);
   });
 
+  it('vouches for its deployments before they are taken over, once, and a listing that no longer names one forgets it', async () => {
+    const store = memoryStore();
+    const { memo, passes } = state(3);
+    await keeper(store, memo).save(passes);
+    const cold = new ColdPasses();
+    const restarted = keeper(store, new ApplyMemo());
+    await restarted.vouch(cold);
+    expect(cold.restoring).toBe(3);
+    expect(cold.restored('dep-2')).toBe(true);
+    // Its first reconcile takes dep-0 (no pass yet: it is judged in full); asked again, the memo
+    // does not vouch for it anew.
+    cold.take('dep-0', 'key-0', 'apps');
+    await restarted.vouch(cold);
+    expect(cold.restored('dep-0')).toBe(false);
+    // dep-2 was deleted while no agent ran: the first complete listing does not name it.
+    cold.keepListed(new Set(['dep-0', 'dep-1']));
+    expect(cold.restoring).toBe(1);
+    // Taken over later, its passes stand for the deployments still vouched for, and only those.
+    await restarted.load(cold);
+    expect(cold.restoring).toBe(1);
+    expect(cold.take('dep-1', 'key-1', 'apps')).toMatchObject({ key: 'key-1' });
+    expect(cold.restoring).toBe(0);
+    // A memo that cannot be trusted vouches for none.
+    const untrusted = new ColdPasses();
+    await new RestartMemoKeeper({
+      store,
+      secret: 'another-api-key',
+      settings: () => ({}),
+      memo: new ApplyMemo(),
+      logger: silentLogger(),
+    }).vouch(untrusted);
+    expect(untrusted.restoring).toBe(0);
+  });
+
   it('hands its revisions over once, keeping no second copy of them', async () => {
     const store = memoryStore();
     const { memo, passes } = state(2);
