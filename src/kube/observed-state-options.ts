@@ -5,7 +5,7 @@ import type { ChangeSet } from '../objects/change-set.ts';
 import type { DeleteAllOptions } from './delete.ts';
 import type { Inventory, ListOwnedOptions } from './list.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
-import type { WatchedObjects } from './quiet-deployments.ts';
+import type { WatchedObjects, WatchMark } from './quiet-deployments.ts';
 import type { Keeps } from './shard-entries.ts';
 import type { PageJudge } from './slim-listing.ts';
 
@@ -61,3 +61,17 @@ export interface ObservedStateOptions {
 
 /** An object of the listing by kind, namespace and name (`ObservedState.finder`). */
 export type ObjectFinder = (kind: string, namespace: string, name: string) => KubeObject | undefined;
+
+/** A cycle's listing of every owned object (ObservedState, rule 1). */
+export interface CycleListing {
+  /** Sequence number of the listing's start: writes marked before it are in the listing. */
+  startSeq: number;
+  /** For a listing from the watches: where they stood when it was taken. */
+  watched: WatchMark | undefined;
+  namespaces: ReadonlySet<string>;
+  /** Whose objects the listing kept (rule 9); undefined: everyone's. */
+  keeps: Keeps | undefined;
+  result: Promise<Inventory | undefined>;
+  /** Whether `result` has settled. */
+  settled: boolean;
+}

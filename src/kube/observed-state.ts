@@ -6,7 +6,9 @@
  *
  * 1. One listing per poll cycle, shared by every reconcile of the cycle and its orphan pass; a
  *    failed listing is not kept, and reconciles then list for themselves
- *    (test/kube/observed-state.test.ts).
+ *    (test/kube/observed-state.test.ts). A cycle that begins while the last one's listing still
+ *    runs shares that listing: two at once held two sets of pages, which ran a restart under a
+ *    heap far too small out of memory (bench/README.md, "A limit far too small").
  * 2. A deployment's slice of the listing is used only while it is current: once this agent writes
  *    (or tries to write) an object of that deployment after the listing began, the deployment
  *    lists its own objects until the next listing; a second reconcile of it in one cycle (a
@@ -46,7 +48,12 @@
  */
 import type { ApplyOptions } from './apply.ts';
 import type { Census } from './census.ts';
-import type { InventoryResources, ObjectFinder, ObservedStateOptions } from './observed-state-options.ts';
+import type {
+  CycleListing as Listing,
+  InventoryResources,
+  ObjectFinder,
+  ObservedStateOptions,
+} from './observed-state-options.ts';
 import { type ChangeSet, hasChanges } from '../objects/change-set.ts';
 import { type Inventory, inventoryOf, type ListOwnedOptions } from './list.ts';
 import { LABELS } from '../labels.ts';
@@ -55,21 +62,10 @@ import { ApplyMemo } from './memo.ts';
 import { type PreviousEntries, previousEntries, previousEntry, replaceScope } from './slim-listing.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
 import type { Keeps } from './shard-entries.ts';
-import { QuietDeployments, type WatchMark } from './quiet-deployments.ts';
+import { QuietDeployments } from './quiet-deployments.ts';
 import { scopeKey } from './watch-scope.ts';
 
 export { FULL_RESYNC_EVERY, type WatchedObjects } from './quiet-deployments.ts';
-
-interface Listing {
-  /** Sequence number of the listing's start: writes marked before it are in the listing. */
-  startSeq: number;
-  /** For a listing from the watches: where they stood when it was taken. */
-  watched: WatchMark | undefined;
-  namespaces: ReadonlySet<string>;
-  /** Whose objects the listing kept (rule 9); undefined: everyone's. */
-  keeps: Keeps | undefined;
-  result: Promise<Inventory | undefined>;
-}
 
 export type { InventoryResources, ObjectFinder, ObservedStateOptions } from './observed-state-options.ts';
 export type { PageJudge } from './slim-listing.ts';
@@ -121,6 +117,7 @@ export class ObservedState {
     list: (opts: ListOwnedOptions) => Promise<Inventory>,
     onError: (err: unknown) => void = () => {},
   ): Promise<Inventory | undefined> {
+    if (this.#listing !== undefined && !this.#listing.settled) return this.#listing.result;
     this.#seq += 1;
     const startSeq = this.#seq;
     // Slim: a cycle's listing of everything is held while the cycle runs; the resync of a converged
@@ -171,13 +168,18 @@ export class ObservedState {
       },
       (err: unknown) => void onError(err),
     );
-    this.#listing = {
+    const listing: Listing = {
       startSeq,
       namespaces: new Set(this.#opts.namespaces),
       keeps,
       result,
       watched: mark,
+      settled: false,
     };
+    this.#listing = listing;
+    void result.finally(() => {
+      listing.settled = true;
+    });
     this.#served.clear();
     return result;
   }

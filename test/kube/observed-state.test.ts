@@ -125,6 +125,22 @@ describe('ObservedState: one listing per cycle, shared by its reconciles', () =>
     expect(cache.stats.misses).toBe(1);
   });
 
+  it('a cycle that begins while the last listing runs shares it: never two listings at once', async () => {
+    const live = [obj('d1', 'a')];
+    const { resources, lists, hold } = fakeResources(live);
+    const cache = new ObservedState({ namespaces: ['apps'], listenerId: LISTENER });
+    let release!: () => void;
+    hold(new Promise<void>((r) => (release = r)));
+    const first = cache.refresh((o) => resources.listOwned(o));
+    const second = cache.refresh((o) => resources.listOwned(o));
+    expect(lists).toHaveLength(1);
+    release();
+    expect(await second).toBe(await first);
+    // Once it has settled, the next cycle lists again.
+    await cache.refresh((o) => resources.listOwned(o));
+    expect(lists).toHaveLength(2);
+  });
+
   it('hands the next listing the entries of the last one that succeeded', async () => {
     const workload = { ...obj('d1', 'w'), apiVersion: 'apps/v1', kind: 'Deployment' } as KubeObject;
     const { resources, lists } = fakeResources([obj('d1', 'a'), workload]);
