@@ -13,7 +13,6 @@ import { actionOf, describe } from './memory-words.ts';
 import {
   BENCH_OBJECTS_PER_DEPLOYMENT,
   HEAP_PER_DEPLOYMENT_BYTES,
-  HEAP_PER_OBJECT_BYTES,
   HEAP_PER_RECORD_BYTES,
   HEAP_TAKEN_BACK_BYTES,
   LISTING_BYTES_PER_OBJECT,
@@ -49,8 +48,6 @@ export interface MemoryBudgetOptions {
   read?: () => HeapReading;
   /** Deployments a restart memo vouched for not taken yet (ColdPasses.restoring), held whatever the heap says. */
   restoring?: () => number;
-  /** The objects the apply memo holds: what a restart memo of this agent carries, and opens. */
-  remembered?: () => number;
   logger: Logger;
 }
 
@@ -58,7 +55,6 @@ export class MemoryBudget {
   readonly #read: () => HeapReading;
   readonly #logger: Logger;
   readonly #restoring: () => number;
-  readonly #remembered: () => number;
   #deployments = 0;
   #objects = 0;
   #deferred = new Set<string>();
@@ -77,7 +73,6 @@ export class MemoryBudget {
     this.#read = o.read ?? (() => (watch as HeapWatch).read());
     this.#logger = o.logger;
     this.#restoring = o.restoring ?? (() => 0);
-    this.#remembered = o.remembered ?? (() => 0);
   }
 
   /**
@@ -120,18 +115,16 @@ export class MemoryBudget {
   /**
    * How many deployments not held yet (new ones, and waiting ones taken back) may be taken until
    * the next poll: as many as the room below the short level (read at the first question after a
-   * poll), less what the restart memo's deployments not taken yet will take and what opening a
-   * restart memo of the objects held takes, would hold taken. A reading sees one taken only once V8
-   * has collected: judged at each reading, the same room went out again and again, a restart's
-   * first listing took every record whole before its heap read short, and an agent that filled its
-   * heap to the short level left its restart no room to open its memo (bench/README.md, "A limit
-   * far too small").
+   * poll), less what the restart memo's deployments not taken yet will take, would hold taken. A
+   * reading sees one taken only once V8 has collected: judged at each reading, the same room went
+   * out again and again, and a restart's first listing took every record whole before its heap
+   * read short (bench/README.md, "A limit far too small").
    */
   #returnsAt(reading: HeapReading): { left: number; ids: Set<string> } {
     const restoring = this.#restoring();
     // Judged anew when a restart memo vouched for more since (it is read before the first listing).
     if (this.#returns === undefined || restoring > this.#returns.restoring) {
-      const reserve = restoring * HEAP_PER_DEPLOYMENT_BYTES + this.#remembered() * HEAP_PER_OBJECT_BYTES;
+      const reserve = restoring * HEAP_PER_DEPLOYMENT_BYTES;
       const room = Math.max(0, SHORT_AT * reading.limitBytes - reading.liveBytes - reserve);
       const taken = this.#returns?.ids ?? new Set<string>();
       this.#returns = { left: Math.floor(room / HEAP_TAKEN_BACK_BYTES) - taken.size, ids: taken, restoring };
@@ -154,7 +147,8 @@ export class MemoryBudget {
         liveMib: Math.round(reading.liveBytes / MIB),
         heapLimitMib: Math.round(reading.limitBytes / MIB),
       };
-      if (level === 'ok') this.#logger.info(fields, 'memory: enough again; every deployment is taken');
+      if (level === 'ok')
+        this.#logger.info(fields, 'memory: enough again; deployments are taken as the heap has room');
       else this.#logger.warn(fields, `memory ${level}: ${actionOf(level)}`);
       this.#level = level;
     }
@@ -202,23 +196,32 @@ export class MemoryBudget {
    * of listing) ran V8 out of heap; without it, changes still go, and the cluster's drift waits.
    */
   get resyncFits(): boolean {
-    const reading = this.#read();
-    const objects = this.#objects > 0 ? this.#objects : this.#deployments * BENCH_OBJECTS_PER_DEPLOYMENT;
-    const reserve = this.#returning(reading) + objects * LISTING_BYTES_PER_OBJECT;
-    const fits = levelOf(reading, reserve) !== 'short';
+    const fits = this.listingFits(LISTING_BYTES_PER_OBJECT);
     if (!fits && !this.#toldNoResync) {
+      const reading = this.#read();
       this.#logger.warn(
         {
           code: 'MOORING_E_MEMORY_SHORT',
           liveMib: Math.round(reading.liveBytes / MIB),
           heapLimitMib: Math.round(reading.limitBytes / MIB),
-          listingMib: Math.round((objects * LISTING_BYTES_PER_OBJECT) / MIB),
+          listingMib: Math.round((this.#objectsKnown() * LISTING_BYTES_PER_OBJECT) / MIB),
         },
         'memory: a full resync would not fit (it lists every object); polls apply changes only until the heap has room',
       );
     }
     this.#toldNoResync = !fits;
     return fits;
+  }
+
+  /** Whether a listing of every owned object, `bytesPerObject` each, fits beside the live data under the short level. */
+  listingFits(bytesPerObject: number): boolean {
+    const reading = this.#read();
+    return levelOf(reading, this.#returning(reading) + this.#objectsKnown() * bytesPerObject) !== 'short';
+  }
+
+  /** The objects last counted, or the bench's per deployment before a listing has counted them. */
+  #objectsKnown(): number {
+    return this.#objects > 0 ? this.#objects : this.#deployments * BENCH_OBJECTS_PER_DEPLOYMENT;
   }
 
   /**
@@ -273,7 +276,7 @@ export class MemoryBudget {
 
   verdict(): MemoryVerdict {
     const reading = this.#read();
-    const objects = this.#objects > 0 ? this.#objects : this.#deployments * BENCH_OBJECTS_PER_DEPLOYMENT;
+    const objects = this.#objectsKnown();
     const needed = this.#deployments > 0 ? heapNeeded(this.#deployments, objects) : 0;
     return {
       level: this.#level,

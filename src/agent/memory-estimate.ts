@@ -35,6 +35,14 @@ export const HEAP_TAKEN_BACK_BYTES =
 export const LISTING_BYTES_PER_OBJECT = 450;
 
 /**
+ * What the orphan pass's own listing (made only when the cycle's listing failed or kept no
+ * entries) holds per object: whole objects, compacted, all at once. A replica's such listing at
+ * the end of its cold pass was a burst of about 250 MB for its 40,000 objects (bench/README.md),
+ * and a restart of 10,000 deployments under 160 MiB ran out of heap making one.
+ */
+export const ORPHAN_LISTING_BYTES_PER_OBJECT = 6 * 1024;
+
+/**
  * The share of the container's memory the image gives V8's old generation
  * (`--max-old-space-size-percentage` in the Dockerfile), and the live data's largest share of
  * that ceiling at which V8 still collects without spending its time at it.

@@ -11,7 +11,9 @@ import { ColdPasses } from '../agent/cold-passes.ts';
 import { coldListingJudge } from '../agent/cold-start.ts';
 import { DesiredResolver } from '../reconcile/desired-resolver.ts';
 import { StartUpRenderSettings } from '../reconcile/exposure-check.ts';
-import { MemoryBudget } from '../agent/memory-budget.ts';
+import { concurrencyAt, MemoryBudget } from '../agent/memory-budget.ts';
+import { ORPHAN_LISTING_BYTES_PER_OBJECT } from '../agent/memory-estimate.ts';
+import { LIST_CONCURRENCY } from '../kube/list.ts';
 import { NO_SHARD_MEMOS, ShardMemos, type ShardMemosUse } from '../agent/shard-memos.ts';
 import { controlPlaneTls, describeRoutes, logRoutes } from '../agent/routes.ts';
 import { safeErr } from '../agent/safe-error.ts';
@@ -80,11 +82,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
   // The converged passes a start's cold listings find or the restart memo carries (ADR 0008, 0010).
   const coldPasses = new ColdPasses();
   // The heap's budget (memory-budget.ts): the agent degrades instead of dying when it runs short.
-  const memory = new MemoryBudget({
-    logger,
-    restoring: () => coldPasses.restoring,
-    remembered: (): number => observed.memo.size,
-  });
+  const memory = new MemoryBudget({ logger, restoring: () => coldPasses.restoring });
   const metrics = createMetrics(link.metricsSources(o.version, memory));
   redactor.set('proxy-credentials', proxyPasswords(o.env));
   // The User-Agent names the replica, so the API server's audit log tells replicas apart.
@@ -236,7 +234,9 @@ export function wireAgent(o: WireOptions): WiredAgent {
     beginCycle: () => {
       foreign.reset();
       void observed.refresh(
-        (opts) => resources.listOwned(opts),
+        // Fewer pages in flight while the heap is tight (a restart's cold listing under a small limit).
+        (opts) =>
+          resources.listOwned({ ...opts, concurrency: concurrencyAt(memory.level, LIST_CONCURRENCY) }),
         (err) =>
           logger.warn(
             { err: safeErr(err), code: errorCode(err) },
@@ -254,7 +254,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
           events,
           latest: () => observed.latest(),
           listOwned: (opts) => resources.listOwned(opts),
-          listingFits: () => memory.resyncFits,
+          listingFits: () => memory.listingFits(ORPHAN_LISTING_BYTES_PER_OBJECT),
           namespaces: config.namespaces,
           listenerId: config.listenerId,
           deleteVolumes: config.deleteVolumes,

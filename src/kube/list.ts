@@ -55,6 +55,11 @@ export interface ListOwnedOptions {
   onOptionalFailure?: (kind: KindInfo, namespace: string, err: unknown) => void;
   /** A reconcile's signal (ResourceManager binds the client to it): an abort cuts the listing. */
   signal?: AbortSignal;
+  /**
+   * List calls in flight at once (default LIST_CONCURRENCY): fewer while the heap is tight, since
+   * each holds a page of parsed objects until it is judged.
+   */
+  concurrency?: number;
   /** Told each (kind, namespace)'s list resourceVersion (where a watch of it may start). */
   onVersion?: (kind: string, namespace: string, resourceVersion: string) => void;
   /**
@@ -214,7 +219,7 @@ export async function listOwned(
         return [];
       });
     },
-    { concurrency: LIST_CONCURRENCY },
+    { concurrency: Math.max(1, opts.concurrency ?? LIST_CONCURRENCY) },
   );
   return inventoryOf(lists.flat());
 }

@@ -6,9 +6,8 @@
  *
  * 1. One listing per poll cycle, shared by every reconcile of the cycle and its orphan pass; a
  *    failed listing is not kept, and reconciles then list for themselves
- *    (test/kube/observed-state.test.ts). A cycle that begins while the last one's listing still
- *    runs shares that listing: two at once held two sets of pages, which ran a restart under a
- *    heap far too small out of memory (bench/README.md, "A limit far too small").
+ *    (test/kube/observed-state.test.ts). A cycle begun while the last one's listing runs shares
+ *    it: two at once held two sets of pages (bench/README.md, "A limit far too small").
  * 2. A deployment's slice of the listing is used only while it is current: once this agent writes
  *    (or tries to write) an object of that deployment after the listing began, the deployment
  *    lists its own objects until the next listing; a second reconcile of it in one cycle (a
@@ -109,10 +108,7 @@ export class ObservedState {
     this.#opts = opts;
   }
 
-  /**
-   * Starts this cycle's listing through `list` (not awaited: reconciles that need it wait for it).
-   * A failed listing is not cached; reconciles then list for themselves.
-   */
+  /** Starts this cycle's listing through `list` (not awaited); one that fails is not cached (rule 1). */
   refresh(
     list: (opts: ListOwnedOptions) => Promise<Inventory>,
     onError: (err: unknown) => void = () => {},

@@ -136,7 +136,7 @@ export interface OrphanCollectionDeps extends OrphanPassDeps {
   /** Lists what the listener owns, for the pass alone (only when the cycle's listing failed). */
   listOwned(opts: { namespaces: readonly string[]; listenerId: string }): Promise<Inventory>;
   /**
-   * Whether a listing of every owned object fits the heap now (`MemoryBudget.resyncFits`). When
+   * Whether a listing of every owned object, whole, fits the heap now (`MemoryBudget.listingFits`). When
    * the cycle's listing failed and one does not, the pass is refused instead: a restart under too
    * small a limit ran out of heap listing for it, after its first cycle had given its own up.
    */

@@ -7,6 +7,8 @@ import {
   HEAP_PER_OBJECT_BYTES,
   HEAP_PER_RECORD_BYTES,
   heapNeeded,
+  LISTING_BYTES_PER_OBJECT,
+  ORPHAN_LISTING_BYTES_PER_OBJECT,
   memoryLimitFor,
 } from '../../src/agent/memory-estimate.ts';
 import { createLogger } from '../../src/log.ts';
@@ -157,6 +159,17 @@ describe('MemoryBudget', () => {
     budget.parked(0);
     restoring = 0;
     expect(budget.defers('later', false)).toBeUndefined();
+  });
+
+  it("judges the orphan pass's own listing by whole objects: what a resync's slim listing fits may not", () => {
+    const { budget } = budgetWith({ liveBytes: 50 * MIB, limitBytes: 100 * MIB });
+    budget.listed(50_000);
+    // 50,000 slim entries (about 21 MiB) fit beside 50 MiB live; 50,000 whole objects do not.
+    expect(budget.resyncFits).toBe(true);
+    expect(budget.listingFits(LISTING_BYTES_PER_OBJECT)).toBe(true);
+    expect(budget.listingFits(ORPHAN_LISTING_BYTES_PER_OBJECT)).toBe(false);
+    budget.listed(1_000);
+    expect(budget.listingFits(ORPHAN_LISTING_BYTES_PER_OBJECT)).toBe(true);
   });
 
   it('lets a full resync run only when its listing of every object fits beside the live data, and says so once', () => {

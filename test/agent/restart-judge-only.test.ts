@@ -32,7 +32,8 @@ vi.mock(import('../../src/render/index.ts'), async (original) => {
   };
 });
 
-// The heap as at 10,000 deployments under 256 MiB: no listing's entries fit, nor a full resync.
+// The heap as at 10,000 deployments under 256 MiB: no listing's entries fit, nor a full resync,
+// nor the orphan pass's own listing.
 const heap = vi.hoisted(() => ({ tight: false }));
 vi.mock(import('../../src/agent/memory-budget.ts'), async (original) => {
   const m = await original();
@@ -42,6 +43,9 @@ vi.mock(import('../../src/agent/memory-budget.ts'), async (original) => {
     }
     override get resyncFits(): boolean {
       return !heap.tight && super.resyncFits;
+    }
+    override listingFits(bytesPerObject: number): boolean {
+      return !heap.tight && super.listingFits(bytesPerObject);
     }
   }
   return { ...m, MemoryBudget: Tight };

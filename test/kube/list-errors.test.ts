@@ -44,6 +44,34 @@ describe('listOwned refusals', () => {
 });
 
 describe('listOwned pacing', () => {
+  /** A client whose list calls take a while, counting the most in flight at once. */
+  function paced() {
+    const seen = { inFlight: 0, most: 0, calls: [] as string[] };
+    const pacing = {
+      list: async (apiVersion: string, kind: string, namespace: string) => {
+        seen.calls.push(`${namespace}/${kind}`);
+        seen.inFlight++;
+        seen.most = Math.max(seen.most, seen.inFlight);
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        seen.inFlight--;
+        return [{ apiVersion, kind, metadata: { name: `${namespace}-${kind}`.toLowerCase(), namespace } }];
+      },
+    } as unknown as ObjectClient;
+    return { seen, pacing };
+  }
+
+  it('keeps as few list calls in flight as it is told (fewer while the heap is tight), never none', async () => {
+    for (const [concurrency, most] of [
+      [1, 1],
+      [2, 2],
+      [0, 1],
+    ]) {
+      const { seen, pacing } = paced();
+      await listOwned(pacing, { namespaces: ['a'], listenerId: LISTENER, concurrency });
+      expect(seen.most).toBe(most);
+    }
+  });
+
   it('keeps at most LIST_CONCURRENCY list calls in flight, and keeps the listing in order', async () => {
     let inFlight = 0;
     let most = 0;
