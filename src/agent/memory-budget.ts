@@ -17,6 +17,7 @@ import {
   HEAP_TAKEN_BACK_BYTES,
   LISTING_BYTES_PER_OBJECT,
   LIVE_SHARE,
+  RESTART_HEADROOM_BYTES,
   heapNeeded,
   memoryLimitFor,
 } from './memory-estimate.ts';
@@ -63,9 +64,9 @@ export class MemoryBudget {
   #toldNoResync = false;
   /** Deployments waiting with their records dropped (`parked`). */
   #parked = 0;
-  /** How many of them may still come back before the next poll (`#returnsAt`), and those that did. */
+  /** How many may still be taken before the next poll (`#returnsAt`), those that were, and `restoring` then. */
   #returns: { left: number; ids: Set<string>; restoring: number } | undefined;
-  /** The last reason given, so that every deferred deployment's status shares one string. */
+  /** The last reason given: every deferred deployment's status shares one string. */
   #reason = '';
 
   constructor(o: MemoryBudgetOptions) {
@@ -76,9 +77,8 @@ export class MemoryBudget {
   }
 
   /**
-   * The listener's size, from a complete listing (objects: 0 until the cluster's listing is
-   * known, when the estimate takes the bench's objects per deployment). Logs once when the
-   * listener is larger than this agent's heap holds.
+   * The listener's size, from a complete listing (objects: 0 until the cluster's listing is known:
+   * the bench's per deployment then). Logs once when the listener is larger than the heap holds.
    */
   sized(deployments: number, objects?: number): void {
     this.#deployments = deployments;
@@ -114,18 +114,19 @@ export class MemoryBudget {
 
   /**
    * How many deployments not held yet (new ones, and waiting ones taken back) may be taken until
-   * the next poll: as many as the room below the short level (read at the first question after a
-   * poll), less what the restart memo's deployments not taken yet will take, would hold taken. A
+   * the next poll: as many as the room below the short level and RESTART_HEADROOM_BYTES under the
+   * ceiling (read at the first question after a poll), less what the restart memo's deployments
+   * not taken yet will take, would hold taken. A
    * reading sees one taken only once V8 has collected: judged at each reading, the same room went
    * out again and again, and a restart's first listing took every record whole before its heap
    * read short (bench/README.md, "A limit far too small").
    */
   #returnsAt(reading: HeapReading): { left: number; ids: Set<string> } {
     const restoring = this.#restoring();
-    // Judged anew when a restart memo vouched for more since (it is read before the first listing).
+    // Anew when a restart memo vouched for more since (it is read before the first listing).
     if (this.#returns === undefined || restoring > this.#returns.restoring) {
-      const reserve = restoring * HEAP_PER_DEPLOYMENT_BYTES;
-      const room = Math.max(0, SHORT_AT * reading.limitBytes - reading.liveBytes - reserve);
+      const cap = Math.min(SHORT_AT * reading.limitBytes, reading.limitBytes - RESTART_HEADROOM_BYTES);
+      const room = Math.max(0, cap - reading.liveBytes - restoring * HEAP_PER_DEPLOYMENT_BYTES);
       const taken = this.#returns?.ids ?? new Set<string>();
       this.#returns = { left: Math.floor(room / HEAP_TAKEN_BACK_BYTES) - taken.size, ids: taken, restoring };
     }

@@ -21,6 +21,15 @@ export const HEAP_PER_OBJECT_BYTES = 250;
  */
 export const HEAP_PER_RECORD_BYTES = 4 * 1024;
 
+/**
+ * The heap a start needs beside what it takes back before its heap is steady again: its cold
+ * listing's pages in flight, its restart memo opened, its first listing parsed. New deployments
+ * are taken only while this much stays free under the old generation's ceiling, so that a restart
+ * can hold again what the agent held: 10,000 deployments under 160 MiB held 83 of 96 MiB, and
+ * their restart ran out of heap 9-10 MiB above that (bench/README.md, "A limit far too small").
+ */
+export const RESTART_HEADROOM_BYTES = 24 * MIB;
+
 /** Objects per deployment the estimate takes before the cluster's listing is known (the bench's). */
 export const BENCH_OBJECTS_PER_DEPLOYMENT = 12;
 /** What a waiting deployment taken back adds to the heap: its record parsed again, and it taken. */

@@ -9,6 +9,7 @@ import {
   heapNeeded,
   LISTING_BYTES_PER_OBJECT,
   ORPHAN_LISTING_BYTES_PER_OBJECT,
+  RESTART_HEADROOM_BYTES,
   memoryLimitFor,
 } from '../../src/agent/memory-estimate.ts';
 import { createLogger } from '../../src/log.ts';
@@ -101,15 +102,16 @@ describe('MemoryBudget', () => {
   });
 
   it('takes deployments not held yet as many as the room below the short level would hold, judged again at each poll', () => {
-    const { budget, heap } = budgetWith({ liveBytes: 60 * MIB, limitBytes: 100 * MIB });
-    // 25 MiB below the short level; a deployment taken back costs its record, itself and 12 objects.
+    const { budget, heap } = budgetWith({ liveBytes: 111 * MIB, limitBytes: 160 * MIB });
+    // 25 MiB below the short level (136 MiB, as far under the ceiling as a restart needs free); a
+    // deployment taken back costs its record, itself and 12 objects.
     budget.parked(10_000);
     const taken = HEAP_PER_RECORD_BYTES + HEAP_PER_DEPLOYMENT_BYTES + 12 * HEAP_PER_OBJECT_BYTES;
     const allowance = Math.floor((25 * MIB) / taken);
     expect(allowance).toBeGreaterThan(2_000);
-    // Those still to come back keep room for their records: still ok, far from short. They are
-    // said to wait all the same.
-    expect(budget.update()).toBe('ok');
+    // Those still to come back keep room for their records (tight, not short). They are said to
+    // wait all the same.
+    expect(budget.update()).toBe('tight');
     expect(budget.verdict().deferred).toBe(10_000);
     expect(budget.check().detail).toMatch(/10000 deployments wait for memory/);
     const back = Array.from({ length: allowance + 5 }, (_, i) => budget.defers(`p${i}`, false));
@@ -123,14 +125,14 @@ describe('MemoryBudget', () => {
     // One held already (reconciled once, or vouched for by the restart memo) never waits.
     expect(budget.defers('held', true)).toBeUndefined();
     // The heap reads otherwise before the next poll: nothing more comes back until that poll.
-    heap.liveBytes = 50 * MIB;
+    heap.liveBytes = 90 * MIB;
     expect(budget.defers('extra', false)).toMatch(/^MOORING_E_MEMORY_SHORT: /);
     // The next poll: judged again, as the heap reads at its first question.
     budget.parked(10_000 - allowance);
-    heap.liveBytes = 84 * MIB;
+    heap.liveBytes = 135 * MIB;
     const next = Array.from({ length: 200 }, (_, i) => budget.defers(`q${i}`, false));
     expect(next.filter((r) => r === undefined)).toHaveLength(Math.floor(MIB / taken));
-    heap.liveBytes = 86 * MIB;
+    heap.liveBytes = 137 * MIB;
     expect(budget.update()).toBe('short');
     expect(budget.defers('r0', false)).toMatch(/^MOORING_E_MEMORY_SHORT: /);
   });
@@ -139,7 +141,7 @@ describe('MemoryBudget', () => {
     const lines: unknown[] = [];
     const logger = createLogger({ level: 'info', destination: { write: (l: string) => lines.push(l) } });
     let restoring = 0;
-    const heap = { liveBytes: 40 * MIB, limitBytes: 100 * MIB };
+    const heap = { liveBytes: 91 * MIB, limitBytes: 160 * MIB };
     const budget = new MemoryBudget({ read: () => heap, logger, restoring: () => restoring });
     const taken = HEAP_PER_RECORD_BYTES + HEAP_PER_DEPLOYMENT_BYTES + 12 * HEAP_PER_OBJECT_BYTES;
     // Asked before the memo is read (a /readyz check at start-up): 45 MiB of room.
@@ -159,6 +161,16 @@ describe('MemoryBudget', () => {
     budget.parked(0);
     restoring = 0;
     expect(budget.defers('later', false)).toBeUndefined();
+  });
+
+  it('under a small heap takes new deployments only while a restart would have its headroom under the ceiling', () => {
+    // 96 MiB: the short level (81.6 MiB) would leave a restart 14.4 MiB; it needs RESTART_HEADROOM_BYTES.
+    const { budget } = budgetWith({ liveBytes: 60 * MIB, limitBytes: 96 * MIB });
+    const taken = HEAP_PER_RECORD_BYTES + HEAP_PER_DEPLOYMENT_BYTES + 12 * HEAP_PER_OBJECT_BYTES;
+    const room = 96 * MIB - RESTART_HEADROOM_BYTES - 60 * MIB;
+    const asked = Array.from({ length: 2_000 }, (_, i) => budget.defers(`n${i}`, false));
+    expect(asked.filter((r) => r === undefined)).toHaveLength(Math.floor(room / taken));
+    expect(Math.floor(room / taken)).toBeLessThan(Math.floor((81.6 * MIB - 60 * MIB) / taken));
   });
 
   it("judges the orphan pass's own listing by whole objects: what a resync's slim listing fits may not", () => {
