@@ -52,6 +52,13 @@ export const LISTING_BYTES_PER_OBJECT = 450;
 export const ORPHAN_LISTING_BYTES_PER_OBJECT = 6 * 1024;
 
 /**
+ * What a census of names (ADR 0007) holds per object listed: its name, uid, ownership labels and
+ * managers. A restart of 10,000 deployments under 160 MiB took one for the few deployments it
+ * took back, 17.7 MB for 62,000 objects in a heap snapshot at V8's limit (bench/README.md).
+ */
+export const CENSUS_BYTES_PER_OBJECT = 300;
+
+/**
  * The share of the container's memory the image gives V8's old generation
  * (`--max-old-space-size-percentage` in the Dockerfile), and the live data's largest share of
  * that ceiling at which V8 still collects without spending its time at it.

@@ -12,7 +12,7 @@ import { coldListingJudge } from '../agent/cold-start.ts';
 import { DesiredResolver } from '../reconcile/desired-resolver.ts';
 import { StartUpRenderSettings } from '../reconcile/exposure-check.ts';
 import { concurrencyAt, MemoryBudget } from '../agent/memory-budget.ts';
-import { ORPHAN_LISTING_BYTES_PER_OBJECT } from '../agent/memory-estimate.ts';
+import { CENSUS_BYTES_PER_OBJECT, ORPHAN_LISTING_BYTES_PER_OBJECT } from '../agent/memory-estimate.ts';
 import { LIST_CONCURRENCY } from '../kube/list.ts';
 import { NO_SHARD_MEMOS, ShardMemos, type ShardMemosUse } from '../agent/shard-memos.ts';
 import { controlPlaneTls, describeRoutes, logRoutes } from '../agent/routes.ts';
@@ -124,6 +124,7 @@ export function wireAgent(o: WireOptions): WiredAgent {
     entriesFit: (listed) => memory.coldListingEntriesFit(listed),
     onColdListed: (judgeOnly, complete) => coldPasses.listed(judgeOnly, complete),
     onCounted: (objects) => memory.listed(objects),
+    censusFits: () => memory.listingFits(CENSUS_BYTES_PER_OBJECT),
     ...(config.dryRun
       ? {}
       : { coldJudge: (): PageJudge => coldJudge(), census: (): Census => resources.census() }),

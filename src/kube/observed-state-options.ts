@@ -26,6 +26,11 @@ export interface ObservedStateOptions {
   coldJudge?: (() => PageJudge) | undefined;
   /** Takes a census of names (rule 6); without it, objects the listing does not hold are read. */
   census?: (() => Census) | undefined;
+  /**
+   * Whether a census of every object's name fits the heap now (memory-budget.ts, `listingFits`);
+   * when not, the cycle takes none and reads what its listing does not hold, one at a time.
+   */
+  censusFits?: (() => boolean) | undefined;
   /** The watches of owned objects (rule 7); without them, every cycle lists. */
   watched?: WatchedObjects | undefined;
   /**

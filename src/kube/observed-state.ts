@@ -274,6 +274,7 @@ export class ObservedState {
   /** `o` with this cycle's census, when the cycle takes one and the call has a listing (rule 6). */
   #withCensus(o: ApplyOptions | undefined): ApplyOptions | undefined {
     if (!o?.live || o.census || !this.#censusWanted || !this.#opts.census) return o;
+    if (this.#census === undefined && this.#opts.censusFits?.() === false) return o;
     this.#census ??= this.#opts.census();
     return { ...o, census: this.#census };
   }

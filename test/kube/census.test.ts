@@ -187,4 +187,36 @@ describe('ObservedState takes a census for the cold cycle, and while the last on
     expect(seen).toEqual([true, true, false, true, false]);
     expect(taken).toBe(2);
   });
+
+  it('takes none while a census would not fit the heap: each object the listing does not hold is read instead', async () => {
+    let taken = 0;
+    let fits = false;
+    const observed = new ObservedState({
+      namespaces: ['ns'],
+      listenerId: LISTENER,
+      census: () => {
+        taken += 1;
+        return { find: async () => null, absentFound: 0 };
+      },
+      censusFits: () => fits,
+    });
+    const seen: boolean[] = [];
+    const resources = observed.wrap({
+      applyAll: async (_objects, o) => {
+        seen.push(o?.census !== undefined);
+        return { entries: [], dryRun: false };
+      },
+      listOwned: async () => ({ objects: [], byId: new Map(), byDeployment: new Map() }),
+      deleteAll: async () => ({ entries: [], dryRun: false }),
+    });
+    await observed.refresh(async () => ({ objects: [], byId: new Map(), byDeployment: new Map() }));
+    await resources.applyAll([], { live: new Map() });
+    // Room again within the cycle: the census is taken then, and kept for the cycle.
+    fits = true;
+    await resources.applyAll([], { live: new Map() });
+    fits = false;
+    await resources.applyAll([], { live: new Map() });
+    expect(seen).toEqual([false, true, true]);
+    expect(taken).toBe(1);
+  });
 });
