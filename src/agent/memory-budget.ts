@@ -9,7 +9,7 @@
  */
 import type { Logger } from '../log.ts';
 import { type HeapReading, HeapWatch } from './heap-reading.ts';
-import { actionOf, describe } from './memory-words.ts';
+import { actionOf, describe, noResyncLine, tooLargeLine } from './memory-words.ts';
 import {
   BENCH_OBJECTS_PER_DEPLOYMENT,
   HEAP_PER_DEPLOYMENT_BYTES,
@@ -84,18 +84,8 @@ export class MemoryBudget {
     this.#deployments = deployments;
     if (objects !== undefined) this.#objects = objects;
     const v = this.verdict();
-    if (v.tooLarge && !this.#toldTooLarge) {
-      this.#toldTooLarge = true;
-      this.#logger.warn(
-        {
-          code: 'MOORING_E_MEMORY_SHORT',
-          deployments: v.deployments,
-          heapLimitMib: Math.round(v.limitBytes / MIB),
-          neededMemoryLimitMib: Math.round(v.neededLimitBytes / MIB),
-        },
-        `the listener's ${v.deployments} deployments need a memory limit of about ${Math.round(v.neededLimitBytes / MIB)} MiB (sizing.expectedDeployments in the chart); with less, the agent reconciles what fits and the rest waits`,
-      );
-    } else if (!v.tooLarge) this.#toldTooLarge = false;
+    if (v.tooLarge && !this.#toldTooLarge) this.#logger.warn(...tooLargeLine(v));
+    this.#toldTooLarge = v.tooLarge;
   }
 
   /** The objects a complete listing of the cluster found (the estimate's per-object part). */
@@ -125,8 +115,10 @@ export class MemoryBudget {
     const restoring = this.#restoring();
     // Anew when a restart memo vouched for more since (it is read before the first listing).
     if (this.#returns === undefined || restoring > this.#returns.restoring) {
-      const cap = Math.min(SHORT_AT * reading.limitBytes, reading.limitBytes - RESTART_HEADROOM_BYTES);
-      const room = Math.max(0, cap - reading.liveBytes - restoring * HEAP_PER_DEPLOYMENT_BYTES);
+      const room = Math.max(
+        0,
+        this.#cap(reading) - reading.liveBytes - restoring * HEAP_PER_DEPLOYMENT_BYTES,
+      );
       const taken = this.#returns?.ids ?? new Set<string>();
       this.#returns = { left: Math.floor(room / HEAP_TAKEN_BACK_BYTES) - taken.size, ids: taken, restoring };
     }
@@ -199,25 +191,28 @@ export class MemoryBudget {
   get resyncFits(): boolean {
     const fits = this.listingFits(LISTING_BYTES_PER_OBJECT);
     if (!fits && !this.#toldNoResync) {
-      const reading = this.#read();
-      this.#logger.warn(
-        {
-          code: 'MOORING_E_MEMORY_SHORT',
-          liveMib: Math.round(reading.liveBytes / MIB),
-          heapLimitMib: Math.round(reading.limitBytes / MIB),
-          listingMib: Math.round((this.#objectsKnown() * LISTING_BYTES_PER_OBJECT) / MIB),
-        },
-        'memory: a full resync would not fit (it lists every object); polls apply changes only until the heap has room',
-      );
+      this.#logger.warn(...noResyncLine(this.#read(), this.#objectsKnown() * LISTING_BYTES_PER_OBJECT));
     }
     this.#toldNoResync = !fits;
     return fits;
   }
 
-  /** Whether a listing of every owned object, `bytesPerObject` each, fits beside the live data under the short level. */
+  /**
+   * Whether a listing of every owned object, `bytesPerObject` each, fits beside the live data
+   * (`#cap`): a resync that fitted only under the short level went judge-only, and its pages in
+   * flight took a restart under a limit far too small past V8's ceiling, every few polls.
+   */
   listingFits(bytesPerObject: number): boolean {
     const reading = this.#read();
-    return levelOf(reading, this.#returning(reading) + this.#objectsKnown() * bytesPerObject) !== 'short';
+    return (
+      reading.liveBytes + this.#returning(reading) + this.#objectsKnown() * bytesPerObject <
+      this.#cap(reading)
+    );
+  }
+
+  /** Below the short level, with RESTART_HEADROOM_BYTES free under the ceiling: what new work may fill. */
+  #cap(reading: HeapReading): number {
+    return Math.min(SHORT_AT * reading.limitBytes, reading.limitBytes - RESTART_HEADROOM_BYTES);
   }
 
   /** The objects last counted, or the bench's per deployment before a listing has counted them. */

@@ -173,6 +173,17 @@ describe('MemoryBudget', () => {
     expect(Math.floor(room / taken)).toBeLessThan(Math.floor((81.6 * MIB - 60 * MIB) / taken));
   });
 
+  it("under a small heap makes no resync whose listing would eat a restart's headroom", () => {
+    const { budget, heap } = budgetWith({ liveBytes: 50 * MIB, limitBytes: 96 * MIB });
+    // 62,000 slim entries, about 26.6 MiB: under the short level (81.6 MiB) beside 50 MiB live,
+    // but not 24 MiB under the ceiling.
+    budget.listed(62_000);
+    expect(budget.update()).toBe('ok');
+    expect(budget.resyncFits).toBe(false);
+    heap.liveBytes = 40 * MIB;
+    expect(budget.resyncFits).toBe(true);
+  });
+
   it("judges the orphan pass's own listing by whole objects: what a resync's slim listing fits may not", () => {
     const { budget } = budgetWith({ liveBytes: 50 * MIB, limitBytes: 100 * MIB });
     budget.listed(50_000);
