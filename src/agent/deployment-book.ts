@@ -115,6 +115,7 @@ export class DeploymentBook {
       this.#records.get(id)?.holds === true ||
         d.deployment.status === 'AWAITING_DELETE' ||
         restored?.(id) === true,
+      this.#parked.has(id),
     );
   }
 

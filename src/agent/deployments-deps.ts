@@ -21,7 +21,8 @@ export interface DeploymentsDeps {
    */
   memory?:
     | {
-        defers(id: string, held: boolean): string | undefined;
+        /** `parked`: it waits with its record dropped (DeploymentBook.park). */
+        defers(id: string, held: boolean, parked?: boolean): string | undefined;
         forget(id: string): void;
         /** Whether a full resync's listing fits the heap now; while not, polls make none (plan-poll.ts). */
         readonly resyncFits?: boolean;

@@ -114,27 +114,28 @@ describe('MemoryBudget', () => {
     expect(budget.update()).toBe('tight');
     expect(budget.verdict().deferred).toBe(10_000);
     expect(budget.check().detail).toMatch(/10000 deployments wait for memory/);
-    const back = Array.from({ length: allowance + 5 }, (_, i) => budget.defers(`p${i}`, false));
+    const back = Array.from({ length: allowance + 5 }, (_, i) => budget.defers(`p${i}`, false, true));
     expect(back.filter((r) => r === undefined)).toHaveLength(allowance);
     expect(back.at(-1)).toMatch(/^MOORING_E_MEMORY_SHORT: /);
     // One taken back is asked again (its take, its reconcile): it costs nothing more.
-    expect(budget.defers('p0', false)).toBeUndefined();
-    // A new deployment draws on the same allowance: none is left.
+    expect(budget.defers('p0', false, true)).toBeUndefined();
+    // A new deployment, the heap ok and no restart taking its memo's back, is judged by the level
+    // alone: at a first start the heap reads its start-up garbage until V8 first collects.
     expect(budget.update()).toBe('ok');
-    expect(budget.defers('new', false)).toMatch(/^MOORING_E_MEMORY_SHORT: /);
+    expect(budget.defers('new', false)).toBeUndefined();
     // One held already (reconciled once, or vouched for by the restart memo) never waits.
     expect(budget.defers('held', true)).toBeUndefined();
     // The heap reads otherwise before the next poll: nothing more comes back until that poll.
     heap.liveBytes = 90 * MIB;
-    expect(budget.defers('extra', false)).toMatch(/^MOORING_E_MEMORY_SHORT: /);
+    expect(budget.defers('extra', false, true)).toMatch(/^MOORING_E_MEMORY_SHORT: /);
     // The next poll: judged again, as the heap reads at its first question.
     budget.parked(10_000 - allowance);
     heap.liveBytes = 135 * MIB;
-    const next = Array.from({ length: 200 }, (_, i) => budget.defers(`q${i}`, false));
+    const next = Array.from({ length: 200 }, (_, i) => budget.defers(`q${i}`, false, true));
     expect(next.filter((r) => r === undefined)).toHaveLength(Math.floor(MIB / taken));
     heap.liveBytes = 137 * MIB;
     expect(budget.update()).toBe('short');
-    expect(budget.defers('r0', false)).toMatch(/^MOORING_E_MEMORY_SHORT: /);
+    expect(budget.defers('r0', false, true)).toMatch(/^MOORING_E_MEMORY_SHORT: /);
   });
 
   it("keeps the room a restart memo's deployments will take from new ones, judged again when it vouches for more", () => {
@@ -144,12 +145,14 @@ describe('MemoryBudget', () => {
     const heap = { liveBytes: 91 * MIB, limitBytes: 160 * MIB };
     const budget = new MemoryBudget({ read: () => heap, logger, restoring: () => restoring });
     const taken = HEAP_PER_RECORD_BYTES + HEAP_PER_DEPLOYMENT_BYTES + 12 * HEAP_PER_OBJECT_BYTES;
-    // Asked before the memo is read (a /readyz check at start-up): 45 MiB of room.
+    // Asked before the memo is read (a /readyz check at start-up): 45 MiB of room, and a new
+    // deployment is judged by the level alone.
     expect(budget.defers('early', false)).toBeUndefined();
-    // The memo vouches for 8,000 deployments: what they will take (5 KiB each, 39 MiB) is kept.
+    // The memo vouches for 8,000 deployments: what they will take (5 KiB each, 39 MiB) is kept,
+    // and new deployments draw on what is left.
     restoring = 8_000;
     const room = 45 * MIB - 8_000 * HEAP_PER_DEPLOYMENT_BYTES;
-    const allowance = Math.floor(room / taken) - 1; // 'early' was taken from it
+    const allowance = Math.floor(room / taken);
     const fresh = Array.from({ length: allowance + 10 }, (_, i) => budget.defers(`n${i}`, false));
     expect(fresh.filter((r) => r === undefined)).toHaveLength(allowance);
     expect(allowance).toBeLessThan(600);
@@ -163,12 +166,12 @@ describe('MemoryBudget', () => {
     expect(budget.defers('later', false)).toBeUndefined();
   });
 
-  it('under a small heap takes new deployments only while a restart would have its headroom under the ceiling', () => {
+  it('under a small heap takes waiting deployments back only while a restart would have its headroom under the ceiling', () => {
     // 96 MiB: the short level (81.6 MiB) would leave a restart 14.4 MiB; it needs RESTART_HEADROOM_BYTES.
     const { budget } = budgetWith({ liveBytes: 60 * MIB, limitBytes: 96 * MIB });
     const taken = HEAP_PER_RECORD_BYTES + HEAP_PER_DEPLOYMENT_BYTES + 12 * HEAP_PER_OBJECT_BYTES;
     const room = 96 * MIB - RESTART_HEADROOM_BYTES - 60 * MIB;
-    const asked = Array.from({ length: 2_000 }, (_, i) => budget.defers(`n${i}`, false));
+    const asked = Array.from({ length: 2_000 }, (_, i) => budget.defers(`n${i}`, false, true));
     expect(asked.filter((r) => r === undefined)).toHaveLength(Math.floor(room / taken));
     expect(Math.floor(room / taken)).toBeLessThan(Math.floor((81.6 * MIB - 60 * MIB) / taken));
   });
