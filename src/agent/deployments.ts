@@ -95,17 +95,16 @@ export class Deployments {
    * snapshot (at a cold start, the first applies used to wait for 1,000 revision reads).
    */
   #takeEarly(poll: PollInProgress, d: DesiredDeployment, runner: Runner): void {
+    const { id, status } = d.deployment;
     // A deletion waits for the snapshot: only the whole of it tells whether the cap holds it.
-    const { deployment } = d;
-    if (d.refused || this.#book.get(deployment.id)?.reconciled(d) || deployment.status === 'AWAITING_DELETE')
-      return;
+    if (d.refused || this.#book.get(id)?.reconciled(d) || status === 'AWAITING_DELETE') return;
     this.#pacer.begin(poll, runner);
-    poll.early.set(d.deployment.id, d);
+    poll.early.set(id, d);
     const record = this.#take(d);
-    if (!record) runner.forget(d.deployment.id);
+    if (!record) runner.forget(id);
     else {
       record.queue();
-      runner.enqueue(d.deployment.id, d.hash);
+      runner.enqueue(id, d.hash);
     }
   }
 

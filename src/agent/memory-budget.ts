@@ -106,10 +106,9 @@ export class MemoryBudget {
    * How many deployments not held yet (new ones, and waiting ones taken back) may be taken until
    * the next poll: as many as the room below the short level and RESTART_HEADROOM_BYTES under the
    * ceiling (read at the first question after a poll), less what the restart memo's deployments
-   * not taken yet will take, would hold taken. A
-   * reading sees one taken only once V8 has collected: judged at each reading, the same room went
-   * out again and again, and a restart's first listing took every record whole before its heap
-   * read short (bench/README.md, "A limit far too small").
+   * not taken yet will take, would hold taken. A reading sees one taken only once V8 has collected:
+   * judged at each reading, the same room went out again and again, and a restart's first listing
+   * took every record whole before its heap read short (bench/README.md, "A limit far too small").
    */
   #returnsAt(reading: HeapReading): { left: number; ids: Set<string> } {
     const restoring = this.#restoring();

@@ -79,7 +79,8 @@ export function wireAgent(o: WireOptions): WiredAgent {
   const { config, logger, redactor } = o;
   // The parts made before the agent read it through this link (agent-link.ts).
   const link = new AgentLink();
-  // The converged passes a start's cold listings find or the restart memo carries (ADR 0008, 0010).
+  // The converged passes a start's cold listings find or the restart memo carries: a cold start's
+  // listing comes whole and is compared page by page, no object read again (ADR 0008, 0010).
   const coldPasses = new ColdPasses();
   // The heap's budget (memory-budget.ts): the agent degrades instead of dying when it runs short.
   const memory = new MemoryBudget({ logger, restoring: () => coldPasses.restoring });
@@ -148,9 +149,6 @@ export function wireAgent(o: WireOptions): WiredAgent {
   });
   const rendering = new StartUpRenderSettings(renderSettingsOf(config));
   const collector = new OrphanCollector({ deleteVolumes: config.deleteVolumes, logger });
-  // One inventory listing per poll cycle, shared by that cycle's reconciles and its orphan pass.
-  // A cold start's listing comes whole and is compared page by page (ADR 0008): no object is read
-  // again.
   // What the leader verified, kept across restarts (ADR 0010): read by each cold listing.
   const restartMemo: ShardMemosUse =
     config.restartMemo === undefined || config.dryRun

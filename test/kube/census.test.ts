@@ -147,76 +147,67 @@ describe('a census of names (sandbox)', () => {
 });
 
 describe('ObservedState takes a census for the cold cycle, and while the last one created objects (rule 6)', () => {
-  it('passes a census to applies with a listing in the cold cycle and in the next; none once a cycle created nothing', async () => {
-    let taken = 0;
-    let absent = 0;
+  const list = async () => ({ objects: [], byId: new Map(), byDeployment: new Map() });
+
+  /**
+   * An ObservedState whose census counts how often it is taken (its `absentFound` read from
+   * `state.absent`), and resources recording whether each apply was given a census.
+   */
+  function censusCounted(censusFits?: () => boolean) {
+    const state = { taken: 0, absent: 0, seen: [] as boolean[] };
     const observed = new ObservedState({
       namespaces: ['ns'],
       listenerId: LISTENER,
       census: () => {
-        taken += 1;
+        state.taken += 1;
         return {
           find: async () => null,
           get absentFound() {
-            return absent;
+            return state.absent;
           },
         };
       },
+      ...(censusFits ? { censusFits } : {}),
     });
-    const seen: boolean[] = [];
     const resources = observed.wrap({
       applyAll: async (_objects, o) => {
-        seen.push(o?.census !== undefined);
+        state.seen.push(o?.census !== undefined);
         return { entries: [], dryRun: false };
       },
-      listOwned: async () => ({ objects: [], byId: new Map(), byDeployment: new Map() }),
+      listOwned: list,
       deleteAll: async () => ({ entries: [], dryRun: false }),
     });
-    const list = async () => ({ objects: [], byId: new Map(), byDeployment: new Map() });
+    return { state, observed, resources };
+  }
+
+  it('passes a census to applies with a listing in the cold cycle and in the next; none once a cycle created nothing', async () => {
+    const { state, observed, resources } = censusCounted();
     const live = new Map<string, KubeObject>();
     await observed.refresh(list);
     await resources.applyAll([], { live });
     await resources.applyAll([], { live });
     await resources.applyAll([]); // without a listing: every object is read, no census
-    absent = 3; // the cold cycle's census created objects
+    state.absent = 3; // the cold cycle's census created objects
     await observed.refresh(list);
-    absent = 0;
+    state.absent = 0;
     await resources.applyAll([], { live });
     await observed.refresh(list); // the cycle before created nothing
     await resources.applyAll([], { live });
-    expect(seen).toEqual([true, true, false, true, false]);
-    expect(taken).toBe(2);
+    expect(state.seen).toEqual([true, true, false, true, false]);
+    expect(state.taken).toBe(2);
   });
 
   it('takes none while a census would not fit the heap: each object the listing does not hold is read instead', async () => {
-    let taken = 0;
     let fits = false;
-    const observed = new ObservedState({
-      namespaces: ['ns'],
-      listenerId: LISTENER,
-      census: () => {
-        taken += 1;
-        return { find: async () => null, absentFound: 0 };
-      },
-      censusFits: () => fits,
-    });
-    const seen: boolean[] = [];
-    const resources = observed.wrap({
-      applyAll: async (_objects, o) => {
-        seen.push(o?.census !== undefined);
-        return { entries: [], dryRun: false };
-      },
-      listOwned: async () => ({ objects: [], byId: new Map(), byDeployment: new Map() }),
-      deleteAll: async () => ({ entries: [], dryRun: false }),
-    });
-    await observed.refresh(async () => ({ objects: [], byId: new Map(), byDeployment: new Map() }));
+    const { state, observed, resources } = censusCounted(() => fits);
+    await observed.refresh(list);
     await resources.applyAll([], { live: new Map() });
     // Room again within the cycle: the census is taken then, and kept for the cycle.
     fits = true;
     await resources.applyAll([], { live: new Map() });
     fits = false;
     await resources.applyAll([], { live: new Map() });
-    expect(seen).toEqual([false, true, true]);
-    expect(taken).toBe(1);
+    expect(state.seen).toEqual([false, true, true]);
+    expect(state.taken).toBe(1);
   });
 });
