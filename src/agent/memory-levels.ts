@@ -22,3 +22,13 @@ export function concurrencyAt(level: MemoryLevel, configured: number): number {
   if (level === 'tight') return Math.max(1, Math.floor(configured / 2));
   return configured;
 }
+
+/**
+ * The share of a cold listing's usual page size at each level: each list call holds its page
+ * parsed until judged, so a restart under a small limit lists in smaller pages as its heap fills.
+ */
+export function pageShareAt(level: MemoryLevel): number {
+  if (level === 'short') return 0.2;
+  if (level === 'tight') return 0.4;
+  return 1;
+}

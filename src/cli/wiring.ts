@@ -12,6 +12,7 @@ import { coldListingJudge } from '../agent/cold-start.ts';
 import { DesiredResolver } from '../reconcile/desired-resolver.ts';
 import { StartUpRenderSettings } from '../reconcile/exposure-check.ts';
 import { concurrencyAt, MemoryBudget } from '../agent/memory-budget.ts';
+import { pageShareAt } from '../agent/memory-levels.ts';
 import { CENSUS_BYTES_PER_OBJECT, ORPHAN_LISTING_BYTES_PER_OBJECT } from '../agent/memory-estimate.ts';
 import { LIST_CONCURRENCY } from '../kube/list.ts';
 import { NO_SHARD_MEMOS, ShardMemos, type ShardMemosUse } from '../agent/shard-memos.ts';
@@ -233,9 +234,14 @@ export function wireAgent(o: WireOptions): WiredAgent {
     beginCycle: () => {
       foreign.reset();
       void observed.refresh(
-        // Fewer pages in flight while the heap is tight (a restart's cold listing under a small limit).
+        // Fewer and smaller pages in flight while the heap is tight, judged again as the listing goes
+        // (a restart's cold listing under a small limit).
         (opts) =>
-          resources.listOwned({ ...opts, concurrency: concurrencyAt(memory.level, LIST_CONCURRENCY) }),
+          resources.listOwned({
+            ...opts,
+            concurrency: () => concurrencyAt(memory.level, LIST_CONCURRENCY),
+            pageShare: () => pageShareAt(memory.level),
+          }),
         (err) =>
           logger.warn(
             { err: safeErr(err), code: errorCode(err) },

@@ -3,7 +3,7 @@
  * namespace (one list call per page of a kind in a namespace; object-client.ts sizes the pages). A listing that
  * fails or returns an unparsable item is refused whole: nothing may be pruned from half a picture.
  */
-import pMap from 'p-map';
+import pLimit from 'p-limit';
 import { MooringError } from '../errors.ts';
 import { type PageJudge, type PreviousEntries, listSlim } from './slim-listing.ts';
 import { compactLive, ListingPool } from './compact-live.ts';
@@ -56,10 +56,15 @@ export interface ListOwnedOptions {
   /** A reconcile's signal (ResourceManager binds the client to it): an abort cuts the listing. */
   signal?: AbortSignal;
   /**
-   * List calls in flight at once (default LIST_CONCURRENCY): fewer while the heap is tight, since
-   * each holds a page of parsed objects until it is judged.
+   * List calls in flight at once (default LIST_CONCURRENCY), or a function asked again as each call
+   * ends: fewer while the heap is tight, since each holds a page of parsed objects until judged.
    */
-  concurrency?: number;
+  concurrency?: number | (() => number);
+  /**
+   * With `judge`: the share of the usual page size to ask for, asked again before each page
+   * (default 1): smaller pages while the heap is tight, for the same reason.
+   */
+  pageShare?: () => number;
   /** Told each (kind, namespace)'s list resourceVersion (where a watch of it may start). */
   onVersion?: (kind: string, namespace: string, resourceVersion: string) => void;
   /**
@@ -115,7 +120,7 @@ async function listKind(
   pool: ListingPool,
   slimmed: boolean,
   previous: PreviousEntries | undefined,
-  cold: Pick<ListOwnedOptions, 'judge' | 'keepsEntries' | 'onRestart'>,
+  cold: Pick<ListOwnedOptions, 'judge' | 'keepsEntries' | 'onRestart' | 'pageShare'>,
   onVersion: ((resourceVersion: string) => void) | undefined,
   keeps: Keeps | undefined,
 ): Promise<KubeObject[]> {
@@ -142,6 +147,7 @@ async function listKind(
         judge: cold.judge,
         keepsEntries: cold.keepsEntries,
         onRestart: cold.onRestart,
+        pageShare: cold.pageShare,
         check,
         onVersion,
         keeps,
@@ -191,9 +197,13 @@ export async function listOwned(
   const optional = new Set(opts.optionalKinds ?? []);
   const kinds = [...(opts.kinds ?? LISTED_KINDS), ...optional];
   const calls = opts.namespaces.flatMap((namespace) => kinds.map((kind) => ({ namespace, kind })));
-  const lists = await pMap(
-    calls,
-    async ({ namespace, kind }) => {
+  const allowed = (): number => {
+    const n = opts.concurrency ?? LIST_CONCURRENCY;
+    return Math.max(1, typeof n === 'number' ? n : n());
+  };
+  const limit = pLimit(allowed());
+  const lists = await limit.map(calls, async ({ namespace, kind }) => {
+    try {
       const listing = listKind(
         client,
         kind,
@@ -213,13 +223,17 @@ export async function listOwned(
             return entries;
           })
         : listing;
-      if (!optional.has(kind)) return told;
-      return told.catch((err: unknown) => {
+      if (!optional.has(kind)) return await told;
+      return await told.catch((err: unknown) => {
         opts.onOptionalFailure?.(kind, namespace, err);
         return [];
       });
-    },
-    { concurrency: Math.max(1, opts.concurrency ?? LIST_CONCURRENCY) },
-  );
+    } catch (err) {
+      limit.clearQueue(); // a refused listing starts no more calls (Promise.all has this rejection)
+      throw err;
+    } finally {
+      limit.concurrency = allowed();
+    }
+  });
   return inventoryOf(lists.flat());
 }

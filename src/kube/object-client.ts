@@ -6,6 +6,7 @@
 import { httpStatusOf } from './errors.ts';
 import type { KubeHttp, KubeRequest, KubeResponse } from './http.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
+import { LIST_PAGE_SIZE, type PageSize, pageSizeNow } from './list-page-size.ts';
 import { objectPath, query, resourcePath } from './resource-path.ts';
 import { type WatchEvent, watchEvents } from './watch-events.ts';
 
@@ -50,19 +51,7 @@ function metadataOnly(as: 'PartialObjectMetadata' | 'PartialObjectMetadataList')
 const METADATA_ONLY = metadataOnly('PartialObjectMetadata');
 const METADATA_LIST = metadataOnly('PartialObjectMetadataList');
 
-/**
- * Items per page of a list call. Items are parsed and reduced one by one as they arrive, but a
- * cold start's judged page is held parsed until judged, so its size bounds memory there. The sizes
- * make pages of about as many bytes whatever they hold (a workload's metadata is about half its
- * object; slim-listing.ts). `coldStart` pages a cold start's whole listing of the smaller kinds;
- * its workloads come in pages of `wholeObjects` (bench/README.md, "Measured decisions").
- */
-export const LIST_PAGE_SIZE = {
-  wholeObjects: 100,
-  metadataOnly: 500,
-  workloadMetadata: 200,
-  coldStart: 250,
-} as const;
+export { LIST_PAGE_SIZE } from './list-page-size.ts';
 
 /** List items come without apiVersion and kind: put back, so that ids and later calls work. */
 function withKind(item: KubeObject, apiVersion: string, kind: string): KubeObject {
@@ -174,7 +163,8 @@ export class ObjectClient {
    * every item as it arrives, before the rest of its page (each item's raw JSON is garbage once
    * mapped; with `onPage`, as its page is); an item it maps to undefined is left out.
    * With `metadataOnly`, items carry only their metadata where the server can list so
-   * (PartialObjectMetadataList; otherwise whole objects come). `pageSize` overrides LIST_PAGE_SIZE.
+   * (PartialObjectMetadataList; otherwise whole objects come). `pageSize` overrides LIST_PAGE_SIZE
+   * (a function is asked again before each page).
    * `onPage` sees each page's items, as they came, before `each` maps them (and may wait).
    */
   async list(
@@ -185,7 +175,7 @@ export class ObjectClient {
     each: (item: KubeObject) => KubeObject | undefined = (item) => item,
     opts: {
       metadataOnly?: boolean;
-      pageSize?: number;
+      pageSize?: PageSize;
       onPage?: (items: KubeObject[]) => Promise<void> | void;
       /** Told the list's resourceVersion (its first page's: every page is of one snapshot). */
       onVersion?: (resourceVersion: string) => void;
@@ -195,7 +185,7 @@ export class ObjectClient {
   ): Promise<KubeObject[]> {
     const out: KubeObject[] = [];
     const path = resourcePath(apiVersion, kind, namespace);
-    const limit = opts.pageSize ?? LIST_PAGE_SIZE[opts.metadataOnly ? 'metadataOnly' : 'wholeObjects'];
+    const size = opts.pageSize ?? LIST_PAGE_SIZE[opts.metadataOnly ? 'metadataOnly' : 'wholeObjects'];
     let token: string | undefined;
     let restarts = 0;
     for (;;) {
@@ -215,7 +205,7 @@ export class ObjectClient {
       try {
         res = await this.#request({
           method: 'GET',
-          path: `${path}${query({ labelSelector, limit, continue: token })}`,
+          path: `${path}${query({ labelSelector, limit: pageSizeNow(size), continue: token })}`,
           ...(opts.metadataOnly ? { accept: METADATA_LIST } : {}),
           onItem,
         });

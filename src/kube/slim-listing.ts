@@ -116,6 +116,8 @@ export interface SlimListing {
   keepsEntries?: (() => boolean) | undefined;
   /** With `judge`: told when a list starts over (its pages are judged again). */
   onRestart?: (() => void) | undefined;
+  /** With `judge`: the share of the usual page size to ask for now (list.ts). */
+  pageShare?: (() => number) | undefined;
   /** Refuses an item the listing cannot use (list.ts: one without a name); throws. */
   check: (item: KubeObject) => void;
   /** Told the resourceVersion of the list the entries come from (the last, when listed twice). */
@@ -163,7 +165,8 @@ export async function listSlim(l: SlimListing): Promise<KubeObject[]> {
       : whole;
     return client.list(kind.apiVersion, kind.kind, namespace, selector, judged, {
       // A workload is several times the size of the other kinds' objects: pages of it as big.
-      pageSize: workload ? LIST_PAGE_SIZE.wholeObjects : LIST_PAGE_SIZE.coldStart,
+      pageSize: () =>
+        (workload ? LIST_PAGE_SIZE.wholeObjects : LIST_PAGE_SIZE.coldStart) * (l.pageShare?.() ?? 1),
       onPage: l.judge,
       ...(l.onRestart ? { onRestart: l.onRestart } : {}),
       ...versioned,

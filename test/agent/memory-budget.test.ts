@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { readiness } from '../../src/agent/agent-checks.ts';
 import type { HeapReading } from '../../src/agent/heap-reading.ts';
 import { concurrencyAt, levelOf, MemoryBudget } from '../../src/agent/memory-budget.ts';
+import { pageShareAt } from '../../src/agent/memory-levels.ts';
+import { LIST_PAGE_SIZE } from '../../src/kube/list-page-size.ts';
 import {
   HEAP_PER_DEPLOYMENT_BYTES,
   HEAP_PER_OBJECT_BYTES,
@@ -62,6 +64,13 @@ describe('memory levels', () => {
     expect(concurrencyAt('tight', 8)).toBe(4);
     expect(concurrencyAt('tight', 1)).toBe(1);
     expect(concurrencyAt('short', 8)).toBe(1);
+  });
+
+  it("lists a cold listing's pages smaller under pressure, never empty", () => {
+    expect(pageShareAt('ok')).toBe(1);
+    expect(pageShareAt('tight')).toBeLessThan(1);
+    expect(pageShareAt('short')).toBeLessThan(pageShareAt('tight'));
+    expect(Math.round(LIST_PAGE_SIZE.wholeObjects * pageShareAt('short'))).toBeGreaterThanOrEqual(1);
   });
 
   it('estimates more memory for more deployments and objects', () => {

@@ -72,6 +72,47 @@ describe('listOwned pacing', () => {
     }
   });
 
+  it('asks again how many calls may be in flight as each call ends (the heap filled meanwhile)', async () => {
+    const { seen, pacing } = paced();
+    const inFlightAtStart: number[] = [];
+    const wrapped = {
+      list: (...args: Parameters<ObjectClient['list']>) => {
+        inFlightAtStart.push(seen.inFlight);
+        return pacing.list(...args);
+      },
+    } as unknown as ObjectClient;
+    let asked = 0;
+    // Three at first; from the first call's end on, one.
+    await listOwned(wrapped, {
+      namespaces: ['a', 'b'],
+      listenerId: LISTENER,
+      concurrency: () => (asked++ === 0 ? 3 : 1),
+    });
+    expect(asked).toBeGreaterThan(1);
+    expect(seen.most).toBe(3);
+    // The first three start together; once two of them are still running, none starts beside them.
+    expect(inFlightAtStart.slice(0, 3)).toEqual([0, 1, 2]);
+    expect(Math.max(...inFlightAtStart.slice(3))).toBeLessThanOrEqual(2);
+    expect(inFlightAtStart.slice(-4)).toEqual([0, 0, 0, 0]);
+    expect(seen.calls.length).toBeGreaterThan(8);
+  });
+
+  it('starts no more list calls once one has failed', async () => {
+    let started = 0;
+    const failing = {
+      list: async () => {
+        started++;
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        throw new Error('connection reset');
+      },
+    } as unknown as ObjectClient;
+    await expect(
+      listOwned(failing, { namespaces: ['a', 'b', 'c'], listenerId: LISTENER, concurrency: 2 }),
+    ).rejects.toMatchObject({ code: 'MOORING_E_PRUNE_LISTING_INCOMPLETE' });
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(started).toBeLessThanOrEqual(3);
+  });
+
   it('keeps at most LIST_CONCURRENCY list calls in flight, and keeps the listing in order', async () => {
     let inFlight = 0;
     let most = 0;

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { ListingPool, slim } from '../../src/kube/compact-live.ts';
 import { FIELD_MANAGER } from '../../src/kube/labels.ts';
 import type { ObjectClient } from '../../src/kube/object-client.ts';
+import { pageSizeNow } from '../../src/kube/list-page-size.ts';
 import { CARRY_READ_LIMIT, listSlim, previousEntries } from '../../src/kube/slim-listing.ts';
 import { inventoryOf } from '../../src/kube/list.ts';
 import { kindInfo } from '../../src/objects/kinds.ts';
@@ -36,7 +37,7 @@ function fakeClient(objects: KubeObject[]): { client: ObjectClient; pages: strin
     each = (o) => o,
     opts = {},
   ) => {
-    const limit = opts.pageSize ?? 100;
+    const limit = pageSizeNow(opts.pageSize ?? 100);
     const out: KubeObject[] = [];
     for (let at = 0; at < objects.length; at += limit) {
       pages.push(`${opts.metadataOnly ? 'metadata' : 'whole'}@${at}`);

@@ -13,7 +13,7 @@ import { LIST_PAGE_SIZE, ObjectClient } from '../../src/kube/object-client.ts';
 import { objectVersion } from '../../src/kube/object-version.ts';
 import { ResourceManager } from '../../src/kube/resource-manager.ts';
 import { type KubeApi, startKubeApi } from '../../src/sandbox/server.ts';
-import { basicSet, hpa, LISTENER, statefulSet } from './fixtures.ts';
+import { basicSet, envSecret, hpa, LISTENER, statefulSet } from './fixtures.ts';
 import { kubeOf, managerFor } from './sandbox.ts';
 
 const NS = 'slim';
@@ -112,6 +112,30 @@ describe('slim listing', () => {
     expect(limits.get('statefulsets')).toBe(String(LIST_PAGE_SIZE.wholeObjects));
     expect(limits.get('secrets')).toBe(String(LIST_PAGE_SIZE.coldStart));
     expect(LIST_PAGE_SIZE.wholeObjects).toBeLessThan(LIST_PAGE_SIZE.coldStart);
+  });
+
+  it("asks a cold listing's page size again before each page: smaller pages as the heap fills", async () => {
+    const own = await startKubeApi({ namespaces: [NS] });
+    await managerFor(own).applyAll([0, 1, 2, 3, 4].map((i) => envSecret(NS, `paged-${i}`)));
+    const http = kubeOf(own);
+    const limits: string[] = [];
+    const send = http.request.bind(http);
+    http.request = (req) => {
+      const [path = '', query = ''] = req.path.split('?');
+      if (path.endsWith('/secrets')) limits.push(new URLSearchParams(query).get('limit') ?? '');
+      return send(req);
+    };
+    await new ResourceManager({ kube: http }).listOwned({
+      namespaces: [NS],
+      listenerId: LISTENER,
+      slim: true,
+      judge: () => {},
+      // Every kind's pages ask; the Secrets' first page is asked for one, the rest for two.
+      pageShare: () => (limits.length === 0 ? 1 : 2) / LIST_PAGE_SIZE.coldStart,
+    });
+    await own.close();
+    // One item on the first page, then two a page from the second on: five Secrets in three pages.
+    expect(limits).toEqual(['1', '2', '2']);
   });
 
   it('a judge-only cold listing judges every object and keeps no entry (regression: a restart held every entry)', async () => {
