@@ -45,8 +45,10 @@ export class RunLog {
       const entry = status.get(r.key);
       const fields = { ...line, state: entry?.state, reason: entry?.reason ?? undefined };
       // A resync that changed nothing and found the same health is debug: at info, an idle agent
-      // would log one line per deployment per poll (200 lines a second at 1,000 deployments).
-      if (last?.quiet) logger.debug(fields, 'reconciled');
+      // would log one line per deployment per poll (200 lines a second at 1,000 deployments). So is
+      // a report without a run: the deployment waited for memory (thousands a poll under a limit
+      // far too small, said once by the memory budget's own lines) or had left.
+      if (last === undefined || last.quiet) logger.debug(fields, 'reconciled');
       else logger.info(fields, 'reconciled');
       return;
     }

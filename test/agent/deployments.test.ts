@@ -583,6 +583,40 @@ describe('Deployments: a heap too short for the listener', () => {
     expect(memory.verdict().deferred).toBe(0);
   });
 
+  it('logs a deployment that waits at its reconcile at debug (it was not reconciled; thousands wait a poll)', async () => {
+    const heap: HeapReading = { liveBytes: 10 * MIB, limitBytes: 100 * MIB };
+    const memory = new MemoryBudget({ read: () => heap, logger: silentLogger() });
+    const lines: Array<{ level: string; msg: string; state?: string; deploymentId?: string }> = [];
+    const logger = createLogger({
+      level: 'debug',
+      destination: { write: (l: string) => lines.push(JSON.parse(l)) },
+    });
+    const deployments = deploymentsWith({ logger, memory, reconcile: async () => READY });
+    const signal = new AbortController().signal;
+    const report = (key: string) =>
+      deployments.report({
+        key,
+        desiredHash: '1',
+        result: { kind: 'success', requeueAfterMs: undefined },
+        durationMs: 0,
+      });
+    await deployments.applySnapshot(
+      snapshot([desired('taken', '1'), desired('waits', '1')]),
+      fakeRunner().asRunner,
+      signal,
+    );
+    await deployments.reconcile('taken', signal);
+    report('taken');
+    heap.liveBytes = 95 * MIB;
+    await deployments.reconcile('waits', signal);
+    report('waits');
+    const reconciled = lines.filter((l) => l.msg === 'reconciled');
+    expect(reconciled.map((l) => [l.deploymentId, l.state, l.level])).toEqual([
+      ['taken', 'Ready', 'info'],
+      ['waits', 'Pending', 'debug'],
+    ]);
+  });
+
   it('drops the record and secret values of a deployment that waits, keeping its id, and takes it from a later listing', async () => {
     const heap: HeapReading = { liveBytes: 95 * MIB, limitBytes: 100 * MIB };
     const memory = new MemoryBudget({ read: () => heap, logger: silentLogger() });
