@@ -8,11 +8,26 @@ export type MemoryLevel = 'ok' | 'tight' | 'short';
 export const TIGHT_AT = 0.7;
 export const SHORT_AT = 0.85;
 
+const MIB = 1024 * 1024;
+
+/**
+ * Room under the ceiling each level needs for what it lets run at once: at ok, eight reconciles
+ * (about 2 MB each while they list, render and apply) and four cold-listing pages (up to 4 MB of
+ * parsed Secrets each); at tight, half as many reconciles and two pages of 40%. Fractions alone
+ * left a 96 MiB heap 29 MiB at ok, and a restart there ran out of heap from ok in one burst
+ * (bench/README.md, "A limit far too small: the restart"). Above a heap of about 120 MiB the
+ * fractions are the stricter bound.
+ */
+export const OK_ROOM_BYTES = 36 * MIB;
+export const TIGHT_ROOM_BYTES = 16 * MIB;
+
 /** The level of a reading, with `reserveBytes` more live (what the next listing brings back). */
 export function levelOf(reading: HeapReading, reserveBytes = 0): MemoryLevel {
-  const ratio = reading.limitBytes > 0 ? (reading.liveBytes + reserveBytes) / reading.limitBytes : 0;
-  if (ratio >= SHORT_AT) return 'short';
-  if (ratio >= TIGHT_AT) return 'tight';
+  if (reading.limitBytes <= 0) return 'ok';
+  const live = reading.liveBytes + reserveBytes;
+  const room = reading.limitBytes - live;
+  if (live >= SHORT_AT * reading.limitBytes || room < TIGHT_ROOM_BYTES) return 'short';
+  if (live >= TIGHT_AT * reading.limitBytes || room < OK_ROOM_BYTES) return 'tight';
   return 'ok';
 }
 

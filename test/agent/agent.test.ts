@@ -405,7 +405,7 @@ describe('Agent with leader election', () => {
   it('a leader saves its restart memo every five minutes while it runs, not only at shutdown, unless the heap is short', async () => {
     for (const short of [false, true]) {
       const saved: unknown[][] = [];
-      const heap = { liveBytes: short ? 95 : 10, limitBytes: 100 };
+      const heap = { liveBytes: (short ? 95 : 10) * 1024 * 1024, limitBytes: 100 * 1024 * 1024 };
       const t = setup([dep('d1', 'alpha')], {
         saveRestartMemo: async (passes) => {
           saved.push([...passes]);

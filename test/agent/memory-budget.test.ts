@@ -38,6 +38,19 @@ describe('memory levels', () => {
     expect(levelOf({ liveBytes: 85 * MIB, limitBytes: 100 * MIB })).toBe('short');
   });
 
+  it('leaves a small heap the room each level lets run at once, whatever the share', () => {
+    // A 96 MiB old generation (a 160 MiB limit): 64% live is tight, 84% short.
+    expect(levelOf({ liveBytes: 59 * MIB, limitBytes: 96 * MIB })).toBe('ok');
+    expect(levelOf({ liveBytes: 61 * MIB, limitBytes: 96 * MIB })).toBe('tight');
+    expect(levelOf({ liveBytes: 66 * MIB, limitBytes: 96 * MIB })).toBe('tight');
+    expect(levelOf({ liveBytes: 81 * MIB, limitBytes: 96 * MIB })).toBe('short');
+    // The chart's default (a 153 MiB old generation): the shares bind first.
+    expect(levelOf({ liveBytes: 100 * MIB, limitBytes: 153 * MIB })).toBe('ok');
+    expect(levelOf({ liveBytes: 108 * MIB, limitBytes: 153 * MIB })).toBe('tight');
+    // No ceiling known: nothing to judge by.
+    expect(levelOf({ liveBytes: 50 * MIB, limitBytes: 0 })).toBe('ok');
+  });
+
   it('says the heap is short as it reads now, for a cold listing to give up', () => {
     const { budget, heap } = budgetWith({ liveBytes: 60 * MIB, limitBytes: 100 * MIB });
     expect(budget.isShort()).toBe(false);
