@@ -15,8 +15,8 @@ const MIB = 1024 * 1024;
  * (about 2 MB each while they list, render and apply) and four cold-listing pages (up to 4 MB of
  * parsed Secrets each); at tight, half as many reconciles and two pages of 40%. Fractions alone
  * left a 96 MiB heap 29 MiB at ok, and a restart there ran out of heap from ok in one burst
- * (bench/README.md, "A limit far too small: the restart"). Above a heap of about 120 MiB the
- * fractions are the stricter bound.
+ * (bench/README.md, "A limit far too small: the restart lives"). Above a heap of about 120 MiB
+ * the fractions are the stricter bound.
  */
 export const OK_ROOM_BYTES = 36 * MIB;
 export const TIGHT_ROOM_BYTES = 16 * MIB;

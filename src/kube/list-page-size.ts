@@ -15,6 +15,7 @@ export const LIST_PAGE_SIZE = {
 /** A page size, or a function asked again before each page (smaller pages while memory is tight). */
 export type PageSize = number | (() => number);
 
+/** The size to ask for now: at least one item. */
 export function pageSizeNow(size: PageSize): number {
   return Math.max(1, Math.round(typeof size === 'number' ? size : size()));
 }
