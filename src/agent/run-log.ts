@@ -32,8 +32,13 @@ export class RunLog {
   report(r: RunReport, last: Run | undefined, current: boolean): void {
     const { metrics, logger, status } = this.#d;
     const { result } = r;
-    metrics.reconciles.inc({ result: result.kind });
-    metrics.reconcileDuration.observe({ result: result.kind }, r.durationMs / 1000);
+    // A success without a run reconciled nothing: the deployment waited for memory (thousands a
+    // poll under a limit far too small, counted by the memory budget's own gauge) or had left.
+    const ran = result.kind !== 'success' || last !== undefined;
+    if (ran) {
+      metrics.reconciles.inc({ result: result.kind });
+      metrics.reconcileDuration.observe({ result: result.kind }, r.durationMs / 1000);
+    }
     const line = {
       deploymentId: r.key,
       revisionId: last?.revisionId ?? null,
@@ -46,9 +51,8 @@ export class RunLog {
       const fields = { ...line, state: entry?.state, reason: entry?.reason ?? undefined };
       // A resync that changed nothing and found the same health is debug: at info, an idle agent
       // would log one line per deployment per poll (200 lines a second at 1,000 deployments). So is
-      // a report without a run: the deployment waited for memory (thousands a poll under a limit
-      // far too small, said once by the memory budget's own lines) or had left.
-      if (last === undefined || last.quiet) logger.debug(fields, 'reconciled');
+      // a success without a run.
+      if (!ran || last?.quiet) logger.debug(fields, 'reconciled');
       else logger.info(fields, 'reconciled');
       return;
     }

@@ -591,7 +591,8 @@ describe('Deployments: a heap too short for the listener', () => {
       level: 'debug',
       destination: { write: (l: string) => lines.push(JSON.parse(l)) },
     });
-    const deployments = deploymentsWith({ logger, memory, reconcile: async () => READY });
+    const metrics = createMetrics({ version: 'test' });
+    const deployments = deploymentsWith({ logger, memory, metrics, reconcile: async () => READY });
     const signal = new AbortController().signal;
     const report = (key: string) =>
       deployments.report({
@@ -615,6 +616,8 @@ describe('Deployments: a heap too short for the listener', () => {
       ['taken', 'Ready', 'info'],
       ['waits', 'Pending', 'debug'],
     ]);
+    // Nor is it counted as a reconcile.
+    expect(await metrics.registry.metrics()).toContain('mooring_reconciles_total{result="success"} 1');
   });
 
   it('drops the record and secret values of a deployment that waits, keeping its id, and takes it from a later listing', async () => {
