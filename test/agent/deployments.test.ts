@@ -583,7 +583,7 @@ describe('Deployments: a heap too short for the listener', () => {
     expect(memory.verdict().deferred).toBe(0);
   });
 
-  it('logs a deployment that waits at its reconcile at debug (it was not reconciled; thousands wait a poll)', async () => {
+  it('logs a deployment that waits at its reconcile at debug and counts no reconcile (thousands wait a poll)', async () => {
     const heap: HeapReading = { liveBytes: 10 * MIB, limitBytes: 100 * MIB };
     const memory = new MemoryBudget({ read: () => heap, logger: silentLogger() });
     const lines: Array<{ level: string; msg: string; state?: string; deploymentId?: string }> = [];
