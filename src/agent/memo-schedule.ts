@@ -4,7 +4,7 @@
  * memory) leaves what it had verified to the next start; never while the heap is short, where the
  * snapshot's text would take what is left.
  */
-import type { MemoryLevel } from './memory-budget.ts';
+import type { MemoryLevel } from './memory-levels.ts';
 
 export const RESTART_MEMO_SAVE_INTERVAL_MS = 5 * 60_000;
 

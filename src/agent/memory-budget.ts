@@ -21,10 +21,7 @@ import {
   heapNeeded,
   memoryLimitFor,
 } from './memory-estimate.ts';
-
 import { levelOf, type MemoryLevel, SHORT_AT } from './memory-levels.ts';
-
-export { concurrencyAt, levelOf, type MemoryLevel, SHORT_AT, TIGHT_AT } from './memory-levels.ts';
 
 const MIB = 1024 * 1024;
 

@@ -7,7 +7,7 @@ import type { MooringError } from '../errors.ts';
 import type { AgentDeps } from './agent-deps.ts';
 import { type Clock, sleep } from './clock.ts';
 import { Deployments, type DeploymentsDeps } from './deployments.ts';
-import { concurrencyAt } from './memory-budget.ts';
+import { concurrencyAt } from './memory-levels.ts';
 import type { StatusStore } from './status.ts';
 import { runHeartbeat } from './registration.ts';
 import type { Poller } from './poller.ts';

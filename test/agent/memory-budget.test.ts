@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { readiness } from '../../src/agent/agent-checks.ts';
 import type { HeapReading } from '../../src/agent/heap-reading.ts';
-import { concurrencyAt, levelOf, MemoryBudget } from '../../src/agent/memory-budget.ts';
-import { pageShareAt } from '../../src/agent/memory-levels.ts';
+import { MemoryBudget } from '../../src/agent/memory-budget.ts';
+import { concurrencyAt, levelOf, pageShareAt } from '../../src/agent/memory-levels.ts';
 import { LIST_PAGE_SIZE } from '../../src/kube/list-page-size.ts';
 import {
   HEAP_PER_DEPLOYMENT_BYTES,
