@@ -1,6 +1,6 @@
 /**
  * Inventory: what mooring owns, found by listing every kind we manage with our labels in each
- * namespace (one list call per page of a kind in a namespace; object-client.ts sizes the pages). A listing that
+ * namespace (one list call per page of a kind in a namespace; list-page-size.ts sizes the pages). A listing that
  * fails or returns an unparsable item is refused whole: nothing may be pruned from half a picture.
  */
 import pLimit from 'p-limit';
@@ -183,7 +183,7 @@ export const LIST_CONCURRENCY = 4;
 /**
  * Lists owned objects; throws MOORING_E_PRUNE_LISTING_INCOMPLETE when any list call fails. At
  * most LIST_CONCURRENCY list calls at a time over every (namespace, kind), each page held only
- * until `each` has reduced it (object-client.ts sizes the pages). Listing every kind of a
+ * until `each` has reduced it (list-page-size.ts sizes the pages). Listing every kind of a
  * namespace at once held all their answers together and raised peak memory; one call at a time
  * made a large cycle wait on every round trip in turn (bench/README.md, "Measured decisions").
  */

@@ -51,8 +51,6 @@ function metadataOnly(as: 'PartialObjectMetadata' | 'PartialObjectMetadataList')
 const METADATA_ONLY = metadataOnly('PartialObjectMetadata');
 const METADATA_LIST = metadataOnly('PartialObjectMetadataList');
 
-export { LIST_PAGE_SIZE } from './list-page-size.ts';
-
 /** List items come without apiVersion and kind: put back, so that ids and later calls work. */
 function withKind(item: KubeObject, apiVersion: string, kind: string): KubeObject {
   item.apiVersion = apiVersion;

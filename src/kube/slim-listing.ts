@@ -24,7 +24,8 @@ import pMap from 'p-map';
 import { type ListingPool, slim, slimKeepsMoreThanMetadata } from './compact-live.ts';
 import type { KindInfo } from '../objects/kinds.ts';
 import type { Inventory } from './list.ts';
-import { LIST_PAGE_SIZE, type ObjectClient } from './object-client.ts';
+import { LIST_PAGE_SIZE } from './list-page-size.ts';
+import type { ObjectClient } from './object-client.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
 import { isStub, type Keeps, kept, otherShardEntry } from './shard-entries.ts';
 

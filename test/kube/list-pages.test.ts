@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type KubeHttp, KubeApiError, type KubeRequest } from '../../src/kube/http.ts';
-import { LIST_PAGE_SIZE, LIST_RESTARTS, ObjectClient } from '../../src/kube/object-client.ts';
+import { LIST_PAGE_SIZE } from '../../src/kube/list-page-size.ts';
+import { LIST_RESTARTS, ObjectClient } from '../../src/kube/object-client.ts';
 import type { KubeObject } from '../../src/objects/kube-object.ts';
 
 /** A KubeHttp that serves `total` Secrets in pages of the size each request asks for. */
