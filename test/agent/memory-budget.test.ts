@@ -20,6 +20,9 @@ import { createMetrics } from '../../src/ops/metrics.ts';
 const MIB = 1024 * 1024;
 
 /** A budget reading the heap the test sets, with the lines it logs. */
+/** What a deployment taken (or taken back) costs the heap: its record, itself and the bench's 12 objects. */
+const TAKEN_BYTES = HEAP_PER_RECORD_BYTES + HEAP_PER_DEPLOYMENT_BYTES + 12 * HEAP_PER_OBJECT_BYTES;
+
 function budgetWith(reading: HeapReading) {
   const lines: Record<string, unknown>[] = [];
   const logger = createLogger({
@@ -128,8 +131,7 @@ describe('MemoryBudget', () => {
     // 25 MiB below the short level (136 MiB, as far under the ceiling as a restart needs free); a
     // deployment taken back costs its record, itself and 12 objects.
     budget.parked(10_000);
-    const taken = HEAP_PER_RECORD_BYTES + HEAP_PER_DEPLOYMENT_BYTES + 12 * HEAP_PER_OBJECT_BYTES;
-    const allowance = Math.floor((25 * MIB) / taken);
+    const allowance = Math.floor((25 * MIB) / TAKEN_BYTES);
     expect(allowance).toBeGreaterThan(2_000);
     // Those still to come back keep room for their records (tight, not short). They are said to
     // wait all the same.
@@ -154,7 +156,7 @@ describe('MemoryBudget', () => {
     budget.parked(10_000 - allowance);
     heap.liveBytes = 135 * MIB;
     const next = Array.from({ length: 200 }, (_, i) => budget.defers(`q${i}`, false, true));
-    expect(next.filter((r) => r === undefined)).toHaveLength(Math.floor(MIB / taken));
+    expect(next.filter((r) => r === undefined)).toHaveLength(Math.floor(MIB / TAKEN_BYTES));
     heap.liveBytes = 137 * MIB;
     expect(budget.update()).toBe('short');
     expect(budget.defers('r0', false, true)).toMatch(/^MOORING_E_MEMORY_SHORT: /);
@@ -166,7 +168,6 @@ describe('MemoryBudget', () => {
     let restoring = 0;
     const heap = { liveBytes: 91 * MIB, limitBytes: 160 * MIB };
     const budget = new MemoryBudget({ read: () => heap, logger, restoring: () => restoring });
-    const taken = HEAP_PER_RECORD_BYTES + HEAP_PER_DEPLOYMENT_BYTES + 12 * HEAP_PER_OBJECT_BYTES;
     // Asked before the memo is read (a /readyz check at start-up): 45 MiB of room, and a new
     // deployment is judged by the level alone.
     expect(budget.defers('early', false)).toBeUndefined();
@@ -174,7 +175,7 @@ describe('MemoryBudget', () => {
     // and new deployments draw on what is left.
     restoring = 8_000;
     const room = 45 * MIB - 8_000 * HEAP_PER_DEPLOYMENT_BYTES;
-    const allowance = Math.floor(room / taken);
+    const allowance = Math.floor(room / TAKEN_BYTES);
     const fresh = Array.from({ length: allowance + 10 }, (_, i) => budget.defers(`n${i}`, false));
     expect(fresh.filter((r) => r === undefined)).toHaveLength(allowance);
     expect(allowance).toBeLessThan(600);
@@ -191,11 +192,10 @@ describe('MemoryBudget', () => {
   it('under a small heap takes waiting deployments back only while a restart would have its headroom under the ceiling', () => {
     // 96 MiB: the short level (81.6 MiB) would leave a restart 14.4 MiB; it needs RESTART_HEADROOM_BYTES.
     const { budget } = budgetWith({ liveBytes: 60 * MIB, limitBytes: 96 * MIB });
-    const taken = HEAP_PER_RECORD_BYTES + HEAP_PER_DEPLOYMENT_BYTES + 12 * HEAP_PER_OBJECT_BYTES;
     const room = 96 * MIB - RESTART_HEADROOM_BYTES - 60 * MIB;
     const asked = Array.from({ length: 2_000 }, (_, i) => budget.defers(`n${i}`, false, true));
-    expect(asked.filter((r) => r === undefined)).toHaveLength(Math.floor(room / taken));
-    expect(Math.floor(room / taken)).toBeLessThan(Math.floor((81.6 * MIB - 60 * MIB) / taken));
+    expect(asked.filter((r) => r === undefined)).toHaveLength(Math.floor(room / TAKEN_BYTES));
+    expect(Math.floor(room / TAKEN_BYTES)).toBeLessThan(Math.floor((81.6 * MIB - 60 * MIB) / TAKEN_BYTES));
   });
 
   it("under a small heap makes no resync whose listing would eat a restart's headroom", () => {

@@ -44,15 +44,18 @@ describe('listOwned refusals', () => {
 });
 
 describe('listOwned pacing', () => {
-  /** A client whose list calls take a while, counting the most in flight at once. */
-  function paced() {
+  /**
+   * A client whose list calls take a while (`delayMs`, given how many calls came so far), counting
+   * the most in flight at once.
+   */
+  function paced(delayMs: (calls: number) => number = () => 2) {
     const seen = { inFlight: 0, most: 0, calls: [] as string[] };
     const pacing = {
       list: async (apiVersion: string, kind: string, namespace: string) => {
         seen.calls.push(`${namespace}/${kind}`);
         seen.inFlight++;
         seen.most = Math.max(seen.most, seen.inFlight);
-        await new Promise((resolve) => setTimeout(resolve, 2));
+        await new Promise((resolve) => setTimeout(resolve, delayMs(seen.calls.length)));
         seen.inFlight--;
         return [{ apiVersion, kind, metadata: { name: `${namespace}-${kind}`.toLowerCase(), namespace } }];
       },
@@ -114,24 +117,12 @@ describe('listOwned pacing', () => {
   });
 
   it('keeps at most LIST_CONCURRENCY list calls in flight, and keeps the listing in order', async () => {
-    let inFlight = 0;
-    let most = 0;
-    const calls: string[] = [];
-    const pacing = {
-      list: async (apiVersion: string, kind: string, namespace: string) => {
-        calls.push(`${namespace}/${kind}`);
-        inFlight++;
-        most = Math.max(most, inFlight);
-        // Later calls answer sooner, so an order kept by arrival would show.
-        await new Promise((resolve) => setTimeout(resolve, 20 - calls.length));
-        inFlight--;
-        return [{ apiVersion, kind, metadata: { name: `${namespace}-${kind}`.toLowerCase(), namespace } }];
-      },
-    } as unknown as ObjectClient;
+    // Later calls answer sooner, so an order kept by arrival would show.
+    const { seen, pacing } = paced((calls) => 20 - calls);
     const listed = await listOwned(pacing, { namespaces: ['a', 'b'], listenerId: LISTENER });
-    expect(most).toBe(LIST_CONCURRENCY);
+    expect(seen.most).toBe(LIST_CONCURRENCY);
     // Every kind of both namespaces, namespace by namespace, in the order asked.
-    expect(calls.length).toBeGreaterThan(2 * LIST_CONCURRENCY);
-    expect(listed.objects.map((o) => `${o.metadata.namespace}/${o.kind}`)).toEqual(calls);
+    expect(seen.calls.length).toBeGreaterThan(2 * LIST_CONCURRENCY);
+    expect(listed.objects.map((o) => `${o.metadata.namespace}/${o.kind}`)).toEqual(seen.calls);
   });
 });
