@@ -5,6 +5,7 @@
  * reconcile stops mid-batch.
  */
 import { cancelledBy } from '../errors.ts';
+import type { KubeObject } from '../objects/kube-object.ts';
 import type { Resources } from '../reconcile/reconcile.ts';
 
 /** Gives `signal` to each resource call: an aborted reconcile writes nothing more. */
@@ -12,7 +13,14 @@ export function abortable(resources: Resources, signal: AbortSignal): Resources 
   const guard = () => {
     if (signal.aborted) throw cancelledBy(signal);
   };
+  const read = resources.readMetadata?.bind(resources);
   return {
+    ...(read && {
+      readMetadata: async (obj: KubeObject) => {
+        guard();
+        return read(obj, { signal });
+      },
+    }),
     applyAll: async (objects, opts) => {
       guard();
       return resources.applyAll(objects, { ...opts, signal });

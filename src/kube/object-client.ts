@@ -145,10 +145,17 @@ export class ObjectClient {
     return res.body;
   }
 
-  /** GET; undefined on 404. */
-  async get(obj: KubeObject): Promise<KubeObject | undefined> {
+  /**
+   * GET; undefined on 404. With `metadataOnly`, the answer is the sent object's apiVersion and kind
+   * with the live metadata, no more (a server without partial answers sends the whole object).
+   */
+  async get(obj: KubeObject, opts: { metadataOnly?: boolean } = {}): Promise<KubeObject | undefined> {
     try {
-      return (await this.#request<KubeObject>({ method: 'GET', path: objectPath(obj) })).body;
+      const accept = opts.metadataOnly ? { accept: METADATA_ONLY } : {};
+      const { body } = await this.#request<KubeObject>({ method: 'GET', path: objectPath(obj), ...accept });
+      return opts.metadataOnly
+        ? { apiVersion: obj.apiVersion, kind: obj.kind, metadata: body.metadata }
+        : body;
     } catch (err) {
       if (httpStatusOf(err) === 404) return undefined;
       throw err;

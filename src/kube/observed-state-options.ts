@@ -14,6 +14,7 @@ export interface InventoryResources {
   applyAll(objects: readonly KubeObject[], opts?: ApplyOptions): Promise<ChangeSet>;
   listOwned(opts: ListOwnedOptions): Promise<Inventory>;
   deleteAll(objects: readonly KubeObject[], opts: DeleteAllOptions): Promise<ChangeSet>;
+  readMetadata?(obj: KubeObject, opts?: { signal?: AbortSignal }): Promise<KubeObject | undefined>;
 }
 
 export interface ObservedStateOptions {

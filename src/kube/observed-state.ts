@@ -197,9 +197,8 @@ export class ObservedState {
   /**
    * Looks objects up by kind, namespace and name in the latest listing that succeeded, each
    * (kind, namespace) as last listed (waiting for the current listing when none has succeeded yet;
-   * from the watches, the entries as they now stand); undefined
-   * when no listing has succeeded. Its entries keep
-   * the ownership labels: what reconcile/identity.ts reads. No request, no copy.
+   * from the watches, the entries as they now stand); undefined when no listing has succeeded.
+   * Its entries keep the ownership labels: what reconcile/identity.ts reads. No request, no copy.
    */
   async finder(): Promise<ObjectFinder | undefined> {
     if (this.#previous === undefined) await this.#listing?.result;
@@ -233,7 +232,9 @@ export class ObservedState {
    * objects at once instead of waiting for the cycle's listing; its writes are tracked either way.
    */
   wrap(resources: InventoryResources, opts: { listDirectly?: boolean } = {}): InventoryResources {
+    const read = resources.readMetadata?.bind(resources);
     return {
+      ...(read && { readMetadata: read }),
       applyAll: (objects, o) =>
         this.#tracked(objects, () => resources.applyAll(objects, this.#withCensus(o))),
       deleteAll: (objects, o) => this.#tracked(objects, () => resources.deleteAll(objects, o)),

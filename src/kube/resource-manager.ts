@@ -155,6 +155,18 @@ export class ResourceManager {
     );
   }
 
+  /**
+   * The metadata of `obj` as it is live (one GET, metadata only), or undefined when it is absent:
+   * what a reconcile without a listing reads of the objects it refers to (reconcile/identity.ts).
+   */
+  async readMetadata(obj: KubeObject, opts: { signal?: AbortSignal } = {}): Promise<KubeObject | undefined> {
+    try {
+      return await this.#client.withSignal(opts.signal).get(obj, { metadataOnly: true });
+    } catch (err) {
+      throw kubeError(err, objectId(obj), 'get');
+    }
+  }
+
   /** Creates an object (used for Events); errors start with the object id. */
   async create(obj: KubeObject): Promise<KubeObject> {
     try {

@@ -9,14 +9,16 @@
  * the same labels at apply (ADR 0007, kube/ownership.ts).
  *
  * The lookups read the listing the agent already makes each cycle (one map lookup per reference);
- * nothing is requested per object. That listing holds this listener's objects only: a claim it
+ * nothing is requested per object. Without one (a restart's listing that kept no entries), each
+ * reference is read by name, metadata only. That listing holds this listener's objects only: a claim it
  * does not hold is looked up among the namespace's claims labelled for other listeners, listed
  * once per namespace per poll cycle and only when a rendered deployment meets one
  * (kube/foreign-objects.ts).
  */
 import { TerminalError } from '../errors.ts';
 import type { ObjectFinder } from '../kube/observed-state.ts';
-import { LABELS } from '../labels.ts';
+import pMap from 'p-map';
+import { LABELS, MANAGED_BY } from '../labels.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
 import { kindInfo } from '../objects/kinds.ts';
 import { formatObjectId } from '../objects/object-id.ts';
@@ -140,15 +142,49 @@ export function checkIdentity(
   }
 }
 
-/** The listener's claims and Secrets of `namespace`, listed for a reconcile that has no listing to read. */
-export async function namespaceFinder(
-  resources: Pick<Resources, 'listOwned'>,
+/** Reads by name in flight at once for one reconcile (`referencedFinder`). */
+const REFERENCE_READS = 4;
+/** What an object's name may be (a DNS subdomain's characters, at most 253). */
+const OBJECT_NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
+
+/**
+ * The listener's objects among `refs`, for a reconcile that has no listing to read: each read by
+ * name, metadata only, and kept when its labels are the ones the listing selects by
+ * (`ownedSelector`), so that both paths judge alike. Listing the namespace's claims and Secrets
+ * instead held thousands of objects per reconcile, and a restart under a limit far too small ran
+ * out of heap with four such reconciles in flight (bench/README.md). Without `readMetadata`, that
+ * listing it is.
+ */
+export async function referencedFinder(
+  resources: Pick<Resources, 'listOwned' | 'readMetadata'>,
+  refs: readonly Reference[],
   namespace: string,
   listenerId: string,
 ): Promise<ObjectFinder> {
-  const kinds = [kindInfo(CLAIM), kindInfo('Secret')].filter((k) => k !== undefined);
-  const { byId } = await resources.listOwned({ namespaces: [namespace], listenerId, kinds });
-  return (kind, ns, name) => byId.get(formatObjectId(kind, ns, name));
+  const read = resources.readMetadata?.bind(resources);
+  if (!read) {
+    const kinds = [kindInfo(CLAIM), kindInfo('Secret')].filter((k) => k !== undefined);
+    const { byId } = await resources.listOwned({ namespaces: [namespace], listenerId, kinds });
+    return (kind, ns, name) => byId.get(formatObjectId(kind, ns, name));
+  }
+  const wanted = new Map(refs.map((r) => [formatObjectId(r.kind, namespace, r.name), r]));
+  const found = new Map<string, KubeObject>();
+  // A name no object can have is absent, and never put in a path (an empty one names the list).
+  const named = [...wanted].filter(([, r]) => OBJECT_NAME.test(r.name));
+  await pMap(
+    named,
+    async ([id, ref]) => {
+      const live = await read({ apiVersion: 'v1', kind: ref.kind, metadata: { name: ref.name, namespace } });
+      if (live && ownedBy(live, listenerId)) found.set(id, live);
+    },
+    { concurrency: REFERENCE_READS },
+  );
+  return (kind, ns, name) => found.get(formatObjectId(kind, ns, name));
+}
+
+/** Whether `o` carries the labels `ownedSelector(listenerId)` selects by. */
+function ownedBy(o: KubeObject, listenerId: string): boolean {
+  return label(o, LABELS.managedBy) === MANAGED_BY && label(o, LABELS.listenerId) === listenerId;
 }
 
 /**
@@ -166,7 +202,7 @@ export async function checkDesiredIdentity(
   const { namespace } = at;
   const owner = { ...at, listenerId: deps.settings.listenerId };
   const find =
-    (await deps.finder?.()) ?? (await namespaceFinder(deps.resources, namespace, owner.listenerId));
+    (await deps.finder?.()) ?? (await referencedFinder(deps.resources, refs, namespace, owner.listenerId));
   checkIdentity(refs, find, owner);
   const unlisted = refs.some((r) => r.kind === CLAIM && find(CLAIM, namespace, r.name) === undefined);
   if (!unlisted || !deps.foreignClaims) return;

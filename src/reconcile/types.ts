@@ -18,6 +18,11 @@ export interface Resources {
   applyAll(objects: readonly KubeObject[], opts?: ApplyOptions): Promise<ChangeSet>;
   listOwned(opts: ListOwnedOptions): Promise<Inventory>;
   deleteAll(objects: readonly KubeObject[], opts: DeleteAllOptions): Promise<ChangeSet>;
+  /**
+   * An object's live metadata by kind, namespace and name, undefined when absent (one GET). Without
+   * it, a reconcile that has no listing to read lists its namespace's claims and Secrets instead.
+   */
+  readMetadata?(obj: KubeObject, opts?: { signal?: AbortSignal }): Promise<KubeObject | undefined>;
 }
 
 export interface ReconcileSettings {
@@ -63,8 +68,8 @@ export interface ReconcileDeps {
   /**
    * The listener's objects by kind, namespace and name, from the agent's latest listing
    * (`ObservedState.finder`); read for whose the objects a deployment refers to are
-   * (identity.ts). Without one (or before any listing), the namespace's claims and Secrets are
-   * listed when the deployment refers to any.
+   * (identity.ts). Without one (or before any listing), each object the deployment refers to is
+   * read by name, metadata only (`Resources.readMetadata`).
    */
   finder?: () => Promise<ObjectFinder | undefined>;
   /**

@@ -158,13 +158,24 @@ describe('abortable', () => {
         signals.push(opts.signal);
         return { entries: [], dryRun: false };
       },
+      readMetadata: async (_o: unknown, opts?: { signal?: AbortSignal }) => {
+        signals.push(opts?.signal);
+        return undefined;
+      },
     };
     const controller = new AbortController();
     const guarded = abortable(inner, controller.signal);
     await guarded.listOwned({ namespaces: ['a'], listenerId: 'l' });
     await guarded.applyAll([], { dryRun: false });
     await guarded.deleteAll([], { deleteVolumes: false });
-    expect(signals).toEqual([controller.signal, controller.signal, controller.signal]);
+    const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'a' } };
+    await guarded.readMetadata?.(secret);
+    expect(signals).toEqual([controller.signal, controller.signal, controller.signal, controller.signal]);
+    controller.abort(new MooringError('MOORING_E_RECONCILE_TIMEOUT'));
+    await expect(guarded.readMetadata?.(secret)).rejects.toMatchObject({
+      code: 'MOORING_E_RECONCILE_TIMEOUT',
+    });
+    expect(signals).toHaveLength(4);
   });
 });
 
