@@ -13,12 +13,12 @@ export function abortable(resources: Resources, signal: AbortSignal): Resources 
   const guard = () => {
     if (signal.aborted) throw cancelledBy(signal);
   };
-  const read = resources.readMetadata?.bind(resources);
+  const find = resources.findOwned?.bind(resources);
   return {
-    ...(read && {
-      readMetadata: async (obj: KubeObject) => {
+    ...(find && {
+      findOwned: async (obj: KubeObject, listenerId: string) => {
         guard();
-        return read(obj, { signal });
+        return find(obj, listenerId, { signal });
       },
     }),
     applyAll: async (objects, opts) => {

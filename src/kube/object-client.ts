@@ -145,17 +145,10 @@ export class ObjectClient {
     return res.body;
   }
 
-  /**
-   * GET; undefined on 404. With `metadataOnly`, the answer is the sent object's apiVersion and kind
-   * with the live metadata, no more (a server without partial answers sends the whole object).
-   */
-  async get(obj: KubeObject, opts: { metadataOnly?: boolean } = {}): Promise<KubeObject | undefined> {
+  /** GET; undefined on 404. */
+  async get(obj: KubeObject): Promise<KubeObject | undefined> {
     try {
-      const accept = opts.metadataOnly ? { accept: METADATA_ONLY } : {};
-      const { body } = await this.#request<KubeObject>({ method: 'GET', path: objectPath(obj), ...accept });
-      return opts.metadataOnly
-        ? { apiVersion: obj.apiVersion, kind: obj.kind, metadata: body.metadata }
-        : body;
+      return (await this.#request<KubeObject>({ method: 'GET', path: objectPath(obj) })).body;
     } catch (err) {
       if (httpStatusOf(err) === 404) return undefined;
       throw err;
@@ -186,6 +179,8 @@ export class ObjectClient {
       onVersion?: (resourceVersion: string) => void;
       /** Told when the list starts over (its pages are then handed again from the first). */
       onRestart?: () => void;
+      /** A field selector besides the labels (`metadata.name=x`: one object by name). */
+      fieldSelector?: string;
     } = {},
   ): Promise<KubeObject[]> {
     const out: KubeObject[] = [];
@@ -210,7 +205,7 @@ export class ObjectClient {
       try {
         res = await this.#request({
           method: 'GET',
-          path: `${path}${query({ labelSelector, limit: pageSizeNow(size), continue: token })}`,
+          path: `${path}${query({ labelSelector, fieldSelector: opts.fieldSelector, limit: pageSizeNow(size), continue: token })}`,
           ...(opts.metadataOnly ? { accept: METADATA_LIST } : {}),
           onItem,
         });

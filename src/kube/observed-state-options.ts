@@ -14,7 +14,11 @@ export interface InventoryResources {
   applyAll(objects: readonly KubeObject[], opts?: ApplyOptions): Promise<ChangeSet>;
   listOwned(opts: ListOwnedOptions): Promise<Inventory>;
   deleteAll(objects: readonly KubeObject[], opts: DeleteAllOptions): Promise<ChangeSet>;
-  readMetadata?(obj: KubeObject, opts?: { signal?: AbortSignal }): Promise<KubeObject | undefined>;
+  findOwned?(
+    obj: KubeObject,
+    listenerId: string,
+    opts?: { signal?: AbortSignal },
+  ): Promise<KubeObject | undefined>;
 }
 
 export interface ObservedStateOptions {

@@ -232,9 +232,9 @@ export class ObservedState {
    * objects at once instead of waiting for the cycle's listing; its writes are tracked either way.
    */
   wrap(resources: InventoryResources, opts: { listDirectly?: boolean } = {}): InventoryResources {
-    const read = resources.readMetadata?.bind(resources);
+    const find = resources.findOwned?.bind(resources);
     return {
-      ...(read && { readMetadata: read }),
+      ...(find && { findOwned: find }),
       applyAll: (objects, o) =>
         this.#tracked(objects, () => resources.applyAll(objects, this.#withCensus(o))),
       deleteAll: (objects, o) => this.#tracked(objects, () => resources.deleteAll(objects, o)),

@@ -15,7 +15,7 @@ import type { RandomBytes } from './create-only.ts';
 import { type DeleteAllOptions, deleteAll } from './delete.ts';
 import { kubeError } from './errors.ts';
 import type { KubeHttp } from './http.ts';
-import { FIELD_MANAGER } from './labels.ts';
+import { FIELD_MANAGER, ownedSelector } from './labels.ts';
 import { LISTED_KINDS, type KindInfo } from '../objects/kinds.ts';
 import { type Inventory, type ListOwnedOptions, listOwned } from './list.ts';
 import { ObjectClient } from './object-client.ts';
@@ -156,14 +156,29 @@ export class ResourceManager {
   }
 
   /**
-   * The metadata of `obj` as it is live (one GET, metadata only), or undefined when it is absent:
-   * what a reconcile without a listing reads of the objects it refers to (reconcile/identity.ts).
+   * This listener's object of `obj`'s kind, namespace and name, metadata only, or undefined: one
+   * list call that selects it by name and by the labels a listing selects by (`ownedSelector`).
+   * A list, not a GET: the Role lets the agent list claims but not get them.
    */
-  async readMetadata(obj: KubeObject, opts: { signal?: AbortSignal } = {}): Promise<KubeObject | undefined> {
+  async findOwned(
+    obj: KubeObject,
+    listenerId: string,
+    opts: { signal?: AbortSignal } = {},
+  ): Promise<KubeObject | undefined> {
+    const { apiVersion, kind } = obj;
+    const name = obj.metadata.name ?? '';
     try {
-      return await this.#client.withSignal(opts.signal).get(obj, { metadataOnly: true });
+      const [found] = await this.#client
+        .withSignal(opts.signal)
+        .list(apiVersion, kind, obj.metadata.namespace ?? '', ownedSelector(listenerId), undefined, {
+          metadataOnly: true,
+          fieldSelector: `metadata.name=${name}`,
+          pageSize: 1,
+        });
+      // A server without partial answers sends the whole object: only its metadata is kept.
+      return found && { apiVersion, kind, metadata: found.metadata };
     } catch (err) {
-      throw kubeError(err, objectId(obj), 'get');
+      throw kubeError(err, objectId(obj), 'list');
     }
   }
 

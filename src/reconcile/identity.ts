@@ -10,7 +10,7 @@
  *
  * The lookups read the listing the agent already makes each cycle (one map lookup per reference);
  * nothing is requested per object. Without one (a restart's listing that kept no entries), each
- * reference is read by name, metadata only. That listing holds this listener's objects only: a claim it
+ * reference is looked up by name, metadata only. That listing holds this listener's objects only: a claim it
  * does not hold is looked up among the namespace's claims labelled for other listeners, listed
  * once per namespace per poll cycle and only when a rendered deployment meets one
  * (kube/foreign-objects.ts).
@@ -18,7 +18,7 @@
 import { TerminalError } from '../errors.ts';
 import type { ObjectFinder } from '../kube/observed-state.ts';
 import pMap from 'p-map';
-import { LABELS, MANAGED_BY } from '../labels.ts';
+import { LABELS } from '../labels.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
 import { kindInfo } from '../objects/kinds.ts';
 import { formatObjectId } from '../objects/object-id.ts';
@@ -142,54 +142,50 @@ export function checkIdentity(
   }
 }
 
-/** Reads by name in flight at once for one reconcile (`referencedFinder`). */
-const REFERENCE_READS = 4;
+/** Lookups by name in flight at once for one reconcile (`referencedFinder`). */
+const REFERENCE_LOOKUPS = 4;
 /** What an object's name may be (a DNS subdomain's characters, at most 253). */
 const OBJECT_NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
 
 /**
- * The listener's objects among `refs`, for a reconcile that has no listing to read: each read by
- * name, metadata only, and kept when its labels are the ones the listing selects by
- * (`ownedSelector`), so that both paths judge alike. Listing the namespace's claims and Secrets
- * instead held thousands of objects per reconcile, and a restart under a limit far too small ran
- * out of heap with four such reconciles in flight (bench/README.md). Without `readMetadata`, that
- * listing it is.
+ * The listener's objects among `refs`, for a reconcile that has no listing to read: each looked
+ * up by name, metadata only, among the objects the listing would select (`Resources.findOwned`),
+ * so that both paths judge alike. Listing the namespace's claims and Secrets instead held
+ * thousands of objects for one reconcile, and a restart under a limit far too small ran out of
+ * heap with such listings in flight (bench/README.md, "A limit far too small: identity by name").
+ * Without `findOwned`, that listing it is.
  */
 export async function referencedFinder(
-  resources: Pick<Resources, 'listOwned' | 'readMetadata'>,
+  resources: Pick<Resources, 'listOwned' | 'findOwned'>,
   refs: readonly Reference[],
   namespace: string,
   listenerId: string,
 ): Promise<ObjectFinder> {
-  const read = resources.readMetadata?.bind(resources);
-  if (!read) {
+  const lookup = resources.findOwned?.bind(resources);
+  if (!lookup) {
     const kinds = [kindInfo(CLAIM), kindInfo('Secret')].filter((k) => k !== undefined);
     const { byId } = await resources.listOwned({ namespaces: [namespace], listenerId, kinds });
     return (kind, ns, name) => byId.get(formatObjectId(kind, ns, name));
   }
   const wanted = new Map(refs.map((r) => [formatObjectId(r.kind, namespace, r.name), r]));
   const found = new Map<string, KubeObject>();
-  // A name no object can have is absent, and never put in a path (an empty one names the list).
+  // A name no object can have is absent, and never put in a selector.
   const named = [...wanted].filter(([, r]) => OBJECT_NAME.test(r.name));
   await pMap(
     named,
     async ([id, ref]) => {
-      const live = await read({ apiVersion: 'v1', kind: ref.kind, metadata: { name: ref.name, namespace } });
-      if (live && ownedBy(live, listenerId)) found.set(id, live);
+      const stub = { apiVersion: 'v1', kind: ref.kind, metadata: { name: ref.name, namespace } };
+      const live = await lookup(stub, listenerId);
+      if (live) found.set(id, live);
     },
-    { concurrency: REFERENCE_READS },
+    { concurrency: REFERENCE_LOOKUPS },
   );
   return (kind, ns, name) => found.get(formatObjectId(kind, ns, name));
 }
 
-/** Whether `o` carries the labels `ownedSelector(listenerId)` selects by. */
-function ownedBy(o: KubeObject, listenerId: string): boolean {
-  return label(o, LABELS.managedBy) === MANAGED_BY && label(o, LABELS.listenerId) === listenerId;
-}
-
 /**
  * The identity check of a rendered deployment (step 6b of reconcile.ts): its references looked up
- * in the agent's listing (else the namespace's claims and Secrets, listed), then the claims that
+ * in the agent's listing (else each looked up by name: `referencedFinder`), then the claims that
  * listing does not hold among the namespace's claims of other listeners.
  */
 export async function checkDesiredIdentity(

@@ -19,10 +19,15 @@ export interface Resources {
   listOwned(opts: ListOwnedOptions): Promise<Inventory>;
   deleteAll(objects: readonly KubeObject[], opts: DeleteAllOptions): Promise<ChangeSet>;
   /**
-   * An object's live metadata by kind, namespace and name, undefined when absent (one GET). Without
-   * it, a reconcile that has no listing to read lists its namespace's claims and Secrets instead.
+   * This listener's object of a kind, namespace and name, metadata only (one list call selecting
+   * it), undefined when there is none. Without it, a reconcile that has no listing to read lists
+   * its namespace's claims and Secrets instead.
    */
-  readMetadata?(obj: KubeObject, opts?: { signal?: AbortSignal }): Promise<KubeObject | undefined>;
+  findOwned?(
+    obj: KubeObject,
+    listenerId: string,
+    opts?: { signal?: AbortSignal },
+  ): Promise<KubeObject | undefined>;
 }
 
 export interface ReconcileSettings {
@@ -69,7 +74,7 @@ export interface ReconcileDeps {
    * The listener's objects by kind, namespace and name, from the agent's latest listing
    * (`ObservedState.finder`); read for whose the objects a deployment refers to are
    * (identity.ts). Without one (or before any listing), each object the deployment refers to is
-   * read by name, metadata only (`Resources.readMetadata`).
+   * looked up by name, metadata only (`Resources.findOwned`).
    */
   finder?: () => Promise<ObjectFinder | undefined>;
   /**

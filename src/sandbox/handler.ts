@@ -243,6 +243,10 @@ export function createHandler(deps: HandlerDeps): (req: IncomingMessage, res: Se
       if (r.name !== undefined) record.name = r.name;
       const fm = query.get('fieldManager');
       if (fm) record.fieldManager = fm;
+      for (const key of ['labelSelector', 'fieldSelector'] as const) {
+        const selector = query.get(key);
+        if (selector) record[key] = selector;
+      }
       const ua = req.headers['user-agent'];
       if (ua) record.userAgent = ua;
       log.add(record);

@@ -12,6 +12,9 @@ export interface RequestRecord {
   namespace?: string;
   name?: string;
   fieldManager?: string;
+  /** A list's or watch's selectors, as sent. */
+  labelSelector?: string;
+  fieldSelector?: string;
   userAgent?: string;
   /** When the request was done with (a write applied or refused); `time` is when it arrived. */
   endTime?: string;

@@ -158,7 +158,7 @@ describe('abortable', () => {
         signals.push(opts.signal);
         return { entries: [], dryRun: false };
       },
-      readMetadata: async (_o: unknown, opts?: { signal?: AbortSignal }) => {
+      findOwned: async (_o: unknown, _l: string, opts?: { signal?: AbortSignal }) => {
         signals.push(opts?.signal);
         return undefined;
       },
@@ -169,10 +169,10 @@ describe('abortable', () => {
     await guarded.applyAll([], { dryRun: false });
     await guarded.deleteAll([], { deleteVolumes: false });
     const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'a' } };
-    await guarded.readMetadata?.(secret);
+    await guarded.findOwned?.(secret, 'l');
     expect(signals).toEqual([controller.signal, controller.signal, controller.signal, controller.signal]);
     controller.abort(new MooringError('MOORING_E_RECONCILE_TIMEOUT'));
-    await expect(guarded.readMetadata?.(secret)).rejects.toMatchObject({
+    await expect(guarded.findOwned?.(secret, 'l')).rejects.toMatchObject({
       code: 'MOORING_E_RECONCILE_TIMEOUT',
     });
     expect(signals).toHaveLength(4);

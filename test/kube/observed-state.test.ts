@@ -93,14 +93,14 @@ describe('ObservedState: one listing per cycle, shared by its reconciles', () =>
     expect(lists).toHaveLength(1);
   });
 
-  it('passes reads by name through, where the wrapped resources read so (identity without a listing)', async () => {
+  it('passes lookups by name through, where the wrapped resources look up so (identity without a listing)', async () => {
     const { resources } = fakeResources([]);
     const cache = new ObservedState({ namespaces: ['apps'], listenerId: LISTENER });
-    expect(cache.wrap(resources).readMetadata).toBeUndefined();
+    expect(cache.wrap(resources).findOwned).toBeUndefined();
     const read = obj('d1', 'a');
-    const reading = { ...resources, readMetadata: async (o: KubeObject) => (o === read ? o : undefined) };
-    expect(await cache.wrap(reading).readMetadata?.(read)).toBe(read);
-    expect(await cache.wrap(reading, { listDirectly: true }).readMetadata?.(read)).toBe(read);
+    const finding = { ...resources, findOwned: async (o: KubeObject) => (o === read ? o : undefined) };
+    expect(await cache.wrap(finding).findOwned?.(read, LISTENER)).toBe(read);
+    expect(await cache.wrap(finding, { listDirectly: true }).findOwned?.(read, LISTENER)).toBe(read);
   });
 
   it('a deployment we wrote to lists for itself until the next listing', async () => {

@@ -1,7 +1,8 @@
 /**
- * A reconcile without the cycle's listing (a restart whose listing kept no entries) reads the
- * claims and Secrets its pods refer to by name, metadata only, and judges them by their labels as
- * the listing would: it never lists a namespace's Secrets for one deployment.
+ * A reconcile without the cycle's listing (a restart whose listing kept no entries) looks the
+ * claims and Secrets its pods refer to up by name, metadata only, among the objects the listing
+ * would select, and judges them by their labels: it never lists a namespace's Secrets for one
+ * deployment.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MooringError } from '../../src/errors.ts';
@@ -48,9 +49,9 @@ afterAll(async () => {
 });
 
 describe('identity without a listing: references read by name', () => {
-  it("reads each name once, metadata only, and finds what this listener's listing would hold", async () => {
+  it("looks each name up once, metadata only, among what this listener's listing would hold", async () => {
     api.clearRequests();
-    const refs = ['ours', 'theirs', 'plain', 'absent', 'ours', '', '..', 'Not/A-Name'].map(ref);
+    const refs = ['ours', 'theirs', 'plain', 'absent', 'ours', '', '..', 'Not,A=Name'].map(ref);
     const find = await referencedFinder(resources, refs, NS, LISTENER_ID);
     const ours = find('Secret', NS, 'ours');
     expect(ours?.metadata.labels?.[LABELS.deploymentId]).toBe(OTHER_DEPLOYMENT);
@@ -59,13 +60,12 @@ describe('identity without a listing: references read by name', () => {
     expect(JSON.stringify(ours)).not.toContain(Buffer.from(CANARY).toString('base64'));
     // Another listener's and an unlabelled object are not this listener's listing's either.
     for (const name of ['theirs', 'plain', 'absent']) expect(find('Secret', NS, name)).toBeUndefined();
-    const reads = api.requests().map((r) => `${r.verb} ${r.resource}/${r.name ?? ''}`);
-    expect(reads.sort()).toEqual([
-      'get secrets/absent',
-      'get secrets/ours',
-      'get secrets/plain',
-      'get secrets/theirs',
-    ]);
+    // One list call per valid name, selecting it by name and by this listener's labels.
+    const owned = `${LABELS.managedBy}=${MANAGED_BY},${LABELS.listenerId}=${LISTENER_ID}`;
+    const calls = api.requests().map((r) => `${r.verb} ${r.resource} ${r.fieldSelector} ${r.labelSelector}`);
+    expect(calls.sort()).toEqual(
+      ['absent', 'ours', 'plain', 'theirs'].map((n) => `list secrets metadata.name=${n} ${owned}`),
+    );
   });
 
   it("refuses a deployment whose pods refer to another deployment's Secret, listing no namespace", async () => {
@@ -80,11 +80,10 @@ describe('identity without a listing: references read by name', () => {
     expect((err as MooringError).code).toBe('MOORING_E_FOREIGN_OBJECT');
     expect((err as MooringError).message).toContain(`labelled for deployment ${OTHER_DEPLOYMENT}`);
     expect(api.requests({ write: true })).toEqual([]);
-    // Its own kinds are listed by its deployment's label; no Secret listing of the namespace.
+    // Refused before it lists anything of its own: every list call looked one object up by name,
+    // none listed the namespace's Secrets.
     const lists = api.requests({ verb: 'list' });
-    expect(lists.every((r) => r.path.includes(encodeURIComponent(`${LABELS.deploymentId}=`)))).toBe(true);
-    expect(
-      api.requests({ verb: 'get', resource: 'secrets', name: 'victim-postgres-credentials' }),
-    ).toHaveLength(1);
+    expect(lists.map((r) => r.fieldSelector)).toContain('metadata.name=victim-postgres-credentials');
+    expect(lists.every((r) => r.fieldSelector?.startsWith('metadata.name='))).toBe(true);
   });
 });
