@@ -157,7 +157,9 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
   });
   const server = createServer({ key: cert.keyPem, cert: cert.certPem, keepAliveTimeout: 60_000 }, handler);
   const sockets = new Set<Socket>();
-  server.on('secureConnection', (socket: Socket) => {
+  // Every connection from its first byte: one still in its TLS handshake when the server closes
+  // (a client's connection opened for a request it then dropped) held `close` for a minute.
+  server.on('connection', (socket: Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
