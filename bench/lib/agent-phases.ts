@@ -162,6 +162,7 @@ async function restartOnce(
     result.restart_kube_writes = restart.writes;
     result.restart_kube_reads = restart.reads;
     result.restart_kube_reads_by_verb = restart.readsByVerb;
+    result.restart_kube_reads_by_target = restart.readsByTarget;
     result.restart_kube_manners = (await scrapeManners(restarted.opsUrl)) ?? null;
     result.restart_controlplane_requests = (await stack.controlPlane.stats()).requests;
     if (settled && o.restartIdleCycles > 0) await idleAfterRestart(input, restarted);

@@ -158,6 +158,8 @@ export interface BenchResult {
   restart_kube_reads: number | null;
   /** The restart's Kubernetes reads by verb (get, list): a restart should read by listing. */
   restart_kube_reads_by_verb: Record<string, number> | null;
+  /** The same by verb and resource (`list secrets`; `list secrets by name` for a lookup of one). */
+  restart_kube_reads_by_target: Record<string, number> | null;
   /** How the restarted agent paced its Kubernetes requests until it settled. */
   restart_kube_manners: KubeManners | null;
   restart_controlplane_requests: number | null;
@@ -508,6 +510,7 @@ export function emptyResult(deployments: number, namespaces: number, pollInterva
     restart_kube_writes: null,
     restart_kube_reads: null,
     restart_kube_reads_by_verb: null,
+    restart_kube_reads_by_target: null,
     restart_kube_manners: null,
     restart_controlplane_requests: null,
     degraded_objects: null,

@@ -41,7 +41,9 @@ export function countKube(api: Pick<KubeApi, 'requests'>): KubeCounts {
     const key = `${r.verb} ${r.resource}`;
     if (!r.write) {
       readsByVerb[r.verb] = (readsByVerb[r.verb] ?? 0) + 1;
-      readsByTarget[key] = (readsByTarget[key] ?? 0) + 1;
+      // A list call of one object by name (an identity lookup) apart from a listing's pages.
+      const read = r.fieldSelector?.startsWith('metadata.name=') ? `${key} by name` : key;
+      readsByTarget[read] = (readsByTarget[read] ?? 0) + 1;
       continue;
     }
     writes++;
