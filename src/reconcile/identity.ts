@@ -9,15 +9,15 @@
  * the same labels at apply (ADR 0007, kube/ownership.ts).
  *
  * The lookups read the listing the agent already makes each cycle (one map lookup per reference);
- * nothing is requested per object. Without one (a restart's listing that kept no entries), each
- * reference is looked up by name, metadata only. That listing holds this listener's objects only: a claim it
+ * nothing is requested per object. That listing holds this listener's objects only: a claim it
  * does not hold is looked up among the namespace's claims labelled for other listeners, listed
  * once per namespace per poll cycle and only when a rendered deployment meets one
- * (kube/foreign-objects.ts).
+ * (kube/foreign-objects.ts). Without a listing (a restart's that kept no entries), each
+ * reference is looked up by name, metadata only (`referencedFinder`).
  */
+import pMap from 'p-map';
 import { TerminalError } from '../errors.ts';
 import type { ObjectFinder } from '../kube/observed-state.ts';
-import pMap from 'p-map';
 import { LABELS } from '../labels.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
 import { kindInfo } from '../objects/kinds.ts';
