@@ -5,7 +5,6 @@
  * reconcile stops mid-batch.
  */
 import { cancelledBy } from '../errors.ts';
-import type { KubeObject } from '../objects/kube-object.ts';
 import type { Resources } from '../reconcile/reconcile.ts';
 
 /** Gives `signal` to each resource call: an aborted reconcile writes nothing more. */
@@ -13,14 +12,11 @@ export function abortable(resources: Resources, signal: AbortSignal): Resources 
   const guard = () => {
     if (signal.aborted) throw cancelledBy(signal);
   };
-  const find = resources.findOwned?.bind(resources);
   return {
-    ...(find && {
-      findOwned: async (obj: KubeObject, listenerId: string) => {
-        guard();
-        return find(obj, listenerId, { signal });
-      },
-    }),
+    findOwned: async (obj, listenerId) => {
+      guard();
+      return resources.findOwned(obj, listenerId, { signal });
+    },
     applyAll: async (objects, opts) => {
       guard();
       return resources.applyAll(objects, { ...opts, signal });

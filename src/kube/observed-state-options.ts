@@ -14,7 +14,7 @@ export interface InventoryResources {
   applyAll(objects: readonly KubeObject[], opts?: ApplyOptions): Promise<ChangeSet>;
   listOwned(opts: ListOwnedOptions): Promise<Inventory>;
   deleteAll(objects: readonly KubeObject[], opts: DeleteAllOptions): Promise<ChangeSet>;
-  findOwned?(
+  findOwned(
     obj: KubeObject,
     listenerId: string,
     opts?: { signal?: AbortSignal },

@@ -232,9 +232,8 @@ export class ObservedState {
    * objects at once instead of waiting for the cycle's listing; its writes are tracked either way.
    */
   wrap(resources: InventoryResources, opts: { listDirectly?: boolean } = {}): InventoryResources {
-    const find = resources.findOwned?.bind(resources);
     return {
-      ...(find && { findOwned: find }),
+      findOwned: (obj, listenerId, o) => resources.findOwned(obj, listenerId, o),
       applyAll: (objects, o) =>
         this.#tracked(objects, () => resources.applyAll(objects, this.#withCensus(o))),
       deleteAll: (objects, o) => this.#tracked(objects, () => resources.deleteAll(objects, o)),

@@ -20,7 +20,6 @@ import { TerminalError } from '../errors.ts';
 import type { ObjectFinder } from '../kube/observed-state.ts';
 import { LABELS } from '../labels.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
-import { kindInfo } from '../objects/kinds.ts';
 import { formatObjectId } from '../objects/object-id.ts';
 import type { ReconcileDeps, Resources } from './types.ts';
 import { isObj } from '../render/plain-object.ts';
@@ -153,29 +152,23 @@ const OBJECT_NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
  * so that both paths judge alike. Listing the namespace's claims and Secrets instead held
  * thousands of objects for one reconcile, and a restart under a limit far too small ran out of
  * heap with such listings in flight (bench/README.md, "A limit far too small: identity by name").
- * Without `findOwned`, that listing it is.
  */
 export async function referencedFinder(
-  resources: Pick<Resources, 'listOwned' | 'findOwned'>,
+  resources: Pick<Resources, 'findOwned'>,
   refs: readonly Reference[],
   namespace: string,
   listenerId: string,
 ): Promise<ObjectFinder> {
-  const lookup = resources.findOwned?.bind(resources);
-  if (!lookup) {
-    const kinds = [kindInfo(CLAIM), kindInfo('Secret')].filter((k) => k !== undefined);
-    const { byId } = await resources.listOwned({ namespaces: [namespace], listenerId, kinds });
-    return (kind, ns, name) => byId.get(formatObjectId(kind, ns, name));
-  }
-  const wanted = new Map(refs.map((r) => [formatObjectId(r.kind, namespace, r.name), r]));
+  // A name no object can have is absent, and never put in a selector; each other is looked up once.
+  const named = new Map(
+    refs.filter((r) => OBJECT_NAME.test(r.name)).map((r) => [formatObjectId(r.kind, namespace, r.name), r]),
+  );
   const found = new Map<string, KubeObject>();
-  // A name no object can have is absent, and never put in a selector.
-  const named = [...wanted].filter(([, r]) => OBJECT_NAME.test(r.name));
   await pMap(
     named,
     async ([id, ref]) => {
       const stub = { apiVersion: 'v1', kind: ref.kind, metadata: { name: ref.name, namespace } };
-      const live = await lookup(stub, listenerId);
+      const live = await resources.findOwned(stub, listenerId);
       if (live) found.set(id, live);
     },
     { concurrency: REFERENCE_LOOKUPS },

@@ -20,10 +20,9 @@ export interface Resources {
   deleteAll(objects: readonly KubeObject[], opts: DeleteAllOptions): Promise<ChangeSet>;
   /**
    * This listener's object of a kind, namespace and name, metadata only (one list call selecting
-   * it), undefined when there is none. Without it, a reconcile that has no listing to read lists
-   * its namespace's claims and Secrets instead.
+   * it), undefined when there is none: what a reconcile with no listing to read looks up.
    */
-  findOwned?(
+  findOwned(
     obj: KubeObject,
     listenerId: string,
     opts?: { signal?: AbortSignal },

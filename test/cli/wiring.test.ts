@@ -131,6 +131,10 @@ describe('abortable', () => {
         calls.push('delete');
         return { entries: [], dryRun: false };
       },
+      findOwned: async () => {
+        calls.push('find');
+        return undefined;
+      },
     };
     const controller = new AbortController();
     const guarded = abortable(inner, controller.signal);
@@ -169,10 +173,10 @@ describe('abortable', () => {
     await guarded.applyAll([], { dryRun: false });
     await guarded.deleteAll([], { deleteVolumes: false });
     const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'a' } };
-    await guarded.findOwned?.(secret, 'l');
+    await guarded.findOwned(secret, 'l');
     expect(signals).toEqual([controller.signal, controller.signal, controller.signal, controller.signal]);
     controller.abort(new MooringError('MOORING_E_RECONCILE_TIMEOUT'));
-    await expect(guarded.findOwned?.(secret, 'l')).rejects.toMatchObject({
+    await expect(guarded.findOwned(secret, 'l')).rejects.toMatchObject({
       code: 'MOORING_E_RECONCILE_TIMEOUT',
     });
     expect(signals).toHaveLength(4);

@@ -176,6 +176,7 @@ describe('ObservedState takes a census for the cold cycle, and while the last on
       },
       listOwned: list,
       deleteAll: async () => ({ entries: [], dryRun: false }),
+      findOwned: async () => undefined,
     });
     return { state, observed, resources };
   }

@@ -49,6 +49,7 @@ function fakeResources(live: KubeObject[]) {
       };
     },
     deleteAll: async (): Promise<ChangeSet> => ({ dryRun: false, entries: [] }),
+    findOwned: async () => undefined,
   };
   return { resources, lists, hold: (p: Promise<void>) => (gate = p) };
 }
@@ -93,14 +94,14 @@ describe('ObservedState: one listing per cycle, shared by its reconciles', () =>
     expect(lists).toHaveLength(1);
   });
 
-  it('passes lookups by name through, where the wrapped resources look up so (identity without a listing)', async () => {
+  it('passes lookups by name through to the wrapped resources (identity without a listing)', async () => {
     const { resources } = fakeResources([]);
     const cache = new ObservedState({ namespaces: ['apps'], listenerId: LISTENER });
-    expect(cache.wrap(resources).findOwned).toBeUndefined();
     const read = obj('d1', 'a');
     const finding = { ...resources, findOwned: async (o: KubeObject) => (o === read ? o : undefined) };
-    expect(await cache.wrap(finding).findOwned?.(read, LISTENER)).toBe(read);
-    expect(await cache.wrap(finding, { listDirectly: true }).findOwned?.(read, LISTENER)).toBe(read);
+    expect(await cache.wrap(finding).findOwned(read, LISTENER)).toBe(read);
+    expect(await cache.wrap(finding, { listDirectly: true }).findOwned(read, LISTENER)).toBe(read);
+    expect(await cache.wrap(finding).findOwned(obj('d1', 'b'), LISTENER)).toBeUndefined();
   });
 
   it('a deployment we wrote to lists for itself until the next listing', async () => {

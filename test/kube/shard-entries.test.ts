@@ -187,6 +187,7 @@ describe('ObservedState with keeps', () => {
       },
       applyAll: async () => ({ dryRun: false, entries: [] }),
       deleteAll: async () => ({ dryRun: false, entries: [] }),
+      findOwned: async () => undefined,
     };
     return { r, lists };
   }
