@@ -14,6 +14,10 @@ export interface InventoryResources {
   applyAll(objects: readonly KubeObject[], opts?: ApplyOptions): Promise<ChangeSet>;
   listOwned(opts: ListOwnedOptions): Promise<Inventory>;
   deleteAll(objects: readonly KubeObject[], opts: DeleteAllOptions): Promise<ChangeSet>;
+  /**
+   * This listener's object of a kind, namespace and name, metadata only (one list call selecting
+   * it), undefined when there is none: what a reconcile with no listing to read looks up.
+   */
   findOwned(
     obj: KubeObject,
     listenerId: string,

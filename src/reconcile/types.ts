@@ -1,33 +1,19 @@
 /** The shapes reconcile is called with: its dependencies, settings and input. */
 import type { Logger } from 'pino';
 import type { DeploymentRecord, RevisionRecord } from '../contract/index.ts';
-import type { ApplyOptions } from '../kube/apply.ts';
-import type { ChangeSet } from '../objects/change-set.ts';
-import type { DeleteAllOptions } from '../kube/delete.ts';
-import type { Inventory, ListOwnedOptions } from '../kube/list.ts';
 import type { KubeObject } from '../objects/kube-object.ts';
-import type { ObjectFinder } from '../kube/observed-state.ts';
+import type { InventoryResources, ObjectFinder } from '../kube/observed-state.ts';
 import type { Selecting } from '../kube/foreign-objects.ts';
 import type { RenderResult, RenderSettings } from '../render/index.ts';
 import type { ConvergedPass } from './converged.ts';
 import type { Health } from './health.ts';
 import type { EventRecorder } from './events.ts';
 
-/** What reconcile needs of the resource manager (ResourceManager implements it). */
-export interface Resources {
-  applyAll(objects: readonly KubeObject[], opts?: ApplyOptions): Promise<ChangeSet>;
-  listOwned(opts: ListOwnedOptions): Promise<Inventory>;
-  deleteAll(objects: readonly KubeObject[], opts: DeleteAllOptions): Promise<ChangeSet>;
-  /**
-   * This listener's object of a kind, namespace and name, metadata only (one list call selecting
-   * it), undefined when there is none: what a reconcile with no listing to read looks up.
-   */
-  findOwned(
-    obj: KubeObject,
-    listenerId: string,
-    opts?: { signal?: AbortSignal },
-  ): Promise<KubeObject | undefined>;
-}
+/**
+ * What reconcile needs of the resource manager (ResourceManager implements it): the calls the
+ * agent's ObservedState wraps, one interface for both.
+ */
+export type Resources = InventoryResources;
 
 export interface ReconcileSettings {
   listenerId: string;
