@@ -38,6 +38,7 @@ describe('chaos run, sharded (3 replicas, 6 shards, 30 deployments, 3 SIGKILLs)'
         logCodes: undefined,
         termsPerShard: f?.termsPerShard,
         writesChecked: f?.objects.checked,
+        neverStored: f?.neverStored,
       })}`,
     );
   }, 170_000);

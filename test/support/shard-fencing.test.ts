@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LABELS } from '../../src/labels.ts';
 import { APPLY, type Sandbox, startSandbox } from '../sandbox/helpers.ts';
 import { LeaseTerms } from './lease-terms.ts';
-import { checkFencing, DeploymentOfObject } from './shard-fencing.ts';
+import { checkFencing, DeploymentOfObject, storedOrRendered } from './shard-fencing.ts';
 import { objectsPerWriter, writerOf, writersByObject, writesByObject } from './writers.ts';
 import { sleep } from './wait.ts';
 
@@ -152,5 +152,34 @@ describe('who wrote what, and under which Lease term', () => {
     const report = checkFencing(writes, owners, terms, () => 'shard-0');
     expect(report.breaches.map((b) => [b.write.writer, b.holders])).toEqual([['d', ['']]]);
     expect(report.unattributed).toEqual([`ConfigMap/${NS}/stray`]);
+  });
+
+  it('a failed write of an object never stored is checked against the render that names its deployment', async () => {
+    sb.api.clearRequests();
+    sb.api.setFaults([{ resource: 'secrets', status: 409, count: 1 }]);
+    const res = await sb.call(
+      'PATCH',
+      `/api/v1/namespaces/${NS}/secrets/gone-env?fieldManager=mooring`,
+      { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'gone-env', namespace: NS } },
+      { ...APPLY, ...ua('d') },
+    );
+    sb.api.clearFaults();
+    expect(res.status).toBe(409);
+    const writes = writesByObject(sb.api.requests(), new Set(['Secret']));
+    expect(checkFencing(writes, owners, terms, () => 'shard-0').unattributed).toEqual([
+      `Secret/${NS}/gone-env`,
+    ]);
+    const both = storedOrRendered(owners, new Map([[`Secret/${NS}/gone-env`, 'd-1']]));
+    const report = checkFencing(writes, both, terms, () => 'shard-0');
+    expect(report.unattributed).toEqual([]);
+    // d released shard-0 above, so even a refused write of it is a breach.
+    expect(report.breaches.map((b) => [b.object, b.write.writer, b.holders])).toEqual([
+      [`Secret/${NS}/gone-env`, 'd', ['']],
+    ]);
+    expect([...both.neverStored]).toEqual([`Secret/${NS}/gone-env`]);
+    // A stored object's labels still win over a render.
+    expect(
+      storedOrRendered(owners, new Map([[`Secret/${NS}/web-env`, 'd-2']])).get(`Secret/${NS}/web-env`),
+    ).toBe('d-1');
   });
 });

@@ -3,7 +3,8 @@
  * replica holding that deployment's shard Lease at the moment the API server received it. Built
  * from the request log (who wrote what, when), the Leases' terms (who held what, when) and the
  * objects' own deployment-id labels (which deployment an object belongs to, read from the stored
- * object, never guessed from its name).
+ * object, or for an object never stored from the renders the run asked for; never guessed from its
+ * name).
  */
 import { LABELS } from '../../src/labels.ts';
 import type { KubeApi } from '../../src/sandbox/server.ts';
@@ -47,6 +48,28 @@ export class DeploymentOfObject {
   }
 }
 
+/**
+ * An object's deployment from its stored labels, else from `rendered` (each object key any render
+ * the run asked for produces, with its deployment's id): a write that failed before anything was
+ * stored is put down to its deployment from what the agent was told to write, not from its name.
+ * The objects only `rendered` named are kept in `neverStored`.
+ */
+export function storedOrRendered(
+  stored: Pick<DeploymentOfObject, 'get'>,
+  rendered: ReadonlyMap<string, string>,
+): Pick<DeploymentOfObject, 'get'> & { neverStored: Set<string> } {
+  const neverStored = new Set<string>();
+  return {
+    neverStored,
+    get: (key) => {
+      const id = stored.get(key);
+      if (id !== undefined || !rendered.has(key)) return id;
+      neverStored.add(key);
+      return rendered.get(key);
+    },
+  };
+}
+
 /** A write its writer was not entitled to make. */
 export interface FencingBreach {
   object: string;
@@ -63,7 +86,7 @@ export interface FencingReport {
   breaches: FencingBreach[];
   /** Terms (`<lease> <holder> #<leaseTransitions>`) in which one object was written by two replicas. */
   sharedTerms: string[];
-  /** Objects written by a replica whose deployment is unknown (no labelled copy was ever stored). */
+  /** Objects written by a replica whose deployment is unknown (no labelled copy stored, no render). */
   unattributed: string[];
   /** How many writes were checked. */
   checked: number;

@@ -3,6 +3,9 @@
  * the terms of its shard's Lease, and every namespace patch against shard 0's.
  */
 import { shardOf } from '../../../src/agent/shards.ts';
+import type { DeploymentRecord, RevisionRecord } from '../../../src/contract/index.ts';
+import type { ControlPlaneClient } from '../../../src/control-plane/client.ts';
+import { type RenderSettings, renderDeployment } from '../../../src/render/index.ts';
 import type { RequestRecord } from '../../../src/sandbox/server.ts';
 import type { LeaseTerms } from '../../support/lease-terms.ts';
 import {
@@ -10,8 +13,9 @@ import {
   DEPLOYMENT_KINDS,
   type DeploymentOfObject,
   type FencingReport,
+  storedOrRendered,
 } from '../../support/shard-fencing.ts';
-import { writesByObject } from '../../support/writers.ts';
+import { objectKey, writesByObject } from '../../support/writers.ts';
 
 /** The Lease name the chaos replicas run with (the agent's default). */
 export const CHAOS_LEASE = 'mooring-leader';
@@ -21,14 +25,43 @@ export interface ShardFencing {
   namespaces: FencingReport;
   /** Terms per shard Lease over the run (more than one: the shard changed hands). */
   termsPerShard: Record<string, number>;
+  /** Objects written but never stored, put down to their deployment by the renders. */
+  neverStored: string[];
+}
+
+/**
+ * Every object any version of the deployments renders to, with its deployment's id: each record the
+ * run created or patched, with each revision of its deployment. A write that failed before anything
+ * was stored (an object a later change dropped, say) is put down to its deployment from what the
+ * agent was told to write, not guessed from its name.
+ */
+export async function renderedOwners(
+  client: ControlPlaneClient,
+  settings: RenderSettings,
+  versions: readonly DeploymentRecord[],
+): Promise<Map<string, string>> {
+  const revisions = new Map<string, RevisionRecord[]>();
+  for (const id of new Set(versions.map((v) => v.id))) {
+    const list: RevisionRecord[] = [];
+    for await (const page of client.listRevisions(id)) list.push(...page.items);
+    revisions.set(id, list);
+  }
+  const out = new Map<string, string>();
+  for (const deployment of versions)
+    for (const revision of revisions.get(deployment.id) ?? [])
+      for (const o of renderDeployment({ deployment, revision, settings }).objects)
+        out.set(objectKey(o.kind, o.metadata.namespace, o.metadata.name), deployment.id);
+  return out;
 }
 
 export function shardFencing(
   records: readonly RequestRecord[],
-  owners: DeploymentOfObject,
+  stored: Pick<DeploymentOfObject, 'get'>,
+  rendered: ReadonlyMap<string, string>,
   terms: LeaseTerms,
   shards: number,
 ): ShardFencing {
+  const owners = storedOrRendered(stored, rendered);
   const kinds = new Set<string>(DEPLOYMENT_KINDS.map((k) => k.kind));
   const lease = (i: number) => `${CHAOS_LEASE}-${i}`;
   const termsPerShard: Record<string, number> = {};
@@ -42,5 +75,6 @@ export function shardFencing(
       () => lease(0),
     ),
     termsPerShard,
+    neverStored: [...owners.neverStored],
   };
 }

@@ -22,7 +22,7 @@ import { ChaosReplicas, type Sharding } from './chaos-replicas.ts';
 import { startStack } from './stack.ts';
 import { AgentLogs } from '../../support/agent-logs.ts';
 import { LeaseTerms } from '../../support/lease-terms.ts';
-import { shardFencing, type ShardFencing } from './chaos-fencing.ts';
+import { renderedOwners, shardFencing, type ShardFencing } from './chaos-fencing.ts';
 import { DeploymentOfObject } from '../../support/shard-fencing.ts';
 import { seededRandom } from '../../support/prng.ts';
 import { sleep } from '../../support/wait.ts';
@@ -53,8 +53,10 @@ export interface ChaosOptions {
 export const CHAOS_FAULTS: FaultRule[] = [
   { status: 500, probability: 0.035 },
   { status: 429, retryAfterSeconds: 1, probability: 0.03 },
-  // Applies are a small share of the requests (reads dominate): 10% of them keeps 409s certain
-  // even in a short run, and adds well under 1% to the overall error rate.
+  // Applies are a small share of the requests (reads dominate), few enough in a short run that
+  // 10% of them can give no 409 at all: the first apply's 409 makes one certain, and the 10% keep
+  // the error rate well under 1%.
+  { verb: 'apply', status: 409, count: 1 },
   { verb: 'apply', status: 409, probability: 0.1 },
   { dropConnection: true, probability: 0.015 },
   { latencyMs: 250, probability: 0.05 },
@@ -167,6 +169,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
       }));
     const records: DeploymentRecord[] = [];
     for (const b of bodies) records.push(await stack.client.createDeployment(b));
+    // Every version of every record, for the fencing check's owners of objects never stored.
+    const versions = [...records];
     log(`${records.length} deployments created`);
 
     // 2. The schedule: kills, outages, changes, all inside the chaos phase.
@@ -199,6 +203,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
       const kind = kinds[changes % kinds.length] as ChangeKind;
       const current = records[i] as DeploymentRecord;
       records[i] = await stack.client.patchDeployment(current.id, changeOf(current, kind, changes));
+      versions.push(records[i] as DeploymentRecord);
       changes += 1;
     };
     const timer = setInterval(collectDeletes, 1000);
@@ -301,7 +306,15 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
       reportText: describeReport(report),
       logs,
       ...(terms && owners && o.sharding
-        ? { fencing: shardFencing(stack.kube.requests(), owners, terms, o.sharding.shards) }
+        ? {
+            fencing: shardFencing(
+              stack.kube.requests(),
+              owners,
+              await renderedOwners(stack.client, settings, versions),
+              terms,
+              o.sharding.shards,
+            ),
+          }
         : {}),
     };
   } finally {
