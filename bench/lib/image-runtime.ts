@@ -43,3 +43,19 @@ export function imageNodeFlags(dockerfile: string): string[] {
   }
   return flags;
 }
+
+/**
+ * The image's `NODE_OPTIONS` heap flags with the old generation as an absolute size, for a Node
+ * run outside a memory cgroup (a floor's client): `--max-old-space-size-percentage=P` of a
+ * container limited to `limitMib` is `--max-old-space-size=floor(P% of limitMib)`, whatever the
+ * machine's memory. The other heap flags (`--max-semi-space-size`) are kept as they are.
+ */
+export function absoluteHeapFlags(nodeOptions: string, limitMib: number): string[] {
+  const flags: string[] = [];
+  for (const flag of nodeOptions.split(/\s+/).filter(Boolean)) {
+    const percent = /^--max-old-space-size-percentage=(\d+(?:\.\d+)?)$/.exec(flag);
+    if (percent) flags.push(`--max-old-space-size=${Math.floor((Number(percent[1]) / 100) * limitMib)}`);
+    else if (/^--max-(?:old|semi)-space-size=/.test(flag)) flags.push(flag);
+  }
+  return flags;
+}
