@@ -18,12 +18,12 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { describeMachine, median, round, roundOrNull } from './lib/figures.ts';
 import { absoluteHeapFlags, imageRuntimeEnv } from './lib/image-runtime.ts';
-import { chartMemoryLimitMib } from './lib/memory-limit.ts';
+import { repoChartMemoryLimitMib } from './lib/memory-limit.ts';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..');
 
-export interface FloorPair {
+interface FloorPair {
   bare_s: number;
   bare_cpu_s: number;
   pull_s: number;
@@ -33,12 +33,8 @@ export interface FloorPair {
 
 /** The image's heap flags for the chart's default limit: how the pull client runs by default. */
 function imageHeapFlags(): string[] {
-  const limitMib = chartMemoryLimitMib(
-    readFileSync(path.join(ROOT, 'charts', 'mooring', 'values.yaml'), 'utf8'),
-  );
-  if (limitMib === undefined) throw new Error('charts/mooring/values.yaml has no resources.limits.memory');
   const nodeOptions = imageRuntimeEnv(readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8')).NODE_OPTIONS ?? '';
-  return absoluteHeapFlags(nodeOptions, limitMib);
+  return absoluteHeapFlags(nodeOptions, repoChartMemoryLimitMib(ROOT));
 }
 
 /** Runs one floor script to its end (its progress on our stderr) and returns its JSON. */
@@ -93,25 +89,12 @@ async function main(): Promise<void> {
   say(
     `${pairs} pairs of ${deployments} deployments; the pull client with ${clientFlags.join(' ') || "Node's defaults"}`,
   );
+  const oneRound = ['--deployments', String(deployments), '--rounds', '1'];
   const rows: FloorPair[] = [];
   for (let p = 0; p < pairs; p++) {
-    const bare = firstRound(
-      await runFloor('ratio-floor.ts', [
-        '--deployments',
-        String(deployments),
-        '--rounds',
-        '1',
-        '--skip-kubectl',
-      ]),
-    );
+    const bare = firstRound(await runFloor('ratio-floor.ts', [...oneRound, '--skip-kubectl']));
     const pull = firstRound(
-      await runFloor('pull-floor.ts', [
-        '--deployments',
-        String(deployments),
-        '--rounds',
-        '1',
-        ...clientFlags.map((f) => `--client-node-option=${f}`),
-      ]),
+      await runFloor('pull-floor.ts', [...oneRound, ...clientFlags.map((f) => `--client-node-option=${f}`)]),
     );
     const row: FloorPair = {
       bare_s: Number(bare.bare_s),

@@ -31,7 +31,7 @@ import { measuredCommit } from './lib/commit.ts';
 import { primeCompileCache } from './lib/compile-cache.ts';
 import { updateSizing } from './lib/sizing.ts';
 import { imageNodeFlags, imageRuntimeEnv } from './lib/image-runtime.ts';
-import { chartMemoryLimitMib, createMemoryCgroup } from './lib/memory-limit.ts';
+import { createMemoryCgroup, repoChartMemoryLimitMib } from './lib/memory-limit.ts';
 import { type Stack, startStack } from './lib/stack.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -189,11 +189,7 @@ interface AgentRuntime {
 
 /** The memory limit from the flag, else the chart's default; the image's environment and node flags from the Dockerfile. */
 function agentRuntime(o: Options): AgentRuntime {
-  let limitMib = o.memoryLimitMib;
-  if (limitMib === undefined) {
-    limitMib = chartMemoryLimitMib(readFileSync(path.join(ROOT, 'charts', 'mooring', 'values.yaml'), 'utf8'));
-    if (limitMib === undefined) throw new Error('charts/mooring/values.yaml has no resources.limits.memory');
-  }
+  const limitMib = o.memoryLimitMib ?? repoChartMemoryLimitMib(ROOT);
   const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
   return { limitMib, imageEnv: imageRuntimeEnv(dockerfile), nodeFlags: imageNodeFlags(dockerfile) };
 }

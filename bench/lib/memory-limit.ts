@@ -121,3 +121,12 @@ export function chartMemoryLimitMib(valuesYaml: string): number | undefined {
   const n = Number(m[1]);
   return m[2] === 'Gi' ? n * 1024 : m[2] === 'Mi' ? n : n / 2 ** 20;
 }
+
+/** The chart's default memory limit in MiB, read from the repository at `root`; throws when it has none. */
+export function repoChartMemoryLimitMib(root: string): number {
+  const limitMib = chartMemoryLimitMib(
+    readFileSync(path.join(root, 'charts', 'mooring', 'values.yaml'), 'utf8'),
+  );
+  if (limitMib === undefined) throw new Error('charts/mooring/values.yaml has no resources.limits.memory');
+  return limitMib;
+}
