@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LABELS } from '../../src/labels.ts';
 import { APPLY, type Sandbox, startSandbox } from '../sandbox/helpers.ts';
 import { LeaseTerms } from './lease-terms.ts';
-import { checkFencing, DeploymentOfObject, storedOrRendered } from './shard-fencing.ts';
+import { checkFencing, DeploymentOfObject, renderOwners, storedOrRendered } from './shard-fencing.ts';
 import { objectsPerWriter, writerOf, writersByObject, writesByObject } from './writers.ts';
 import { sleep } from './wait.ts';
 
@@ -177,6 +177,16 @@ describe('who wrote what, and under which Lease term', () => {
       [`Secret/${NS}/gone-env`, 'd', ['']],
     ]);
     expect([...both.neverStored]).toEqual([`Secret/${NS}/gone-env`]);
+    // An object two deployments render is neither's: its write stays unattributed.
+    const shared = renderOwners([
+      [`Secret/${NS}/gone-env`, 'd-1'],
+      [`Secret/${NS}/gone-env`, 'd-2'],
+      [`Secret/${NS}/gone-env`, 'd-1'],
+      [`Secret/${NS}/other-env`, 'd-2'],
+    ]);
+    expect([...shared]).toEqual([[`Secret/${NS}/other-env`, 'd-2']]);
+    const neither = checkFencing(writes, storedOrRendered(owners, shared), terms, () => 'shard-0');
+    expect(neither.unattributed).toEqual([`Secret/${NS}/gone-env`]);
     // A stored object's labels still win over a render.
     expect(
       storedOrRendered(owners, new Map([[`Secret/${NS}/web-env`, 'd-2']])).get(`Secret/${NS}/web-env`),

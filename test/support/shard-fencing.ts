@@ -49,6 +49,22 @@ export class DeploymentOfObject {
 }
 
 /**
+ * Each object key with the deployment whose render produced it, from (key, deployment id) pairs; a
+ * key two deployments render is left out, so its writes stay unattributed (and fail the check)
+ * rather than being put down to whichever render came last: a name is no proof of whose.
+ */
+export function renderOwners(pairs: Iterable<readonly [string, string]>): Map<string, string> {
+  const out = new Map<string, string>();
+  const shared = new Set<string>();
+  for (const [key, id] of pairs) {
+    if (out.has(key) && out.get(key) !== id) shared.add(key);
+    out.set(key, id);
+  }
+  for (const key of shared) out.delete(key);
+  return out;
+}
+
+/**
  * An object's deployment from its stored labels, else from `rendered` (each object key any render
  * the run asked for produces, with its deployment's id): a write that failed before anything was
  * stored is put down to its deployment from what the agent was told to write, not from its name.

@@ -13,6 +13,7 @@ import {
   DEPLOYMENT_KINDS,
   type DeploymentOfObject,
   type FencingReport,
+  renderOwners,
   storedOrRendered,
 } from '../../support/shard-fencing.ts';
 import { objectKey, writesByObject } from '../../support/writers.ts';
@@ -31,9 +32,9 @@ export interface ShardFencing {
 
 /**
  * Every object any version of the deployments renders to, with its deployment's id: each record the
- * run created or patched, with each revision of its deployment. A write that failed before anything
- * was stored (an object a later change dropped, say) is put down to its deployment from what the
- * agent was told to write, not guessed from its name.
+ * run created or patched, with each revision of its deployment (`renderOwners`: an object two
+ * deployments render belongs to neither). A write that failed before anything was stored (an object
+ * a later change dropped, say) is put down to its deployment from what the agent was told to write.
  */
 export async function renderedOwners(
   client: ControlPlaneClient,
@@ -46,12 +47,12 @@ export async function renderedOwners(
     for await (const page of client.listRevisions(id)) list.push(...page.items);
     revisions.set(id, list);
   }
-  const out = new Map<string, string>();
+  const pairs: [string, string][] = [];
   for (const deployment of versions)
     for (const revision of revisions.get(deployment.id) ?? [])
       for (const o of renderDeployment({ deployment, revision, settings }).objects)
-        out.set(objectKey(o.kind, o.metadata.namespace, o.metadata.name), deployment.id);
-  return out;
+        pairs.push([objectKey(o.kind, o.metadata.namespace, o.metadata.name), deployment.id]);
+  return renderOwners(pairs);
 }
 
 export function shardFencing(
